@@ -1,0 +1,10 @@
+"""tracegrade: grade AI-agent runs."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("tracegrade")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    __version__ = "0.0.0"
+
+__all__ = ["__version__"]

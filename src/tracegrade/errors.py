@@ -1,0 +1,97 @@
+"""One error tree for the whole product.
+
+Every error carries a stable ``code`` (safe to log and persist: it never contains
+secrets or raw judge output) and the process exit code the CLI uses for it::
+
+    TracegradeError                 exit 4  operational failure
+    ├── InputError                  exit 2  a file or its content is unusable
+    │   └── LimitExceededError      exit 2  a configured size/count limit was exceeded
+    ├── ConfigError                 exit 2  a parameter or option is invalid
+    ├── MissingDependencyError      exit 3  an optional extra is not installed
+    ├── JudgeError                  exit 4  the judge could not be used (transport, protocol, budget)
+    └── ThresholdNotMetError        exit 1  evaluation ran but failed its threshold
+
+``Interrupted`` (exit 130) is raised by the CLI when the user presses Ctrl-C.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+__all__ = [
+    "ConfigError",
+    "ExitCode",
+    "InputError",
+    "JudgeError",
+    "LimitExceededError",
+    "MissingDependencyError",
+    "ThresholdNotMetError",
+    "TracegradeError",
+]
+
+
+class ExitCode(IntEnum):
+    """Documented process exit codes."""
+
+    OK = 0
+    THRESHOLD = 1
+    INVALID_INPUT = 2
+    MISSING_DEPENDENCY = 3
+    OPERATIONAL = 4
+    INTERRUPTED = 130
+
+
+class TracegradeError(Exception):
+    """Base of every error raised on purpose by tracegrade."""
+
+    exit_code: ExitCode = ExitCode.OPERATIONAL
+    default_code: str = "operational_error"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code or self.default_code
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InputError(TracegradeError):
+    """An input file or its content cannot be used; the message names the file and the place in it."""
+
+    exit_code = ExitCode.INVALID_INPUT
+    default_code = "invalid_input"
+
+
+class LimitExceededError(InputError):
+    """A configured limit (bytes, files, steps) was exceeded."""
+
+    default_code = "limit_exceeded"
+
+
+class ConfigError(TracegradeError):
+    """A parameter or option is invalid; the message names the parameter and the rule."""
+
+    exit_code = ExitCode.INVALID_INPUT
+    default_code = "invalid_parameter"
+
+
+class MissingDependencyError(TracegradeError):
+    """An optional extra needed for this feature is not installed."""
+
+    exit_code = ExitCode.MISSING_DEPENDENCY
+    default_code = "missing_dependency"
+
+
+class JudgeError(TracegradeError):
+    """The judge could not be used; ``code`` is one of the safe judge error codes."""
+
+    exit_code = ExitCode.OPERATIONAL
+    default_code = "judge_error"
+
+
+class ThresholdNotMetError(TracegradeError):
+    """The evaluation completed but did not meet the requested threshold."""
+
+    exit_code = ExitCode.THRESHOLD
+    default_code = "threshold_not_met"
