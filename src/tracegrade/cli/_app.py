@@ -1,0 +1,86 @@
+"""The ``tracegrade`` app, its error handling and exit codes."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from typer.exceptions import TyperException
+
+from tracegrade import __version__
+from tracegrade.cli._validate import validate
+from tracegrade.errors import ExitCode, TracegradeError
+
+__all__ = ["app", "dabench_main", "main"]
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 ok; 1 evaluation disagreement or failed threshold; 2 invalid input or usage; "
+    "3 missing optional dependency; 4 operational failure; 130 interrupted."
+)
+
+app = typer.Typer(
+    name="tracegrade",
+    help=f"Grade AI-agent runs. {EXIT_CODES_HELP}",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command(epilog=EXIT_CODES_HELP)(validate)
+
+_stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"tracegrade {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+) -> None:
+    """Grade AI-agent runs."""
+
+
+def run_app(command: typer.Typer, argv: list[str] | None = None) -> int:
+    """Run a typer app, mapping tracegrade errors and Ctrl-C to documented exit codes."""
+    try:
+        returned = command(args=argv, standalone_mode=False)
+    except TracegradeError as exc:
+        _stderr.print(f"error: {exc.message}", markup=False)
+        return int(exc.exit_code)
+    except (KeyboardInterrupt, typer.Abort):
+        _stderr.print("interrupted", markup=False)
+        return int(ExitCode.INTERRUPTED)
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except TyperException as exc:
+        show = getattr(exc, "show", None)  # usage errors: click prints the usage line and the problem
+        if callable(show):
+            show()
+        else:
+            _stderr.print(f"error: {exc}", markup=False)
+        return int(ExitCode.INVALID_INPUT)
+    return returned if isinstance(returned, int) else int(ExitCode.OK)
+
+
+def main() -> None:
+    """Console-script entry point of ``tracegrade``."""
+    sys.exit(run_app(app))
+
+
+def dabench_main() -> None:
+    """Console-script entry point of ``dabench`` (reserved for DataAgent-Bench eval-v2)."""
+    if any(arg in ("--version",) for arg in sys.argv[1:]):
+        print(f"dabench (tracegrade {__version__})")
+        sys.exit(0)
+    _stderr.print(
+        "dabench: the DataAgent-Bench front door (dabench eval-v2) is not yet available in this version",
+        markup=False,
+    )
+    sys.exit(int(ExitCode.INVALID_INPUT))
