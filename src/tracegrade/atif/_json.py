@@ -31,9 +31,24 @@ def decode_strict(data: bytes) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise _syntax_problem(data, exc) from None
-    if _count_keys(value) != len(_KEY_END.findall(data)):
+    if _keys_in_value(value) != _keys_in_text(data):
         _check_duplicates(data)
     return value
+
+
+def _keys_in_text(data: bytes) -> int:
+    """Count object keys in JSON text: each key ends with an unescaped quote, optional space, colon."""
+    if b'\\":' not in data and not any(gap in data for gap in (b'" :', b'"\t:', b'"\n:', b'"\r:')):
+        return data.count(b'":')  # exact: a quote inside a string is always escaped
+    return len(_KEY_END.findall(data))
+
+
+def _keys_in_value(value: Any) -> int:
+    """Count object keys in decoded JSON (compact re-encoding is exact when no string holds a quote-colon)."""
+    compact = orjson.dumps(value)
+    if b'\\":' not in compact:
+        return compact.count(b'":')
+    return _count_keys(value)
 
 
 def _syntax_problem(data: bytes, exc: orjson.JSONDecodeError) -> JsonProblem:

@@ -51,7 +51,7 @@ def validate(
         max_subagent_depth=max_subagent_depth,
         strict=False,
     )
-    result = load_trajectories(paths, options)
+    result = load_trajectories(paths, options, reports=True)
     if output_format is OutputFormat.JSON:
         sys.stdout.write(orjson.dumps(_as_json(result), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
