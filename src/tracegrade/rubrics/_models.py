@@ -10,7 +10,15 @@ from typing import Annotated
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator, model_validator
 
-__all__ = ["MAX_CRITERIA", "MAX_DESCRIPTION_CHARS", "Aggregation", "Criterion", "Rubric", "aggregate"]
+__all__ = [
+    "MAX_CRITERIA",
+    "MAX_DESCRIPTION_CHARS",
+    "Aggregation",
+    "Criterion",
+    "Rubric",
+    "ScoringMode",
+    "aggregate",
+]
 
 MAX_CRITERIA = 32
 MAX_DESCRIPTION_CHARS = 2000
@@ -22,6 +30,19 @@ class Aggregation(StrEnum):
     WEIGHTED_MEAN = "weighted_mean"
     MEAN = "mean"
     MINIMUM = "minimum"
+
+
+class ScoringMode(StrEnum):
+    """Where a job's criteria come from (the ``scoring_mode`` parameter)."""
+
+    AUTO = "auto"
+    """The judge derives criteria from each trajectory's task."""
+    BENCHMARK = "benchmark"
+    """A built-in benchmark rubric (``benchmark_name``)."""
+    REFERENCE = "reference"
+    """A rubric and expected answers from a local registry file (``reference_registry_path``)."""
+    CUSTOM = "custom"
+    """A user-supplied rubric (``provider_params.rubric``, ``custom_rubric`` or ``custom_rubric_path``)."""
 
 
 class Criterion(BaseModel):

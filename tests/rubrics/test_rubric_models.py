@@ -1,0 +1,33 @@
+import pytest
+
+from tracegrade.rubrics import Aggregation, Criterion, Rubric, ScoringMode, aggregate
+
+
+def rubric(aggregation: Aggregation) -> Rubric:
+    criteria = (Criterion(name="a", description="A", weight=3), Criterion(name="b", description="B", weight=1))
+    return Rubric(criteria=criteria, aggregation=aggregation)
+
+
+@pytest.mark.parametrize(
+    ("aggregation", "expected"),
+    [(Aggregation.WEIGHTED_MEAN, 0.7), (Aggregation.MEAN, 0.5), (Aggregation.MINIMUM, 0.1)],
+)
+def test_step_score_is_computed_locally_with_the_aggregation(aggregation, expected):
+    assert aggregate(rubric(aggregation), {"a": 0.9, "b": 0.1}) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("scores", [{"a": 1.0}, {"a": 1.0, "b": 1.0, "c": 1.0}])
+def test_returned_criteria_must_equal_the_rubric_set(scores):
+    with pytest.raises(ValueError, match="exactly"):
+        rubric(Aggregation.MEAN).score(scores)
+
+
+def test_criteria_hash_changes_with_weights_and_aggregation():
+    assert rubric(Aggregation.MEAN).criteria_hash != rubric(Aggregation.MINIMUM).criteria_hash
+    one = Rubric(criteria=(Criterion(name="a", description="A", weight=1),))
+    two = Rubric(criteria=(Criterion(name="a", description="A", weight=2),))
+    assert one.criteria_hash != two.criteria_hash
+
+
+def test_scoring_modes():
+    assert [mode.value for mode in ScoringMode] == ["auto", "benchmark", "reference", "custom"]
