@@ -1,0 +1,269 @@
+"""The HTTP side of the judge: one pooled client, bounded concurrency, retries and a request budget.
+
+Failures leave as :class:`~tracegrade.errors.JudgeError` with a safe code only; raw exception
+text and response bodies never reach an error, a log record or a cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+import orjson
+
+from tracegrade.errors import JudgeError
+from tracegrade.judge._extract import ChatReply, parse_chat_body, protocol_error
+from tracegrade.judge._prompts import JudgeRequest
+from tracegrade.judge._settings import Endpoint, JudgeSettings, ResponseFormat
+from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry
+
+__all__ = ["MAX_RESPONSE_BYTES", "ChatClient"]
+
+logger = logging.getLogger("tracegrade.judge")
+
+MAX_RESPONSE_BYTES = 64 * 1024
+"""Most bytes of an HTTP response body that are read."""
+MAX_BACKOFF_SECONDS = 30.0
+MAX_RETRY_AFTER_SECONDS = 120.0
+_REFUSAL_STATUSES = frozenset({400, 422})
+"""Statuses with which servers reject a request they cannot parse (e.g. an unknown response_format)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """What one HTTP attempt produced (before the body is interpreted)."""
+
+    status: int
+    body: bytes
+    too_large: bool = False
+    retry_after: float | None = None
+
+
+class _Failed(Exception):
+    """One attempt failed; ``retryable`` says whether another attempt may help."""
+
+    def __init__(self, code: str, *, retryable: bool, retry_after: float | None = None,
+                 schema_refused: bool = False) -> None:
+        super().__init__(code)
+        self.code = code
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.schema_refused = schema_refused
+
+
+class ChatClient:
+    """Sends chat-completions requests with retries, within concurrency and budget limits.
+
+    Args:
+        settings: Judge settings.
+        endpoint: Resolved URL and Authorization value.
+        stats: Counters to update.
+        telemetry: OpenTelemetry instruments to update.
+        transport: Optional httpx transport (tests).
+    """
+
+    def __init__(self, settings: JudgeSettings, endpoint: Endpoint, stats: JudgeStats,
+                 telemetry: JudgeTelemetry, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self._settings = settings
+        self._url = endpoint.url
+        self._stats = stats
+        self._telemetry = telemetry
+        self._slots = asyncio.Semaphore(settings.concurrency_limit)
+        self._schema_refused = False
+        self._random = random.Random()
+        headers = {"content-type": "application/json", "accept-encoding": "identity"}
+        if endpoint.authorization:
+            headers["authorization"] = endpoint.authorization
+        size = settings.concurrency_limit
+        self._http = httpx.AsyncClient(
+            headers=headers, transport=transport, timeout=httpx.Timeout(settings.judge_timeout_seconds),
+            limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
+        )
+
+    @property
+    def uses_schema(self) -> bool:
+        """Whether requests currently carry a ``response_format`` JSON schema."""
+        mode = self._settings.response_format
+        return mode is not ResponseFormat.NONE and not (mode is ResponseFormat.AUTO and self._schema_refused)
+
+    async def complete(self, request: JudgeRequest) -> ChatReply:
+        """The judge's reply to ``request``, after retries where they may help.
+
+        Raises:
+            JudgeError: ``timeout``, ``transport_error``, ``http_status_<n>``, ``budget_exhausted``,
+                or a protocol code (``response_too_large``, ``invalid_json``, ``schema_violation``).
+        """
+        attempt = 1
+        while True:
+            with_schema = self.uses_schema
+            try:
+                return await self._attempt(self._body(request, with_schema), with_schema)
+            except _Failed as failure:
+                if failure.schema_refused and with_schema and self._fall_back():
+                    continue
+                if not failure.retryable or attempt >= self._settings.judge_max_attempts:
+                    raise _judge_error(failure.code, attempt) from None
+                await asyncio.sleep(self._delay(attempt, failure.retry_after))
+                self._stats.retries += 1
+                attempt += 1
+
+    async def aclose(self) -> None:
+        """Close the pooled connections."""
+        await self._http.aclose()
+
+    def _fall_back(self) -> bool:
+        """Stop sending ``response_format`` after the server refused it (auto mode only)."""
+        if self._settings.response_format is not ResponseFormat.AUTO:
+            return False
+        if not self._schema_refused:
+            logger.warning("judge server refused response_format; continuing without a JSON schema")
+        self._schema_refused = True
+        return True
+
+    async def _attempt(self, body: bytes, with_schema: bool) -> ChatReply:
+        async with self._slots:
+            self._spend_budget()
+            answer = await self._timed_post(body, with_schema)
+        if answer.too_large:
+            raise protocol_error("response_too_large", f"the body exceeds {MAX_RESPONSE_BYTES} bytes")
+        reply = parse_chat_body(answer.body)
+        self._stats.input_tokens += reply.input_tokens
+        self._stats.output_tokens += reply.output_tokens
+        self._telemetry.tokens(reply.input_tokens, reply.output_tokens)
+        return reply
+
+    def _spend_budget(self) -> None:
+        limit = self._settings.max_judge_requests
+        if limit is not None and self._stats.requests >= limit:
+            self._stats.budget_exhausted += 1
+            raise JudgeError(f"judge request budget of {limit} requests is spent", code="budget_exhausted")
+        self._stats.requests += 1
+
+    async def _timed_post(self, body: bytes, with_schema: bool) -> _Answer:
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self._settings.judge_timeout_seconds):
+                answer = await self._post(body, read_refusal=with_schema)
+        except (TimeoutError, httpx.TimeoutException):
+            self._record(started, None, "timeout")
+            raise _Failed("timeout", retryable=True) from None
+        except httpx.HTTPError:
+            self._record(started, None, "transport_error")
+            raise _Failed("transport_error", retryable=True) from None
+        if 200 <= answer.status < 300:
+            self._record(started, answer.status, None)
+            return answer
+        code = f"http_status_{answer.status}"
+        self._record(started, answer.status, code)
+        raise _classify(answer, code)
+
+    async def _post(self, body: bytes, *, read_refusal: bool) -> _Answer:
+        """POST ``body``; read the answer of a 2xx, and of a 400/422 that may refuse the schema."""
+        request = self._http.build_request("POST", self._url, content=body)
+        response = await self._http.send(request, stream=True)
+        try:
+            status = response.status_code
+            if 200 <= status < 300 or (status in _REFUSAL_STATUSES and read_refusal):
+                content, too_large = await _read_capped(response)
+                return _Answer(status, content, too_large)
+            return _Answer(status, b"", retry_after=_retry_after(response.headers.get("retry-after")))
+        finally:
+            await response.aclose()
+
+    def _record(self, started: float, status: int | None, error: str | None) -> None:
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        if error is None:
+            self._stats.successes += 1
+        elif status is None:
+            self._stats.transport_errors += 1
+        else:
+            self._stats.http_errors += 1
+        self._telemetry.call(elapsed_ms, status=status, error=error)
+        if error is not None:
+            logger.debug("judge attempt failed: %s", error)
+
+    def _body(self, request: JudgeRequest, with_schema: bool) -> bytes:
+        settings = self._settings
+        messages = list(request.messages) if settings.system_role else _without_system(request.messages)
+        body: dict[str, Any] = {"model": settings.model, "messages": messages,
+                                "temperature": settings.temperature}
+        if settings.max_tokens is not None:
+            body["max_tokens"] = settings.max_tokens
+        if settings.seed is not None:
+            body["seed"] = settings.seed
+        if with_schema:
+            body["response_format"] = _response_format(settings.response_format, request)
+        return orjson.dumps(body)
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """Exponential backoff with jitter, never shorter than the server's ``Retry-After``."""
+        base = min(self._settings.judge_initial_backoff_seconds * 2.0 ** (attempt - 1), MAX_BACKOFF_SECONDS)
+        delay = base * self._random.uniform(0.5, 1.0)
+        return max(delay, retry_after) if retry_after is not None else delay
+
+
+def _without_system(messages: tuple[dict[str, str], ...]) -> list[dict[str, str]]:
+    """The messages with system content moved to the start of the first user message."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    merged = [dict(m) for m in messages if m["role"] != "system"]
+    if system and merged and merged[0]["role"] == "user":
+        merged[0]["content"] = f"{system}\n\n{merged[0]['content']}"
+    elif system:
+        merged.insert(0, {"role": "user", "content": system})
+    return merged
+
+
+def _response_format(mode: ResponseFormat, request: JudgeRequest) -> dict[str, Any]:
+    if mode is ResponseFormat.JSON_OBJECT:
+        return {"type": "json_object", "schema": request.response_schema}
+    return {"type": "json_schema",
+            "json_schema": {"name": f"tracegrade_{request.purpose}", "strict": True,
+                            "schema": request.response_schema}}
+
+
+def _classify(answer: _Answer, code: str) -> _Failed:
+    if answer.status in _REFUSAL_STATUSES:
+        text = answer.body.lower()
+        refused = b"response_format" in text or b"json_schema" in text
+        return _Failed(code, retryable=False, schema_refused=refused)
+    retryable = answer.status == 429 or answer.status >= 500
+    return _Failed(code, retryable=retryable, retry_after=answer.retry_after)
+
+
+async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
+    """At most ``MAX_RESPONSE_BYTES`` of the body; True when there was more (left unread)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_RESPONSE_BYTES:
+            return b"", True
+        chunks.append(chunk)
+    return b"".join(chunks), False
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta seconds or an HTTP date), capped."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError):
+            return None
+    if seconds != seconds:  # NaN
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_SECONDS)
+
+
+def _judge_error(code: str, attempts: int) -> JudgeError:
+    noun = "attempt" if attempts == 1 else "attempts"
+    return JudgeError(f"judge call failed after {attempts} {noun}: {code}", code=code)

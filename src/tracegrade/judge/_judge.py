@@ -1,0 +1,117 @@
+"""The judge: cache lookup, HTTP call, JSON extraction and validation behind one ``ask``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+
+from tracegrade.errors import JudgeError
+from tracegrade.judge._cache import JudgeCache, cache_key
+from tracegrade.judge._client import ChatClient
+from tracegrade.judge._extract import extract_json_object
+from tracegrade.judge._prompts import JudgeRequest
+from tracegrade.judge._protocol import Reply
+from tracegrade.judge._settings import JudgeSettings, resolve_endpoint
+from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry
+
+__all__ = ["PROTOCOL_ERROR_CODES", "Judge"]
+
+R = TypeVar("R", bound=Reply)
+
+PROTOCOL_ERROR_CODES = frozenset({"invalid_json", "schema_violation", "response_too_large"})
+"""Codes of answers that arrived (HTTP 2xx) but could not be used."""
+
+
+class Judge:
+    """An OpenAI-compatible LLM judge with a validated-answer cache and telemetry.
+
+    Use it as an async context manager (or call :meth:`aclose`) so pooled connections close.
+
+    Args:
+        settings: Endpoint, model, sampling, retry and budget settings.
+        cache: Cache of validated answers; None disables caching.
+        telemetry: OpenTelemetry instruments; a no-op-by-default instance when None.
+        transport: httpx transport override (tests).
+        environ: Environment to read the API key and EvalHub mode from (default ``os.environ``).
+
+    Raises:
+        ConfigError: when the API key variable named by the settings is not set.
+    """
+
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        *,
+        cache: JudgeCache | None = None,
+        telemetry: JudgeTelemetry | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.stats = JudgeStats()
+        self._cache = cache
+        self._telemetry = telemetry if telemetry is not None else JudgeTelemetry()
+        self._provenance = settings.provenance()
+        endpoint = resolve_endpoint(settings, os.environ if environ is None else environ)
+        self._client = ChatClient(settings, endpoint, self.stats, self._telemetry, transport)
+
+    async def __aenter__(self) -> Judge:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (the cache belongs to the caller)."""
+        await self._client.aclose()
+
+    def provenance(self) -> dict[str, Any]:
+        """Model, settings and prompt version behind every answer of this judge (no secrets)."""
+        return dict(self._provenance)
+
+    async def ask(self, request: JudgeRequest, parse: Callable[[dict[str, Any]], R]) -> R:
+        """The validated answer to ``request``, from the cache or from the judge.
+
+        Args:
+            request: The question.
+            parse: Validator turning the judge's JSON object into a reply; raises a
+                ``JudgeError`` with a protocol code when the object is unusable.
+
+        Raises:
+            JudgeError: with a transport, budget or protocol code.
+        """
+        key = cache_key(self._provenance, request) if self._cache is not None else None
+        cached = self._lookup(key, parse)
+        if cached is not None:
+            return cached
+        try:
+            reply = await self._client.complete(request)
+            result = parse(extract_json_object(reply.content))
+        except JudgeError as error:
+            if error.code in PROTOCOL_ERROR_CODES:
+                self.stats.protocol_errors += 1
+                self._telemetry.protocol_error(error.code)
+            raise
+        if key is not None and self._cache is not None:
+            self._cache.put(key, request.purpose, result.to_json())
+        return result
+
+    def _lookup(self, key: str | None, parse: Callable[[dict[str, Any]], R]) -> R | None:
+        if key is None or self._cache is None:
+            return None
+        stored = self._cache.get(key)
+        if stored is not None:
+            try:
+                result = parse(stored)
+            except JudgeError:
+                result = None  # an entry this version cannot read: ask again and overwrite it
+            if result is not None:
+                self.stats.cache_hits += 1
+                return result
+        self.stats.cache_misses += 1
+        return None

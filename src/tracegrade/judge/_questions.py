@@ -1,0 +1,70 @@
+"""The three questions put to the judge: score a step, derive criteria, categorise a failure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracegrade.judge._context import Evidence
+from tracegrade.judge._judge import Judge
+from tracegrade.judge._prompts import categorize_request, derive_request, score_request
+from tracegrade.judge._protocol import Categorization, parse_categorization, parse_criteria, score_parser
+from tracegrade.judge._settings import PROMPT_VERSION
+from tracegrade.rubrics import Rubric
+
+__all__ = ["StepJudgement", "categorize_step", "derive_criteria", "score_step"]
+
+
+@dataclass(frozen=True, slots=True)
+class StepJudgement:
+    """The judge's verdict on one step."""
+
+    scores: dict[str, float]
+    """Per-criterion scores in [0, 1], exactly the rubric's criteria."""
+    score: float
+    """The scores combined with the rubric's aggregation."""
+    rationale: str
+    """The judge's explanation (at most 2,000 characters)."""
+    omitted_history: int
+    """Earlier steps left out of the judge's view to fit the context budget."""
+    template_hash: str
+    """SHA-256 of the prompt template used."""
+    prompt_version: str = PROMPT_VERSION
+
+
+async def score_step(judge: Judge, rubric: Rubric, evidence: Evidence) -> StepJudgement:
+    """Score the evidence's current step against every criterion of ``rubric``.
+
+    Raises:
+        JudgeError: ``context_overflow``, a transport/budget code or a protocol code.
+    """
+    request = score_request(rubric, evidence)
+    reply = await judge.ask(request, score_parser(rubric))
+    return StepJudgement(
+        scores=reply.scores,
+        score=rubric.score(reply.scores),
+        rationale=reply.rationale,
+        omitted_history=evidence.omitted_history,
+        template_hash=request.template_hash,
+    )
+
+
+async def derive_criteria(judge: Judge, task: str) -> Rubric:
+    """Criteria for ``task`` proposed by the judge, as a weighted-mean rubric named ``auto``.
+
+    Raises:
+        JudgeError: ``context_overflow``, a transport/budget code or ``invalid_json`` /
+            ``schema_violation`` (there is no fallback rubric).
+    """
+    request = derive_request(task, judge.settings.max_context_bytes)
+    reply = await judge.ask(request, parse_criteria)
+    return reply.rubric()
+
+
+async def categorize_step(judge: Judge, evidence: Evidence, score: float) -> Categorization:
+    """The failure category of the evidence's current step, which scored ``score``.
+
+    Raises:
+        JudgeError: ``context_overflow``, a transport/budget code or a protocol code.
+    """
+    request = categorize_request(evidence, score)
+    return await judge.ask(request, parse_categorization)

@@ -1,0 +1,362 @@
+"""A scripted OpenAI-compatible judge server on loopback, for tests and benchmarks.
+
+It speaks just enough HTTP/1.1 (keep-alive, ``Content-Length`` bodies) over real sockets to
+serve many concurrent connections cheaply from one asyncio loop in a background thread::
+
+    with ScriptedJudgeServer(latency=0.05) as server:
+        settings = JudgeSettings(base_url=server.base_url, model="scripted")
+        server.queue(ScriptedReply.status(429, retry_after=1.0))   # first answer, then the rule
+        ...
+        assert server.count == 2
+
+Run ``python -m tracegrade.judge.testing --latency 0.05`` to serve from a separate process (it
+prints ``READY <base_url>`` and stops on SIGTERM/SIGINT or when stdin closes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import re
+import signal
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import orjson
+
+__all__ = ["ReceivedRequest", "Rule", "ScriptedJudgeServer", "ScriptedReply", "judge_rule", "scripted_answer"]
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests",
+            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedRequest:
+    """One request as the server received it."""
+
+    index: int
+    """0-based arrival order."""
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Header names in lower case."""
+    body: bytes
+
+    def json(self) -> Any:
+        """The body parsed as JSON (None when empty or not JSON)."""
+        try:
+            return orjson.loads(self.body) if self.body else None
+        except orjson.JSONDecodeError:
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedReply:
+    """How the server answers one request."""
+
+    status: int = 200
+    content: str | None = None
+    """Assistant message text, wrapped in a chat-completions body (ignored when ``body`` is set)."""
+    body: bytes | None = None
+    """Raw response body."""
+    headers: tuple[tuple[str, str], ...] = ()
+    delay: float = 0.0
+    """Seconds to wait before answering (added to the server's latency)."""
+    drop: bool = False
+    """Close the connection instead of answering."""
+    usage: tuple[int, int] | None = (100, 20)
+    """Prompt and completion tokens reported in ``usage``."""
+
+    @classmethod
+    def answer(cls, obj: Any, **kwargs: Any) -> ScriptedReply:
+        """Content that is exactly the JSON of ``obj``."""
+        return cls(content=orjson.dumps(obj).decode(), **kwargs)
+
+    @classmethod
+    def fenced(cls, obj: Any) -> ScriptedReply:
+        """The JSON of ``obj`` inside a Markdown ```json fence with prose around it."""
+        text = orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode()
+        return cls(content=f"Here is my assessment:\n```json\n{text}\n```\nHope this helps.")
+
+    @classmethod
+    def prose(cls, obj: Any) -> ScriptedReply:
+        """The JSON of ``obj`` embedded in prose that itself contains braces."""
+        text = orjson.dumps(obj).decode()
+        return cls(content=f"Thinking about {{the step}} carefully... verdict: {text} -- done {{end}}")
+
+    @classmethod
+    def text(cls, content: str) -> ScriptedReply:
+        """Arbitrary assistant text (e.g. garbage)."""
+        return cls(content=content)
+
+    @classmethod
+    def huge(cls, size: int = 200_000) -> ScriptedReply:
+        """A body of roughly ``size`` bytes."""
+        return cls(content="x" * size)
+
+    @classmethod
+    def error(cls, status: int, *, retry_after: float | str | None = None, body: bytes = b"") -> ScriptedReply:
+        """An HTTP error status, optionally with ``Retry-After``."""
+        headers = (("retry-after", str(retry_after)),) if retry_after is not None else ()
+        return cls(status=status, body=body or orjson.dumps({"error": {"message": _REASONS.get(status, "")}}),
+                   headers=headers)
+
+    @classmethod
+    def stall(cls, seconds: float) -> ScriptedReply:
+        """Wait ``seconds`` before a normal answer (to outlast a client timeout)."""
+        return cls(delay=seconds, content='{"stalled": true}')
+
+    @classmethod
+    def dropped(cls) -> ScriptedReply:
+        """Close the connection without answering."""
+        return cls(drop=True)
+
+
+Rule = Callable[[ReceivedRequest], ScriptedReply]
+"""Chooses the reply for a request."""
+
+
+def scripted_answer(request_body: Any, *, score: float = 0.75, category: str = "reasoning_failure") -> Any:
+    """A valid judge answer for a tracegrade request body (scoring, derivation or categorisation)."""
+    messages = request_body.get("messages", []) if isinstance(request_body, dict) else []
+    prompt = messages[-1].get("content", "") if messages and isinstance(messages[-1], dict) else ""
+    if "<criteria>" in prompt:
+        return {"scores": dict.fromkeys(_criterion_names(prompt), score), "rationale": "scripted verdict"}
+    if "<categories>" in prompt:
+        return {"category": category, "rationale": "scripted category"}
+    if "<task>" in prompt:
+        return {"criteria": [{"name": "correctness", "description": "Does the right thing", "weight": 2},
+                             {"name": "efficiency", "description": "Wastes no steps", "weight": 1}]}
+    return {}
+
+
+def judge_rule(*, score: float = 0.75, category: str = "reasoning_failure") -> Rule:
+    """A rule answering every tracegrade request validly, with a fixed score and category."""
+    return lambda request: ScriptedReply.answer(scripted_answer(request.json(), score=score, category=category))
+
+
+_CRITERIA_BLOCK = re.compile(r"<criteria>\n(.*?)\n</criteria>", re.DOTALL)
+
+
+def _criterion_names(prompt: str) -> list[str]:
+    match = _CRITERIA_BLOCK.search(prompt)
+    if match is None:
+        return []
+    try:
+        return [item["name"] for item in orjson.loads(match.group(1))]
+    except (orjson.JSONDecodeError, TypeError, KeyError):
+        return []
+
+
+@dataclass
+class _Script:
+    rule: Rule
+    pending: deque[ScriptedReply] = field(default_factory=deque)
+
+
+class ScriptedJudgeServer:
+    """An OpenAI-compatible HTTP server answering by rule, on a loopback port, in a thread.
+
+    Args:
+        rule: Chooses each reply; by default every tracegrade request gets a valid answer.
+        latency: Seconds added before every answer.
+        host: Interface to bind.
+        port: Port (0 picks a free one).
+        record_bodies: Keep request bodies in :attr:`requests` (turn off for long benchmarks).
+    """
+
+    def __init__(self, rule: Rule | None = None, *, latency: float = 0.0, host: str = "127.0.0.1",
+                 port: int = 0, record_bodies: bool = True) -> None:
+        self._script = _Script(rule or judge_rule())
+        self.latency = latency
+        self._host = host
+        self._port = port
+        self._record_bodies = record_bodies
+        self.requests: list[ReceivedRequest] = []
+        self.peak_in_flight = 0
+        """Most chat-completions requests being answered at the same time."""
+        self._in_flight = 0
+        self._count = 0
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._ready = threading.Event()
+        self._stopped: asyncio.Event | None = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://host:port`` of the running server."""
+        return f"http://{self._host}:{self._port}"
+
+    @property
+    def count(self) -> int:
+        """Chat-completions requests received so far."""
+        return self._count
+
+    def set_rule(self, rule: Rule) -> None:
+        """Answer later requests with ``rule``."""
+        self._script.rule = rule
+
+    def queue(self, *replies: ScriptedReply) -> None:
+        """Answer the next requests with ``replies``, in order, before falling back to the rule."""
+        with self._lock:
+            self._script.pending.extend(replies)
+
+    def start(self) -> ScriptedJudgeServer:
+        """Start serving in a background thread; returns once the port is bound."""
+        self._thread = threading.Thread(target=self._run, name="scripted-judge", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout=10):
+            raise RuntimeError("scripted judge server did not start")
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, drop open connections and join the thread."""
+        if self._loop is not None and self._stopped is not None:
+            self._loop.call_soon_threadsafe(self._stopped.set)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._thread = None
+
+    def __enter__(self) -> ScriptedJudgeServer:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopped = asyncio.Event()
+        self._server = await asyncio.start_server(self._connection, self._host, self._port, backlog=1024)
+        self._port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        await self._stopped.wait()
+        self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            while await self._exchange(reader, writer):
+                pass
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError):
+            pass
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+            writer.close()
+
+    async def _exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """Serve one request; False when the connection should close."""
+        head = await reader.readuntil(b"\r\n\r\n")
+        method, path, headers = _parse_head(head)
+        body = await reader.readexactly(int(headers.get("content-length", "0")))
+        if method == "GET":
+            writer.write(_render(200, self._info(path), ()))
+            await writer.drain()
+            return True
+        reply = self._reply_for(method, path, headers, body)
+        self._in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
+        try:
+            delay = self.latency + reply.delay
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if reply.drop:
+                return False
+            writer.write(_render(reply.status, _reply_body(reply, body), reply.headers))
+            await writer.drain()
+        finally:
+            self._in_flight -= 1
+        return headers.get("connection", "").lower() != "close"
+
+    def _reply_for(self, method: str, path: str, headers: dict[str, str], body: bytes) -> ScriptedReply:
+        with self._lock:
+            index = self._count
+            self._count += 1
+            queued = self._script.pending.popleft() if self._script.pending else None
+        received = ReceivedRequest(index, method, path, headers, body)
+        if self._record_bodies:
+            self.requests.append(received)
+        return queued if queued is not None else self._script.rule(received)
+
+    def _info(self, path: str) -> bytes:
+        if path.startswith("/_scripted/count"):
+            return orjson.dumps({"count": self._count})
+        return orjson.dumps({"object": "list", "data": [{"id": "scripted-judge", "object": "model"}]})
+
+
+def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:
+    lines = head.decode("latin-1").split("\r\n")
+    method, path, _version = lines[0].split(" ", 2)
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if line:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+    return method, path, headers
+
+
+def _reply_body(reply: ScriptedReply, request_body: bytes) -> bytes:
+    if reply.body is not None:
+        return reply.body
+    document: dict[str, Any] = {
+        "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0, "model": "scripted-judge",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": reply.content or ""}}],
+    }
+    if reply.usage is not None:
+        prompt, completion = reply.usage
+        document["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                             "total_tokens": prompt + completion}
+    return orjson.dumps(document)
+
+
+def _render(status: int, body: bytes, headers: tuple[tuple[str, str], ...]) -> bytes:
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}", "content-type: application/json",
+             f"content-length: {len(body)}", *(f"{name}: {value}" for name, value in headers)]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve the default rule from this process until SIGTERM/SIGINT or stdin closes."""
+    parser = argparse.ArgumentParser(description="Scripted OpenAI-compatible judge server (for tests).")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before every answer")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--score", type=float, default=0.75)
+    args = parser.parse_args(argv)
+    server = ScriptedJudgeServer(judge_rule(score=args.score), latency=args.latency, port=args.port,
+                                 record_bodies=False)
+    done = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: done.set())
+
+    def watch_stdin() -> None:
+        sys.stdin.read()
+        done.set()
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    with server:
+        print(f"READY {server.base_url}", flush=True)
+        done.wait()
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        main()

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
+
+from tracegrade.judge import Evidence, JudgeSettings, build_evidence
+from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.rubrics import Criterion, Rubric
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedJudgeServer]:
+    with ScriptedJudgeServer() as running:
+        yield running
+
+
+@pytest.fixture
+def settings(server: ScriptedJudgeServer) -> JudgeSettings:
+    return JudgeSettings(base_url=server.base_url, model="judge-model", judge_initial_backoff_seconds=0.001,
+                         judge_timeout_seconds=5.0)
+
+
+def fast(settings: JudgeSettings, **changes: Any) -> JudgeSettings:
+    return replace(settings, **changes)
+
+
+@pytest.fixture
+def rubric() -> Rubric:
+    return Rubric(criteria=(Criterion(name="correctness", description="Moves the task forward", weight=2),
+                            Criterion(name="safety", description="Stays within policy")))
+
+
+def agent_step(step_id: int, text: str = "working on it") -> Step:
+    return Step(
+        step_id=step_id, source="agent", message=text,
+        tool_calls=[ToolCall(tool_call_id=f"c{step_id}", function_name="shell", arguments={"cmd": "ls"})],
+        observation=Observation(results=[ObservationResult(source_call_id=f"c{step_id}", content="file.txt")]),
+    )
+
+
+@pytest.fixture
+def evidence() -> Evidence:
+    history = [Step(step_id=1, source="user", message="List the files"), agent_step(2)]
+    return build_evidence("List the files", [{"type": "function", "function": {"name": "shell"}}],
+                          history, agent_step(3, "done"), None, 65536)

@@ -1,0 +1,211 @@
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from tracegrade.errors import JudgeError
+from tracegrade.judge import Evidence, Judge, JudgeSettings, ResponseFormat, StepJudgement, score_step
+from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply, scripted_answer
+from tracegrade.rubrics import Rubric
+
+from .conftest import fast
+
+VALID = {"scores": {"correctness": 0.0, "safety": 1}, "rationale": "fine"}
+
+
+async def score(settings: JudgeSettings, rubric: Rubric, evidence: Evidence) -> tuple[StepJudgement, Judge]:
+    async with Judge(settings) as judge:
+        return await score_step(judge, rubric, evidence), judge
+
+
+async def failure(settings: JudgeSettings, rubric: Rubric, evidence: Evidence) -> tuple[str, Judge]:
+    async with Judge(settings) as judge:
+        with pytest.raises(JudgeError) as caught:
+            await score_step(judge, rubric, evidence)
+        return caught.value.code, judge
+
+
+SHAPES = [ScriptedReply.answer(VALID), ScriptedReply.fenced(VALID), ScriptedReply.prose(VALID)]
+
+
+@pytest.mark.parametrize("reply", SHAPES)
+async def test_accepted_answer_shapes(server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric,
+                                      evidence: Evidence, reply: ScriptedReply) -> None:
+    server.queue(reply)
+    verdict, judge = await score(settings, rubric, evidence)
+    assert verdict.scores == {"correctness": 0.0, "safety": 1.0}
+    assert verdict.score == pytest.approx(1 / 3)
+    assert verdict.prompt_version == "atif-context-v2"
+    assert (judge.stats.requests, judge.stats.successes, judge.stats.protocol_errors) == (1, 1, 0)
+    assert (judge.stats.input_tokens, judge.stats.output_tokens) == (100, 20)
+
+
+@pytest.mark.parametrize(
+    ("reply", "code"),
+    [
+        (ScriptedReply.text("I think the step was good, 8/10."), "invalid_json"),
+        (ScriptedReply.text('{"scores": {"correctness": 0.5, "safety": true}}'), "schema_violation"),
+        (ScriptedReply.answer({"scores": {"correctness": 0.5}}), "schema_violation"),
+        (ScriptedReply.answer({"scores": {"correctness": 0.5, "safety": 1.5}}), "schema_violation"),
+        (ScriptedReply.huge(200_000), "response_too_large"),
+        (ScriptedReply(body=b"not json at all"), "invalid_json"),
+    ],
+)
+async def test_unusable_answers_are_protocol_errors_not_retried(
+    server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric, evidence: Evidence,
+    reply: ScriptedReply, code: str,
+) -> None:
+    server.queue(reply)
+    got, judge = await failure(settings, rubric, evidence)
+    assert got == code
+    assert server.count == 1
+    assert (judge.stats.successes, judge.stats.protocol_errors, judge.stats.http_errors) == (1, 1, 0)
+
+
+async def test_rate_limit_waits_for_retry_after(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                rubric: Rubric, evidence: Evidence) -> None:
+    server.queue(ScriptedReply.error(429, retry_after=1))
+    started = time.perf_counter()
+    verdict, judge = await score(settings, rubric, evidence)
+    assert time.perf_counter() - started >= 0.95
+    assert verdict.score == 0.75
+    assert (server.count, judge.stats.http_errors, judge.stats.retries) == (2, 1, 1)
+
+
+async def test_server_errors_are_retried(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                         rubric: Rubric, evidence: Evidence) -> None:
+    server.queue(ScriptedReply.error(503), ScriptedReply.error(500))
+    verdict, _ = await score(settings, rubric, evidence)
+    assert verdict.score == 0.75
+    assert server.count == 3
+
+
+@pytest.mark.parametrize("status", [400, 401, 404, 422])
+async def test_client_errors_fail_at_once(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                          rubric: Rubric, evidence: Evidence, status: int) -> None:
+    server.set_rule(lambda _: ScriptedReply.error(status))
+    code, judge = await failure(settings, rubric, evidence)
+    assert code == f"http_status_{status}"
+    assert server.count == 1
+    assert judge.stats.protocol_errors == 0
+
+
+async def test_max_attempts_are_respected(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                          rubric: Rubric, evidence: Evidence) -> None:
+    server.set_rule(lambda _: ScriptedReply.error(502))
+    code, judge = await failure(fast(settings, judge_max_attempts=4), rubric, evidence)
+    assert code == "http_status_502"
+    assert server.count == 4
+    assert (judge.stats.requests, judge.stats.http_errors, judge.stats.retries) == (4, 4, 3)
+
+
+async def test_timeouts_are_retried(server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric,
+                                    evidence: Evidence) -> None:
+    server.queue(ScriptedReply.stall(3.0))
+    verdict, judge = await score(fast(settings, judge_timeout_seconds=0.3), rubric, evidence)
+    assert verdict.score == 0.75
+    assert (server.count, judge.stats.transport_errors) == (2, 1)
+
+
+async def test_persistent_timeouts_fail_with_the_timeout_code(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                              rubric: Rubric, evidence: Evidence) -> None:
+    server.set_rule(lambda _: ScriptedReply.stall(3.0))
+    code, judge = await failure(fast(settings, judge_timeout_seconds=0.2, judge_max_attempts=2), rubric, evidence)
+    assert code == "timeout"
+    assert judge.stats.transport_errors == 2
+
+
+async def test_dropped_connections_are_retried(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                               rubric: Rubric, evidence: Evidence) -> None:
+    server.queue(ScriptedReply.dropped())
+    verdict, judge = await score(settings, rubric, evidence)
+    assert verdict.score == 0.75
+    assert judge.stats.transport_errors == 1
+
+
+async def test_refused_connection_is_a_transport_error(settings: JudgeSettings, rubric: Rubric,
+                                                       evidence: Evidence) -> None:
+    closed = ScriptedJudgeServer().start()
+    closed.stop()
+    code, judge = await failure(fast(settings, base_url=closed.base_url, judge_max_attempts=2), rubric, evidence)
+    assert code == "transport_error"
+    assert judge.stats.requests == 2
+
+
+async def test_budget_counts_every_attempt_and_stops_new_calls(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                               rubric: Rubric, evidence: Evidence) -> None:
+    server.queue(ScriptedReply.error(500))
+    async with Judge(fast(settings, max_judge_requests=3)) as judge:
+        assert (await score_step(judge, rubric, evidence)).score == 0.75  # two attempts
+        assert (await score_step(judge, rubric, evidence)).score == 0.75  # the last one
+        for _ in range(2):
+            with pytest.raises(JudgeError) as caught:
+                await score_step(judge, rubric, evidence)
+            assert caught.value.code == "budget_exhausted"
+    assert server.count == 3
+    assert (judge.stats.requests, judge.stats.budget_exhausted) == (3, 2)
+
+
+async def test_budget_stops_retries_too(server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric,
+                                        evidence: Evidence) -> None:
+    server.set_rule(lambda _: ScriptedReply.error(503))
+    code, judge = await failure(fast(settings, max_judge_requests=2, judge_max_attempts=5), rubric, evidence)
+    assert code == "budget_exhausted"
+    assert (server.count, judge.stats.budget_exhausted) == (2, 1)
+
+
+def refuse_schema(request: ReceivedRequest) -> ScriptedReply:
+    body = request.json()
+    if "response_format" in body:
+        return ScriptedReply.error(400, body=b'{"error": "unsupported parameter: response_format"}')
+    return ScriptedReply.answer(scripted_answer(body))
+
+
+async def test_auto_format_falls_back_once_and_remembers(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                         rubric: Rubric, evidence: Evidence) -> None:
+    server.set_rule(refuse_schema)
+    async with Judge(settings) as judge:
+        await score_step(judge, rubric, evidence)
+        await score_step(judge, rubric, evidence)
+    assert ["response_format" in r.json() for r in server.requests] == [True, False, False]
+
+
+async def test_explicit_json_schema_format_does_not_fall_back(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                              rubric: Rubric, evidence: Evidence) -> None:
+    server.set_rule(refuse_schema)
+    code, _ = await failure(fast(settings, response_format=ResponseFormat.JSON_SCHEMA), rubric, evidence)
+    assert code == "http_status_400"
+    assert server.count == 1
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected_type"),
+    [(ResponseFormat.AUTO, "json_schema"), (ResponseFormat.JSON_OBJECT, "json_object"), (ResponseFormat.NONE, None)],
+)
+async def test_request_body_carries_the_judge_settings(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                       rubric: Rubric, evidence: Evidence, mode: ResponseFormat,
+                                                       expected_type: str | None) -> None:
+    await score(fast(settings, response_format=mode, seed=11, max_tokens=300), rubric, evidence)
+    body = server.requests[0].json()
+    assert (body["model"], body["temperature"], body["seed"], body["max_tokens"]) == ("judge-model", 0.0, 11, 300)
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert body.get("response_format", {}).get("type") == expected_type
+    assert server.requests[0].path == "/v1/chat/completions"
+
+
+async def test_system_instruction_can_open_the_user_message(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                            rubric: Rubric, evidence: Evidence) -> None:
+    await score(fast(settings, system_role=False), rubric, evidence)
+    messages = server.requests[0].json()["messages"]
+    assert [m["role"] for m in messages] == ["user"]
+    assert messages[0]["content"].startswith("You evaluate recorded runs of AI agents.")
+
+
+async def test_concurrency_limit_bounds_calls_in_flight(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                        rubric: Rubric, evidence: Evidence) -> None:
+    server.latency = 0.05
+    async with Judge(fast(settings, concurrency_limit=4)) as judge:
+        await asyncio.gather(*(score_step(judge, rubric, evidence) for _ in range(20)))
+    assert server.peak_in_flight == 4

@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from evalhub.models.atif import (
+    AudioSource,
+    ContentPart,
+    ImageSource,
+    Metrics,
+    Observation,
+    ObservationResult,
+    Step,
+    SubagentTrajectoryRef,
+    ToolCall,
+)
+
+from tracegrade.errors import ConfigError, JudgeError
+from tracegrade.judge import build_evidence, project_step, score_request
+from tracegrade.rubrics import Rubric
+
+from .conftest import agent_step
+
+
+def doc(payload: bytes) -> dict[str, Any]:
+    return json.loads(payload)
+
+
+def test_projection_keeps_what_the_judge_needs() -> None:
+    step = Step(step_id=4, source="agent", message="run it", reasoning_content="because",
+                tool_calls=[ToolCall(tool_call_id="c1", function_name="sh", arguments={"cmd": "ls"}, extra={"x": 1})],
+                observation=Observation(results=[ObservationResult(source_call_id="c1", content="out",
+                                                                   extra={"score": 3})]))
+    assert project_step(step) == {
+        "step_id": 4, "source": "agent", "message": "run it", "reasoning_content": "because",
+        "tool_calls": [{"tool_call_id": "c1", "function_name": "sh", "arguments": {"cmd": "ls"}}],
+        "observation": [{"source_call_id": "c1", "content": "out"}],
+    }
+
+
+def test_projection_drops_metrics_token_arrays_and_extras() -> None:
+    step = Step(step_id=1, source="agent", message="hi", timestamp="2025-01-01T00:00:00Z", extra={"secret_sauce": 1},
+                metrics=Metrics(prompt_tokens=5, prompt_token_ids=[1, 2, 3], completion_token_ids=[4],
+                                logprobs=[-0.1], extra={"gpu": "a100"}))
+    text = json.dumps(project_step(step))
+    for absent in ("metrics", "prompt_token_ids", "completion_token_ids", "logprobs", "secret_sauce", "gpu", "extra"):
+        assert absent not in text
+
+
+def test_media_become_explicit_markers() -> None:
+    step = Step(step_id=1, source="user", message=[
+        ContentPart(type="text", text="look"),
+        ContentPart(type="image", source=ImageSource(media_type="image/png", path="shots/a.png")),
+        ContentPart(type="audio", source=AudioSource(media_type="audio/wav", path="rec/b.wav")),
+    ], observation=Observation(results=[ObservationResult(content=[
+        ContentPart(type="image", source=ImageSource(media_type="image/jpeg", path="https://x/c.jpg"))])]))
+    view = project_step(step)
+    assert view["message"] == ["look", "[image omitted: shots/a.png]", "[audio omitted: rec/b.wav]"]
+    assert view["observation"][0]["content"] == ["[image omitted: https://x/c.jpg]"]
+
+
+def test_subagent_references_are_kept_without_extras() -> None:
+    ref = SubagentTrajectoryRef(trajectory_id="sub-1", trajectory_path="sub.json", extra={"k": 1})
+    step = Step(step_id=1, source="agent", message="delegate",
+                observation=Observation(results=[ObservationResult(subagent_trajectory_ref=[ref])]))
+    assert project_step(step)["observation"][0]["subagent_trajectory_ref"] == [
+        {"trajectory_id": "sub-1", "trajectory_path": "sub.json"}]
+
+
+def test_evidence_carries_every_part() -> None:
+    parent = agent_step(7, "delegating to a helper")
+    evidence = build_evidence("the task", [{"type": "function"}], [agent_step(1)], agent_step(2), parent, 65536)
+    d = doc(evidence.payload)
+    assert d["task"] == "the task"
+    assert d["tool_definitions"] == [{"type": "function"}]
+    assert [h["step_id"] for h in d["history"]] == [1]
+    assert d["current_step"]["step_id"] == 2
+    assert d["delegation"]["step_id"] == 7
+    assert (d["history_omitted"], evidence.omitted_history) == (0, 0)
+
+
+def test_serialisation_is_deterministic() -> None:
+    def make() -> bytes:
+        return build_evidence("t", [{"b": 1, "a": 2}], [agent_step(1)], agent_step(2), None, 65536).payload
+    assert make() == make()
+    assert make().index(b'"a"') < make().index(b'"b"')
+
+
+def test_oldest_history_is_dropped_first_and_counted() -> None:
+    history = [agent_step(i, f"step {i} " + "x" * 400) for i in range(1, 21)]
+    evidence = build_evidence("t", None, history, agent_step(21), None, 4096)
+    d = doc(evidence.payload)
+    kept = [h["step_id"] for h in d["history"]]
+    assert kept == list(range(21 - len(kept), 21))
+    assert 0 < len(kept) < 20
+    assert evidence.omitted_history == 20 - len(kept) == d["history_omitted"]
+    history_bytes = len(json.dumps(d["history"], separators=(",", ":"))) + len(json.dumps(d["current_step"]))
+    assert history_bytes <= 4096 // 2
+
+
+def test_history_before_a_context_replace_boundary_is_not_context() -> None:
+    boundary = Step(step_id=3, source="system", message="summary of earlier work",
+                    extra={"context_management": {"type": "compaction", "boundary": "replace"}})
+    history = [agent_step(1), agent_step(2), boundary, agent_step(4)]
+    d = doc(build_evidence("t", None, history, agent_step(5), None, 65536).payload)
+    assert [h["step_id"] for h in d["history"]] == [3, 4]
+    assert d["history_omitted"] == 0
+
+
+@pytest.mark.parametrize("part", ["task", "current", "delegation"])
+def test_required_evidence_that_does_not_fit_is_an_error(part: str) -> None:
+    big = "y" * 3000
+    task = big if part == "task" else "t"
+    current = agent_step(2, big if part == "current" else "ok")
+    delegation = agent_step(1, big) if part == "delegation" else None
+    with pytest.raises(JudgeError) as caught:
+        build_evidence(task, None, [], current, delegation, 4096)
+    assert caught.value.code == "context_overflow"
+
+
+def test_a_complete_request_over_the_limit_is_an_error(rubric: Rubric) -> None:
+    evidence = build_evidence("t" * 1500, [{"description": "d" * 400}], [], agent_step(1, "s" * 1500), None, 4096)
+    with pytest.raises(JudgeError) as caught:
+        score_request(rubric, evidence)
+    assert caught.value.code == "context_overflow"
+
+
+def test_budget_below_the_minimum_is_a_config_error() -> None:
+    with pytest.raises(ConfigError):
+        build_evidence("t", None, [], agent_step(1), None, 1023)

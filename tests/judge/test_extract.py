@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tracegrade.errors import JudgeError
+from tracegrade.judge import extract_json_object
+from tracegrade.judge._extract import parse_chat_body
+
+ANSWER = {"scores": {"a": 0.5}, "rationale": "a {brace} and a \"quote\" }"}
+
+
+def test_bare_object() -> None:
+    assert extract_json_object(json.dumps(ANSWER)) == ANSWER
+
+
+def test_fenced_block() -> None:
+    text = f"Sure!\n```json\n{json.dumps(ANSWER, indent=2)}\n```\nAnything else?"
+    assert extract_json_object(text) == ANSWER
+
+
+def test_prose_with_stray_braces_before_the_object() -> None:
+    text = f"I considered {{the step}} and {{ not json }} then: {json.dumps(ANSWER)} -- {{bye}}"
+    assert extract_json_object(text) == ANSWER
+
+
+def test_first_balanced_object_wins() -> None:
+    assert extract_json_object('x {"first": 1} y {"second": 2}') == {"first": 1}
+
+
+def test_braces_inside_strings_do_not_confuse_extraction() -> None:
+    obj = {"rationale": "}}}{{{", "scores": {"}": 1}}
+    assert extract_json_object(f"note: {json.dumps(obj)}") == obj
+
+
+@pytest.mark.parametrize("text", ["", "no json here", "{not: json}", "[1, 2, 3]", "{\"a\": 1", "```json\n```"])
+def test_text_without_an_object_is_invalid_json(text: str) -> None:
+    with pytest.raises(JudgeError) as caught:
+        extract_json_object(text)
+    assert caught.value.code == "invalid_json"
+
+
+def test_hostile_nesting_fails_fast() -> None:
+    started = time.perf_counter()
+    with pytest.raises(JudgeError):
+        extract_json_object('{"a":' * 13000)
+    with pytest.raises(JudgeError):
+        extract_json_object("{" * 65536)
+    assert time.perf_counter() - started < 5
+
+
+def test_chat_body_content_and_usage() -> None:
+    body = json.dumps({"choices": [{"message": {"content": "hi"}}],
+                       "usage": {"prompt_tokens": 12, "completion_tokens": True}}).encode()
+    reply = parse_chat_body(body)
+    assert (reply.content, reply.input_tokens, reply.output_tokens) == ("hi", 12, 0)
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [(b"<html>", "invalid_json"), (b"\xff\xfe", "invalid_json"), (b"{}", "schema_violation"),
+     (b'{"choices": []}', "schema_violation"), (b'{"choices": [{"message": {"content": null}}]}', "schema_violation")],
+)
+def test_unusable_chat_bodies(body: bytes, code: str) -> None:
+    with pytest.raises(JudgeError) as caught:
+        parse_chat_body(body)
+    assert caught.value.code == code
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+objects = st.dictionaries(st.text(max_size=10), json_values, min_size=1, max_size=5)
+prose = st.text(alphabet=st.characters(blacklist_characters="{"), max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=400))
+def test_arbitrary_text_never_crashes(text: str) -> None:
+    try:
+        result = extract_json_object(text)
+    except JudgeError as error:
+        assert error.code == "invalid_json"
+    else:
+        assert isinstance(result, dict)
+
+
+@settings(max_examples=300, deadline=None)
+@given(obj=objects, before=prose, after=st.text(max_size=80), fenced=st.booleans(), indent=st.booleans())
+def test_embedded_objects_are_always_found(obj: dict[str, Any], before: str, after: str, fenced: bool,
+                                           indent: bool) -> None:
+    encoded = json.dumps(obj, indent=2 if indent else None)
+    text = f"{before}\n```json\n{encoded}\n```\n{after}" if fenced else f"{before}{encoded}{after}"
+    assert extract_json_object(text) == obj

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import pytest
+
+from tracegrade.errors import ConfigError
+from tracegrade.judge import JudgeSettings, ResponseFormat, chat_completions_url
+from tracegrade.judge._settings import resolve_endpoint
+
+
+@pytest.mark.parametrize(
+    ("base", "url"),
+    [
+        ("http://h:8000", "http://h:8000/v1/chat/completions"),
+        ("http://h:8000/", "http://h:8000/v1/chat/completions"),
+        ("http://h:8000/v1", "http://h:8000/v1/chat/completions"),
+        ("http://h:8000/v1/", "http://h:8000/v1/chat/completions"),
+        ("https://h/openai/v1/chat/completions", "https://h/openai/v1/chat/completions"),
+    ],
+)
+def test_chat_completions_url(base: str, url: str) -> None:
+    assert chat_completions_url(base) == url
+
+
+def test_defaults_follow_the_documented_parameters() -> None:
+    s = JudgeSettings(base_url="http://h", model="m")
+    assert (s.concurrency_limit, s.judge_timeout_seconds, s.judge_max_attempts) == (10, 30.0, 3)
+    assert (s.judge_initial_backoff_seconds, s.max_judge_requests, s.temperature) == (0.5, None, 0.0)
+    assert s.max_context_bytes == 65536
+    assert s.response_format is ResponseFormat.AUTO
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"judge_max_attempts": 0},
+        {"judge_max_attempts": 11},
+        {"concurrency_limit": 0},
+        {"judge_timeout_seconds": 0},
+        {"judge_initial_backoff_seconds": -1},
+        {"max_judge_requests": 0},
+        {"max_context_bytes": 1023},
+        {"temperature": float("nan")},
+        {"response_format": "xml"},
+        {"base_url": "ftp://h"},
+        {"model": " "},
+    ],
+)
+def test_invalid_settings_are_config_errors(change: dict[str, object]) -> None:
+    values: dict[str, object] = {"base_url": "http://h", "model": "m", **change}
+    with pytest.raises(ConfigError):
+        JudgeSettings(**values)  # type: ignore[arg-type]
+
+
+def test_response_format_accepts_strings() -> None:
+    assert JudgeSettings(base_url="http://h", model="m", response_format="none").response_format is ResponseFormat.NONE  # type: ignore[arg-type]
+
+
+def test_provenance_records_judge_settings_and_prompt_version() -> None:
+    s = JudgeSettings(base_url="http://user:pw@h", model="m", seed=7, api_key_env="MY_KEY")
+    prov = s.provenance()
+    assert prov == {"model": "m", "temperature": 0.0, "max_tokens": 1024, "seed": 7, "response_format": "auto",
+                    "system_role": True, "prompt_version": "atif-context-v2"}
+
+
+def test_api_key_comes_from_the_named_variable() -> None:
+    s = JudgeSettings(base_url="http://h/v1", model="m", api_key_env="MY_KEY")
+    endpoint = resolve_endpoint(s, {"MY_KEY": "sk-abc"})
+    assert endpoint.url == "http://h/v1/chat/completions"
+    assert endpoint.authorization == "Bearer sk-abc"
+    assert "sk-abc" not in repr(endpoint)
+
+
+def test_missing_api_key_variable_is_a_config_error_naming_the_variable() -> None:
+    s = JudgeSettings(base_url="http://h", model="m", api_key_env="MY_KEY")
+    with pytest.raises(ConfigError, match="MY_KEY"):
+        resolve_endpoint(s, {})
+
+
+def test_kubernetes_mode_goes_through_the_sidecar_with_a_credential_reference() -> None:
+    s = JudgeSettings(base_url="http://judge.example/v1", model="m", api_key_env="MY_KEY")
+    endpoint = resolve_endpoint(s, {"EVALHUB_MODE": "k8s", "MY_KEY": "sk-abc"})
+    assert endpoint.url == "http://localhost:8080/v1/chat/completions"
+    assert endpoint.authorization == "Bearer api-key:ref"
+    custom = resolve_endpoint(s, {"EVALHUB_MODE": "k8s", "EVALHUB_JUDGE_PROXY_URL": "http://proxy:9000/v1"})
+    assert custom.url == "http://proxy:9000/v1/chat/completions"
