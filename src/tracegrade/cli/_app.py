@@ -10,6 +10,7 @@ from rich.console import Console
 from typer.exceptions import TyperException
 
 from tracegrade import __version__
+from tracegrade.cli._judge import judge
 from tracegrade.cli._validate import validate
 from tracegrade.errors import ExitCode, TracegradeError
 
@@ -28,6 +29,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command(epilog=EXIT_CODES_HELP)(validate)
+app.command(epilog=EXIT_CODES_HELP)(judge)
 
 _stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 

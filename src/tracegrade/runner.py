@@ -1,0 +1,105 @@
+"""Run one ATIF scoring job with I/O: judge, cache, telemetry, artifacts (shared by the CLI and EvalHub)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from opentelemetry.metrics import MeterProvider
+
+from tracegrade.judge import Judge, JudgeCache, JudgeSettings, JudgeTelemetry, LocalJudge, ResponseFormat
+from tracegrade.reports import write_artifacts
+from tracegrade.rubrics import CriteriaParams
+from tracegrade.scoring import EvaluationResults, RunProgress, ScoringEngine, ScoringOptions, Shard, score_paths
+
+__all__ = ["JudgeTarget", "judge_settings", "open_judge", "run_atif_job"]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeTarget:
+    """Where the judge is: an OpenAI-compatible endpoint, or ``local`` for the embedded llama.cpp judge."""
+
+    url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    local: bool = False
+    response_format: ResponseFormat = ResponseFormat.AUTO
+
+
+def judge_settings(target: JudgeTarget, options: ScoringOptions) -> JudgeSettings:
+    """Judge settings for an endpoint target, with the job's sampling, retry and budget options."""
+    if target.url is None or target.model is None:
+        from tracegrade.errors import ConfigError
+
+        raise ConfigError("judge: give --judge-url and --judge-model, or --judge local")
+    return JudgeSettings(
+        base_url=target.url,
+        model=target.model,
+        api_key_env=target.api_key_env,
+        response_format=target.response_format,
+        temperature=options.judge_temperature,
+        max_tokens=options.judge_max_tokens,
+        seed=options.judge_seed,
+        concurrency_limit=options.concurrency_limit,
+        judge_timeout_seconds=options.judge_timeout_seconds,
+        judge_max_attempts=options.judge_max_attempts,
+        judge_initial_backoff_seconds=options.judge_initial_backoff_seconds,
+        max_judge_requests=options.max_judge_requests,
+        max_context_bytes=options.max_context_bytes,
+    )
+
+
+@asynccontextmanager
+async def open_judge(
+    target: JudgeTarget,
+    options: ScoringOptions,
+    *,
+    cache_path: Path | None,
+    telemetry: JudgeTelemetry | None = None,
+) -> AsyncIterator[Judge]:
+    """Open the judge (starting and stopping the local judge when asked)."""
+    cache = JudgeCache(cache_path) if cache_path is not None else None
+    try:
+        if target.local:
+            async with LocalJudge() as local:
+                settings = dataclasses.replace(
+                    local,
+                    judge_max_attempts=options.judge_max_attempts,
+                    judge_initial_backoff_seconds=options.judge_initial_backoff_seconds,
+                    max_judge_requests=options.max_judge_requests,
+                )
+                async with Judge(settings, cache=cache, telemetry=telemetry) as judge:
+                    yield judge
+        else:
+            async with Judge(judge_settings(target, options), cache=cache, telemetry=telemetry) as judge:
+                yield judge
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+async def run_atif_job(
+    paths: Sequence[str | Path],
+    options: ScoringOptions,
+    criteria: CriteriaParams,
+    target: JudgeTarget,
+    *,
+    job_id: str,
+    out_dir: Path | None,
+    cache_path: Path | None,
+    meter_provider: MeterProvider | None = None,
+    shard: Shard | None = None,
+    progress: RunProgress | None = None,
+    on_engine: Callable[[ScoringEngine], None] | None = None,
+) -> tuple[EvaluationResults, dict[str, Path]]:
+    """Score ``paths`` and write the artifacts (also for failed or interrupted jobs)."""
+    telemetry = JudgeTelemetry(meter_provider, job_id=job_id, scoring_mode=criteria.scoring_mode.value)
+    async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
+        results = await score_paths(
+            paths, options, criteria, judge, job_id=job_id, shard=shard, progress=progress, on_engine=on_engine
+        )
+    artifacts = write_artifacts(results, out_dir) if out_dir is not None else {}
+    return results, artifacts

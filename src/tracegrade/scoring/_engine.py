@@ -1,0 +1,253 @@
+"""Score every step of a collection of trajectory trees with one shared pool of judge calls.
+
+All steps of all trajectories are independent work items in one queue served by
+``concurrency_limit`` workers, so the judge always has that many requests in flight; criteria
+resolution and failure categorisation feed the same queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalhub.models.atif import Step
+
+from tracegrade.atif import LogicalStep, NodeStatus, TrajectoryNode
+from tracegrade.errors import JudgeError
+from tracegrade.judge import (
+    PROTOCOL_ERROR_CODES,
+    Evidence,
+    Judge,
+    build_evidence,
+    categorize_step,
+    score_step,
+)
+from tracegrade.rubrics import CriteriaFailure, CriteriaResolver, ResolvedCriteria
+from tracegrade.scoring._options import PartialResultPolicy, ScoringOptions
+from tracegrade.scoring._records import CategorizationStatus, StepResult, StepStatus
+
+__all__ = ["NodeState", "RunProgress", "ScoringEngine"]
+
+
+@dataclass
+class RunProgress:
+    """Live counters a progress display can read while the run goes on."""
+
+    steps_total: int = 0
+    steps_done: int = 0
+    step_errors: int = 0
+    in_flight: int = 0
+    categorizations: int = 0
+
+
+@dataclass
+class NodeState:
+    """Mutable per-node state while the run is going (turned into a NodeResult at the end)."""
+
+    node: TrajectoryNode
+    parent: NodeState | None
+    criteria: ResolvedCriteria | CriteriaFailure | None = None
+    steps: dict[int, StepResult] = field(default_factory=dict)
+    error_code: str | None = None
+    message: str | None = None
+
+    @property
+    def scorable(self) -> bool:
+        """Loaded and within the depth limit."""
+        return self.node.status is NodeStatus.LOADED
+
+
+@dataclass(frozen=True, slots=True)
+class _ScoreJob:
+    state: NodeState
+    step: LogicalStep
+
+
+@dataclass(frozen=True, slots=True)
+class _CategorizeJob:
+    state: NodeState
+    step: LogicalStep
+    evidence: Evidence
+    score: float
+
+
+class ScoringEngine:
+    """Runs one collection through the judge; one engine per job."""
+
+    def __init__(
+        self, judge: Judge, resolver: CriteriaResolver, options: ScoringOptions, progress: RunProgress | None = None
+    ) -> None:
+        self.judge = judge
+        self.resolver = resolver
+        self.options = options
+        self.progress = progress or RunProgress()
+        self.stopped_reason: str | None = None
+        self.interrupted = False
+        self.states: list[NodeState] = []
+        self._interrupted = asyncio.Event()
+        self._queue: asyncio.Queue[_ScoreJob | _CategorizeJob] = asyncio.Queue()
+
+    async def run(self, roots: tuple[TrajectoryNode, ...]) -> list[NodeState]:
+        """Score every scorable node under ``roots``; returns the states in tree order (parents first)."""
+        states = self.states = list(_states(roots))
+        self.progress.steps_total = sum(len(s.node.steps) for s in states if s.scorable)
+        workers = [asyncio.create_task(self._worker()) for _ in range(self.options.concurrency_limit)]
+        main = asyncio.create_task(self._feed_and_drain(states))
+        interrupted = asyncio.create_task(self._interrupted.wait())
+        try:
+            await asyncio.wait({main, interrupted}, return_when=asyncio.FIRST_COMPLETED)
+            if main.done():
+                main.result()  # re-raise an unexpected error
+        finally:
+            for task in (*workers, main, interrupted):
+                task.cancel()
+            await asyncio.gather(*workers, main, interrupted, return_exceptions=True)
+            self._mark_unfinished(states)
+        return states
+
+    def interrupt(self) -> None:
+        """Stop now: in-flight calls are cancelled, finished results are kept (safe from a signal handler)."""
+        self.stopped_reason = self.stopped_reason or "interrupted"
+        self.interrupted = True
+        self._interrupted.set()
+
+    async def _feed_and_drain(self, states: list[NodeState]) -> None:
+        await asyncio.gather(*(self._prepare(s) for s in states if s.scorable))
+        await self._queue.join()
+
+    async def _prepare(self, state: NodeState) -> None:
+        criteria = await self.resolver.resolve(state.node)
+        state.criteria = criteria
+        if isinstance(criteria, CriteriaFailure):
+            self._fail(state, criteria.code, criteria.message)
+            return
+        for logical in state.node.steps:
+            if logical.copied:
+                state.steps[logical.index] = _step_result(logical, StepStatus.COPIED_CONTEXT)
+                self.progress.steps_done += 1
+            else:
+                self._queue.put_nowait(_ScoreJob(state, logical))
+
+    async def _worker(self) -> None:
+        while True:
+            job = await self._queue.get()
+            try:
+                if self.stopped_reason is None and job.state.error_code is None:
+                    self.progress.in_flight += 1
+                    try:
+                        await (self._score(job) if isinstance(job, _ScoreJob) else self._categorize(job))
+                    finally:
+                        self.progress.in_flight -= 1
+            finally:
+                self._queue.task_done()
+
+    async def _score(self, job: _ScoreJob) -> None:
+        state, logical = job.state, job.step
+        criteria = state.criteria
+        assert isinstance(criteria, ResolvedCriteria)
+        try:
+            evidence = self._evidence(state, logical, criteria)
+            verdict = await score_step(self.judge, criteria.rubric, evidence)
+        except JudgeError as error:
+            state.steps[logical.index] = _step_result(logical, StepStatus.FAILED, error_code=error.code)
+            self.progress.steps_done += 1
+            self.progress.step_errors += 1
+            self._fail(state, error.code, f"step {logical.index}: {error.code}")
+            return
+        candidate = verdict.score < self.options.failure_threshold
+        state.steps[logical.index] = _step_result(
+            logical,
+            StepStatus.SCORED,
+            score=verdict.score,
+            criterion_scores=dict(verdict.scores),
+            rationale=verdict.rationale,
+            omitted_history=verdict.omitted_history,
+            failure_candidate=candidate,
+            categorization_status=CategorizationStatus.NOT_RUN if candidate else CategorizationStatus.NOT_NEEDED,
+        )
+        self.progress.steps_done += 1
+        if candidate:
+            self._queue.put_nowait(_CategorizeJob(state, logical, evidence, verdict.score))
+
+    async def _categorize(self, job: _CategorizeJob) -> None:
+        current = job.state.steps[job.step.index]
+        try:
+            answer = await categorize_step(self.judge, job.evidence, job.score)
+        except JudgeError as error:
+            invalid = error.code in PROTOCOL_ERROR_CODES
+            update = {
+                "category": "uncategorized" if invalid else None,
+                "categorization_status": (
+                    CategorizationStatus.UNCATEGORIZED if invalid else CategorizationStatus.JUDGE_ERROR
+                ),
+                "categorization_error_code": error.code,
+            }
+        else:
+            update = {
+                "category": answer.category,
+                "categorization_status": (
+                    CategorizationStatus.CATEGORIZED if answer.actionable else CategorizationStatus.ABSTAINED
+                ),
+                "categorization_rationale": answer.rationale,
+            }
+        job.state.steps[job.step.index] = current.model_copy(update=update)
+        self.progress.categorizations += 1
+
+    def _evidence(self, state: NodeState, logical: LogicalStep, criteria: ResolvedCriteria) -> Evidence:
+        node = state.node
+        assert node.trajectory is not None
+        history = [s.step for s in node.steps[: logical.index - 1]]
+        return build_evidence(
+            criteria.task or "(no task recorded in the trajectory)",
+            node.trajectory.agent.tool_definitions,
+            history,
+            logical.step,
+            _delegation(state),
+            self.options.max_context_bytes,
+            reference=criteria.reference_answer,
+        )
+
+    def _fail(self, state: NodeState, code: str, message: str) -> None:
+        if state.error_code is None:
+            state.error_code, state.message = code, message
+        if self.options.partial_result_policy is PartialResultPolicy.FAIL_FAST and self.stopped_reason is None:
+            self.stopped_reason = f"fail_fast: node {state.node.node_id} failed ({code})"
+
+    def _mark_unfinished(self, states: list[NodeState]) -> None:
+        for state in states:
+            if not state.scorable:
+                continue
+            for logical in state.node.steps:
+                if logical.index not in state.steps:
+                    state.steps[logical.index] = _step_result(logical, StepStatus.NOT_RUN)
+
+
+def _states(roots: tuple[TrajectoryNode, ...]) -> Iterator[NodeState]:
+    def walk(node: TrajectoryNode, parent: NodeState | None) -> Iterator[NodeState]:
+        state = NodeState(node, parent)
+        yield state
+        for child in node.children:
+            yield from walk(child, state)
+
+    for root in roots:
+        yield from walk(root, None)
+
+
+def _delegation(state: NodeState) -> Step | None:
+    parent, index = state.parent, state.node.parent_step_index
+    if parent is None or index is None or not 1 <= index <= len(parent.node.steps):
+        return None
+    return parent.node.steps[index - 1].step
+
+
+def _step_result(logical: LogicalStep, status: StepStatus, **values: Any) -> StepResult:
+    return StepResult(
+        index=logical.index,
+        segment=logical.segment,
+        step_id=logical.step_id,
+        source=logical.step.source,
+        status=status,
+        **values,
+    )
