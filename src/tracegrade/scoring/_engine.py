@@ -217,8 +217,6 @@ class ScoringEngine:
 
     def _mark_unfinished(self, states: list[NodeState]) -> None:
         for state in states:
-            if not state.scorable:
-                continue
             for logical in state.node.steps:
                 if logical.index not in state.steps:
                     state.steps[logical.index] = _step_result(logical, StepStatus.NOT_RUN)

@@ -1,0 +1,3 @@
+from tests.scoring.conftest import judge_server
+
+__all__ = ["judge_server"]

@@ -1,0 +1,197 @@
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.scoring.conftest import CUSTOM, trajectory, write
+from tracegrade.judge import Judge, JudgeCache, JudgeSettings
+from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.scoring import EvaluationResults, NodeStatusCode, ScoringEngine, parse_parameters, score_paths
+
+
+def run(
+    server: ScriptedJudgeServer, paths: list[Path], cache: Path | None = None, hook: Any = None, **params: Any
+) -> EvaluationResults:
+    options, criteria = parse_parameters({**CUSTOM, **params})
+
+    async def main() -> EvaluationResults:
+        settings = JudgeSettings(
+            base_url=server.base_url,
+            model="scripted",
+            judge_max_attempts=1,
+            concurrency_limit=options.concurrency_limit,
+        )
+        async with Judge(settings, cache=JudgeCache(cache) if cache else None) as judge:
+            return await score_paths(paths, options, criteria, judge, job_id="t", on_engine=hook)
+
+    return asyncio.run(main())
+
+
+def by_id(results: EvaluationResults) -> dict[str, Any]:
+    return {n.node_id: n for n in results.nodes}
+
+
+@pytest.fixture
+def nested(tmp_path: Path) -> Path:
+    # parent steps 0.8, 0.6 (step 2 delegates), child steps 0.4, 0.2
+    write(tmp_path / "p.json", trajectory("SCORE:0.8", "SCORE:0.6", refs={2: [{"trajectory_path": "c.json"}]}))
+    write(tmp_path / "c.json", trajectory("SCORE:0.4", "SCORE:0.2"))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected", "count"), [("flat", 0.5, 2), ("hierarchical", 0.5, 1), ("separate", 0.7, 1)]
+)
+def test_nested_tree_under_each_mode(
+    judge_server: ScriptedJudgeServer, nested: Path, mode: str, expected: float, count: int
+) -> None:
+    results = run(judge_server, [nested], subagent_aggregation=mode)
+    assert results.summary.atif_overall_score == pytest.approx(expected)
+    assert results.summary.atif_trajectory_count == count == results.summary.num_examples_evaluated
+    nodes = by_id(results)
+    assert nodes["p.json"].own_score == pytest.approx(0.7)
+    assert nodes["p.json::c.json"].own_score == pytest.approx(0.3)
+    assert nodes["p.json"].aggregate == pytest.approx(0.5)
+    assert nodes["p.json::c.json"].parent_step_index == 2
+
+
+def test_zero_parent_step_and_three_perfect_child_steps(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "p.json", trajectory("SCORE:0.0", refs={1: [{"trajectory_path": "c.json"}]}))
+    write(tmp_path / "c.json", trajectory("SCORE:1.0", "SCORE:1.0", "SCORE:1.0"))
+    results = run(judge_server, [tmp_path], subagent_aggregation="hierarchical")
+    assert results.summary.atif_overall_score == pytest.approx(0.75)
+    assert by_id(results)["p.json"].own_score == 0.0  # a genuine zero is a score
+
+
+def test_depth_limit_leaves_child_unscored_and_parent_incomplete(
+    judge_server: ScriptedJudgeServer, nested: Path
+) -> None:
+    results = run(judge_server, [nested], max_subagent_depth=0, subagent_aggregation="hierarchical")
+    nodes = by_id(results)
+    child = nodes["p.json::c.json"]
+    assert child.status is NodeStatusCode.UNSCORED and child.error_code == "depth_limit"
+    assert [s.status.value for s in child.steps] == ["not_run", "not_run"]
+    assert nodes["p.json"].complete is False and nodes["p.json"].passed is False
+    assert results.summary.atif_overall_score == pytest.approx(0.7)
+    assert results.summary.atif_complete is False and results.summary.job_status == "completed"
+
+
+def test_unresolvable_child_makes_root_incomplete(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "p.json", trajectory("SCORE:0.6", refs={1: [{"trajectory_path": "missing.json"}]}))
+    results = run(judge_server, [tmp_path])
+    root = by_id(results)["p.json"]
+    assert root.complete is False and root.aggregate == pytest.approx(0.6)
+    assert by_id(results)["p.json::missing.json"].error_code == "unresolvable_ref"
+    assert results.parameters["atif_complete"] is False
+
+
+def test_fail_fast_stops_and_keeps_finished(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("FAIL", *["SCORE:0.9"] * 30))
+    write(tmp_path / "b.json", trajectory("SCORE:0.9"))
+    results = run(judge_server, [tmp_path], concurrency_limit=1)
+    assert results.summary.job_status == "failed" and "a.json" in (results.summary.failure_reason or "")
+    a = by_id(results)["a.json"]
+    assert a.status is NodeStatusCode.FAILED and a.error_code == "http_status_400"
+    assert a.steps[0].error_code == "http_status_400" and a.steps[0].score is None
+    assert judge_server.count < 31  # new calls stopped
+
+
+def test_skip_failed_trajectory_lets_good_roots_count(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("SCORE:0.9", "FAIL"))
+    write(tmp_path / "b.json", trajectory("SCORE:0.4"))
+    results = run(judge_server, [tmp_path], partial_result_policy="skip_failed_trajectory")
+    assert results.summary.job_status == "completed"
+    assert results.summary.atif_overall_score == pytest.approx(0.4)
+    assert by_id(results)["a.json"].status is NodeStatusCode.FAILED
+    assert by_id(results)["a.json"].steps[0].score == pytest.approx(0.9)  # finished work is kept
+    assert results.summary.atif_complete is False
+
+
+@pytest.mark.parametrize("policy", ["fail_fast", "skip_failed_trajectory"])
+def test_all_roots_failed_fails_the_job(judge_server: ScriptedJudgeServer, tmp_path: Path, policy: str) -> None:
+    write(tmp_path / "a.json", trajectory("FAIL"))
+    write(tmp_path / "b.json", trajectory("FAIL"))
+    results = run(judge_server, [tmp_path], partial_result_policy=policy)
+    assert results.summary.job_status == "failed"
+    assert results.summary.atif_overall_score is None and results.summary.atif_trajectory_count == 0
+
+
+def test_categorization_statuses_and_rate(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("SCORE:0.1 CAT:tool_selection_failure", "SCORE:0.9"))
+    write(tmp_path / "b.json", trajectory("SCORE:0.1 CAT:none"))
+    write(tmp_path / "c.json", trajectory("SCORE:0.1 CAT:garbage"))
+    write(tmp_path / "d.json", trajectory("SCORE:0.1 CAT:http500"))
+    write(tmp_path / "e.json", trajectory("SCORE:0.5"))  # not strictly below the threshold
+    results = run(judge_server, [tmp_path])
+    first = {n.node_id: n.steps[0] for n in results.nodes}
+    assert (first["a.json"].category, first["a.json"].categorization_status.value) == (
+        "tool_selection_failure",
+        "categorized",
+    )
+    assert (first["b.json"].category, first["b.json"].categorization_status.value) == ("none", "abstained")
+    assert (first["c.json"].category, first["c.json"].categorization_status.value) == ("uncategorized", "uncategorized")
+    assert first["d.json"].categorization_status.value == "judge_error"
+    assert first["d.json"].categorization_error_code == "http_status_500"
+    assert first["e.json"].failure_candidate is False
+    assert results.summary.atif_failure_categorization_rate == pytest.approx(1 / 4)
+
+
+def test_copied_context_is_kept_but_not_scored(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    doc = trajectory("SCORE:0.2", "SCORE:0.4")
+    doc["steps"][0]["is_copied_context"] = True
+    write(tmp_path / "a.json", doc)
+    (node,) = run(judge_server, [tmp_path]).nodes
+    assert [s.status.value for s in node.steps] == ["copied_context", "scored"]
+    assert node.own_score == pytest.approx(0.4) and node.step_count == 1 and node.total_steps == 2
+
+
+def test_all_steps_share_one_pool_across_trajectories(tmp_path: Path) -> None:
+    for i in range(4):
+        write(tmp_path / f"t{i}.json", trajectory(*["SCORE:0.9"] * 10))
+    from tests.scoring.conftest import marker_rule
+
+    with ScriptedJudgeServer(marker_rule, latency=0.05) as server:
+        start = time.perf_counter()
+        results = run(server, [tmp_path], concurrency_limit=8)
+        elapsed = time.perf_counter() - start
+        assert server.peak_in_flight == 8
+    assert results.summary.counts["steps_scored"] == 40
+    assert elapsed < 40 * 0.05 / 8 * 3  # far from the 2 s a one-trajectory-at-a-time scorer would need
+
+
+def test_interrupt_keeps_finished_steps_and_rerun_resumes_from_cache(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory(*["SCORE:0.9"] * 20))
+    from tests.scoring.conftest import marker_rule
+
+    cache = tmp_path / "cache.sqlite3"
+    with ScriptedJudgeServer(marker_rule, latency=0.05) as server:
+
+        def hook(engine: ScoringEngine) -> None:
+            asyncio.get_running_loop().call_later(0.22, engine.interrupt)
+
+        first = run(server, [tmp_path / "a.json"], cache=cache, hook=hook, concurrency_limit=2)
+        done = first.summary.counts.get("steps_scored", 0)
+        assert first.summary.job_status == "interrupted" and 0 < done < 20
+        assert first.summary.counts["steps_not_run"] == 20 - done
+        calls = server.count
+        second = run(server, [tmp_path / "a.json"], cache=cache, concurrency_limit=2)
+    assert second.summary.job_status == "completed" and second.summary.counts["steps_scored"] == 20
+    assert server.count - calls == 20 - done
+    assert second.summary.judge["cache_hits"] == done
+
+
+def test_harbor_trials_score_end_to_end(judge_server: ScriptedJudgeServer, shared_corpus: Path) -> None:
+    results = run(judge_server, [shared_corpus / "atif/harbor/trials"], scoring_mode="auto", custom_rubric=None)
+    roots = [n for n in results.nodes if n.depth == 0]
+    assert len(roots) == 7 and results.summary.job_status == "completed"
+    assert all(n.status is NodeStatusCode.SCORED for n in roots)
+    linear = by_id(results)["terminus2-context-summarization-linear-history/trajectory.json"]
+    assert linear.complete is False and linear.total_steps == 13
+    summarized = by_id(results)["terminus2-context-summarization/trajectory.json"]
+    assert summarized.complete is True and len(summarized.children) == 3
+    assert results.summary.atif_complete is False
+    assert results.summary.atif_overall_score == pytest.approx(0.9)
