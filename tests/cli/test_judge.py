@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.scoring.conftest import marker_rule, trajectory, write
+from tracegrade.cli._app import app, run_app
+from tracegrade.judge.testing import ScriptedJudgeServer
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "atif"
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedJudgeServer]:
+    with ScriptedJudgeServer(marker_rule) as running:
+        yield running
+
+
+def judge(server: ScriptedJudgeServer, tmp_path: Path, *args: str) -> int:
+    base = ["judge", "--judge-url", server.base_url, "--judge-model", "scripted", "-o", str(tmp_path / "run"),
+            "--cache", str(tmp_path / "cache.sqlite3"), "--quiet"]
+    return run_app(app, [*base, *args])
+
+
+def test_judge_examples_writes_run_folder_and_resumes_from_cache(server: ScriptedJudgeServer,
+                                                                 tmp_path: Path) -> None:
+    assert judge(server, tmp_path, str(EXAMPLES)) == 0
+    names = sorted(p.name for p in (tmp_path / "run").iterdir())
+    assert names == ["evaluation_results.json", "report.html", "steps.parquet", "summary.json"]
+    summary = orjson.loads((tmp_path / "run/summary.json").read_bytes())
+    assert summary["job_status"] == "completed" and summary["atif_trajectory_count"] == 4
+    calls = server.count
+    assert judge(server, tmp_path, str(EXAMPLES)) == 0
+    assert server.count == calls  # unchanged inputs: zero judge calls
+
+
+def test_fail_under_exits_1(server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "in/a.json", trajectory("SCORE:0.3"))
+    assert judge(server, tmp_path, str(tmp_path / "in"), "--scoring-mode", "benchmark",
+                 "--benchmark-name", "humanevalfix", "--fail-under", "0.5") == 1
+    assert judge(server, tmp_path, str(tmp_path / "in"), "--scoring-mode", "benchmark",
+                 "--benchmark-name", "humanevalfix", "--fail-under", "0.3") == 0
+
+
+def test_failed_job_exits_4_and_still_writes_results(server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "in/a.json", trajectory("FAIL"))
+    assert judge(server, tmp_path, str(tmp_path / "in")) == 4
+    summary = orjson.loads((tmp_path / "run/summary.json").read_bytes())
+    assert summary["job_status"] == "failed"
+
+
+def test_bad_parameter_exits_2_before_any_call(server: ScriptedJudgeServer, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert judge(server, tmp_path, str(EXAMPLES), "--completion-threshold", "7") == 2
+    assert "completion_threshold" in capsys.readouterr().err
+    assert judge(server, tmp_path, str(EXAMPLES), "--scoring-mode", "benchmark", "--benchmark-name", "nope") == 2
+    assert server.count == 0
+
+
+def test_missing_judge_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_app(app, ["judge", str(EXAMPLES), "-o", str(tmp_path / "run")]) == 2
+    assert "--judge-url" in capsys.readouterr().err
+
+
+def test_invalid_input_exits_2_with_location(server: ScriptedJudgeServer, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "bad.json").write_text('{"steps": [}')
+    assert judge(server, tmp_path, str(tmp_path / "bad.json")) == 2
+    assert "bad.json: line 1, column" in capsys.readouterr().err
+
+
+def test_tolerant_run_reports_incomplete(server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "in/a.json", trajectory("SCORE:0.9"))
+    (tmp_path / "in/bad.json").write_text("{")
+    assert judge(server, tmp_path, str(tmp_path / "in"), "--tolerant") == 0
+    results = orjson.loads((tmp_path / "run/evaluation_results.json").read_bytes())
+    assert results["parameters"]["atif_complete"] is False
+    assert [i["status"] for i in results["inputs"]] == ["loaded", "invalid"]
