@@ -195,3 +195,25 @@ def test_harbor_trials_score_end_to_end(judge_server: ScriptedJudgeServer, share
     assert summarized.complete is True and len(summarized.children) == 3
     assert results.summary.atif_complete is False
     assert results.summary.atif_overall_score == pytest.approx(0.9)
+
+
+def test_evalhub_fixtures_score_in_reference_mode(judge_server: ScriptedJudgeServer, shared_corpus: Path) -> None:
+    fixtures = shared_corpus / "atif/evalhub-contrib/tests/fixtures"
+    registry = fixtures / "reference_registry.json"
+    results = run(
+        judge_server,
+        [fixtures / "trajectory.json", fixtures / "trajectory_v1_7.json"],
+        scoring_mode="reference",
+        reference_registry_path=str(registry),
+        reference_rubric="answer_quality",
+        custom_rubric=None,
+        partial_result_policy="skip_failed_trajectory",
+    )
+    nodes = by_id(results)
+    scored, missing = nodes["trajectory.json"], nodes["trajectory_v1_7.json"]
+    assert scored.status is NodeStatusCode.SCORED and scored.criteria is not None
+    assert scored.criteria["reference_id"] == "t1"
+    assert set(scored.steps[0].criterion_scores or {}) == {"correctness", "safety"}
+    assert missing.status is NodeStatusCode.FAILED and missing.error_code == "reference_missing"
+    prompts = [r.json()["messages"][-1]["content"] for r in judge_server.requests]
+    assert any("safe and helpful answer" in p for p in prompts)  # the reference reached the judge as evidence

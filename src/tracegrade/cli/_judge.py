@@ -14,7 +14,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 
 from tracegrade.errors import ConfigError, ExitCode, ThresholdNotMetError
-from tracegrade.judge import ResponseFormat, default_cache_path
+from tracegrade.judge import ResponseFormat, configure_meter_provider, default_cache_path
 from tracegrade.runner import JudgeTarget, run_atif_job
 from tracegrade.scoring import EvaluationResults, RunProgress, ScoringEngine, parse_parameters, parse_shard
 
@@ -196,11 +196,15 @@ async def _run(
         loop.add_signal_handler(signal.SIGINT, engine.interrupt)
 
     display = asyncio.create_task(_show_progress(progress, console, quiet))
+    meters = configure_meter_provider()  # exports over OTLP/HTTP only when OTEL_EXPORTER_OTLP_*ENDPOINT is set
     try:
-        results, _ = await run_atif_job(paths, options, criteria, target, progress=progress, on_engine=attach, **kwargs)
+        results, _ = await run_atif_job(
+            paths, options, criteria, target, progress=progress, on_engine=attach, meter_provider=meters, **kwargs
+        )
     finally:
         display.cancel()
         loop.remove_signal_handler(signal.SIGINT)
+        meters.shutdown()
     return results
 
 

@@ -121,6 +121,7 @@ class ScoringEngine:
         criteria = await self.resolver.resolve(state.node)
         state.criteria = criteria
         if isinstance(criteria, CriteriaFailure):
+            self.progress.steps_total -= len(state.node.steps)
             self._fail(state, criteria.code, criteria.message)
             return
         for logical in state.node.steps:
