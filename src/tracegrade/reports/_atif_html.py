@@ -60,6 +60,8 @@ def _headline(results: EvaluationResults) -> str:
     status_class = "ok" if s.job_status == "completed" else "bad"
     complete = "complete" if s.atif_complete else "incomplete (some nodes or inputs could not be scored)"
     rate = _fmt(s.atif_failure_categorization_rate)
+    if not s.counts.get("failure_candidates"):
+        rate += " (no step scored below the failure threshold)"
     return (
         f"<p><span class='big'>{_fmt(s.atif_overall_score)}</span> collection score "
         f"({escape(s.subagent_aggregation)} aggregation over {s.atif_trajectory_count} trajectories)</p>"
