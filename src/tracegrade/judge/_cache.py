@@ -52,15 +52,25 @@ def cache_key(provenance: Mapping[str, Any], request: JudgeRequest) -> str:
 class JudgeCache:
     """Validated judge answers by content key; several processes may share one file.
 
+    Writes are buffered and committed together (at most ``batch`` rows or ``max_delay`` seconds
+    old), each batch one short ``INSERT OR REPLACE`` transaction; :meth:`flush` and :meth:`close`
+    commit what is pending. A lookup sees this process's pending rows too.
+
     Args:
         path: The SQLite file (created with its folder when missing).
+        batch: Most pending rows before a commit.
+        max_delay: Most seconds a row stays pending (checked at the next write).
 
     Raises:
         ConfigError: when the file cannot be opened as a cache.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, batch: int = 64, max_delay: float = 1.0) -> None:
         self.path = Path(path).expanduser()
+        self._batch = batch
+        self._max_delay = max_delay
+        self._pending: dict[str, tuple[str, bytes, float]] = {}
+        self._oldest = 0.0
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None,
@@ -75,7 +85,9 @@ class JudgeCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored reply for ``key``, or None (also for an unreadable row)."""
-        row = self._db.execute("SELECT reply FROM judge_replies WHERE key = ?", (key,)).fetchone()
+        pending = self._pending.get(key)
+        row = (pending[1],) if pending else self._db.execute(
+            "SELECT reply FROM judge_replies WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
         try:
@@ -85,15 +97,30 @@ class JudgeCache:
         return value if isinstance(value, dict) else None
 
     def put(self, key: str, purpose: str, reply: dict[str, Any]) -> None:
-        """Store (or replace) the validated reply for ``key`` in one short transaction."""
-        self._db.execute(
-            "INSERT OR REPLACE INTO judge_replies (key, purpose, reply, created) VALUES (?, ?, ?, ?)",
-            (key, purpose, dumps(reply), time.time()),
-        )
+        """Store (or replace) the validated reply for ``key``."""
+        now = time.time()
+        if not self._pending:
+            self._oldest = now
+        self._pending[key] = (purpose, dumps(reply), now)
+        if len(self._pending) >= self._batch or now - self._oldest >= self._max_delay:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit the pending rows in one transaction."""
+        if not self._pending:
+            return
+        rows = [(key, purpose, reply, created) for key, (purpose, reply, created) in self._pending.items()]
+        self._pending.clear()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "INSERT OR REPLACE INTO judge_replies (key, purpose, reply, created) VALUES (?, ?, ?, ?)", rows)
 
     def __len__(self) -> int:
+        self.flush()
         return int(self._db.execute("SELECT COUNT(*) FROM judge_replies").fetchone()[0])
 
     def close(self) -> None:
-        """Close the connection."""
+        """Commit pending rows and close the connection."""
+        self.flush()
         self._db.close()

@@ -7,8 +7,10 @@ text and response bodies never reach an error, a log record or a cache.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import random
+import sys
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -22,6 +24,7 @@ from tracegrade.judge._extract import ChatReply, parse_chat_body, protocol_error
 from tracegrade.judge._prompts import JudgeRequest
 from tracegrade.judge._settings import Endpoint, JudgeSettings, ResponseFormat
 from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry
+from tracegrade.judge._transport import KeepAliveTransport, lean_transport_allowed
 
 __all__ = ["MAX_RESPONSE_BYTES", "ChatClient"]
 
@@ -70,8 +73,9 @@ class ChatClient:
 
     def __init__(self, settings: JudgeSettings, endpoint: Endpoint, stats: JudgeStats,
                  telemetry: JudgeTelemetry, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        _cache_missing_sniffio()
         self._settings = settings
-        self._url = endpoint.url
+        self._url = httpx.URL(endpoint.url)
         self._stats = stats
         self._telemetry = telemetry
         self._slots = asyncio.Semaphore(settings.concurrency_limit)
@@ -80,10 +84,14 @@ class ChatClient:
         headers = {"content-type": "application/json", "accept-encoding": "identity"}
         if endpoint.authorization:
             headers["authorization"] = endpoint.authorization
-        size = settings.concurrency_limit
+        self._headers = httpx.Headers(headers)
+        # The whole attempt runs under one asyncio deadline; only connecting gets its own limit,
+        # so the transport sets no timer per socket operation.
+        self._extensions = {"timeout": {"connect": settings.judge_timeout_seconds, "read": None,
+                                        "write": None, "pool": None}}
         self._http = httpx.AsyncClient(
-            headers=headers, transport=transport, timeout=httpx.Timeout(settings.judge_timeout_seconds),
-            limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
+            timeout=httpx.Timeout(settings.judge_timeout_seconds),
+            transport=transport or _default_transport(settings.concurrency_limit),
         )
 
     @property
@@ -165,7 +173,8 @@ class ChatClient:
 
     async def _post(self, body: bytes, *, read_refusal: bool) -> _Answer:
         """POST ``body``; read the answer of a 2xx, and of a 400/422 that may refuse the schema."""
-        request = self._http.build_request("POST", self._url, content=body)
+        request = httpx.Request("POST", self._url, headers=self._headers, content=body,
+                                extensions=self._extensions)
         response = await self._http.send(request, stream=True)
         try:
             status = response.status_code
@@ -227,6 +236,25 @@ def _response_format(mode: ResponseFormat, request: JudgeRequest) -> dict[str, A
                             "schema": request.response_schema}}
 
 
+def _default_transport(concurrency: int) -> httpx.AsyncBaseTransport:
+    """The lean keep-alive transport, or httpx's own when proxies are configured."""
+    if lean_transport_allowed():
+        return KeepAliveTransport(max_idle=concurrency)
+    return httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=concurrency,
+                                                        max_keepalive_connections=concurrency))
+
+
+def _cache_missing_sniffio() -> None:
+    """Make httpcore's per-operation ``import sniffio`` fail fast when sniffio is not installed.
+
+    httpcore imports sniffio inside every pool operation and falls back to asyncio when that
+    fails; each failed import searches ``sys.path`` again (about 0.2 ms, several times per
+    request). Recording the absence in ``sys.modules`` keeps the outcome and drops the cost.
+    """
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
+
+
 def _classify(answer: _Answer, code: str) -> _Failed:
     if answer.status in _REFUSAL_STATUSES:
         text = answer.body.lower()
@@ -240,7 +268,8 @@ async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
     """At most ``MAX_RESPONSE_BYTES`` of the body; True when there was more (left unread)."""
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    encoded = response.headers.get("content-encoding", "identity").lower() != "identity"
+    async for chunk in response.aiter_bytes() if encoded else response.aiter_raw():
         size += len(chunk)
         if size > MAX_RESPONSE_BYTES:
             return b"", True

@@ -67,8 +67,10 @@ class Judge:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the HTTP connections (the cache belongs to the caller)."""
+        """Close the HTTP connections and commit pending cache rows (the cache stays open)."""
         await self._client.aclose()
+        if self._cache is not None:
+            self._cache.flush()
 
     def provenance(self) -> dict[str, Any]:
         """Model, settings and prompt version behind every answer of this judge (no secrets)."""

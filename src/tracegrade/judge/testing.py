@@ -22,6 +22,7 @@ import re
 import signal
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -187,7 +188,7 @@ class ScriptedJudgeServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.Server | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._connections: set[_Exchange] = set()
         self._ready = threading.Event()
         self._stopped: asyncio.Event | None = None
 
@@ -239,52 +240,22 @@ class ScriptedJudgeServer:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
-        self._server = await asyncio.start_server(self._connection, self._host, self._port, backlog=1024)
+        self._server = await self._loop.create_server(lambda: _Exchange(self), self._host, self._port,
+                                                      backlog=1024)
         self._port = self._server.sockets[0].getsockname()[1]
         self._ready.set()
         await self._stopped.wait()
         self._server.close()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for connection in list(self._connections):
+            connection.abort()
+        await self._server.wait_closed()
 
-    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
-        try:
-            while await self._exchange(reader, writer):
-                pass
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError):
-            pass
-        finally:
-            if task is not None:
-                self._tasks.discard(task)
-            writer.close()
-
-    async def _exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        """Serve one request; False when the connection should close."""
-        head = await reader.readuntil(b"\r\n\r\n")
-        method, path, headers = _parse_head(head)
-        body = await reader.readexactly(int(headers.get("content-length", "0")))
-        if method == "GET":
-            writer.write(_render(200, self._info(path), ()))
-            await writer.drain()
-            return True
+    def _answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[ScriptedReply, float]:
+        """The reply to a chat-completions request and how long to wait before sending it."""
         reply = self._reply_for(method, path, headers, body)
         self._in_flight += 1
         self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
-        try:
-            delay = self.latency + reply.delay
-            if delay > 0:
-                await asyncio.sleep(delay)
-            if reply.drop:
-                return False
-            writer.write(_render(reply.status, _reply_body(reply, body), reply.headers))
-            await writer.drain()
-        finally:
-            self._in_flight -= 1
-        return headers.get("connection", "").lower() != "close"
+        return reply, self.latency + reply.delay
 
     def _reply_for(self, method: str, path: str, headers: dict[str, str], body: bytes) -> ScriptedReply:
         with self._lock:
@@ -298,8 +269,83 @@ class ScriptedJudgeServer:
 
     def _info(self, path: str) -> bytes:
         if path.startswith("/_scripted/count"):
-            return orjson.dumps({"count": self._count})
+            return orjson.dumps({"count": self._count, "cpu_s": time.process_time()})
         return orjson.dumps({"object": "list", "data": [{"id": "scripted-judge", "object": "model"}]})
+
+
+class _Exchange(asyncio.Protocol):
+    """One client connection: requests are answered one at a time, in order (keep-alive)."""
+
+    def __init__(self, server: ScriptedJudgeServer) -> None:
+        self._server = server
+        self._buffer = bytearray()
+        self._transport: asyncio.Transport | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._busy = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        self._server._connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._server._connections.discard(self)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+            self._server._in_flight -= 1
+        self._transport = None
+
+    def abort(self) -> None:
+        if self._transport is not None:
+            self._transport.abort()
+
+    def data_received(self, data: bytes) -> None:
+        self._buffer += data
+        if not self._busy:
+            self._next()
+
+    def _next(self) -> None:
+        """Start answering the next complete request in the buffer, if any."""
+        end = self._buffer.find(b"\r\n\r\n")
+        if end < 0:
+            return
+        try:
+            method, path, headers = _parse_head(bytes(self._buffer[: end + 4]))
+            length = int(headers.get("content-length", "0"))
+        except ValueError:
+            self.abort()
+            return
+        if len(self._buffer) < end + 4 + length:
+            return
+        body = bytes(self._buffer[end + 4 : end + 4 + length])
+        del self._buffer[: end + 4 + length]
+        keep_alive = headers.get("connection", "").lower() != "close"
+        if method == "GET":
+            self._send(_render(200, self._server._info(path), ()), keep_alive)
+            return
+        reply, delay = self._server._answer(method, path, headers, body)
+        self._busy = True
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(delay, self._reply, reply, body, keep_alive)
+
+    def _reply(self, reply: ScriptedReply, request_body: bytes, keep_alive: bool) -> None:
+        self._timer = None
+        self._server._in_flight -= 1
+        self._busy = False
+        if reply.drop:
+            self.abort()
+            return
+        self._send(_render(reply.status, _reply_body(reply, request_body), reply.headers), keep_alive)
+
+    def _send(self, response: bytes, keep_alive: bool) -> None:
+        if self._transport is None or self._transport.is_closing():
+            return
+        self._transport.write(response)
+        if not keep_alive:
+            self._transport.close()
+            return
+        self._next()
 
 
 def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:
