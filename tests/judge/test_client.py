@@ -209,3 +209,24 @@ async def test_concurrency_limit_bounds_calls_in_flight(server: ScriptedJudgeSer
     async with Judge(fast(settings, concurrency_limit=4)) as judge:
         await asyncio.gather(*(score_step(judge, rubric, evidence) for _ in range(20)))
     assert server.peak_in_flight == 4
+
+
+async def test_kubernetes_mode_sends_the_credential_reference_to_the_sidecar(
+    server: ScriptedJudgeServer, rubric: Rubric, evidence: Evidence
+) -> None:
+    settings = JudgeSettings(base_url="http://judge.invalid/v1", model="m", api_key_env="REAL_KEY")
+    environ = {"EVALHUB_MODE": "k8s", "EVALHUB_JUDGE_PROXY_URL": server.base_url, "REAL_KEY": "sk-real"}
+    async with Judge(settings, environ=environ) as judge:
+        await score_step(judge, rubric, evidence)
+    assert server.requests[0].headers["authorization"] == "Bearer api-key:ref"
+
+
+async def test_keeps_64_calls_in_flight(server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric,
+                                        evidence: Evidence) -> None:
+    server.latency = 0.1
+    started = time.perf_counter()
+    async with Judge(fast(settings, concurrency_limit=64)) as judge:
+        await asyncio.gather(*(score_step(judge, rubric, evidence) for _ in range(256)))
+    assert server.peak_in_flight == 64
+    assert time.perf_counter() - started < 0.4 * 3  # four rounds of 0.1 s, with generous slack
+    assert judge.stats.successes == 256

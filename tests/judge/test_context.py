@@ -129,3 +129,11 @@ def test_a_complete_request_over_the_limit_is_an_error(rubric: Rubric) -> None:
 def test_budget_below_the_minimum_is_a_config_error() -> None:
     with pytest.raises(ConfigError):
         build_evidence("t", None, [], agent_step(1), None, 1023)
+
+
+def test_reference_answer_is_evidence_and_must_fit() -> None:
+    d = doc(build_evidence("t", None, [], agent_step(1), None, 4096, reference="42").payload)
+    assert d["reference_answer"] == "42"
+    with pytest.raises(JudgeError) as caught:
+        build_evidence("t", None, [], agent_step(1), None, 4096, reference="r" * 3000)
+    assert caught.value.code == "context_overflow"

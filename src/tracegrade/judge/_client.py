@@ -73,7 +73,6 @@ class ChatClient:
 
     def __init__(self, settings: JudgeSettings, endpoint: Endpoint, stats: JudgeStats,
                  telemetry: JudgeTelemetry, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        _cache_missing_sniffio()
         self._settings = settings
         self._url = httpx.URL(endpoint.url)
         self._stats = stats
@@ -240,6 +239,7 @@ def _default_transport(concurrency: int) -> httpx.AsyncBaseTransport:
     """The lean keep-alive transport, or httpx's own when proxies are configured."""
     if lean_transport_allowed():
         return KeepAliveTransport(max_idle=concurrency)
+    _cache_missing_sniffio()
     return httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=concurrency,
                                                         max_keepalive_connections=concurrency))
 

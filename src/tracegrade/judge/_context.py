@@ -100,14 +100,8 @@ def build_evidence(
     if max_context_bytes < MIN_CONTEXT_BYTES:
         raise ConfigError(f"max_context_bytes: must be >= {MIN_CONTEXT_BYTES}")
     step_budget = max_context_bytes // 2
-    other_budget = max_context_bytes - step_budget
-    current_view = project_step(current)
-    _require("the current step", current_view, step_budget)
-    _require("the task", task, other_budget)
-    delegation_view = project_step(delegation) if delegation is not None else None
-    _require("the delegation evidence", delegation_view, other_budget)
-    if reference is not None:
-        _require("the reference answer", reference, other_budget)
+    current_view, delegation_view = _required(task, current, delegation, reference, step_budget,
+                                              max_context_bytes - step_budget)
     kept, omitted = _fit_history(_after_boundary(history, current), step_budget - len(dumps(current_view)))
     document = {
         "task": task,
@@ -123,6 +117,19 @@ def build_evidence(
     if len(payload) > max_context_bytes:
         raise context_overflow("the evidence", len(payload), max_context_bytes)
     return Evidence(payload, omitted, max_context_bytes)
+
+
+def _required(task: str, current: Step, delegation: Step | None, reference: str | None, step_budget: int,
+              other_budget: int) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Project and size-check what must fit: the current step in its half, the rest in the other."""
+    current_view = project_step(current)
+    _require("the current step", current_view, step_budget)
+    _require("the task", task, other_budget)
+    delegation_view = project_step(delegation) if delegation is not None else None
+    _require("the delegation evidence", delegation_view, other_budget)
+    if reference is not None:
+        _require("the reference answer", reference, other_budget)
+    return current_view, delegation_view
 
 
 def _require(what: str, value: Any, limit: int) -> None:
