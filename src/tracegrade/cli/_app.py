@@ -10,7 +10,9 @@ from rich.console import Console
 from typer.exceptions import TyperException
 
 from tracegrade import __version__
+from tracegrade.cli._evalhub import evalhub_app
 from tracegrade.cli._judge import judge
+from tracegrade.cli._merge import merge
 from tracegrade.cli._validate import validate
 from tracegrade.errors import ExitCode, TracegradeError
 
@@ -30,6 +32,8 @@ app = typer.Typer(
 )
 app.command(epilog=EXIT_CODES_HELP)(validate)
 app.command(epilog=EXIT_CODES_HELP)(judge)
+app.command(epilog=EXIT_CODES_HELP)(merge)
+app.add_typer(evalhub_app, name="evalhub")
 
 _stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 

@@ -10,6 +10,7 @@ from tracegrade.scoring._maths import (
     collection_score,
     rollup,
 )
+from tracegrade.scoring._merge import merge_results
 from tracegrade.scoring._options import PartialResultPolicy, ScoringOptions, parse_parameters
 from tracegrade.scoring._records import (
     CategorizationStatus,
@@ -44,6 +45,7 @@ __all__ = [
     "SubagentAggregation",
     "categorization_rate",
     "collection_score",
+    "merge_results",
     "node_results",
     "parse_parameters",
     "parse_shard",

@@ -1,0 +1,57 @@
+"""``tracegrade merge``: combine the run folders of the shards of one job into one run folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from tracegrade.errors import ExitCode, InputError
+from tracegrade.reports import read_results, write_artifacts
+from tracegrade.scoring import EvaluationResults, merge_results
+
+__all__ = ["merge"]
+
+
+def merge(
+    results: Annotated[
+        list[Path], typer.Argument(help="Shard run folders or their evaluation_results.json files, every shard once.")
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Run folder for the merged result.")] = Path(
+        "tracegrade-merged"
+    ),
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line.")] = False,
+) -> None:
+    """Merge the shards of one job (tracegrade judge --shard i/n) into the run an unsharded job produces.
+
+    Shards must come from the same job (same --job-id), parameters and judge; all n must be given.
+    Nodes, steps and the summary then equal an unsharded run's, except the judge request counters
+    (summed over shards) and the time stamp.
+    """
+    merged = merge_results([_read(path) for path in results])
+    write_artifacts(merged, output)
+    summary = merged.summary
+    if not quiet:
+        score = "—" if summary.atif_overall_score is None else f"{summary.atif_overall_score:.4f}"
+        Console().print(
+            f"merged {len(results)} shards of {merged.job_id}: atif_overall_score {score}, "
+            f"{summary.atif_trajectory_count} trajectories, job {summary.job_status} -> {output}/",
+            markup=False,
+            highlight=False,
+        )
+    if summary.job_status == "interrupted":
+        raise typer.Exit(int(ExitCode.INTERRUPTED))
+    if summary.job_status == "failed":
+        raise typer.Exit(int(ExitCode.OPERATIONAL))
+
+
+def _read(path: Path) -> EvaluationResults:
+    try:
+        return read_results(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no evaluation_results.json there") from None
+    except (ValidationError, ValueError) as exc:
+        raise InputError(f"{path}: not a tracegrade evaluation_results.json ({type(exc).__name__})") from None

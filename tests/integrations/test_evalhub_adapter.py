@@ -1,0 +1,179 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from evalhub.adapter import JobResults
+
+from tests.integrations.conftest import JOB_ID, AdapterFactory
+from tests.integrations.servers import _Recorder, events, free_port
+from tracegrade.errors import TracegradeError
+from tracegrade.judge import PROMPT_VERSION
+from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
+
+PHASES = ["initializing", "loading_data", "running_evaluation", "post_processing"]
+
+
+def run(make_adapter: AdapterFactory, parameters: dict[str, object], **spec: object) -> JobResults:
+    adapter, callbacks = make_adapter(parameters, **spec)
+    results = adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    callbacks.report_results(results)
+    return results
+
+
+def test_a_job_reports_every_phase_then_its_metrics(
+    make_adapter: AdapterFactory, corpus: Path, sink: _Recorder
+) -> None:
+    results = run(make_adapter, {"trajectory_path": str(corpus)})
+
+    posted = events(sink)
+    phases = [e.get("phase") for e in posted if e["status"] == "running"]
+    assert [p for i, p in enumerate(phases) if i == 0 or p != phases[i - 1]] == PHASES
+    assert [e["status"] for e in posted].count("completed") == 1 and posted[-1]["status"] == "completed"
+    assert posted[-1]["metrics"] == {
+        "atif_overall_score": 0.75,
+        "atif_trajectory_count": 4,
+        "atif_failure_categorization_rate": 1.0,
+        "overall_score": 0.75,
+        "num_examples_evaluated": 4,
+    }
+    assert posted[-1]["overall_score"] == 0.75 and "mlflow_run_id" not in posted[-1]
+    assert results.num_examples_evaluated == 4 and results.duration_seconds > 0
+    assert results.mlflow_run_id is None  # no experiment, no MLflow run
+
+
+def test_metadata_records_what_produced_the_scores(make_adapter: AdapterFactory, corpus: Path) -> None:
+    meta = run(make_adapter, {"trajectory_path": str(corpus), "completion_threshold": 0.6}).evaluation_metadata
+
+    assert meta["atif_prompt_version"] == PROMPT_VERSION and meta["atif_judge"] == "scripted-judge"
+    assert meta["atif_scored_frames"] == "all" and meta["atif_complete"] is True
+    assert meta["atif_scoring_mode"] == "auto" and meta["atif_subagent_aggregation"] == "flat"
+    assert meta["atif_completion_threshold"] == 0.6 and meta["atif_failure_threshold"] == 0.5
+    assert meta["atif_judge_requests"] == meta["atif_judge_successes"] > 0 and meta["atif_judge_input_tokens"] > 0
+    assert meta["atif_steps_scored"] == 19 and meta["atif_failure_candidates"] == 0
+    assert meta["atif_failure_categories"] == {} and meta["atif_job_status"] == "completed"
+    assert all(key.startswith("atif_") for key in meta)
+
+
+def test_num_examples_lifted_out_by_the_server_still_applies(make_adapter: AdapterFactory, corpus: Path) -> None:
+    results = run(make_adapter, {"trajectory_path": str(corpus)}, num_examples=1)
+    assert results.evaluation_metadata["atif_roots"] == 1
+    assert results.evaluation_metadata["atif_num_examples"] == 1
+
+
+def test_progress_is_reported_while_scoring(
+    make_adapter: AdapterFactory, corpus: Path, sink: _Recorder, judge: ScriptedJudgeServer
+) -> None:
+    judge.latency = 0.05
+    run(make_adapter, {"trajectory_path": str(corpus), "concurrency_limit": 2})
+    adapter_progress = [e for e in events(sink) if e.get("phase") == "running_evaluation"]
+    assert len(adapter_progress) >= 3  # the phase change and at least two progress polls
+
+
+@pytest.mark.parametrize(
+    ("parameters", "code", "named"),
+    [
+        ({"completion_threshold": 7}, "invalid_parameter", "completion_threshold"),
+        ({"no_such_knob": 1}, "invalid_parameter", "no_such_knob"),
+        ({"trajectory_path": "/nonexistent/atif"}, "invalid_input", "/nonexistent/atif"),
+    ],
+)
+def test_bad_jobs_fail_with_a_safe_one_line_reason(
+    make_adapter: AdapterFactory, sink: _Recorder, parameters: dict[str, object], code: str, named: str
+) -> None:
+    adapter, callbacks = make_adapter(parameters)
+    with pytest.raises(TracegradeError):
+        adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    last = events(sink)[-1]
+    assert last["status"] == "failed" and last["error_message"]["message_code"] == code
+    message = last["error_message"]["message"]
+    assert named in message and "\n" not in message and "Traceback" not in message
+    assert "completed" not in [e["status"] for e in events(sink)]
+
+
+def test_a_failed_scoring_run_fails_the_job_with_its_reason(
+    make_adapter: AdapterFactory, corpus: Path, sink: _Recorder, judge: ScriptedJudgeServer
+) -> None:
+    judge.set_rule(lambda request: ScriptedReply.error(400))
+    adapter, callbacks = make_adapter({"trajectory_path": str(corpus)})
+    with pytest.raises(TracegradeError):
+        adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    error = events(sink)[-1]["error_message"]
+    assert error["message_code"] == "job_failed" and "http_status_400" in error["message"]
+    assert adapter.output_dir is not None and (adapter.output_dir / "evaluation_results.json").is_file()
+
+
+def test_unexpected_errors_never_leak_their_text(
+    make_adapter: AdapterFactory, corpus: Path, sink: _Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def explode(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("Authorization: Bearer sk-live-123 at http://user:pw@host")
+
+    monkeypatch.setattr("tracegrade.integrations.evalhub._adapter.run_atif_job", explode)
+    adapter, callbacks = make_adapter({"trajectory_path": str(corpus)})
+    with pytest.raises(RuntimeError):
+        adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    last = events(sink)[-1]
+    assert last["status"] == "failed" and last["error_message"]["message_code"] == "internal_error"
+    assert "sk-live" not in str(last) and "pw@" not in str(last) and "RuntimeError" in str(last)
+
+
+def test_the_key_named_by_model_auth_reaches_the_judge(
+    make_adapter: AdapterFactory,
+    corpus: Path,
+    judge: ScriptedJudgeServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    (secrets / "api-key").write_text("sk-test-42\n")
+    adapter, callbacks = make_adapter(
+        {"trajectory_path": str(corpus)},
+        model={"url": judge.base_url, "name": "scripted-judge", "auth": {"secret_ref": secrets.as_uri()}},
+    )
+    monkeypatch.setenv("EVALHUB_JOB_SPEC_PATH", str(adapter.settings.job_spec_path))
+    adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    assert {r.headers.get("authorization") for r in judge.requests} == {"Bearer sk-test-42"}
+
+
+def test_a_missing_key_file_fails_without_guessing(
+    make_adapter: AdapterFactory, corpus: Path, sink: _Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "empty-secrets"
+    empty.mkdir()
+    adapter, callbacks = make_adapter(
+        {"trajectory_path": "/unused"},
+        model={"url": "http://127.0.0.1:9", "name": "j", "auth": {"secret_ref": empty.as_uri()}},
+    )
+    monkeypatch.setenv("EVALHUB_JOB_SPEC_PATH", str(adapter.settings.job_spec_path))
+    with pytest.raises(TracegradeError):
+        adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    assert events(sink)[-1]["error_message"]["message_code"] == "missing_api_key"
+
+
+def test_results_are_written_in_the_local_job_folder(make_adapter: AdapterFactory, corpus: Path) -> None:
+    adapter, callbacks = make_adapter({"trajectory_path": str(corpus)})
+    adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    assert adapter.output_dir is not None
+    assert adapter.output_dir.parent.name == "atif_trajectory_default" and adapter.output_dir.name == "results"
+    assert sorted(p.name for p in adapter.output_dir.iterdir()) == [
+        "evaluation_results.json",
+        "report.html",
+        "steps.parquet",
+        "summary.json",
+    ]
+    assert JOB_ID in str(adapter.output_dir)
+
+
+def test_an_unreachable_mlflow_fails_the_job_with_one_line(
+    make_adapter: AdapterFactory, corpus: Path, sink: _Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"http://127.0.0.1:{free_port()}")
+    adapter, callbacks = make_adapter({"trajectory_path": str(corpus)}, experiment_name="exp")
+    with pytest.raises(TracegradeError):
+        adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    posted = events(sink)
+    assert "persisting_artifacts" in [e.get("phase") for e in posted]
+    assert posted[-1]["status"] == "failed" and posted[-1]["error_message"]["message_code"] == "mlflow_save_failed"
+    assert "127.0.0.1" not in posted[-1]["error_message"]["message"]
