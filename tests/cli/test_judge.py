@@ -20,13 +20,22 @@ def server() -> Iterator[ScriptedJudgeServer]:
 
 
 def judge(server: ScriptedJudgeServer, tmp_path: Path, *args: str) -> int:
-    base = ["judge", "--judge-url", server.base_url, "--judge-model", "scripted", "-o", str(tmp_path / "run"),
-            "--cache", str(tmp_path / "cache.sqlite3"), "--quiet"]
+    base = [
+        "judge",
+        "--judge-url",
+        server.base_url,
+        "--judge-model",
+        "scripted",
+        "-o",
+        str(tmp_path / "run"),
+        "--cache",
+        str(tmp_path / "cache.sqlite3"),
+        "--quiet",
+    ]
     return run_app(app, [*base, *args])
 
 
-def test_judge_examples_writes_run_folder_and_resumes_from_cache(server: ScriptedJudgeServer,
-                                                                 tmp_path: Path) -> None:
+def test_judge_examples_writes_run_folder_and_resumes_from_cache(server: ScriptedJudgeServer, tmp_path: Path) -> None:
     assert judge(server, tmp_path, str(EXAMPLES)) == 0
     names = sorted(p.name for p in (tmp_path / "run").iterdir())
     assert names == ["evaluation_results.json", "report.html", "steps.parquet", "summary.json"]
@@ -39,10 +48,34 @@ def test_judge_examples_writes_run_folder_and_resumes_from_cache(server: Scripte
 
 def test_fail_under_exits_1(server: ScriptedJudgeServer, tmp_path: Path) -> None:
     write(tmp_path / "in/a.json", trajectory("SCORE:0.3"))
-    assert judge(server, tmp_path, str(tmp_path / "in"), "--scoring-mode", "benchmark",
-                 "--benchmark-name", "humanevalfix", "--fail-under", "0.5") == 1
-    assert judge(server, tmp_path, str(tmp_path / "in"), "--scoring-mode", "benchmark",
-                 "--benchmark-name", "humanevalfix", "--fail-under", "0.3") == 0
+    assert (
+        judge(
+            server,
+            tmp_path,
+            str(tmp_path / "in"),
+            "--scoring-mode",
+            "benchmark",
+            "--benchmark-name",
+            "humanevalfix",
+            "--fail-under",
+            "0.5",
+        )
+        == 1
+    )
+    assert (
+        judge(
+            server,
+            tmp_path,
+            str(tmp_path / "in"),
+            "--scoring-mode",
+            "benchmark",
+            "--benchmark-name",
+            "humanevalfix",
+            "--fail-under",
+            "0.3",
+        )
+        == 0
+    )
 
 
 def test_failed_job_exits_4_and_still_writes_results(server: ScriptedJudgeServer, tmp_path: Path) -> None:
@@ -52,8 +85,9 @@ def test_failed_job_exits_4_and_still_writes_results(server: ScriptedJudgeServer
     assert summary["job_status"] == "failed"
 
 
-def test_bad_parameter_exits_2_before_any_call(server: ScriptedJudgeServer, tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_parameter_exits_2_before_any_call(
+    server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert judge(server, tmp_path, str(EXAMPLES), "--completion-threshold", "7") == 2
     assert "completion_threshold" in capsys.readouterr().err
     assert judge(server, tmp_path, str(EXAMPLES), "--scoring-mode", "benchmark", "--benchmark-name", "nope") == 2
@@ -65,8 +99,9 @@ def test_missing_judge_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFi
     assert "--judge-url" in capsys.readouterr().err
 
 
-def test_invalid_input_exits_2_with_location(server: ScriptedJudgeServer, tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_invalid_input_exits_2_with_location(
+    server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "bad.json").write_text('{"steps": [}')
     assert judge(server, tmp_path, str(tmp_path / "bad.json")) == 2
     assert "bad.json: line 1, column" in capsys.readouterr().err
@@ -79,3 +114,42 @@ def test_tolerant_run_reports_incomplete(server: ScriptedJudgeServer, tmp_path: 
     results = orjson.loads((tmp_path / "run/evaluation_results.json").read_bytes())
     assert results["parameters"]["atif_complete"] is False
     assert [i["status"] for i in results["inputs"]] == ["loaded", "invalid"]
+
+
+def test_shards_of_one_command_share_a_job_id_and_merge(server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    base = [
+        "judge",
+        str(EXAMPLES),
+        "--judge-url",
+        server.base_url,
+        "--judge-model",
+        "scripted",
+        "--quiet",
+        "--cache",
+        str(tmp_path / "cache.sqlite3"),
+    ]
+    assert run_app(app, [*base, "-o", str(tmp_path / "whole")]) == 0
+    for i in range(2):
+        assert run_app(app, [*base, "--shard", f"{i}/2", "-o", str(tmp_path / f"shard-{i}")]) == 0
+    assert (
+        run_app(app, ["merge", str(tmp_path / "shard-0"), str(tmp_path / "shard-1"), "-o", str(tmp_path / "merged")])
+        == 0
+    )
+    whole = orjson.loads((tmp_path / "whole/evaluation_results.json").read_bytes())
+    merged = orjson.loads((tmp_path / "merged/evaluation_results.json").read_bytes())
+    assert merged["nodes"] == whole["nodes"]
+    assert merged["parameters"]["trajectory_path"] == str(EXAMPLES)
+
+
+def test_mlflow_flag_logs_the_run(server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    from mlflow.tracking import MlflowClient
+
+    uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
+    assert judge(server, tmp_path, str(EXAMPLES), "--mlflow", "--mlflow-uri", uri) == 0
+    client = MlflowClient(uri)
+    (run,) = client.search_runs([client.get_experiment_by_name("tracegrade").experiment_id])
+    assert run.data.params["atif_prompt_version"] == "atif-context-v2"
+    assert run.data.params["atif_scored_frames"] == "all"
+    assert run.data.metrics["atif_overall_score"] == pytest.approx(0.9)
+    names = {a.path for a in client.list_artifacts(run.info.run_id, "atif")}
+    assert {"atif/evaluation_results.json", "atif/steps.parquet", "atif/report.html"} <= names

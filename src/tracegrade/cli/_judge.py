@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import os
 import signal
-import uuid
 from pathlib import Path
 from typing import Annotated, Any
 
+import orjson
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -15,8 +17,16 @@ from rich.table import Table
 
 from tracegrade.errors import ConfigError, ExitCode, ThresholdNotMetError
 from tracegrade.judge import ResponseFormat, configure_meter_provider, default_cache_path
+from tracegrade.rubrics import CriteriaParams
 from tracegrade.runner import JudgeTarget, run_atif_job
-from tracegrade.scoring import EvaluationResults, RunProgress, ScoringEngine, parse_parameters, parse_shard
+from tracegrade.scoring import (
+    EvaluationResults,
+    RunProgress,
+    ScoringEngine,
+    ScoringOptions,
+    parse_parameters,
+    parse_shard,
+)
 
 __all__ = ["judge"]
 
@@ -99,6 +109,16 @@ def judge(
     fail_under: Annotated[
         float | None, typer.Option(help="Exit 1 when the collection score is below this.", rich_help_panel=_OUTPUT)
     ] = None,
+    mlflow: Annotated[
+        bool, typer.Option("--mlflow", help="Also log the run to MLflow.", rich_help_panel=_OUTPUT)
+    ] = False,
+    mlflow_uri: Annotated[
+        str | None,
+        typer.Option(
+            help="Tracking URI (default: $MLFLOW_TRACKING_URI, else sqlite:///./mlruns.db).", rich_help_panel=_OUTPUT
+        ),
+    ] = None,
+    mlflow_experiment: Annotated[str, typer.Option(rich_help_panel=_OUTPUT)] = "tracegrade",
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress or summary.", rich_help_panel=_OUTPUT)
     ] = False,
@@ -109,6 +129,7 @@ def judge(
     cleanly: finished results are written, and rerunning the same command resumes from the judge cache.
     """
     parameters: dict[str, Any] = {
+        "trajectory_path": os.pathsep.join(str(p) for p in paths),
         "scoring_mode": scoring_mode,
         "benchmark_name": benchmark_name,
         "reference_registry_path": str(reference_registry_path) if reference_registry_path else None,
@@ -146,7 +167,7 @@ def judge(
             "judge whose scores are weak. Use a real judge model for evaluations you rely on.[/]"
         )
     progress = RunProgress()
-    results = asyncio.run(
+    results, artifacts = asyncio.run(
         _run(
             paths,
             options,
@@ -155,7 +176,7 @@ def judge(
             progress,
             console,
             quiet,
-            job_id=job_id or f"tg-{uuid.uuid4().hex[:12]}",
+            job_id=job_id or _default_job_id(paths, parameters, target),
             out_dir=output,
             cache_path=None if no_cache else (cache or default_cache_path()),
             shard=parse_shard(shard) if shard else None,
@@ -163,7 +184,23 @@ def judge(
     )
     if not quiet:
         _print_summary(results, output)
+    if mlflow:
+        from tracegrade.integrations.mlflow import log_run
+
+        run_id = log_run(results, artifacts, tracking_uri=mlflow_uri, experiment=mlflow_experiment)
+        if not quiet:
+            Console().print(f"MLflow run: {run_id}", markup=False)
     _exit(results, fail_under)
+
+
+def _default_job_id(paths: list[Path], parameters: dict[str, Any], target: JudgeTarget) -> str:
+    """The same inputs, parameters and judge give the same job id (so shards of one job agree)."""
+    material = {
+        "paths": sorted(str(p.resolve()) for p in paths),
+        "parameters": parameters,
+        "judge": [target.url, target.model, target.local],
+    }
+    return "tg-" + hashlib.sha256(orjson.dumps(material, option=orjson.OPT_SORT_KEYS)).hexdigest()[:12]
 
 
 def _target(
@@ -182,14 +219,14 @@ def _target(
 
 async def _run(
     paths: list[Path],
-    options: Any,
-    criteria: Any,
+    options: ScoringOptions,
+    criteria: CriteriaParams,
     target: JudgeTarget,
     progress: RunProgress,
     console: Console,
     quiet: bool,
     **kwargs: Any,
-) -> EvaluationResults:
+) -> tuple[EvaluationResults, dict[str, Path]]:
     loop = asyncio.get_running_loop()
 
     def attach(engine: ScoringEngine) -> None:
@@ -198,14 +235,14 @@ async def _run(
     display = asyncio.create_task(_show_progress(progress, console, quiet))
     meters = configure_meter_provider()  # exports over OTLP/HTTP only when OTEL_EXPORTER_OTLP_*ENDPOINT is set
     try:
-        results, _ = await run_atif_job(
+        results, artifacts = await run_atif_job(
             paths, options, criteria, target, progress=progress, on_engine=attach, meter_provider=meters, **kwargs
         )
     finally:
         display.cancel()
         loop.remove_signal_handler(signal.SIGINT)
         meters.shutdown()
-    return results
+    return results, artifacts
 
 
 async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -> None:

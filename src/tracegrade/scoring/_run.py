@@ -101,8 +101,15 @@ async def score_loaded(
 
 def _shard_inputs(loaded: LoadResult, shard: Shard, nodes: Sequence[NodeResult]) -> tuple[InputAccount, ...]:
     """Inputs of one shard: the files of its nodes; inputs tied to no node go to shard 0 only."""
-    mine = {n.source_path for n in nodes}
-    everywhere = {n.source_path for root in loaded.roots for n in iter_nodes(root)}
+    owned = {n.node_id for n in nodes}
+    mine: set[str] = set()
+    everywhere: set[str] = set()
+    for root in loaded.roots:
+        for node in iter_nodes(root):
+            files = {node.source_path, *node.segments}
+            everywhere |= files
+            if node.node_id in owned:
+                mine |= files
     return tuple(a for a in loaded.inputs if a.path in mine or (shard.index == 0 and a.path not in everywhere))
 
 
