@@ -186,13 +186,14 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--history", type=int, default=3, help="prior steps in each request's evidence")
     parser.add_argument("--workers", type=int, default=None,
-                        help="worker tasks feeding the judge (default 2 x concurrency; 0 = one task per call)")
+                        help="worker tasks feeding the judge, as the scoring engine does (default: concurrency; "
+                             "0 = one task per call, all started at once)")
     parser.add_argument("--trials", type=int, default=3, help="cold+warm pairs to run; the median is reported")
     args = parser.parse_args()
 
     inputs = make_inputs(args.calls, args.history)
     gc.freeze()  # the inputs live for the whole run: keep them out of every GC pass
-    workers = args.concurrency * 2 if args.workers is None else args.workers
+    workers = args.concurrency if args.workers is None else args.workers
     process, base_url = start_server(args.latency)
     try:
         settings = JudgeSettings(base_url=base_url, model="scripted-judge", concurrency_limit=args.concurrency)

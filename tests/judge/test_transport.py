@@ -87,6 +87,12 @@ async def test_chunked_body_with_extensions_and_trailers() -> None:
     assert len(connections) == 1
 
 
+async def test_interim_answers_are_skipped() -> None:
+    interim = b"HTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\n" + ok(b'{"final": 1}')
+    async with client_for(lambda n: interim) as (client, url, _):
+        assert (await post(client, url)).json() == {"final": 1}
+
+
 async def test_body_delimited_by_close() -> None:
     until_eof = b"HTTP/1.1 200 OK\r\n\r\n{\"eof\": true}"
     async with client_for(lambda n: until_eof, close_after=True) as (client, url, connections):

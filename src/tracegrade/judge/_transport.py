@@ -186,15 +186,13 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         if body and "content-length" not in request.headers:
             head.append(b"content-length: " + str(len(body)).encode())
         connection.writer.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
-        try:
-            await _read(connection.writer.drain(), timeout, write=True)
-        except OSError as error:
-            raise httpx.WriteError(f"write failed ({type(error).__name__})") from None
+        await _read(connection.writer.drain(), timeout, write=True)
 
     async def _receive(self, connection: _Connection, key: tuple[str, str, int], request: httpx.Request,
                        timeout: float | None) -> httpx.Response:
-        head = await _read(connection.reader.readuntil(b"\r\n\r\n"), timeout)
-        status, headers = _parse_head(head)
+        status, headers = 100, list[tuple[bytes, bytes]]()
+        while 100 <= status < 200 and status != 101:  # skip interim answers (100 Continue, 103 ...)
+            status, headers = _parse_head(await _read(connection.reader.readuntil(b"\r\n\r\n"), timeout))
         framing = _framing(request.method, status, headers)
         keep_alive = framing[0] != "eof" and _wants_keep_alive(headers)
         body = _Body(self, key, connection, framing, keep_alive, timeout)
@@ -214,8 +212,9 @@ async def _read(operation: Any, timeout: float | None, *, write: bool = False) -
         raise httpx.RemoteProtocolError("connection closed by the server") from None
     except asyncio.LimitOverrunError:
         raise httpx.RemoteProtocolError("response head too large") from None
-    except ConnectionError as error:
-        raise httpx.ReadError(f"connection failed ({type(error).__name__})") from None
+    except OSError as error:  # resets, broken pipes, TLS failures
+        failure = httpx.WriteError if write else httpx.ReadError
+        raise failure(f"connection failed ({type(error).__name__})") from None
 
 
 def _parse_head(head: bytes) -> tuple[int, list[tuple[bytes, bytes]]]:
