@@ -27,3 +27,11 @@ def test_scripted_answers_follow_the_request_kind() -> None:
         "a": 0.5, "b": 0.5}
     assert scripted_answer({"messages": [{"role": "user", "content": "<categories>"}]})["category"]
     assert scripted_answer({"messages": [{"role": "user", "content": "<task>"}]})["criteria"]
+
+
+def test_a_failing_rule_answers_500() -> None:
+    def broken(_: object) -> ScriptedReply:
+        raise KeyError("oops")
+
+    with ScriptedJudgeServer(broken) as server, httpx.Client() as client:  # type: ignore[arg-type]
+        assert client.post(f"{server.base_url}/v1/chat/completions", json={}).status_code == 500

@@ -11,10 +11,16 @@ The scripted test server lives in :mod:`tracegrade.judge.testing`.
 """
 
 from tracegrade.judge._cache import JudgeCache, cache_key, default_cache_path
+from tracegrade.judge._client import MAX_RESPONSE_BYTES
 from tracegrade.judge._context import Evidence, build_evidence, project_step
 from tracegrade.judge._extract import extract_json_object
 from tracegrade.judge._judge import PROTOCOL_ERROR_CODES, Judge
-from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES, LocalJudge
+from tracegrade.judge._local import (
+    LOCAL_JUDGE_NOTICE,
+    LOCAL_MAX_CONTEXT_BYTES,
+    LocalJudge,
+    check_local_judge_installed,
+)
 from tracegrade.judge._prompts import (
     CATEGORIES,
     SYSTEM_INSTRUCTION,
@@ -47,8 +53,10 @@ from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry, configure_me
 __all__ = [
     "CATEGORIES",
     "DEFAULT_MAX_CONTEXT_BYTES",
+    "LOCAL_JUDGE_NOTICE",
     "LOCAL_MAX_CONTEXT_BYTES",
     "MAX_RATIONALE_CHARS",
+    "MAX_RESPONSE_BYTES",
     "MIN_CONTEXT_BYTES",
     "PROMPT_VERSION",
     "PROTOCOL_ERROR_CODES",
@@ -71,6 +79,7 @@ __all__ = [
     "categorize_request",
     "categorize_step",
     "chat_completions_url",
+    "check_local_judge_installed",
     "configure_meter_provider",
     "default_cache_path",
     "derive_criteria",

@@ -25,7 +25,13 @@ from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge._cache import default_cache_path
 from tracegrade.judge._settings import JudgeSettings, ResponseFormat
 
-__all__ = ["LOCAL_JUDGE_NOTICE", "LOCAL_MAX_CONTEXT_BYTES", "LOCAL_MODEL_ALIAS", "LocalJudge"]
+__all__ = [
+    "LOCAL_JUDGE_NOTICE",
+    "LOCAL_MAX_CONTEXT_BYTES",
+    "LOCAL_MODEL_ALIAS",
+    "LocalJudge",
+    "check_local_judge_installed",
+]
 
 logger = logging.getLogger("tracegrade.judge")
 

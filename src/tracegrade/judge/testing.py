@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import re
 import signal
 import sys
@@ -32,6 +33,8 @@ from typing import Any
 import orjson
 
 __all__ = ["ReceivedRequest", "Rule", "ScriptedJudgeServer", "ScriptedReply", "judge_rule", "scripted_answer"]
+
+logger = logging.getLogger("tracegrade.judge.testing")
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests",
             500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
@@ -265,7 +268,13 @@ class ScriptedJudgeServer:
         received = ReceivedRequest(index, method, path, headers, body)
         if self._record_bodies:
             self.requests.append(received)
-        return queued if queued is not None else self._script.rule(received)
+        if queued is not None:
+            return queued
+        try:
+            return self._script.rule(received)
+        except Exception:  # a broken rule answers 500 instead of hanging the connection
+            logger.exception("scripted judge rule failed")
+            return ScriptedReply.error(500)
 
     def _info(self, path: str) -> bytes:
         if path.startswith("/_scripted/count"):
