@@ -130,7 +130,7 @@ def score_request(rubric: Rubric, evidence: Evidence) -> JudgeRequest:
     """
     criteria = dumps([{"name": c.name, "description": c.description, "weight": c.weight}
                       for c in rubric.criteria]).decode()
-    text = _SCORE.substitute(criteria=criteria, evidence=evidence.text)
+    text = _SCORE.substitute(criteria=_embedded(criteria), evidence=_embedded(evidence.text))
     return _request("score", text, score_schema(rubric), evidence.max_context_bytes)
 
 
@@ -140,7 +140,7 @@ def derive_request(task: str, max_context_bytes: int) -> JudgeRequest:
     Raises:
         JudgeError: ``context_overflow`` when the request exceeds ``max_context_bytes``.
     """
-    text = _DERIVE.substitute(task=dumps(task).decode(), max_criteria=MAX_CRITERIA)
+    text = _DERIVE.substitute(task=_embedded(dumps(task).decode()), max_criteria=MAX_CRITERIA)
     return _request("derive", text, DERIVE_SCHEMA, max_context_bytes)
 
 
@@ -151,7 +151,7 @@ def categorize_request(evidence: Evidence, score: float) -> JudgeRequest:
         JudgeError: ``context_overflow`` when the complete request exceeds the evidence's budget.
     """
     text = _CATEGORIZE.substitute(score=f"{score:.3f}", categories=dumps(CATEGORIES).decode(),
-                                  evidence=evidence.text)
+                                  evidence=_embedded(evidence.text))
     return _request("categorize", text, CATEGORIZE_SCHEMA, evidence.max_context_bytes)
 
 
@@ -162,6 +162,15 @@ def score_schema(rubric: Rubric) -> dict[str, Any]:
     scores = {"type": "object", "properties": dict.fromkeys(names, number), "required": names,
               "additionalProperties": False}
     return _object({"scores": scores, "rationale": {"type": "string"}})
+
+
+def _embedded(json_text: str) -> str:
+    r"""JSON text safe to place between the prompt's ``<tag>`` delimiters.
+
+    ``</`` can only occur inside JSON strings, where ``<\/`` is an equivalent escape; so content
+    cannot close a delimiter early and pose as instructions outside the data.
+    """
+    return json_text.replace("</", "<\\/")
 
 
 def _request(purpose: Purpose, text: str, schema: dict[str, Any], limit: int) -> JudgeRequest:
