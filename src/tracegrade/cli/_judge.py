@@ -161,11 +161,6 @@ def judge(
     options, criteria = parse_parameters(parameters)
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
     console = Console(stderr=True)
-    if target.local and not quiet:
-        console.print(
-            "[yellow]Using the embedded local judge (Gemma 3 270M via llama.cpp): a tiny offline smoke-test "
-            "judge whose scores are weak. Use a real judge model for evaluations you rely on.[/]"
-        )
     progress = RunProgress()
     results, artifacts = asyncio.run(
         _run(
