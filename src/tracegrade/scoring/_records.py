@@ -16,15 +16,6 @@ __all__ = [
     "StepStatus",
 ]
 
-FAILURE_CATEGORIES = (
-    "tool_selection_failure",
-    "context_loss",
-    "policy_boundary_violation",
-    "reasoning_failure",
-)
-"""Actionable categories; ``none`` is a valid abstention and is not actionable."""
-
-
 class StepStatus(StrEnum):
     """What happened to one step."""
 
