@@ -147,3 +147,20 @@ def test_strict_error_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         load_trajectories([tmp_path])
     assert "\n" not in str(info.value) and "bad.json" in str(info.value)
+
+
+def test_duplicate_key_masked_by_unicode_escaped_quote(tmp_path: Path) -> None:
+    raw = b'{"agent": {"name": "a\\u0022", "version": "1"}, "steps": [], "steps": []}'
+    write(tmp_path / "bad.json", raw)
+    assert _problem(tmp_path)[0] == "duplicate_key"
+
+
+def test_duplicate_key_in_pretty_printed_json(tmp_path: Path) -> None:
+    write(tmp_path / "bad.json", b'{\n  "agent" : {"name": "a", "version": "1"},\n  "agent" : {"name": "b"}\n}')
+    assert _problem(tmp_path)[0] == "duplicate_key"
+
+
+def test_escaped_quotes_and_colons_in_strings_are_not_duplicates(tmp_path: Path) -> None:
+    doc = trajectory(extra={"json": '{"a": 1, "a": 2}', "q": 'say "hi": now', "u": "\u0022"})
+    write(tmp_path / "ok.json", doc)
+    assert load_trajectories([tmp_path]).roots[0].trajectory is not None

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
 
 __all__ = ["JsonProblem", "decode_strict"]
-
-# An unescaped quote followed by optional whitespace and a colon ends an object key. Keys that
-# end in an escaped backslash are missed, which can only make the count smaller; a mismatch
-# then falls back to the exact (slower) check, so the fast path never hides a duplicate.
-_KEY_END = re.compile(rb'(?<!\\)"[ \t\r\n]*:')
 
 
 class JsonProblem(ValueError):
@@ -31,24 +25,20 @@ def decode_strict(data: bytes) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise _syntax_problem(data, exc) from None
-    if _keys_in_value(value) != _keys_in_text(data):
+    if _may_hold_duplicates(data, value):
         _check_duplicates(data)
     return value
 
 
-def _keys_in_text(data: bytes) -> int:
-    """Count object keys in JSON text: each key ends with an unescaped quote, optional space, colon."""
-    if b'\\":' not in data and not any(gap in data for gap in (b'" :', b'"\t:', b'"\n:', b'"\r:')):
-        return data.count(b'":')  # exact: a quote inside a string is always escaped
-    return len(_KEY_END.findall(data))
+def _may_hold_duplicates(data: bytes, value: Any) -> bool:
+    """Cheap, exact screen for duplicate keys: compare quote counts of the text and of its re-encoding.
 
-
-def _keys_in_value(value: Any) -> int:
-    """Count object keys in decoded JSON (compact re-encoding is exact when no string holds a quote-colon)."""
-    compact = orjson.dumps(value)
-    if b'\\":' not in compact:
-        return compact.count(b'":')
-    return _count_keys(value)
+    Every string (key or value) spends two quotes plus one per escaped quote inside it, in the input as
+    in orjson's compact re-encoding; keeping only the last of duplicate keys drops at least one key, so
+    the re-encoding has fewer quotes. A quote written as a unicode escape is the one thing that changes
+    the count without a duplicate, so such input takes the exact path.
+    """
+    return b"\\u0022" in data or data.count(b'"') != orjson.dumps(value).count(b'"')
 
 
 def _syntax_problem(data: bytes, exc: orjson.JSONDecodeError) -> JsonProblem:
@@ -63,19 +53,6 @@ def _syntax_problem(data: bytes, exc: orjson.JSONDecodeError) -> JsonProblem:
     if data[exc.pos : exc.pos + 3] in (b"NaN", b"Inf") or data[exc.pos : exc.pos + 4] == b"-Inf":
         reason = "NaN and Infinity are not JSON"
     return JsonProblem("invalid_json", reason, where)
-
-
-def _count_keys(value: Any) -> int:
-    count = 0
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            count += len(item)
-            stack.extend(v for v in item.values() if isinstance(v, dict | list))
-        elif isinstance(item, list):
-            stack.extend(v for v in item if isinstance(v, dict | list))
-    return count
 
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
