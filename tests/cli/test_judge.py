@@ -153,3 +153,28 @@ def test_mlflow_flag_logs_the_run(server: ScriptedJudgeServer, tmp_path: Path) -
     assert run.data.metrics["atif_overall_score"] == pytest.approx(0.9)
     names = {a.path for a in client.list_artifacts(run.info.run_id, "atif")}
     assert {"atif/evaluation_results.json", "atif/steps.parquet", "atif/report.html"} <= names
+
+
+def test_api_key_never_reaches_outputs_logs_or_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    from tracegrade.judge.testing import ScriptedReply
+
+    secret = "sk-test-SECRET-4f9a1c"
+    monkeypatch.setenv("TG_TEST_KEY", secret)
+    write(tmp_path / "in/a.json", trajectory("SCORE:0.2", "SCORE:0.9"))
+    write(tmp_path / "in/b.json", trajectory("SCORE:0.1"))
+    write(tmp_path / "in/c.json", trajectory("SCORE:0.3"))
+    with ScriptedJudgeServer(marker_rule) as server:
+        server.queue(ScriptedReply.error(401), ScriptedReply.error(500))
+        code = run_app(app, ["judge", str(tmp_path / "in"), "--judge-url", server.base_url, "--judge-model", "m",
+                             "--judge-api-key-env", "TG_TEST_KEY", "-o", str(tmp_path / "run"),
+                             "--cache", str(tmp_path / "cache.sqlite3"), "--judge-max-attempts", "1",
+                             "--partial-result-policy", "skip_failed_trajectory", "--scoring-mode", "benchmark",
+                             "--benchmark-name", "terminal-bench"])
+        headers = [r.headers.get("authorization") for r in server.requests]
+    assert code == 0 and f"Bearer {secret}" in headers  # the key was used...
+    captured = capsys.readouterr()
+    texts = [captured.out, captured.err, caplog.text]
+    texts += [p.read_bytes().decode("latin-1") for p in tmp_path.rglob("*") if p.is_file() and "in" not in p.parts]
+    assert all(secret not in text for text in texts)  # ...and written nowhere
