@@ -10,6 +10,7 @@ from pathlib import Path
 
 from opentelemetry.metrics import MeterProvider
 
+from tracegrade.errors import ConfigError
 from tracegrade.judge import Judge, JudgeCache, JudgeSettings, JudgeTelemetry, LocalJudge, ResponseFormat
 from tracegrade.reports import write_artifacts
 from tracegrade.rubrics import CriteriaParams
@@ -32,8 +33,6 @@ class JudgeTarget:
 def judge_settings(target: JudgeTarget, options: ScoringOptions) -> JudgeSettings:
     """Judge settings for an endpoint target, with the job's sampling, retry and budget options."""
     if target.url is None or target.model is None:
-        from tracegrade.errors import ConfigError
-
         raise ConfigError("judge: give --judge-url and --judge-model, or --judge local")
     return JudgeSettings(
         base_url=target.url,
