@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 
 from tracegrade.judge import Judge, JudgeSettings
-from tracegrade.scoring import parse_parameters, score_paths
+from tracegrade.atif import parse_parameters, score_paths
 
 RUBRIC = {"scoring_mode": "benchmark", "benchmark_name": "terminal-bench"}
 

@@ -9,6 +9,7 @@ secrets or raw judge output) and the process exit code the CLI uses for it::
     ├── ConfigError                 exit 2  a parameter or option is invalid
     ├── MissingDependencyError      exit 3  an optional extra is not installed
     ├── JudgeError                  exit 4  the judge could not be used (transport, protocol, budget)
+    ├── OutputError                 exit 4  the output location cannot be written
     └── ThresholdNotMetError        exit 1  evaluation ran but failed its threshold
 
 ``Interrupted`` (exit 130) is raised by the CLI when the user presses Ctrl-C.
@@ -25,6 +26,7 @@ __all__ = [
     "JudgeError",
     "LimitExceededError",
     "MissingDependencyError",
+    "OutputError",
     "ThresholdNotMetError",
     "TracegradeError",
 ]
@@ -88,6 +90,13 @@ class JudgeError(TracegradeError):
 
     exit_code = ExitCode.OPERATIONAL
     default_code = "judge_error"
+
+
+class OutputError(TracegradeError):
+    """The output location cannot be written (not a folder, not writable, full disk)."""
+
+    exit_code = ExitCode.OPERATIONAL
+    default_code = "output_unusable"
 
 
 class ThresholdNotMetError(TracegradeError):

@@ -10,7 +10,7 @@ import pytest
 from evalhub.models.atif import Trajectory
 
 from tracegrade.atif import LogicalStep, NodeStatus, TrajectoryNode
-from tracegrade.rubrics import Criterion, Rubric
+from tracegrade.rubric import Criterion, Rubric
 
 NodeFactory = Callable[..., TrajectoryNode]
 

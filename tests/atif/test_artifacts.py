@@ -9,12 +9,12 @@ import orjson
 import pandas as pd
 import pytest
 
-from tests.scoring.conftest import CUSTOM, trajectory, write
+from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.reports import read_results, write_artifacts
-from tracegrade.reports._schemas import json_schemas
-from tracegrade.scoring import EvaluationResults, parse_parameters, score_paths
+from tracegrade.atif import read_results, write_artifacts
+from tracegrade.atif._schemas import json_schemas
+from tracegrade.atif import EvaluationResults, parse_parameters, score_paths
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "schemas"
 

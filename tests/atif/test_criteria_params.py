@@ -1,7 +1,8 @@
 import pytest
 
 from tracegrade.errors import ConfigError
-from tracegrade.rubrics import CriteriaParams, ScoringMode, validate_criteria_params
+from tracegrade.atif import CriteriaParams, validate_criteria_params
+from tracegrade.rubric import ScoringMode
 
 
 def test_defaults_to_auto_and_ignores_other_parameters():

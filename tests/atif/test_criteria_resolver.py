@@ -4,17 +4,8 @@ import pytest
 
 from tracegrade.atif import NodeStatus, TrajectoryNode
 from tracegrade.errors import JudgeError
-from tracegrade.rubrics import (
-    CriteriaFailure,
-    CriteriaFailureCode,
-    CriteriaResolver,
-    ResolvedCriteria,
-    Rubric,
-    ScoringMode,
-    build_resolver,
-    task_hash,
-    validate_criteria_params,
-)
+from tracegrade.atif import CriteriaFailure, CriteriaFailureCode, CriteriaResolver, ResolvedCriteria, build_resolver, task_hash, validate_criteria_params
+from tracegrade.rubric import Rubric, ScoringMode
 
 
 def user(text):

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from tracegrade.errors import ConfigError, InputError
-from tracegrade.rubrics import Aggregation, ScoringMode, build_resolver
+from tracegrade.atif import build_resolver
+from tracegrade.rubric import Aggregation, ScoringMode
 
 
 def criterion(name="correctness", description="Addresses the task", weight=1):

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from tests.scoring.conftest import CUSTOM, trajectory, write
+from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.judge import Judge, JudgeCache, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.scoring import EvaluationResults, NodeStatusCode, ScoringEngine, parse_parameters, score_paths
+from tracegrade.atif import EvaluationResults, NodeStatusCode, ScoringEngine, parse_parameters, score_paths
 
 
 def run(
@@ -152,7 +152,7 @@ def test_copied_context_is_kept_but_not_scored(judge_server: ScriptedJudgeServer
 def test_all_steps_share_one_pool_across_trajectories(tmp_path: Path) -> None:
     for i in range(4):
         write(tmp_path / f"t{i}.json", trajectory(*["SCORE:0.9"] * 10))
-    from tests.scoring.conftest import marker_rule
+    from tests.atif.scripted import marker_rule
 
     with ScriptedJudgeServer(marker_rule, latency=0.05) as server:
         start = time.perf_counter()
@@ -165,7 +165,7 @@ def test_all_steps_share_one_pool_across_trajectories(tmp_path: Path) -> None:
 
 def test_interrupt_keeps_finished_steps_and_rerun_resumes_from_cache(tmp_path: Path) -> None:
     write(tmp_path / "a.json", trajectory(*["SCORE:0.9"] * 20))
-    from tests.scoring.conftest import marker_rule
+    from tests.atif.scripted import marker_rule
 
     cache = tmp_path / "cache.sqlite3"
     with ScriptedJudgeServer(marker_rule, latency=0.05) as server:

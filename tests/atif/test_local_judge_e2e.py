@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tracegrade.runner import JudgeTarget, run_atif_job
-from tracegrade.scoring import EvaluationResults, NodeStatusCode, StepStatus, parse_parameters
+from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.atif import EvaluationResults, NodeStatusCode, StepStatus, parse_parameters
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_judge]
 

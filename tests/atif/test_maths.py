@@ -2,14 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from tracegrade.scoring._maths import (
+from tracegrade.atif._maths import (
     NodeDraft,
     SubagentAggregation,
     categorization_rate,
     collection_score,
     rollup,
 )
-from tracegrade.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepResult, StepStatus
+from tracegrade.atif._scores import CategorizationStatus, NodeResult, NodeStatusCode, StepResult, StepStatus
 
 S = NodeStatusCode
 

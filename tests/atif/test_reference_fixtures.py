@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tracegrade.rubrics import CriteriaFailure, ResolvedCriteria, build_resolver
+from tracegrade.atif import CriteriaFailure, ResolvedCriteria, build_resolver
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 FIXTURES = SHARED / "corpus" / "atif" / "evalhub-contrib" / "tests" / "fixtures"

@@ -5,14 +5,7 @@ from pathlib import Path
 import pytest
 
 from tracegrade.errors import ConfigError, InputError
-from tracegrade.rubrics import (
-    REFERENCE_REGISTRY_MAX_BYTES,
-    CriteriaFailure,
-    CriteriaFailureCode,
-    ResolvedCriteria,
-    build_resolver,
-    load_reference_rubric,
-)
+from tracegrade.atif import REFERENCE_REGISTRY_MAX_BYTES, CriteriaFailure, CriteriaFailureCode, ResolvedCriteria, build_resolver, load_reference_rubric
 
 CRITERIA = [{"name": "correctness", "description": "Matches the reference", "weight": 1}]
 

@@ -1,4 +1,4 @@
-from tracegrade.rubrics import normalize_task, resolve_task, task_hash
+from tracegrade.atif import normalize_task, resolve_task, task_hash
 
 IMAGE = {"type": "image", "source": {"media_type": "image/png", "path": "shot.png"}}
 

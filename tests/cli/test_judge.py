@@ -6,8 +6,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.scoring.conftest import marker_rule, trajectory, write
+from tests.atif.scripted import marker_rule, trajectory, write
 from tracegrade.cli._app import app, run_app
+from tracegrade.runs import read_manifest
 from tracegrade.judge.testing import ScriptedJudgeServer
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "atif"
@@ -38,7 +39,8 @@ def judge(server: ScriptedJudgeServer, tmp_path: Path, *args: str) -> int:
 def test_judge_examples_writes_run_folder_and_resumes_from_cache(server: ScriptedJudgeServer, tmp_path: Path) -> None:
     assert judge(server, tmp_path, str(EXAMPLES)) == 0
     names = sorted(p.name for p in (tmp_path / "run").iterdir())
-    assert names == ["evaluation_results.json", "report.html", "steps.parquet", "summary.json"]
+    assert names == ["evaluation_results.json", "manifest.json", "report.html", "steps.parquet", "summary.json"]
+    assert read_manifest(tmp_path / "run")["status"] == "completed"
     summary = orjson.loads((tmp_path / "run/summary.json").read_bytes())
     assert summary["job_status"] == "completed" and summary["atif_trajectory_count"] == 4
     calls = server.count

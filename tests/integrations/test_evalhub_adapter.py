@@ -8,7 +8,7 @@ from evalhub.adapter import JobResults
 from tests.integrations.conftest import JOB_ID, AdapterFactory
 from tests.integrations.servers import _Recorder, events, free_port
 from tracegrade.errors import TracegradeError
-from tracegrade.judge import PROMPT_VERSION
+from tracegrade.atif import PROMPT_VERSION
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 
 PHASES = ["initializing", "loading_data", "running_evaluation", "post_processing"]

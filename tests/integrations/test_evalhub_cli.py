@@ -15,8 +15,8 @@ from tests.integrations.conftest import AdapterFactory
 from tests.integrations.servers import _Recorder, events, stop
 from tracegrade.cli._app import app, run_app
 from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.rubrics import CRITERIA_PARAMETERS
-from tracegrade.scoring import ScoringOptions
+from tracegrade.atif import CriteriaInputs
+from tracegrade.atif import ScoringOptions
 
 
 def test_provider_yaml_points_at_this_installation(capsys: pytest.CaptureFixture[str]) -> None:
@@ -33,7 +33,7 @@ def test_provider_yaml_points_at_this_installation(capsys: pytest.CaptureFixture
     assert benchmark["id"] == "atif_trajectory_default" and benchmark["pass_criteria"] == {"threshold": 0.5}
     assert benchmark["primary_score"] == {"metric": "atif_overall_score", "lower_is_better": False}
     declared = {p["name"] for p in provider["parameters"]}
-    assert declared == set(ScoringOptions.model_fields) | set(CRITERIA_PARAMETERS)
+    assert declared == set(ScoringOptions.model_fields) | set(CriteriaInputs.model_fields)
 
 
 def test_provider_yaml_to_a_file_with_an_image(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ import yaml
 
 from tests.integrations.servers import free_port, stop, wait_http
 from tracegrade.integrations.evalhub import BENCHMARK_ID, provider_config
-from tracegrade.judge import PROMPT_VERSION
+from tracegrade.atif import PROMPT_VERSION
 from tracegrade.judge.testing import ScriptedJudgeServer
 
 pytestmark = pytest.mark.slow

@@ -14,10 +14,11 @@ from tracegrade.atif import InputAccount, InputStatus
 from tracegrade.cli._app import app, run_app
 from tracegrade.errors import ConfigError
 from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.reports import write_artifacts
-from tracegrade.runner import JudgeTarget, run_atif_job
-from tracegrade.scoring import EvaluationResults, Shard, merge_results, parse_parameters, summarize
-from tracegrade.scoring._maths import SubagentAggregation
+from tracegrade.atif import write_artifacts
+from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.atif import EvaluationResults, merge_results, parse_parameters, summarize
+from tracegrade.runs import Shard
+from tracegrade.atif._maths import SubagentAggregation
 
 HARBOR = SHARED / "corpus" / "atif" / "harbor" / "trials"
 IGNORED = {"judge"}  # summed over shards: they do not share criteria derivations, so they may ask more

@@ -7,10 +7,10 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from tracegrade.integrations.mlflow import MAX_PARAM_CHARS, default_tracking_uri, log_run, param_value, run_metrics
-from tracegrade.judge import PROMPT_VERSION
+from tracegrade.atif import PROMPT_VERSION
 from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.runner import JudgeTarget, run_atif_job
-from tracegrade.scoring import EvaluationResults, parse_parameters
+from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.atif import EvaluationResults, parse_parameters
 
 ARTIFACTS = ["atif/evaluation_results.json", "atif/report.html", "atif/steps.parquet", "atif/summary.json"]
 

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
-from tracegrade.judge import Evidence, JudgeSettings, build_evidence
+from tracegrade.atif import Evidence, build_evidence
+from tracegrade.judge import JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.rubrics import Criterion, Rubric
+from tracegrade.rubric import Criterion, Rubric
 
 
 @pytest.fixture

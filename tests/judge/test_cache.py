@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import dataclasses
+
 import multiprocessing
 import sqlite3
 from dataclasses import replace
@@ -8,18 +10,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tracegrade.judge import (
-    Evidence,
-    Judge,
-    JudgeCache,
-    JudgeSettings,
-    cache_key,
-    default_cache_path,
-    score_request,
-    score_step,
-)
+from tracegrade.atif import Evidence, score_request, score_step
+from tracegrade.judge import Judge, JudgeCache, JudgeSettings, cache_key, default_cache_path
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
-from tracegrade.rubrics import Criterion, Rubric
+from tracegrade.rubric import Criterion, Rubric
 
 
 async def run(settings: JudgeSettings, cache: JudgeCache, rubric: Rubric, evidence: Evidence) -> Judge:
@@ -67,8 +61,8 @@ def test_key_covers_the_prompt_version(monkeypatch: pytest.MonkeyPatch, settings
     request = score_request(rubric, evidence)
     before = cache_key(settings.provenance(), request)
     assert cache_key(settings.provenance(), request) == before
-    monkeypatch.setattr("tracegrade.judge._cache.PROMPT_VERSION", "atif-context-v3")
-    assert cache_key(settings.provenance(), request) != before
+    newer = dataclasses.replace(request, prompt_version="atif-context-v3")
+    assert cache_key(settings.provenance(), newer) != before
 
 
 async def test_only_the_validated_answer_is_stored(server: ScriptedJudgeServer, settings: JudgeSettings,

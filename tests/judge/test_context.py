@@ -17,8 +17,8 @@ from evalhub.models.atif import (
 )
 
 from tracegrade.errors import ConfigError, JudgeError
-from tracegrade.judge import build_evidence, project_step, score_request
-from tracegrade.rubrics import Rubric
+from tracegrade.atif import build_evidence, project_step, score_request
+from tracegrade.rubric import Rubric
 
 from .conftest import agent_step
 

@@ -10,9 +10,10 @@ import pytest
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
 from tracegrade.errors import JudgeError, MissingDependencyError
-from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, LocalJudge, _local, build_evidence, score_step
+from tracegrade.atif import build_evidence, score_step
+from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, LocalJudge, _local
 from tracegrade.judge._judge import PROTOCOL_ERROR_CODES
-from tracegrade.rubrics import Criterion, Rubric
+from tracegrade.rubric import Criterion, Rubric
 
 
 def fake_server(monkeypatch: pytest.MonkeyPatch, script: str) -> list[subprocess.Popen[bytes]]:

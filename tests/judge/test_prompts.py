@@ -2,16 +2,8 @@ from __future__ import annotations
 
 import json
 
-from tracegrade.judge import (
-    PROMPT_VERSION,
-    SYSTEM_INSTRUCTION,
-    build_evidence,
-    categorize_request,
-    derive_request,
-    score_request,
-    template_hash,
-)
-from tracegrade.rubrics import Rubric
+from tracegrade.atif import PROMPT_VERSION, SYSTEM_INSTRUCTION, build_evidence, categorize_request, derive_request, score_request, template_hash
+from tracegrade.rubric import Rubric
 
 from .conftest import agent_step
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracegrade.errors import JudgeError
-from tracegrade.judge import MAX_RATIONALE_CHARS, parse_categorization, parse_criteria, parse_scores
+from tracegrade.atif import MAX_RATIONALE_CHARS, parse_categorization, parse_criteria, parse_scores
 
 NAMES = frozenset({"a", "b"})
 

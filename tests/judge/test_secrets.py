@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from tracegrade.errors import JudgeError
-from tracegrade.judge import Evidence, Judge, JudgeCache, JudgeSettings, score_step
+from tracegrade.atif import Evidence, score_step
+from tracegrade.judge import Judge, JudgeCache, JudgeSettings
 from tracegrade.judge._settings import resolve_endpoint
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
-from tracegrade.rubrics import Rubric
+from tracegrade.rubric import Rubric
 
 SECRET = "sk-test-SECRET-123"
 

@@ -55,11 +55,11 @@ def test_response_format_accepts_strings() -> None:
     assert JudgeSettings(base_url="http://h", model="m", response_format="none").response_format is ResponseFormat.NONE  # type: ignore[arg-type]
 
 
-def test_provenance_records_judge_settings_and_prompt_version() -> None:
+def test_provenance_records_judge_settings_without_the_endpoint_or_key() -> None:
     s = JudgeSettings(base_url="http://user:pw@h", model="m", seed=7, api_key_env="MY_KEY")
     prov = s.provenance()
     assert prov == {"model": "m", "temperature": 0.0, "max_tokens": 1024, "seed": 7, "response_format": "auto",
-                    "system_role": True, "prompt_version": "atif-context-v2"}
+                    "system_role": True}
 
 
 def test_api_key_comes_from_the_named_variable() -> None:

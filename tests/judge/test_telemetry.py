@@ -8,9 +8,10 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
 from tracegrade.errors import JudgeError
-from tracegrade.judge import Evidence, Judge, JudgeSettings, JudgeTelemetry, configure_meter_provider, score_step
+from tracegrade.atif import Evidence, score_step
+from tracegrade.judge import Judge, JudgeSettings, JudgeTelemetry, configure_meter_provider
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
-from tracegrade.rubrics import Rubric
+from tracegrade.rubric import Rubric
 
 BASE = {"evalhub.job_id": "job-7", "atif.scoring_mode": "custom"}
 
@@ -45,7 +46,7 @@ async def scenario(server: ScriptedJudgeServer, settings: JudgeSettings, rubric:
 async def test_every_instrument_with_its_attributes(server: ScriptedJudgeServer, settings: JudgeSettings,
                                                     rubric: Rubric, evidence: Evidence) -> None:
     reader = InMemoryMetricReader()
-    telemetry = JudgeTelemetry(MeterProvider(metric_readers=[reader]), job_id="job-7", scoring_mode="custom")
+    telemetry = JudgeTelemetry(MeterProvider(metric_readers=[reader]), prefix="atif", job_id="job-7", scoring_mode="custom")
     await scenario(server, settings, rubric, evidence, telemetry)
     got = points(reader)
 
@@ -69,7 +70,7 @@ async def test_protocol_errors_are_not_http_errors(server: ScriptedJudgeServer, 
                                                    rubric: Rubric, evidence: Evidence) -> None:
     reader = InMemoryMetricReader()
     server.queue(ScriptedReply.huge())
-    async with Judge(settings, telemetry=JudgeTelemetry(MeterProvider(metric_readers=[reader]))) as judge:
+    async with Judge(settings, telemetry=JudgeTelemetry(MeterProvider(metric_readers=[reader]), prefix="atif")) as judge:
         with pytest.raises(JudgeError):
             await score_step(judge, rubric, evidence)
     got = points(reader)
@@ -89,7 +90,7 @@ def test_with_an_endpoint_metrics_reach_the_collector_over_otlp_http() -> None:
     with ScriptedJudgeServer(lambda _: ScriptedReply(body=b"")) as collector:
         provider = configure_meter_provider(environ={"OTEL_EXPORTER_OTLP_ENDPOINT": collector.base_url},
                                             export_interval_ms=60_000)
-        JudgeTelemetry(provider, job_id="j", scoring_mode="auto").call(12.5, status=200, error=None)
+        JudgeTelemetry(provider, prefix="atif", job_id="j", scoring_mode="auto").call(12.5, status=200, error=None)
         provider.shutdown()
         (request,) = collector.requests
     assert request.path == "/v1/metrics"

@@ -1,6 +1,6 @@
 import pytest
 
-from tracegrade.rubrics import Aggregation, Criterion, Rubric, ScoringMode, aggregate
+from tracegrade.rubric import Aggregation, Criterion, Rubric, ScoringMode, aggregate
 
 
 def rubric(aggregation: Aggregation) -> Rubric:

@@ -1,7 +1,7 @@
 import pytest
 
-from tracegrade.rubrics import parse_rubric_text
-from tracegrade.rubrics._yaml import MAX_NESTING, TextParseError
+from tracegrade.rubric import parse_rubric_text
+from tracegrade.rubric._yaml import MAX_NESTING, TextParseError
 
 
 def test_plain_yaml_rubric_parses():

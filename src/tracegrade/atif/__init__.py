@@ -1,9 +1,51 @@
-"""Read ATIF trajectories (v1.0-v1.8) into trajectory trees."""
+"""Front door 1: the ATIF trajectory judge.
 
+Reading (v1.0-v1.8 trajectory trees, continuations, safe file references), criteria sources (auto,
+benchmark, reference, custom), evidence and prompts, the scoring engine, tree maths, results, merge
+and the run-folder report::
+
+    loaded = load_trajectories(["runs/"], LoadOptions())
+    results = await score_loaded(loaded, options, criteria, judge, job_id="tg-1")
+"""
+
+from tracegrade.atif._artifacts import ARTIFACT_NAMES, open_run_folder, read_results, step_rows, write_artifacts
+from tracegrade.atif._assemble import node_results, summarize
+from tracegrade.atif._benchmark_rubrics import (
+    BENCHMARK_REGISTRY,
+    BENCHMARK_REGISTRY_VERSION,
+    BENCHMARK_RUBRIC_NOTE,
+    benchmark_rubric,
+    canonical_benchmark_name,
+)
 from tracegrade.atif._checks import check_trajectory
+from tracegrade.atif._criteria import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
+from tracegrade.atif._criteria_params import DEFAULT_REFERENCE_RUBRIC, CriteriaParams, validate_criteria_params
 from tracegrade.atif._document import validate_document
+from tracegrade.atif._engine import NodeState, RunProgress, ScoringEngine
+from tracegrade.atif._evidence import Evidence, build_evidence, project_step
+from tracegrade.atif._job import JudgeTarget, judge_settings, open_judge, run_atif_job
 from tracegrade.atif._load import load_trajectories
+from tracegrade.atif._maths import (
+    NodeDraft,
+    NodeRollup,
+    SubagentAggregation,
+    categorization_rate,
+    collection_score,
+    rollup,
+)
+from tracegrade.atif._merge import merge_results
 from tracegrade.atif._options import LoadOptions
+from tracegrade.atif._params import CriteriaInputs, PartialResultPolicy, ScoringOptions, parse_parameters
+from tracegrade.atif._prompts import (
+    CATEGORIES,
+    PROMPT_VERSION,
+    SYSTEM_INSTRUCTION,
+    categorize_request,
+    derive_request,
+    score_request,
+    template_hash,
+)
+from tracegrade.atif._questions import StepJudgement, categorize_step, derive_criteria, score_step
 from tracegrade.atif._records import (
     FileReport,
     InputAccount,
@@ -14,18 +56,125 @@ from tracegrade.atif._records import (
     TrajectoryNode,
     iter_nodes,
 )
+from tracegrade.atif._reference import (
+    DEFAULT_REFERENCE_ID,
+    REFERENCE_REGISTRY_MAX_BYTES,
+    ReferenceChoice,
+    ReferenceRubric,
+    load_reference_rubric,
+)
+from tracegrade.atif._replies import (
+    MAX_RATIONALE_CHARS,
+    Categorization,
+    DerivedCriteria,
+    ScoreReply,
+    parse_categorization,
+    parse_criteria,
+    parse_scores,
+)
+from tracegrade.atif._report import render_report
+from tracegrade.atif._resolver import CriteriaResolver, DeriveCriteria, build_resolver
+from tracegrade.atif._results import RESULTS_FORMAT, EvaluationResults, InputRecord
+from tracegrade.atif._run import run_parameters, score_loaded, score_paths
+from tracegrade.atif._scores import (
+    CategorizationStatus,
+    NodeResult,
+    NodeStatusCode,
+    RunSummary,
+    StepResult,
+    StepStatus,
+)
+from tracegrade.atif._task import normalize_task, resolve_task, task_hash
 
 __all__ = [
+    "ARTIFACT_NAMES",
+    "BENCHMARK_REGISTRY",
+    "BENCHMARK_REGISTRY_VERSION",
+    "BENCHMARK_RUBRIC_NOTE",
+    "CATEGORIES",
+    "DEFAULT_REFERENCE_ID",
+    "DEFAULT_REFERENCE_RUBRIC",
+    "MAX_RATIONALE_CHARS",
+    "PROMPT_VERSION",
+    "REFERENCE_REGISTRY_MAX_BYTES",
+    "RESULTS_FORMAT",
+    "SYSTEM_INSTRUCTION",
+    "Categorization",
+    "CategorizationStatus",
+    "CriteriaFailure",
+    "CriteriaFailureCode",
+    "CriteriaInputs",
+    "CriteriaParams",
+    "CriteriaResolver",
+    "DeriveCriteria",
+    "DerivedCriteria",
+    "EvaluationResults",
+    "Evidence",
     "FileReport",
     "InputAccount",
+    "InputRecord",
     "InputStatus",
+    "JudgeTarget",
     "LoadOptions",
     "LoadResult",
     "LogicalStep",
+    "NodeDraft",
+    "NodeResult",
+    "NodeRollup",
+    "NodeState",
     "NodeStatus",
+    "NodeStatusCode",
+    "PartialResultPolicy",
+    "ReferenceChoice",
+    "ReferenceRubric",
+    "ResolvedCriteria",
+    "RunProgress",
+    "RunSummary",
+    "ScoreReply",
+    "ScoringEngine",
+    "ScoringOptions",
+    "StepJudgement",
+    "StepResult",
+    "StepStatus",
+    "SubagentAggregation",
     "TrajectoryNode",
+    "benchmark_rubric",
+    "build_evidence",
+    "build_resolver",
+    "canonical_benchmark_name",
+    "categorization_rate",
+    "categorize_request",
+    "categorize_step",
     "check_trajectory",
+    "collection_score",
+    "derive_criteria",
+    "derive_request",
     "iter_nodes",
+    "judge_settings",
+    "load_reference_rubric",
     "load_trajectories",
-    "validate_document",
+    "merge_results",
+    "node_results",
+    "normalize_task",
+    "open_judge",
+    "open_run_folder",
+    "parse_categorization",
+    "parse_criteria",
+    "parse_parameters",
+    "parse_scores",
+    "project_step",
+    "render_report",
+    "resolve_task",
+    "rollup",
+    "run_atif_job",
+    "run_parameters",
+    "score_loaded",
+    "score_paths",
+    "score_request",
+    "score_step",
+    "step_rows",
+    "summarize",
+    "task_hash",
+    "template_hash",
+    "validate_criteria_params",
 ]

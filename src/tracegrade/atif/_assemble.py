@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from tracegrade.atif import InputAccount, InputStatus, NodeStatus
-from tracegrade.rubrics import CriteriaFailure, ResolvedCriteria
-from tracegrade.scoring._engine import NodeState
-from tracegrade.scoring._maths import (
+from tracegrade.atif._criteria import CriteriaFailure, ResolvedCriteria
+from tracegrade.atif._engine import NodeState
+from tracegrade.atif._maths import (
     NodeDraft,
     NodeRollup,
     SubagentAggregation,
@@ -16,7 +15,9 @@ from tracegrade.scoring._maths import (
     collection_score,
     rollup,
 )
-from tracegrade.scoring._records import NodeResult, NodeStatusCode, RunSummary, StepResult, StepStatus
+from tracegrade.atif._records import InputAccount, InputStatus, NodeStatus
+from tracegrade.atif._scores import NodeResult, NodeStatusCode, RunSummary, StepResult, StepStatus
+from tracegrade.runs._status import JobStatus
 
 __all__ = ["node_results", "summarize"]
 
@@ -106,20 +107,20 @@ def summarize(
     inputs: Sequence[InputAccount],
     mode: SubagentAggregation,
     *,
-    job_status: str,
+    job_status: JobStatus,
     failure_reason: str | None,
     judge_counts: Mapping[str, int],
 ) -> RunSummary:
     """The headline metrics and counts of a run (pure: a merge of shards calls it too)."""
     score, count = collection_score(nodes, mode)
     roots = [n for n in nodes if n.depth == 0]
-    if job_status == "completed" and roots and all(n.status is NodeStatusCode.FAILED for n in roots):
-        job_status, failure_reason = "failed", "every root trajectory failed"
-    if job_status == "completed" and not roots:
-        job_status, failure_reason = "failed", "no trajectories to score"
+    if job_status is JobStatus.COMPLETED and roots and all(n.status is NodeStatusCode.FAILED for n in roots):
+        job_status, failure_reason = JobStatus.FAILED, "every root trajectory failed"
+    if job_status is JobStatus.COMPLETED and not roots:
+        job_status, failure_reason = JobStatus.FAILED, "no trajectories to score"
     invalid_inputs = sum(1 for a in inputs if a.status is InputStatus.INVALID)
     complete = (
-        job_status == "completed"
+        job_status is JobStatus.COMPLETED
         and invalid_inputs == 0
         and all(n.status is NodeStatusCode.SCORED and n.complete for n in nodes)
     )

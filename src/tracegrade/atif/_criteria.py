@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from tracegrade.rubrics._benchmarks import BENCHMARK_RUBRIC_NOTE
-from tracegrade.rubrics._models import Rubric, ScoringMode
+from tracegrade.atif._benchmark_rubrics import BENCHMARK_RUBRIC_NOTE
+from tracegrade.rubric._models import Rubric, ScoringMode
 
 __all__ = ["CriteriaFailure", "CriteriaFailureCode", "ResolvedCriteria"]
 

@@ -12,25 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tracegrade.atif._benchmark_rubrics import BENCHMARK_REGISTRY, canonical_benchmark_name
+from tracegrade.atif._reference import ReferenceRubric, load_reference_rubric
 from tracegrade.errors import ConfigError
-from tracegrade.rubrics._benchmarks import BENCHMARK_REGISTRY, canonical_benchmark_name
-from tracegrade.rubrics._custom import custom_sources_given, load_custom_rubric
-from tracegrade.rubrics._models import Rubric, ScoringMode
-from tracegrade.rubrics._reference import ReferenceRubric, load_reference_rubric
-from tracegrade.rubrics._shape import MAX_NAME_CHARS, text_field
+from tracegrade.rubric._custom import custom_sources_given, load_custom_rubric
+from tracegrade.rubric._models import Rubric, ScoringMode
+from tracegrade.rubric._shape import MAX_NAME_CHARS, text_field
 
-__all__ = ["CRITERIA_PARAMETERS", "DEFAULT_REFERENCE_RUBRIC", "CriteriaParams", "validate_criteria_params"]
-
-CRITERIA_PARAMETERS = (
-    "scoring_mode",
-    "benchmark_name",
-    "reference_registry_path",
-    "reference_rubric",
-    "provider_params",
-    "custom_rubric",
-    "custom_rubric_path",
-)
-"""Job parameters read by :func:`validate_criteria_params`; all others are left to other parts."""
+__all__ = ["DEFAULT_REFERENCE_RUBRIC", "CriteriaParams", "validate_criteria_params"]
 
 DEFAULT_REFERENCE_RUBRIC = "default"
 
@@ -56,7 +45,7 @@ class CriteriaParams:
 def validate_criteria_params(params: Mapping[str, Any]) -> CriteriaParams:
     """Check the criteria parameters and load every rubric source they name.
 
-    Keys other than :data:`CRITERIA_PARAMETERS` are ignored. A value of None counts as
+    Keys other than the fields of ``CriteriaInputs`` are ignored. A value of None counts as
     absent. A parameter that belongs to another scoring mode is refused, so that a rubric
     given without ``scoring_mode: custom`` is not silently ignored.
 

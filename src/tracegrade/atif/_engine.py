@@ -14,19 +14,15 @@ from typing import Any
 
 from evalhub.models.atif import Step
 
-from tracegrade.atif import LogicalStep, NodeStatus, TrajectoryNode
+from tracegrade.atif._criteria import CriteriaFailure, ResolvedCriteria
+from tracegrade.atif._evidence import Evidence, build_evidence
+from tracegrade.atif._params import PartialResultPolicy, ScoringOptions
+from tracegrade.atif._questions import categorize_step, score_step
+from tracegrade.atif._records import LogicalStep, NodeStatus, TrajectoryNode
+from tracegrade.atif._resolver import CriteriaResolver
+from tracegrade.atif._scores import CategorizationStatus, StepResult, StepStatus
 from tracegrade.errors import JudgeError
-from tracegrade.judge import (
-    PROTOCOL_ERROR_CODES,
-    Evidence,
-    Judge,
-    build_evidence,
-    categorize_step,
-    score_step,
-)
-from tracegrade.rubrics import CriteriaFailure, CriteriaResolver, ResolvedCriteria
-from tracegrade.scoring._options import PartialResultPolicy, ScoringOptions
-from tracegrade.scoring._records import CategorizationStatus, StepResult, StepStatus
+from tracegrade.judge._judge import PROTOCOL_ERROR_CODES, Judge
 
 __all__ = ["NodeState", "RunProgress", "ScoringEngine"]
 

@@ -16,9 +16,10 @@ import orjson
 from evalhub.models.atif import ContentPart, ObservationResult, Step
 
 from tracegrade.errors import ConfigError, JudgeError
+from tracegrade.judge._request import context_overflow, dumps
 from tracegrade.judge._settings import MIN_CONTEXT_BYTES
 
-__all__ = ["Evidence", "build_evidence", "context_overflow", "dumps", "project_step"]
+__all__ = ["Evidence", "build_evidence", "project_step"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,17 +37,6 @@ class Evidence:
     def text(self) -> str:
         """The payload as text."""
         return self.payload.decode()
-
-
-def dumps(value: Any) -> bytes:
-    """Deterministic JSON bytes (sorted keys, no whitespace)."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-
-
-def context_overflow(what: str, size: int, limit: int) -> JudgeError:
-    """The error for evidence or a request that does not fit its byte budget."""
-    return JudgeError(f"{what} needs {size} bytes but only {limit} are available "
-                      "(raise max_context_bytes)", code="context_overflow")
 
 
 def project_step(step: Step) -> dict[str, Any]:

@@ -7,14 +7,25 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from opentelemetry.metrics import MeterProvider
-
+from tracegrade.atif._artifacts import write_artifacts
+from tracegrade.atif._criteria_params import CriteriaParams
+from tracegrade.atif._engine import RunProgress, ScoringEngine
+from tracegrade.atif._params import ScoringOptions
+from tracegrade.atif._results import EvaluationResults
+from tracegrade.atif._run import score_paths
 from tracegrade.errors import ConfigError
-from tracegrade.judge import Judge, JudgeCache, JudgeSettings, JudgeTelemetry, LocalJudge, ResponseFormat
-from tracegrade.reports import write_artifacts
-from tracegrade.rubrics import CriteriaParams
-from tracegrade.scoring import EvaluationResults, RunProgress, ScoringEngine, ScoringOptions, Shard, score_paths
+from tracegrade.judge._cache import JudgeCache
+from tracegrade.judge._judge import Judge
+from tracegrade.judge._local import LocalJudge
+from tracegrade.judge._settings import JudgeSettings, ResponseFormat
+from tracegrade.judge._telemetry import JudgeTelemetry
+from tracegrade.runs._folder import RunFolder
+from tracegrade.runs._shard import Shard
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import MeterProvider
 
 __all__ = ["JudgeTarget", "judge_settings", "open_judge", "run_atif_job"]
 
@@ -87,7 +98,7 @@ async def run_atif_job(
     target: JudgeTarget,
     *,
     job_id: str,
-    out_dir: Path | None,
+    out_dir: Path | RunFolder | None,
     cache_path: Path | None,
     meter_provider: MeterProvider | None = None,
     shard: Shard | None = None,
@@ -95,7 +106,7 @@ async def run_atif_job(
     on_engine: Callable[[ScoringEngine], None] | None = None,
 ) -> tuple[EvaluationResults, dict[str, Path]]:
     """Score ``paths`` and write the artifacts (also for failed or interrupted jobs)."""
-    telemetry = JudgeTelemetry(meter_provider, job_id=job_id, scoring_mode=criteria.scoring_mode.value)
+    telemetry = JudgeTelemetry(meter_provider, prefix="atif", job_id=job_id, scoring_mode=criteria.scoring_mode.value)
     async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
         results = await score_paths(
             paths, options, criteria, judge, job_id=job_id, shard=shard, progress=progress, on_engine=on_engine

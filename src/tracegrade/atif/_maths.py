@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from tracegrade.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode
+from tracegrade.atif._scores import CategorizationStatus, NodeResult, NodeStatusCode
 
 __all__ = [
     "NodeDraft",

@@ -15,13 +15,14 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from tracegrade.atif import InputAccount, InputStatus
+from tracegrade.atif._assemble import summarize
+from tracegrade.atif._maths import SubagentAggregation
+from tracegrade.atif._records import InputAccount, InputStatus
+from tracegrade.atif._results import EvaluationResults, InputRecord
+from tracegrade.atif._scores import NodeResult
 from tracegrade.errors import ConfigError
-from tracegrade.scoring._assemble import summarize
-from tracegrade.scoring._maths import SubagentAggregation
-from tracegrade.scoring._records import NodeResult
-from tracegrade.scoring._results import EvaluationResults, InputRecord
-from tracegrade.scoring._shard import parse_shard
+from tracegrade.runs._shard import parse_shard
+from tracegrade.runs._status import JobStatus
 
 __all__ = ["merge_results"]
 
@@ -204,26 +205,26 @@ def _precedence(
     return items, successors, waiting
 
 
-def _job_status(shards: Sequence[EvaluationResults], mode: SubagentAggregation) -> tuple[str, str | None]:
+def _job_status(shards: Sequence[EvaluationResults], mode: SubagentAggregation) -> tuple[JobStatus, str | None]:
     """Failed if a shard failed on its own account, else interrupted if a shard was, else completed.
 
     A shard's "every root failed" or "no trajectories" verdict is only about that shard, so it is
     left for the merged summary to decide again.
     """
-    failed = [s for s in shards if s.summary.job_status == "failed" and not _verdict_of_summary(s, mode)]
+    failed = [s for s in shards if s.summary.job_status is JobStatus.FAILED and not _verdict_of_summary(s, mode)]
     if failed:
-        return "failed", failed[0].summary.failure_reason
-    interrupted = [s for s in shards if s.summary.job_status == "interrupted"]
+        return JobStatus.FAILED, failed[0].summary.failure_reason
+    interrupted = [s for s in shards if s.summary.job_status is JobStatus.INTERRUPTED]
     if interrupted:
-        return "interrupted", interrupted[0].summary.failure_reason
-    return "completed", None
+        return JobStatus.INTERRUPTED, interrupted[0].summary.failure_reason
+    return JobStatus.COMPLETED, None
 
 
 def _verdict_of_summary(shard: EvaluationResults, mode: SubagentAggregation) -> bool:
     again = summarize(
-        shard.nodes, _accounts(shard.inputs), mode, job_status="completed", failure_reason=None, judge_counts={}
+        shard.nodes, _accounts(shard.inputs), mode, job_status=JobStatus.COMPLETED, failure_reason=None, judge_counts={}
     )
-    return again.job_status == "failed" and again.failure_reason == shard.summary.failure_reason
+    return again.job_status is JobStatus.FAILED and again.failure_reason == shard.summary.failure_reason
 
 
 def _judge_counts(shards: Sequence[EvaluationResults]) -> dict[str, int]:

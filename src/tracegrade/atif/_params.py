@@ -1,19 +1,29 @@
-"""Run parameters of an ATIF scoring job (the EvalHub provider's names), validated up front."""
+"""Every parameter of an ATIF scoring job, declared once (the EvalHub provider's names).
+
+The CLI options of ``tracegrade judge``, the EvalHub provider's parameter table and the run
+metadata are all generated from :class:`CriteriaInputs` and :class:`ScoringOptions`.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
-from tracegrade.atif import LoadOptions
+from tracegrade.atif._criteria_params import DEFAULT_REFERENCE_RUBRIC, CriteriaParams, validate_criteria_params
+from tracegrade.atif._maths import SubagentAggregation
+from tracegrade.atif._options import LoadOptions
 from tracegrade.errors import ConfigError
-from tracegrade.rubrics import CRITERIA_PARAMETERS, CriteriaParams, validate_criteria_params
-from tracegrade.scoring._maths import SubagentAggregation
+from tracegrade.judge._settings import JudgeSettings
+from tracegrade.rubric._models import ScoringMode
 
-__all__ = ["PartialResultPolicy", "ScoringOptions", "parse_parameters"]
+__all__ = ["CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "parse_parameters"]
+
+_LOAD = {f.name: f.default for f in dataclasses.fields(LoadOptions)}
+_JUDGE = {f.name: f.default for f in dataclasses.fields(JudgeSettings)}
 
 
 class PartialResultPolicy(StrEnum):
@@ -25,34 +35,95 @@ class PartialResultPolicy(StrEnum):
     """Failed nodes are kept with their code; successful roots still count."""
 
 
+class CriteriaInputs(BaseModel):
+    """Where the criteria come from, as given (validated and loaded by ``validate_criteria_params``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scoring_mode: ScoringMode = Field(
+        ScoringMode.AUTO,
+        description="Where the criteria come from: auto (derived from each task), benchmark, reference or custom.",
+    )
+    benchmark_name: str | None = Field(
+        None, description="Built-in benchmark rubric for scoring_mode=benchmark "
+        "(swebench-verified, terminal-bench, humanevalfix)."
+    )
+    reference_registry_path: str | None = Field(
+        None, description="JSON registry of reference rubrics for scoring_mode=reference."
+    )
+    reference_rubric: str = Field(DEFAULT_REFERENCE_RUBRIC, description="Rubric picked from the reference registry.")
+    provider_params: dict[str, Any] | None = Field(
+        None, description="Provider options; provider_params.rubric holds a custom rubric "
+        "(object, or YAML/JSON text) for scoring_mode=custom."
+    )
+    custom_rubric: str | dict[str, Any] | None = Field(None, description="Older spelling of provider_params.rubric.")
+    custom_rubric_path: str | None = Field(None, description="Custom rubric file (YAML or JSON) for scoring_mode=custom.")
+
+
 class ScoringOptions(BaseModel):
     """Everything except the criteria source that shapes a scoring run."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    trajectory_path: str = "/test_data/trajectory.json"
-    completion_threshold: float = Field(0.5, ge=0.0, le=1.0, allow_inf_nan=False)
-    failure_threshold: float = Field(0.5, ge=0.0, le=1.0, allow_inf_nan=False)
-    max_subagent_depth: StrictInt = Field(3, ge=0)
-    max_total_steps: StrictInt = Field(10_000, ge=1)
-    max_file_bytes: StrictInt = Field(10 * 1024 * 1024, ge=1)
-    max_trajectory_files: StrictInt = Field(10_000, ge=1)
-    max_steps_per_trajectory: StrictInt = Field(500, ge=1)
-    partial_result_policy: PartialResultPolicy = PartialResultPolicy.FAIL_FAST
-    subagent_aggregation: SubagentAggregation = SubagentAggregation.FLAT
-    tolerant_inputs: bool = False
-    """Record invalid input files and go on (atif_complete is then false) instead of failing."""
-    num_examples: StrictInt | None = Field(None, ge=1)
-    """Score only the first N roots (in sorted order)."""
-    concurrency_limit: StrictInt = Field(10, ge=1, le=1024)
-    judge_timeout_seconds: float = Field(30.0, gt=0, allow_inf_nan=False)
-    judge_max_attempts: StrictInt = Field(3, ge=1, le=10)
-    judge_initial_backoff_seconds: float = Field(0.5, ge=0, allow_inf_nan=False)
-    max_judge_requests: StrictInt | None = Field(None, ge=1)
-    max_context_bytes: StrictInt = Field(65_536, ge=1024)
-    judge_temperature: float = Field(0.0, ge=0.0, le=2.0, allow_inf_nan=False)
-    judge_max_tokens: StrictInt | None = Field(1024, ge=1)
-    judge_seed: StrictInt | None = None
+    trajectory_path: str = Field(
+        "/test_data/trajectory.json", description="ATIF file or folder to score (folders are read recursively)."
+    )
+    completion_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, allow_inf_nan=False,
+        description="A trajectory passes when complete and its aggregate is at least this.",
+    )
+    failure_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, allow_inf_nan=False,
+        description="Steps scoring below this are sent for failure categorisation.",
+    )
+    subagent_aggregation: SubagentAggregation = Field(
+        SubagentAggregation.FLAT, description="How subagents count in atif_overall_score: flat, hierarchical or separate."
+    )
+    partial_result_policy: PartialResultPolicy = Field(
+        PartialResultPolicy.FAIL_FAST,
+        description="fail_fast stops at the first failed trajectory; skip_failed_trajectory keeps going.",
+    )
+    max_subagent_depth: StrictInt = Field(
+        _LOAD["max_subagent_depth"], ge=0, description="Deeper subagents are kept but left unscored."
+    )
+    max_total_steps: StrictInt = Field(_LOAD["max_total_steps"], ge=1, description="Most steps in the whole input.")
+    max_file_bytes: StrictInt = Field(_LOAD["max_file_bytes"], ge=1, description="Largest trajectory file read.")
+    max_trajectory_files: StrictInt = Field(
+        _LOAD["max_trajectory_files"], ge=1, description="Most trajectory files read."
+    )
+    max_steps_per_trajectory: StrictInt = Field(
+        _LOAD["max_steps_per_trajectory"], ge=1, description="Most steps in one trajectory."
+    )
+    tolerant_inputs: bool = Field(
+        False, description="Record unreadable files and go on (atif_complete is then false) instead of failing."
+    )
+    num_examples: StrictInt | None = Field(
+        None, ge=1, description="Score only the first N root trajectories (sorted by path)."
+    )
+    concurrency_limit: StrictInt = Field(
+        _JUDGE["concurrency_limit"], ge=1, le=1024, description="Judge requests in flight at once."
+    )
+    judge_timeout_seconds: float = Field(
+        _JUDGE["judge_timeout_seconds"], gt=0, allow_inf_nan=False, description="Deadline of one judge HTTP attempt."
+    )
+    judge_max_attempts: StrictInt = Field(
+        _JUDGE["judge_max_attempts"], ge=1, le=10, description="Attempts per judge call, retries included."
+    )
+    judge_initial_backoff_seconds: float = Field(
+        _JUDGE["judge_initial_backoff_seconds"], ge=0, allow_inf_nan=False,
+        description="First retry delay; it doubles on each retry.",
+    )
+    max_judge_requests: StrictInt | None = Field(
+        None, ge=1, description="Budget of judge HTTP attempts for the whole job (unlimited if unset)."
+    )
+    max_context_bytes: StrictInt = Field(
+        _JUDGE["max_context_bytes"], ge=1024, description="Byte budget of one judge request."
+    )
+    judge_temperature: float = Field(
+        _JUDGE["temperature"], ge=0.0, le=2.0, allow_inf_nan=False, description="Judge sampling temperature."
+    )
+    judge_max_tokens: StrictInt | None = Field(_JUDGE["max_tokens"], ge=1, description="Judge answer token limit.")
+    judge_seed: StrictInt | None = Field(None, description="Judge sampling seed, when the endpoint supports one.")
 
     def load_options(self) -> LoadOptions:
         """The loader's limits and mode."""
@@ -76,13 +147,14 @@ def parse_parameters(parameters: Mapping[str, Any]) -> tuple[ScoringOptions, Cri
     params = {k: v for k, v in parameters.items() if v is not None}
     if "training_threshold" in params:
         raise ConfigError("training_threshold: training manifests are not supported by tracegrade")
-    known = set(ScoringOptions.model_fields) | set(CRITERIA_PARAMETERS)
+    criteria_names = set(CriteriaInputs.model_fields)
+    known = set(ScoringOptions.model_fields) | criteria_names
     unknown = sorted(set(params) - known)
     if unknown:
         raise ConfigError(f"unknown parameter(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-    criteria = validate_criteria_params({k: v for k, v in params.items() if k in CRITERIA_PARAMETERS})
+    criteria = validate_criteria_params({k: v for k, v in params.items() if k in criteria_names})
     try:
-        options = ScoringOptions.model_validate({k: v for k, v in params.items() if k not in CRITERIA_PARAMETERS})
+        options = ScoringOptions.model_validate({k: v for k, v in params.items() if k not in criteria_names})
     except ValidationError as exc:
         error = exc.errors(include_url=False, include_input=False)[0]
         name = ".".join(str(p) for p in error["loc"])

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from dataclasses import dataclass, field
 from string import Template
 from typing import Any, Literal
 
-from tracegrade.judge._context import Evidence, context_overflow, dumps
-from tracegrade.judge._settings import PROMPT_VERSION
-from tracegrade.rubrics import MAX_CRITERIA, Rubric
+from tracegrade.atif._evidence import Evidence
+from tracegrade.judge._request import JudgeRequest, context_overflow, dumps
+from tracegrade.rubric._models import MAX_CRITERIA, Rubric
 
 __all__ = [
     "CATEGORIES",
@@ -25,6 +24,9 @@ __all__ = [
 ]
 
 Purpose = Literal["score", "derive", "categorize"]
+
+PROMPT_VERSION = "atif-context-v2"
+"""Name of the ATIF prompt generation; recorded with every judge result."""
 
 CATEGORIES: dict[str, str] = {
     "tool_selection_failure": "the agent picked an unsuitable tool, or called a tool with wrong arguments",
@@ -106,22 +108,6 @@ def template_hash(purpose: Purpose) -> str:
     return hashlib.sha256(material).hexdigest()
 
 
-@dataclass(frozen=True)
-class JudgeRequest:
-    """One judge question: chat messages plus the JSON schema the answer must follow."""
-
-    purpose: Purpose
-    messages: tuple[dict[str, str], ...]
-    response_schema: dict[str, Any]
-    template_hash: str
-    canonical: bytes = field(init=False, repr=False)
-    """Deterministic bytes of messages and schema: what the cache key and size limit use."""
-
-    def __post_init__(self) -> None:
-        body = dumps({"messages": list(self.messages), "response_schema": self.response_schema})
-        object.__setattr__(self, "canonical", body)
-
-
 def score_request(rubric: Rubric, evidence: Evidence) -> JudgeRequest:
     """Ask for one score per criterion of ``rubric`` for the evidence's current step.
 
@@ -175,7 +161,7 @@ def _embedded(json_text: str) -> str:
 
 def _request(purpose: Purpose, text: str, schema: dict[str, Any], limit: int) -> JudgeRequest:
     messages = ({"role": "system", "content": SYSTEM_INSTRUCTION}, {"role": "user", "content": text})
-    request = JudgeRequest(purpose, messages, schema, template_hash(purpose))
+    request = JudgeRequest(purpose, messages, schema, template_hash(purpose), PROMPT_VERSION)
     if len(request.canonical) > limit:
         raise context_overflow("the complete judge request", len(request.canonical), limit)
     return request

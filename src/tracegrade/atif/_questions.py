@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracegrade.judge._context import Evidence
+from tracegrade.atif._evidence import Evidence
+from tracegrade.atif._prompts import PROMPT_VERSION, categorize_request, derive_request, score_request
+from tracegrade.atif._replies import Categorization, parse_categorization, parse_criteria, score_parser
 from tracegrade.judge._judge import Judge
-from tracegrade.judge._prompts import categorize_request, derive_request, score_request
-from tracegrade.judge._protocol import Categorization, parse_categorization, parse_criteria, score_parser
-from tracegrade.judge._settings import PROMPT_VERSION
-from tracegrade.rubrics import Rubric
+from tracegrade.rubric._models import Rubric
 
 __all__ = ["StepJudgement", "categorize_step", "derive_criteria", "score_step"]
 

@@ -18,13 +18,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from tracegrade.errors import ConfigError, InputError
-from tracegrade.rubrics._files import as_path, read_capped_text
-from tracegrade.rubrics._models import Rubric
-from tracegrade.rubrics._shape import MAX_NAME_CHARS, check_keys, rubric_from_data, text_field, version_text
-from tracegrade.rubrics._yaml import TextParseError, parse_json
+from tracegrade.rubric._files import as_path, read_capped_text
+from tracegrade.rubric._models import Rubric
+from tracegrade.rubric._shape import MAX_NAME_CHARS, check_keys, rubric_from_data, text_field, version_text
+from tracegrade.rubric._yaml import TextParseError, parse_json
 
 if TYPE_CHECKING:
-    from tracegrade.atif import TrajectoryNode
+    from tracegrade.atif._records import TrajectoryNode
 
 __all__ = [
     "DEFAULT_REFERENCE_ID",

@@ -5,19 +5,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import ValidationError
 
+from tracegrade.atif._prompts import CATEGORIES
 from tracegrade.judge._extract import protocol_error
-from tracegrade.judge._prompts import CATEGORIES
-from tracegrade.rubrics import MAX_CRITERIA, Criterion, Rubric
+from tracegrade.rubric._models import MAX_CRITERIA, Criterion, Rubric
 
 __all__ = [
     "MAX_RATIONALE_CHARS",
     "Categorization",
     "DerivedCriteria",
-    "Reply",
     "ScoreReply",
     "parse_categorization",
     "parse_criteria",
@@ -26,14 +25,6 @@ __all__ = [
 ]
 
 MAX_RATIONALE_CHARS = 2000
-
-
-class Reply(Protocol):
-    """A validated judge answer that can be stored as JSON and parsed back to itself."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The canonical JSON form (what the cache stores)."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import base64
-import io
 from html import escape
 
-from tracegrade.scoring import EvaluationResults, NodeResult, StepResult
+from tracegrade.atif._results import EvaluationResults
+from tracegrade.atif._scores import NodeResult, StepResult
+from tracegrade.render import figure_to_data_uri, new_figure
+from tracegrade.runs._status import JobStatus
 
 __all__ = ["render_report"]
 
@@ -26,16 +27,12 @@ def _fmt(value: float | None) -> str:
 
 
 def _plot(results: EvaluationResults) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     steps = [s.score for n in results.nodes for s in n.steps if s.score is not None]
     trajectories = [n.own_score for n in results.nodes if n.own_score is not None]
     if not steps:
         return "<p class='muted'>No scored steps to plot.</p>"
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3), dpi=100)
+    fig = new_figure(9, 3)
+    axes = fig.subplots(1, 2)
     bins = [i / 10 for i in range(11)]
     axes[0].hist(steps, bins=bins, color="#3f51b5")
     axes[0].set_title(f"Step scores (n={len(steps)})")
@@ -47,17 +44,12 @@ def _plot(results: EvaluationResults) -> str:
     threshold = results.parameters.get("failure_threshold")
     if isinstance(threshold, int | float):
         axes[0].axvline(threshold, color="#b00020", linestyle="--", linewidth=1)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    plt.close(fig)
-    encoded = base64.b64encode(buffer.getvalue()).decode()
-    return f"<img alt='score distributions' src='data:image/png;base64,{encoded}'>"
+    return f"<img alt='score distributions' src='{figure_to_data_uri(fig)}'>"
 
 
 def _headline(results: EvaluationResults) -> str:
     s = results.summary
-    status_class = "ok" if s.job_status == "completed" else "bad"
+    status_class = "ok" if s.job_status is JobStatus.COMPLETED else "bad"
     complete = "complete" if s.atif_complete else "incomplete (some nodes or inputs could not be scored)"
     rate = _fmt(s.atif_failure_categorization_rate)
     if not s.counts.get("failure_candidates"):

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from tracegrade.atif._benchmark_rubrics import BENCHMARK_REGISTRY_VERSION
+from tracegrade.atif._criteria import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
+from tracegrade.atif._criteria_params import CriteriaParams, validate_criteria_params
+from tracegrade.atif._task import resolve_task, task_hash
 from tracegrade.errors import InputError, JudgeError
-from tracegrade.rubrics._benchmarks import BENCHMARK_REGISTRY_VERSION
-from tracegrade.rubrics._models import Rubric, ScoringMode
-from tracegrade.rubrics._params import CriteriaParams, validate_criteria_params
-from tracegrade.rubrics._results import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
-from tracegrade.rubrics._task import resolve_task, task_hash
+from tracegrade.rubric._models import Rubric, ScoringMode
 
 if TYPE_CHECKING:
-    from tracegrade.atif import TrajectoryNode
+    from tracegrade.atif._records import TrajectoryNode
 
 __all__ = ["CriteriaResolver", "DeriveCriteria", "build_resolver"]
 

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tracegrade.atif import InputAccount
-from tracegrade.scoring._records import NodeResult, RunSummary
+from tracegrade.atif._records import InputAccount
+from tracegrade.atif._scores import NodeResult, RunSummary
 
 __all__ = ["RESULTS_FORMAT", "EvaluationResults", "InputRecord"]
 

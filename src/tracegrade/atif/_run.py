@@ -8,15 +8,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tracegrade.atif import InputAccount, LoadResult, iter_nodes, load_trajectories
-from tracegrade.judge import PROMPT_VERSION, Judge, derive_criteria, template_hash
-from tracegrade.rubrics import CriteriaParams, ScoringMode, build_resolver
-from tracegrade.scoring._assemble import node_results, summarize
-from tracegrade.scoring._engine import RunProgress, ScoringEngine
-from tracegrade.scoring._options import ScoringOptions
-from tracegrade.scoring._records import NodeResult
-from tracegrade.scoring._results import EvaluationResults, InputRecord
-from tracegrade.scoring._shard import Shard
+from tracegrade.atif._assemble import node_results, summarize
+from tracegrade.atif._criteria_params import CriteriaParams
+from tracegrade.atif._engine import RunProgress, ScoringEngine
+from tracegrade.atif._load import load_trajectories
+from tracegrade.atif._params import ScoringOptions
+from tracegrade.atif._prompts import PROMPT_VERSION, template_hash
+from tracegrade.atif._questions import derive_criteria
+from tracegrade.atif._records import InputAccount, LoadResult, iter_nodes
+from tracegrade.atif._resolver import build_resolver
+from tracegrade.atif._results import EvaluationResults, InputRecord
+from tracegrade.atif._scores import NodeResult
+from tracegrade.judge._judge import Judge
+from tracegrade.rubric._models import ScoringMode
+from tracegrade.runs._shard import Shard
+from tracegrade.runs._status import JobStatus
 
 __all__ = ["run_parameters", "score_loaded", "score_paths"]
 
@@ -55,7 +61,7 @@ async def score_loaded(
     The returned results always describe what finished, also when the job failed (fail_fast) or
     was interrupted (``summary.job_status`` says which).
     """
-    roots = loaded.roots if shard is None else shard.select(loaded.roots)
+    roots = loaded.roots if shard is None else shard.select(loaded.roots, key=lambda root: root.node_id)
     if options.num_examples is not None:
         roots = roots[: options.num_examples]
     auto = criteria.scoring_mode is ScoringMode.AUTO
@@ -70,7 +76,10 @@ async def score_loaded(
         on_engine(engine)
     states = await engine.run(roots)
     nodes = node_results(states, options.completion_threshold)
-    status = "interrupted" if engine.interrupted else ("failed" if engine.stopped_reason else "completed")
+    status = (
+        JobStatus.INTERRUPTED if engine.interrupted
+        else JobStatus.FAILED if engine.stopped_reason else JobStatus.COMPLETED
+    )
     inputs = loaded.inputs if shard is None else _shard_inputs(loaded, shard, nodes)
     summary = summarize(
         nodes,

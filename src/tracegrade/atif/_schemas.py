@@ -1,4 +1,4 @@
-"""JSON Schemas of the files a scoring run writes (``python -m tracegrade.reports._schemas DIR`` writes them)."""
+"""JSON Schemas of the files a scoring run writes (``python -m tracegrade.atif._schemas DIR`` writes them)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 
 import orjson
 
-from tracegrade.scoring import EvaluationResults, RunSummary
+from tracegrade.atif._results import EvaluationResults
+from tracegrade.atif._scores import RunSummary
 
 __all__ = ["json_schemas"]
 

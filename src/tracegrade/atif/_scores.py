@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tracegrade.runs._status import JobStatus
+
 __all__ = [
     "CategorizationStatus",
     "NodeResult",
@@ -139,7 +141,7 @@ class RunSummary(_Record):
     num_examples_evaluated: int
     atif_complete: bool
     subagent_aggregation: str
-    job_status: str
+    job_status: JobStatus
     """completed, failed or interrupted."""
     failure_reason: str | None = None
     counts: dict[str, int] = Field(default_factory=dict)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from evalhub.models.atif import Step, Trajectory
 
-    from tracegrade.atif import TrajectoryNode
+    from tracegrade.atif._records import TrajectoryNode
 
 __all__ = ["normalize_task", "resolve_task", "task_hash"]
 

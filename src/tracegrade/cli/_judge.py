@@ -3,30 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import signal
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
 
+from tracegrade.atif._params import CriteriaInputs, ScoringOptions
+from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ConfigError, ExitCode, ThresholdNotMetError
-from tracegrade.judge import ResponseFormat, configure_meter_provider, default_cache_path
-from tracegrade.rubrics import CriteriaParams
-from tracegrade.runner import JudgeTarget, run_atif_job
-from tracegrade.scoring import (
-    EvaluationResults,
-    RunProgress,
-    ScoringEngine,
-    ScoringOptions,
-    parse_parameters,
-    parse_shard,
-)
+from tracegrade.judge._settings import ResponseFormat
+from tracegrade.runs import JobStatus
+
+if TYPE_CHECKING:
+    from tracegrade.atif import EvaluationResults, JudgeTarget, RunProgress
+    from tracegrade.runs import RunFolder
 
 __all__ = ["judge"]
 
@@ -34,8 +27,22 @@ _JUDGE = "Judge"
 _SCORING = "Scoring"
 _LIMITS = "Limits"
 _OUTPUT = "Output"
+_LIMIT_FIELDS = (
+    "max_subagent_depth", "max_total_steps", "max_file_bytes", "max_trajectory_files", "max_steps_per_trajectory",
+    "num_examples", "tolerant_inputs",
+)
+_JUDGE_FIELDS = (
+    "concurrency_limit", "judge_timeout_seconds", "judge_max_attempts", "judge_initial_backoff_seconds",
+    "max_judge_requests", "max_context_bytes", "judge_temperature", "judge_max_tokens", "judge_seed",
+)
 
 
+@with_model_options(
+    OptionGroup(ScoringOptions, _JUDGE, only=_JUDGE_FIELDS),
+    OptionGroup(CriteriaInputs, _SCORING, exclude=("provider_params",)),
+    OptionGroup(ScoringOptions, _SCORING, exclude=("trajectory_path", *_LIMIT_FIELDS, *_JUDGE_FIELDS)),
+    OptionGroup(ScoringOptions, _LIMITS, only=_LIMIT_FIELDS, flags={"tolerant_inputs": "--tolerant"}),
+)
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="ATIF files or directories.")],
     judge_kind: Annotated[
@@ -53,54 +60,17 @@ def judge(
     judge_response_format: Annotated[
         ResponseFormat, typer.Option(help="JSON-schema constrained output.", rich_help_panel=_JUDGE)
     ] = ResponseFormat.AUTO,
-    judge_temperature: Annotated[float, typer.Option(rich_help_panel=_JUDGE)] = 0.0,
-    judge_max_tokens: Annotated[int, typer.Option(rich_help_panel=_JUDGE)] = 1024,
-    judge_seed: Annotated[int | None, typer.Option(rich_help_panel=_JUDGE)] = None,
-    concurrency_limit: Annotated[int, typer.Option(help="Judge calls in flight.", rich_help_panel=_JUDGE)] = 10,
-    judge_timeout_seconds: Annotated[float, typer.Option(rich_help_panel=_JUDGE)] = 30.0,
-    judge_max_attempts: Annotated[int, typer.Option(help="1-10, retries included.", rich_help_panel=_JUDGE)] = 3,
-    judge_initial_backoff_seconds: Annotated[float, typer.Option(rich_help_panel=_JUDGE)] = 0.5,
-    max_judge_requests: Annotated[
-        int | None, typer.Option(help="Global budget of HTTP attempts.", rich_help_panel=_JUDGE)
-    ] = None,
-    max_context_bytes: Annotated[int, typer.Option(help="Byte budget per request.", rich_help_panel=_JUDGE)] = 65536,
-    scoring_mode: Annotated[
-        str, typer.Option(help="auto | benchmark | reference | custom.", rich_help_panel=_SCORING)
-    ] = "auto",
-    benchmark_name: Annotated[str | None, typer.Option(rich_help_panel=_SCORING)] = None,
-    reference_registry_path: Annotated[Path | None, typer.Option(rich_help_panel=_SCORING)] = None,
-    reference_rubric: Annotated[str | None, typer.Option(rich_help_panel=_SCORING)] = None,
     rubric: Annotated[
         str | None,
         typer.Option(help="Custom rubric as YAML/JSON text (provider_params.rubric).", rich_help_panel=_SCORING),
     ] = None,
-    custom_rubric: Annotated[str | None, typer.Option(help="Legacy: rubric text.", rich_help_panel=_SCORING)] = None,
-    custom_rubric_path: Annotated[
-        Path | None, typer.Option(help="Legacy: rubric file.", rich_help_panel=_SCORING)
-    ] = None,
-    completion_threshold: Annotated[float, typer.Option(rich_help_panel=_SCORING)] = 0.5,
-    failure_threshold: Annotated[float, typer.Option(rich_help_panel=_SCORING)] = 0.5,
-    subagent_aggregation: Annotated[
-        str, typer.Option(help="flat | hierarchical | separate.", rich_help_panel=_SCORING)
-    ] = "flat",
-    partial_result_policy: Annotated[
-        str, typer.Option(help="fail_fast | skip_failed_trajectory.", rich_help_panel=_SCORING)
-    ] = "fail_fast",
-    max_subagent_depth: Annotated[int, typer.Option(rich_help_panel=_LIMITS)] = 3,
-    max_total_steps: Annotated[int, typer.Option(rich_help_panel=_LIMITS)] = 10_000,
-    max_file_bytes: Annotated[int, typer.Option(rich_help_panel=_LIMITS)] = 10 * 1024 * 1024,
-    max_trajectory_files: Annotated[int, typer.Option(rich_help_panel=_LIMITS)] = 10_000,
-    max_steps_per_trajectory: Annotated[int, typer.Option(rich_help_panel=_LIMITS)] = 500,
-    num_examples: Annotated[
-        int | None, typer.Option(help="Score only the first N roots.", rich_help_panel=_LIMITS)
-    ] = None,
-    tolerant: Annotated[
-        bool, typer.Option("--tolerant", help="Record invalid input files and go on.", rich_help_panel=_LIMITS)
-    ] = False,
     output: Annotated[Path, typer.Option("--output", "-o", help="Run folder.", rich_help_panel=_OUTPUT)] = Path(
         "tracegrade-run"
     ),
-    job_id: Annotated[str | None, typer.Option(help="Job id (default: a new one).", rich_help_panel=_OUTPUT)] = None,
+    job_id: Annotated[
+        str | None, typer.Option(help="Job id (default: derived from inputs, parameters and judge).",
+                                 rich_help_panel=_OUTPUT)
+    ] = None,
     cache: Annotated[Path | None, typer.Option(help="Judge cache file.", rich_help_panel=_OUTPUT)] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the cache.", rich_help_panel=_OUTPUT)
@@ -122,60 +92,32 @@ def judge(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress or summary.", rich_help_panel=_OUTPUT)
     ] = False,
+    *,
+    parameters: dict[str, Any],
 ) -> None:
     """Score every step of ATIF trajectories with an LLM judge and write a run folder.
 
-    The run folder holds evaluation_results.json, summary.json, steps.parquet and report.html. Ctrl-C stops
-    cleanly: finished results are written, and rerunning the same command resumes from the judge cache.
+    The run folder holds evaluation_results.json, summary.json, steps.parquet, report.html and, written last,
+    manifest.json. Ctrl-C or SIGTERM stops cleanly: finished results are written, and rerunning the same command
+    resumes from the judge cache.
     """
-    parameters: dict[str, Any] = {
-        "trajectory_path": os.pathsep.join(str(p) for p in paths),
-        "scoring_mode": scoring_mode,
-        "benchmark_name": benchmark_name,
-        "reference_registry_path": str(reference_registry_path) if reference_registry_path else None,
-        "reference_rubric": reference_rubric,
-        "provider_params": {"rubric": rubric} if rubric is not None else None,
-        "custom_rubric": custom_rubric,
-        "custom_rubric_path": str(custom_rubric_path) if custom_rubric_path else None,
-        "completion_threshold": completion_threshold,
-        "failure_threshold": failure_threshold,
-        "subagent_aggregation": subagent_aggregation,
-        "partial_result_policy": partial_result_policy,
-        "max_subagent_depth": max_subagent_depth,
-        "max_total_steps": max_total_steps,
-        "max_file_bytes": max_file_bytes,
-        "max_trajectory_files": max_trajectory_files,
-        "max_steps_per_trajectory": max_steps_per_trajectory,
-        "num_examples": num_examples,
-        "tolerant_inputs": tolerant,
-        "concurrency_limit": concurrency_limit,
-        "judge_timeout_seconds": judge_timeout_seconds,
-        "judge_max_attempts": judge_max_attempts,
-        "judge_initial_backoff_seconds": judge_initial_backoff_seconds,
-        "max_judge_requests": max_judge_requests,
-        "max_context_bytes": max_context_bytes,
-        "judge_temperature": judge_temperature,
-        "judge_max_tokens": judge_max_tokens,
-        "judge_seed": judge_seed,
-    }
+    from tracegrade.atif import open_run_folder, parse_parameters
+    from tracegrade.judge import default_cache_path
+    from tracegrade.runs import job_id_for, parse_shard
+
+    parameters["trajectory_path"] = os.pathsep.join(str(p) for p in paths)
+    if rubric is not None:
+        parameters["provider_params"] = {"rubric": rubric}
     options, criteria = parse_parameters(parameters)
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
-    console = Console(stderr=True)
-    progress = RunProgress()
+    _refuse_output_inside_inputs(output, paths)
+    material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(parameters),
+                "judge": [target.url, target.model, target.local]}
+    folder = open_run_folder(output, job_id or job_id_for(material))
     results, artifacts = asyncio.run(
-        _run(
-            paths,
-            options,
-            criteria,
-            target,
-            progress,
-            console,
-            quiet,
-            job_id=job_id or _default_job_id(paths, parameters, target),
-            out_dir=output,
-            cache_path=None if no_cache else (cache or default_cache_path()),
-            shard=parse_shard(shard) if shard else None,
-        )
+        _run(paths, options, criteria, target, quiet, folder=folder,
+             cache_path=None if no_cache else (cache or default_cache_path()),
+             shard=parse_shard(shard) if shard else None)
     )
     if not quiet:
         _print_summary(results, output)
@@ -188,19 +130,24 @@ def judge(
     _exit(results, fail_under)
 
 
-def _default_job_id(paths: list[Path], parameters: dict[str, Any], target: JudgeTarget) -> str:
-    """The same inputs, parameters and judge give the same job id (so shards of one job agree)."""
-    material = {
-        "paths": sorted(str(p.resolve()) for p in paths),
-        "parameters": parameters,
-        "judge": [target.url, target.model, target.local],
-    }
-    return "tg-" + hashlib.sha256(orjson.dumps(material, option=orjson.OPT_SORT_KEYS)).hexdigest()[:12]
+def _jsonable(parameters: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.value if hasattr(v, "value") else v) for k, v in parameters.items()}
+
+
+def _refuse_output_inside_inputs(output: Path, paths: list[Path]) -> None:
+    """A run folder inside an input folder would be read as trajectories by the next run."""
+    target = output.resolve()
+    for path in paths:
+        folder = path.resolve()
+        if folder.is_dir() and (target == folder or folder in target.parents):
+            raise ConfigError(f"--output {output}: is inside the input folder {path}; choose a folder outside it")
 
 
 def _target(
     kind: str | None, url: str | None, model: str | None, key_env: str | None, response_format: ResponseFormat
 ) -> JudgeTarget:
+    from tracegrade.atif import JudgeTarget
+
     if kind is not None:
         if kind != "local":
             raise ConfigError(f"--judge: only 'local' is accepted, got {kind!r} (use --judge-url for endpoints)")
@@ -213,36 +160,38 @@ def _target(
 
 
 async def _run(
-    paths: list[Path],
-    options: ScoringOptions,
-    criteria: CriteriaParams,
-    target: JudgeTarget,
-    progress: RunProgress,
-    console: Console,
-    quiet: bool,
+    paths: list[Path], options: Any, criteria: Any, target: JudgeTarget, quiet: bool, *, folder: RunFolder,
     **kwargs: Any,
 ) -> tuple[EvaluationResults, dict[str, Path]]:
+    from tracegrade.atif import RunProgress, ScoringEngine, run_atif_job
+    from tracegrade.judge import configure_meter_provider
+
     loop = asyncio.get_running_loop()
+    progress = RunProgress()
 
     def attach(engine: ScoringEngine) -> None:
-        loop.add_signal_handler(signal.SIGINT, engine.interrupt)
+        for signum in (signal.SIGINT, signal.SIGTERM):  # both stop new calls and keep what finished
+            loop.add_signal_handler(signum, engine.interrupt)
 
-    display = asyncio.create_task(_show_progress(progress, console, quiet))
+    display = asyncio.create_task(_show_progress(progress, Console(stderr=True), quiet))
     meters = configure_meter_provider()  # exports over OTLP/HTTP only when OTEL_EXPORTER_OTLP_*ENDPOINT is set
     try:
-        results, artifacts = await run_atif_job(
-            paths, options, criteria, target, progress=progress, on_engine=attach, meter_provider=meters, **kwargs
+        return await run_atif_job(
+            paths, options, criteria, target, out_dir=folder, progress=progress, on_engine=attach,
+            meter_provider=meters, job_id=folder.job_id, **kwargs,
         )
     finally:
         display.cancel()
-        loop.remove_signal_handler(signal.SIGINT)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
         meters.shutdown()
-    return results, artifacts
 
 
 async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -> None:
     if quiet or not console.is_terminal:
         return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
     columns = (
         TextColumn("scoring"),
         BarColumn(),
@@ -266,8 +215,9 @@ async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -
 
 
 def _print_summary(results: EvaluationResults, output: Path) -> None:
+    from rich.table import Table
+
     summary = results.summary
-    console = Console()
     table = Table(title=f"tracegrade judge — {results.job_id}", show_header=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
@@ -278,24 +228,26 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     table.add_row("atif_failure_categorization_rate (validity proxy)", "—" if rate is None else f"{rate:.4f}")
     table.add_row("subagent_aggregation", summary.subagent_aggregation)
     table.add_row("atif_complete", str(summary.atif_complete).lower())
-    table.add_row("job_status", summary.job_status + (f" ({summary.failure_reason})" if summary.failure_reason else ""))
+    reason = f" ({summary.failure_reason})" if summary.failure_reason else ""
+    table.add_row("job_status", f"{summary.job_status}{reason}")
     for key in ("steps_scored", "steps_failed", "steps_not_run", "failure_candidates", "invalid_inputs"):
         if summary.counts.get(key):
             table.add_row(key, str(summary.counts[key]))
     table.add_row(
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
-    console.print(table)
-    console.print(
-        f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html)", markup=False
+    Console().print(table)
+    Console().print(
+        f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html, manifest.json)",
+        markup=False,
     )
 
 
 def _exit(results: EvaluationResults, fail_under: float | None) -> None:
     status = results.summary.job_status
-    if status == "interrupted":
+    if status is JobStatus.INTERRUPTED:
         raise KeyboardInterrupt
-    if status == "failed":
+    if status is JobStatus.FAILED:
         raise typer.Exit(int(ExitCode.OPERATIONAL))
     score = results.summary.atif_overall_score
     if fail_under is not None and (score is None or score < fail_under):

@@ -9,9 +9,11 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
+from tracegrade.atif._artifacts import read_results, write_artifacts
+from tracegrade.atif._merge import merge_results
+from tracegrade.atif._results import EvaluationResults
 from tracegrade.errors import ExitCode, InputError
-from tracegrade.reports import read_results, write_artifacts
-from tracegrade.scoring import EvaluationResults, merge_results
+from tracegrade.runs import JobStatus
 
 __all__ = ["merge"]
 
@@ -42,7 +44,7 @@ def merge(
             markup=False,
             highlight=False,
         )
-    if summary.job_status == "interrupted":
+    if summary.job_status is JobStatus.INTERRUPTED:
         raise typer.Exit(int(ExitCode.INTERRUPTED))
     if summary.job_status == "failed":
         raise typer.Exit(int(ExitCode.OPERATIONAL))

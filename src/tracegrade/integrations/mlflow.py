@@ -17,7 +17,8 @@ from urllib.parse import unquote, urlsplit
 
 import orjson
 
-from tracegrade.scoring import EvaluationResults
+from tracegrade.atif._results import EvaluationResults
+from tracegrade.runs import JobStatus
 
 __all__ = [
     "ARTIFACT_DIR",
@@ -118,7 +119,7 @@ def log_run(
         client.log_batch(run_id, metrics=metrics, tags=[RunTag("tracegrade.job_status", results.summary.job_status)])
         for path in artifacts.values():
             client.log_artifact(run_id, str(path), artifact_path=ARTIFACT_DIR)
-        status = "FINISHED" if results.summary.job_status == "completed" else "FAILED"
+        status = "FINISHED" if results.summary.job_status is JobStatus.COMPLETED else "FAILED"
     finally:
         client.set_terminated(run_id, status=status)
     return run_id

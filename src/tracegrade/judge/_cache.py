@@ -17,9 +17,7 @@ from typing import Any
 import orjson
 
 from tracegrade.errors import ConfigError
-from tracegrade.judge._context import dumps
-from tracegrade.judge._prompts import JudgeRequest
-from tracegrade.judge._settings import PROMPT_VERSION
+from tracegrade.judge._request import JudgeRequest, dumps
 
 __all__ = ["JudgeCache", "cache_key", "default_cache_path"]
 
@@ -44,7 +42,7 @@ def default_cache_path(environ: Mapping[str, str] | None = None) -> Path:
 def cache_key(provenance: Mapping[str, Any], request: JudgeRequest) -> str:
     """SHA-256 over the judge provenance, the prompt version and the exact request bytes."""
     digest = hashlib.sha256(dumps(dict(provenance)))
-    digest.update(b"\x00" + PROMPT_VERSION.encode() + b"\x00")
+    digest.update(b"\x00" + request.prompt_version.encode() + b"\x00")
     digest.update(request.canonical)
     return digest.hexdigest()
 

@@ -5,25 +5,30 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Any, TypeVar
-
-import httpx
+from typing import Any, Protocol, TypeVar
 
 from tracegrade.errors import JudgeError
 from tracegrade.judge._cache import JudgeCache, cache_key
 from tracegrade.judge._client import ChatClient
 from tracegrade.judge._extract import extract_json_object
-from tracegrade.judge._prompts import JudgeRequest
-from tracegrade.judge._protocol import Reply
+from tracegrade.judge._request import JudgeRequest, Reply
 from tracegrade.judge._settings import JudgeSettings, resolve_endpoint
 from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry
 
-__all__ = ["PROTOCOL_ERROR_CODES", "Judge"]
+__all__ = ["PROTOCOL_ERROR_CODES", "Judge", "JudgeProtocol"]
 
 R = TypeVar("R", bound=Reply)
 
 PROTOCOL_ERROR_CODES = frozenset({"invalid_json", "schema_violation", "response_too_large"})
 """Codes of answers that arrived (HTTP 2xx) but could not be used."""
+
+
+class JudgeProtocol(Protocol):
+    """What a front door needs of a judge: one validated answer per request (see :class:`Judge`)."""
+
+    async def ask(self, request: JudgeRequest, parse: Callable[[dict[str, Any]], R]) -> R:
+        """The validated answer to ``request``; raises ``JudgeError`` with a safe code."""
+        ...
 
 
 class Judge:
@@ -35,11 +40,14 @@ class Judge:
         settings: Endpoint, model, sampling, retry and budget settings.
         cache: Cache of validated answers; None disables caching.
         telemetry: OpenTelemetry instruments; a no-op-by-default instance when None.
-        transport: httpx transport override (tests).
-        environ: Environment to read the API key and EvalHub mode from (default ``os.environ``).
+        ca_bundle: PEM file of CA certificates to trust for an ``https`` judge instead of the system
+            store; by default ``REQUESTS_CA_BUNDLE`` or ``SSL_CERT_FILE`` when set.
+        environ: Environment to read the API key, EvalHub mode and CA bundle variables from
+            (default ``os.environ``; proxy variables are always read from ``os.environ``).
 
     Raises:
-        ConfigError: when the API key variable named by the settings is not set.
+        ConfigError: when the API key variable named by the settings is not set, or the CA bundle
+            cannot be loaded.
     """
 
     def __init__(
@@ -48,7 +56,7 @@ class Judge:
         *,
         cache: JudgeCache | None = None,
         telemetry: JudgeTelemetry | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+        ca_bundle: str | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> None:
         self.settings = settings
@@ -57,7 +65,8 @@ class Judge:
         self._telemetry = telemetry if telemetry is not None else JudgeTelemetry()
         self._provenance = settings.provenance()
         endpoint = resolve_endpoint(settings, os.environ if environ is None else environ)
-        self._client = ChatClient(settings, endpoint, self.stats, self._telemetry, transport)
+        self._client = ChatClient(settings, endpoint, self.stats, self._telemetry, ca_bundle=ca_bundle,
+                                  environ=environ)
 
     async def __aenter__(self) -> Judge:
         return self

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-import httpx
+import aiohttp
 
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge._cache import default_cache_path
@@ -160,14 +160,16 @@ class LocalJudge:
 
     async def _wait_ready(self, port: int) -> None:
         deadline = time.monotonic() + self.startup_timeout
-        async with httpx.AsyncClient(timeout=2.0, trust_env=False) as client:
+        timeout = aiohttp.ClientTimeout(total=2.0)
+        async with aiohttp.ClientSession(timeout=timeout, trust_env=False) as client:
             while time.monotonic() < deadline:
                 if self.process is None or self.process.poll() is not None:
                     break
                 try:
-                    if (await client.get(f"http://127.0.0.1:{port}/v1/models")).status_code == 200:
-                        return
-                except httpx.HTTPError:
+                    async with client.get(f"http://127.0.0.1:{port}/v1/models") as response:
+                        if response.status == 200:
+                            return
+                except (aiohttp.ClientError, TimeoutError):
                     pass
                 await asyncio.sleep(0.25)
         raise JudgeError(f"the local judge server did not start; see {self.log_path}",

@@ -15,16 +15,12 @@ from tracegrade.errors import ConfigError
 __all__ = [
     "DEFAULT_MAX_CONTEXT_BYTES",
     "MIN_CONTEXT_BYTES",
-    "PROMPT_VERSION",
     "Endpoint",
     "JudgeSettings",
     "ResponseFormat",
     "chat_completions_url",
     "resolve_endpoint",
 ]
-
-PROMPT_VERSION = "atif-context-v2"
-"""Name of the prompt generation; recorded with every judge result."""
 
 DEFAULT_MAX_CONTEXT_BYTES = 65536
 MIN_CONTEXT_BYTES = 1024
@@ -109,7 +105,7 @@ class JudgeSettings:
                f"must be >= {MIN_CONTEXT_BYTES}")
 
     def provenance(self) -> dict[str, Any]:
-        """What produced a score: model, sampling settings, output format and prompt version.
+        """What produced a score: model, sampling settings and output format (each request adds its prompt version).
 
         The endpoint and credentials are deliberately absent: they do not change a judgement
         and may carry secrets.
@@ -121,7 +117,6 @@ class JudgeSettings:
             "seed": self.seed,
             "response_format": self.response_format.value,
             "system_role": self.system_role,
-            "prompt_version": PROMPT_VERSION,
         }
 
 

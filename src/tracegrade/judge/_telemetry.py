@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from opentelemetry import metrics
-
 if TYPE_CHECKING:
+    from opentelemetry.metrics import MeterProvider
     from opentelemetry.sdk.metrics import MeterProvider as SdkMeterProvider
 
 __all__ = ["JudgeStats", "JudgeTelemetry", "configure_meter_provider"]
@@ -45,36 +44,43 @@ class JudgeStats:
 
 
 class JudgeTelemetry:
-    """OpenTelemetry instruments for judge calls, tagged with the job and scoring mode.
+    """OpenTelemetry instruments for judge calls, named ``<prefix>.judge.*`` and tagged with the job.
 
     Args:
         meter_provider: Provider to create the meter from; the global (no-op unless configured)
             provider when None.
+        prefix: Namespace of the instrument and attribute names (``atif`` gives the seed's
+            ``atif.judge.call.latency`` ...; each front door passes its own).
         job_id: Value of the ``evalhub.job_id`` attribute.
-        scoring_mode: Value of the ``atif.scoring_mode`` attribute.
+        scoring_mode: Value of the ``<prefix>.scoring_mode`` attribute (omitted when empty).
     """
 
     def __init__(
         self,
-        meter_provider: metrics.MeterProvider | None = None,
+        meter_provider: MeterProvider | None = None,
         *,
+        prefix: str = "tracegrade",
         job_id: str = "",
         scoring_mode: str = "",
     ) -> None:
+        from opentelemetry import metrics  # imported here: OpenTelemetry stays out of start-up
+
         provider = meter_provider if meter_provider is not None else metrics.get_meter_provider()
         meter = provider.get_meter(METER_NAME)
-        self._base = {"evalhub.job_id": job_id, "atif.scoring_mode": scoring_mode}
-        self._latency = meter.create_histogram("atif.judge.call.latency", unit="ms",
+        self._base = {"evalhub.job_id": job_id}
+        if scoring_mode:
+            self._base[f"{prefix}.scoring_mode"] = scoring_mode
+        self._latency = meter.create_histogram(f"{prefix}.judge.call.latency", unit="ms",
                                                description="Latency of one judge HTTP attempt")
-        self._count = meter.create_counter("atif.judge.call.count", unit="{call}",
+        self._count = meter.create_counter(f"{prefix}.judge.call.count", unit="{call}",
                                            description="Judge HTTP attempts")
-        self._success = meter.create_counter("atif.judge.call.success", unit="{call}",
+        self._success = meter.create_counter(f"{prefix}.judge.call.success", unit="{call}",
                                              description="Judge HTTP attempts answered with 2xx")
-        self._errors = meter.create_counter("atif.judge.call.errors", unit="{call}",
+        self._errors = meter.create_counter(f"{prefix}.judge.call.errors", unit="{call}",
                                             description="Judge transport failures and non-2xx answers")
-        self._protocol = meter.create_counter("atif.judge.protocol.errors", unit="{call}",
+        self._protocol = meter.create_counter(f"{prefix}.judge.protocol.errors", unit="{call}",
                                               description="2xx judge answers with an unusable body")
-        self._tokens = meter.create_counter("atif.judge.token.count", unit="{token}",
+        self._tokens = meter.create_counter(f"{prefix}.judge.token.count", unit="{token}",
                                             description="Judge input and output tokens")
 
     def call(self, latency_ms: float, *, status: int | None, error: str | None) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade.errors import ConfigError, InputError
-from tracegrade.rubrics._files import as_path, read_capped_text
-from tracegrade.rubrics._models import Rubric
-from tracegrade.rubrics._shape import rubric_from_data
-from tracegrade.rubrics._yaml import TextParseError, parse_rubric_text
+from tracegrade.rubric._files import as_path, read_capped_text
+from tracegrade.rubric._models import Rubric
+from tracegrade.rubric._shape import rubric_from_data
+from tracegrade.rubric._yaml import TextParseError, parse_rubric_text
 
 __all__ = [
     "CUSTOM_RUBRIC_MAX_BYTES",

@@ -11,7 +11,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from tracegrade.errors import ConfigError
-from tracegrade.rubrics._models import MAX_CRITERIA, MAX_DESCRIPTION_CHARS, Aggregation, Criterion, Rubric
+from tracegrade.rubric._models import MAX_CRITERIA, MAX_DESCRIPTION_CHARS, Aggregation, Criterion, Rubric
 
 __all__ = ["MAX_NAME_CHARS", "check_keys", "rubric_from_data", "text_field", "version_text"]
 

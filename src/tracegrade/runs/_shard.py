@@ -1,16 +1,18 @@
-"""Deterministic sharding of root trajectories across jobs."""
+"""Deterministic sharding of units of work (root trajectories, cases, tasks) across jobs."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from tracegrade.atif import TrajectoryNode
 from tracegrade.errors import ConfigError
 
 __all__ = ["Shard", "parse_shard"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,14 +25,14 @@ class Shard:
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
-    def owns(self, node_id: str) -> bool:
-        """Whether the root with this id belongs to this shard (stable across runs and machines)."""
-        digest = hashlib.sha256(node_id.encode()).digest()
+    def owns(self, key: str) -> bool:
+        """Whether the unit with this id belongs to this shard (stable across runs and machines)."""
+        digest = hashlib.sha256(key.encode()).digest()
         return int.from_bytes(digest[:8], "big") % self.count == self.index
 
-    def select(self, roots: Sequence[TrajectoryNode]) -> tuple[TrajectoryNode, ...]:
-        """The roots of this shard, in their original order."""
-        return tuple(r for r in roots if self.owns(r.node_id))
+    def select(self, items: Sequence[T], key: Callable[[T], str]) -> tuple[T, ...]:
+        """The items of this shard, in their original order."""
+        return tuple(item for item in items if self.owns(key(item)))
 
 
 def parse_shard(text: str) -> Shard:

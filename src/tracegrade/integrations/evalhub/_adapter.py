@@ -15,16 +15,18 @@ from pathlib import Path
 from evalhub.adapter import AdapterSettings, FrameworkAdapter, JobCallbacks, JobPhase, JobResults, JobSpec
 from opentelemetry.sdk.metrics import MeterProvider
 
+from tracegrade.atif._artifacts import write_artifacts
+from tracegrade.atif._criteria_params import CriteriaParams
+from tracegrade.atif._engine import RunProgress, ScoringEngine
+from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.atif._params import ScoringOptions, parse_parameters
+from tracegrade.atif._results import EvaluationResults
 from tracegrade.integrations.evalhub._mlflow import save_run
 from tracegrade.integrations.evalhub._params import job_parameters, judge_target
 from tracegrade.integrations.evalhub._results import check_outcome, job_results
 from tracegrade.integrations.evalhub._status import StatusReporter
 from tracegrade.integrations.mlflow import run_params
-from tracegrade.judge import configure_meter_provider
-from tracegrade.reports import write_artifacts
-from tracegrade.rubrics import CriteriaParams
-from tracegrade.runner import JudgeTarget, run_atif_job
-from tracegrade.scoring import EvaluationResults, RunProgress, ScoringEngine, ScoringOptions, parse_parameters
+from tracegrade.judge._telemetry import configure_meter_provider
 
 __all__ = ["AtifAdapter"]
 

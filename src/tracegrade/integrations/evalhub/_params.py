@@ -8,8 +8,8 @@ from typing import Any
 
 from evalhub.adapter import JobSpec, read_model_auth_key
 
+from tracegrade.atif._job import JudgeTarget
 from tracegrade.errors import ConfigError
-from tracegrade.runner import JudgeTarget
 
 __all__ = ["JUDGE_KEY_ENV", "KEY_ENV_SETTING", "job_parameters", "judge_target"]
 

@@ -9,6 +9,9 @@ from typing import Any
 
 import yaml
 
+from tracegrade.atif._params import CriteriaInputs, ScoringOptions
+from tracegrade.params import parameter_table
+
 __all__ = [
     "BENCHMARK_ID",
     "DEFAULT_IMAGE",
@@ -25,68 +28,8 @@ ENTRY_MODULE = "tracegrade.integrations.evalhub"
 DEFAULT_IMAGE = "quay.io/your-org/tracegrade:0.1.0"
 """Placeholder image reference for the Kubernetes runtime (build it from the repository's Containerfile)."""
 
-PARAMETERS: tuple[tuple[str, str, str], ...] = (
-    (
-        "trajectory_path",
-        "string",
-        "ATIF file or folder to score (folders are read recursively). Default /test_data/trajectory.json.",
-    ),
-    (
-        "scoring_mode",
-        "string",
-        "Where the criteria come from: auto (derived from each task), benchmark, reference or custom. Default auto.",
-    ),
-    (
-        "benchmark_name",
-        "string",
-        "Built-in benchmark rubric for scoring_mode=benchmark (swebench-verified, terminal-bench, humanevalfix).",
-    ),
-    ("reference_registry_path", "string", "JSON registry of reference rubrics for scoring_mode=reference."),
-    ("reference_rubric", "string", "Rubric picked from the reference registry. Default: default."),
-    (
-        "provider_params",
-        "object",
-        "Provider options; provider_params.rubric holds a custom rubric "
-        "(object, or YAML/JSON text) for scoring_mode=custom.",
-    ),
-    ("custom_rubric", "object", "Older spelling of provider_params.rubric."),
-    ("custom_rubric_path", "string", "Custom rubric file (YAML or JSON) for scoring_mode=custom."),
-    (
-        "completion_threshold",
-        "float",
-        "A trajectory passes when complete and its aggregate is at least this. Default 0.5.",
-    ),
-    ("failure_threshold", "float", "Steps scoring below this are sent for failure categorisation. Default 0.5."),
-    (
-        "subagent_aggregation",
-        "string",
-        "How subagents count in atif_overall_score: flat, hierarchical or separate. Default flat.",
-    ),
-    (
-        "partial_result_policy",
-        "string",
-        "fail_fast stops at the first failed trajectory; skip_failed_trajectory keeps going. Default fail_fast.",
-    ),
-    ("max_subagent_depth", "integer", "Deeper subagents are kept but left unscored. Default 3."),
-    ("max_total_steps", "integer", "Most steps in the whole input. Default 10000."),
-    ("max_file_bytes", "integer", "Largest trajectory file read. Default 10485760."),
-    ("max_trajectory_files", "integer", "Most trajectory files read. Default 10000."),
-    ("max_steps_per_trajectory", "integer", "Most steps in one trajectory. Default 500."),
-    (
-        "tolerant_inputs",
-        "boolean",
-        "Record unreadable files and go on (atif_complete is then false) instead of failing the job. Default false.",
-    ),
-    ("num_examples", "integer", "Score only the first N root trajectories (sorted by path)."),
-    ("concurrency_limit", "integer", "Judge requests in flight at once. Default 10."),
-    ("judge_timeout_seconds", "float", "Deadline of one judge HTTP attempt. Default 30."),
-    ("judge_max_attempts", "integer", "Attempts per judge call, retries included (1-10). Default 3."),
-    ("judge_initial_backoff_seconds", "float", "First retry delay; it doubles on each retry. Default 0.5."),
-    ("max_judge_requests", "integer", "Budget of judge HTTP attempts for the whole job (unlimited if unset)."),
-    ("max_context_bytes", "integer", "Byte budget of one judge request. Default 65536."),
-    ("judge_temperature", "float", "Judge sampling temperature. Default 0."),
-    ("judge_max_tokens", "integer", "Judge answer token limit. Default 1024."),
-    ("judge_seed", "integer", "Judge sampling seed, when the endpoint supports one."),
+PARAMETERS: tuple[tuple[str, str, str], ...] = tuple(
+    parameter_table(ScoringOptions, first=("trajectory_path",)) + parameter_table(CriteriaInputs)
 )
 """Every job parameter: name, type and what it does."""
 

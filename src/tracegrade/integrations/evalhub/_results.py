@@ -6,8 +6,9 @@ from typing import Any
 
 from evalhub.adapter import EvaluationResult, JobResults, JobSpec
 
+from tracegrade.atif._results import EvaluationResults
 from tracegrade.errors import TracegradeError
-from tracegrade.scoring import EvaluationResults
+from tracegrade.runs import JobStatus
 
 __all__ = ["check_outcome", "evaluation_metadata", "job_metrics", "job_results"]
 
@@ -47,9 +48,9 @@ def check_outcome(results: EvaluationResults) -> None:
             ``no_score`` when nothing could be scored (a missing score is never reported as 0).
     """
     summary = results.summary
-    if summary.job_status == "interrupted":
+    if summary.job_status is JobStatus.INTERRUPTED:
         raise TracegradeError("the job was interrupted before every step was scored", code="job_interrupted")
-    if summary.job_status != "completed":
+    if summary.job_status is not JobStatus.COMPLETED:
         raise TracegradeError(summary.failure_reason or "the scoring run failed", code="job_failed")
     if summary.atif_overall_score is None:
         counts = summary.counts

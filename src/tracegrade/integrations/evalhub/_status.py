@@ -9,8 +9,8 @@ import threading
 
 from evalhub.adapter import JobCallbacks, JobPhase, JobStatus, JobStatusUpdate, MessageInfo
 
+from tracegrade.atif._engine import RunProgress
 from tracegrade.errors import TracegradeError
-from tracegrade.scoring import RunProgress
 
 __all__ = ["StatusReporter", "failure_message"]
 

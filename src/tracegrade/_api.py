@@ -1,0 +1,73 @@
+"""The small public API: read ATIF trajectories, grade them with a judge."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tracegrade.atif import EvaluationResults, LoadResult
+
+__all__ = ["grade_trajectories", "load_trajectories"]
+
+
+def load_trajectories(paths: Sequence[str | Path], *, strict: bool = True) -> LoadResult:
+    """Read ATIF files and folders into trajectory trees, with an account of every input.
+
+    Args:
+        paths: Files (``.json``, ``.jsonl``) or folders (read recursively).
+        strict: An invalid file is an error (True) or is recorded and skipped (False).
+
+    Raises:
+        InputError: an input is unusable; the message names the file and the place in it.
+    """
+    from tracegrade.atif import LoadOptions
+    from tracegrade.atif import load_trajectories as load
+
+    return load(list(paths), LoadOptions(strict=strict))
+
+
+def grade_trajectories(
+    paths: Sequence[str | Path],
+    *,
+    judge_url: str | None = None,
+    judge_model: str | None = None,
+    judge_api_key_env: str | None = None,
+    local_judge: bool = False,
+    output: str | Path | None = None,
+    cache: str | Path | None = None,
+    job_id: str = "tracegrade",
+    **parameters: Any,
+) -> EvaluationResults:
+    """Score every step of the trajectories in ``paths`` with an LLM judge (as ``tracegrade judge`` does).
+
+    Args:
+        paths: ATIF files or folders.
+        judge_url: OpenAI-compatible base URL of the judge.
+        judge_model: The judge model's name.
+        judge_api_key_env: Name of the environment variable holding the API key (never the key).
+        local_judge: Use the embedded llama.cpp + Gemma 3 270M judge (``tracegrade[local-judge]``).
+        output: Run folder to write the artifacts into (none when omitted).
+        cache: Judge cache file (none when omitted).
+        job_id: The job's id in the results.
+        **parameters: Any job parameter of :class:`tracegrade.atif.ScoringOptions` or
+            :class:`tracegrade.atif.CriteriaInputs` (``scoring_mode``, ``concurrency_limit``...).
+
+    Raises:
+        ConfigError: a parameter is invalid.
+        InputError: an input file is unusable.
+        JudgeError: the judge could not be used.
+    """
+    from tracegrade.atif import JudgeTarget, open_run_folder, parse_parameters, run_atif_job
+
+    parameters["trajectory_path"] = ":".join(str(p) for p in paths)
+    options, criteria = parse_parameters(parameters)
+    target = JudgeTarget(local=True) if local_judge else JudgeTarget(judge_url, judge_model, judge_api_key_env)
+    folder = open_run_folder(Path(output), job_id) if output is not None else None
+    results, _ = asyncio.run(run_atif_job(
+        list(paths), options, criteria, target, job_id=job_id, out_dir=folder,
+        cache_path=Path(cache) if cache is not None else None,
+    ))
+    return results

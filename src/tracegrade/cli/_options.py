@@ -1,0 +1,90 @@
+"""CLI options generated from parameter models, so each parameter is declared once (in its pydantic model)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+import typing
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, TypeVar
+
+import typer
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+__all__ = ["OptionGroup", "with_model_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class OptionGroup:
+    """Fields of ``model`` offered as ``--kebab-case`` options in one help panel."""
+
+    model: type[BaseModel]
+    panel: str
+    exclude: Collection[str] = ()
+    flags: Mapping[str, str] = field(default_factory=dict)
+    """Field name to a different flag (e.g. ``tolerant_inputs`` → ``--tolerant``)."""
+    only: Collection[str] | None = None
+
+
+def with_model_options(*groups: OptionGroup) -> Callable[[F], F]:
+    """Add every field of each group's model to a typer command as an option.
+
+    The command declares ``parameters: dict[str, Any]`` as its last argument; it receives the
+    values of the generated options there, keyed by field name (defaults included).
+    """
+
+    def decorate(command: F) -> F:
+        signature = inspect.signature(command, eval_str=True)
+        base = [p for p in signature.parameters.values() if p.name != "parameters"]
+        generated = [p for group in groups for p in _options(group)]
+        names = [p.name for p in generated]
+
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            parameters = {name: kwargs.pop(name) for name in names}
+            return command(*args, parameters=parameters, **kwargs)
+
+        wrapper.__signature__ = signature.replace(parameters=[*base, *generated])  # type: ignore[attr-defined]
+        return typing.cast(F, wrapper)
+
+    return decorate
+
+
+def _options(group: OptionGroup) -> list[inspect.Parameter]:
+    selected = [
+        (name, info) for name, info in group.model.model_fields.items()
+        if name not in group.exclude and (group.only is None or name in group.only)
+    ]
+    return [_option(name, info, group) for name, info in selected]
+
+
+def _option(name: str, info: FieldInfo, group: OptionGroup) -> inspect.Parameter:
+    flag = group.flags.get(name, "--" + name.replace("_", "-"))
+    kind = _cli_type(info.annotation)
+    option = typer.Option(flag, help=info.description, rich_help_panel=group.panel)
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=info.default, annotation=Annotated[kind, option]
+    )
+
+
+def _cli_type(annotation: Any) -> Any:
+    """The type typer parses: strict and constrained types become plain ones, objects become text."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        inner = str if len(members) > 1 else _cli_type(members[0])
+        return inner | None
+    if origin is Annotated:
+        return _cli_type(typing.get_args(annotation)[0])
+    if annotation is bool:
+        return bool
+    if isinstance(annotation, type) and issubclass(annotation, int):
+        return int
+    if annotation in (float, str) or (isinstance(annotation, type) and issubclass(annotation, str)):
+        return annotation
+    return str

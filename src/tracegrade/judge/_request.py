@@ -1,0 +1,51 @@
+"""One question for the judge, and the shape of a validated answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+from tracegrade.errors import JudgeError
+
+__all__ = ["JudgeRequest", "Reply", "context_overflow", "dumps"]
+
+
+def dumps(value: Any) -> bytes:
+    """Deterministic JSON bytes (sorted keys, no whitespace)."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def context_overflow(what: str, size: int, limit: int) -> JudgeError:
+    """The error for evidence or a request that does not fit its byte budget."""
+    return JudgeError(f"{what} needs {size} bytes but only {limit} are available "
+                      "(raise max_context_bytes)", code="context_overflow")
+
+
+class Reply(Protocol):
+    """A validated judge answer that can be stored as JSON and parsed back to itself."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The canonical JSON form (what the cache stores)."""
+        ...
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One judge question: chat messages plus the JSON schema the answer must follow."""
+
+    purpose: str
+    """What is asked (``score``, ``derive``, ``categorize``, ``check``...); recorded with the answer."""
+    messages: tuple[dict[str, str], ...]
+    response_schema: dict[str, Any]
+    template_hash: str
+    """SHA-256 of the instruction and template that produced the messages."""
+    prompt_version: str = ""
+    """Name of the prompt generation; part of the cache key."""
+    canonical: bytes = field(init=False, repr=False)
+    """Deterministic bytes of messages and schema: what the cache key and size limit use."""
+
+    def __post_init__(self) -> None:
+        body = dumps({"messages": list(self.messages), "response_schema": self.response_schema})
+        object.__setattr__(self, "canonical", body)

@@ -1,0 +1,39 @@
+"""Atomic file writes: a file appears complete or not at all."""
+
+from __future__ import annotations
+
+import functools
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["write_atomic"]
+
+
+def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and an atomic rename.
+
+    Args:
+        path: Destination; its folder is created when missing.
+        data: The complete content.
+        mode: Permission bits of the new file (e.g. ``0o600`` for private reports); default: the umask's.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@functools.cache
+def _umask() -> int:
+    current = os.umask(0)  # read once: os.umask can only be read by setting it
+    os.umask(current)
+    return current

@@ -1,0 +1,171 @@
+"""Run folders: files written atomically, then a manifest that marks the folder complete.
+
+A run folder is complete exactly when ``manifest.json`` exists and every file it lists has the
+recorded size and SHA-256. The manifest is removed before a job writes anything and written last,
+so a crash at any point leaves a folder that :func:`read_manifest` refuses instead of a silent mix
+of two jobs' files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from tracegrade.errors import InputError, OutputError
+from tracegrade.runs._atomic import write_atomic
+from tracegrade.runs._status import JobStatus
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["MANIFEST_NAME", "Manifest", "RunFolder", "dump_json", "read_manifest"]
+
+MANIFEST_NAME = "manifest.json"
+MANIFEST_FORMAT = "tracegrade-run-folder/1"
+
+Manifest = dict[str, Any]
+
+
+def dump_json(obj: Any) -> bytes:
+    """Deterministic, indented JSON bytes (sorted keys, numpy values allowed, trailing newline)."""
+    options = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+    return orjson.dumps(obj, option=options) + b"\n"
+
+
+class RunFolder:
+    """A folder that receives a job's files and, last, a manifest listing them.
+
+    Args:
+        path: The folder (created when missing).
+        kind: What wrote it (``atif-judge``, ``suite-run``, ``dabench-eval-v2``...).
+        job_id: The job's id, recorded in the manifest.
+        mode: Permission bits of every file written (default: the umask's).
+
+    Raises:
+        OutputError: when ``path`` is not a usable folder; checked before any work is paid for.
+    """
+
+    def __init__(self, path: Path, *, kind: str, job_id: str, mode: int | None = None) -> None:
+        self.path = path
+        self.kind = kind
+        self.job_id = job_id
+        self._mode = mode
+        self._files: dict[str, dict[str, Any]] = {}
+        _check_usable(path)
+        try:
+            (path / MANIFEST_NAME).unlink(missing_ok=True)
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot remove the previous manifest ({exc.strerror})") from None
+
+    def write_bytes(self, name: str, data: bytes) -> Path:
+        """Write one file atomically; ``name`` is relative and may contain sub-folders."""
+        target = self.path / _relative(name)
+        try:
+            write_atomic(target, data, mode=self._mode)
+        except OSError as exc:
+            raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
+        self._files[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        return target
+
+    def write_text(self, name: str, text: str) -> Path:
+        """Write UTF-8 text."""
+        return self.write_bytes(name, text.encode())
+
+    def write_json(self, name: str, obj: Any) -> Path:
+        """Write deterministic indented JSON (see :func:`dump_json`)."""
+        return self.write_bytes(name, dump_json(obj))
+
+    def write_csv(self, name: str, frame: pd.DataFrame) -> Path:
+        """Write a DataFrame as CSV without its index (empty cells for missing values)."""
+        return self.write_bytes(name, frame.to_csv(index=False, lineterminator="\n").encode())
+
+    def write_parquet(self, name: str, frame: pd.DataFrame) -> Path:
+        """Write a DataFrame as Parquet without its index."""
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        return self.write_bytes(name, buffer.getvalue())
+
+    @property
+    def files(self) -> dict[str, Path]:
+        """Every file written so far, by name."""
+        return {name: self.path / name for name in self._files}
+
+    def finish(self, status: JobStatus, metadata: Mapping[str, Any] | None = None) -> Path:
+        """Write ``manifest.json`` last: job id, kind, status, metadata and every file's size and hash."""
+        manifest: Manifest = {
+            "format": MANIFEST_FORMAT,
+            "kind": self.kind,
+            "job_id": self.job_id,
+            "status": str(status),
+            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "metadata": dict(metadata or {}),
+            "files": dict(sorted(self._files.items())),
+        }
+        target = self.path / MANIFEST_NAME
+        try:
+            write_atomic(target, dump_json(manifest), mode=self._mode)
+        except OSError as exc:
+            raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
+        return target
+
+
+def read_manifest(path: Path, *, verify: bool = True) -> Manifest:
+    """The manifest of a complete run folder.
+
+    Args:
+        path: The run folder.
+        verify: Also check every listed file's size and SHA-256.
+
+    Raises:
+        InputError: when the folder has no manifest (a job did not finish writing it) or a listed
+            file is missing or differs from what the manifest records.
+    """
+    target = path / MANIFEST_NAME
+    try:
+        manifest = orjson.loads(target.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"{path}: not a complete run folder (no {MANIFEST_NAME})", code="incomplete_run") from None
+    except (OSError, orjson.JSONDecodeError) as exc:
+        raise InputError(f"{target}: unreadable manifest ({exc})", code="incomplete_run") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        raise InputError(f"{target}: not a tracegrade run-folder manifest", code="incomplete_run")
+    if verify:
+        for name, entry in manifest.get("files", {}).items():
+            _verify_file(path, name, entry)
+    return manifest
+
+
+def _verify_file(folder: Path, name: str, entry: Mapping[str, Any]) -> None:
+    file = folder / _relative(name)
+    try:
+        data = file.read_bytes()
+    except OSError:
+        raise InputError(f"{file}: listed in {MANIFEST_NAME} but missing", code="incomplete_run") from None
+    if len(data) != entry.get("bytes") or hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+        raise InputError(f"{file}: differs from {MANIFEST_NAME} (written by another job?)", code="incomplete_run")
+
+
+def _relative(name: str) -> PurePosixPath:
+    relative = PurePosixPath(name)
+    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+        raise ValueError(f"run-folder file names are relative and stay inside the folder: {name!r}")
+    return relative
+
+
+def _check_usable(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{path}: the output exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".tracegrade-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise OutputError(f"{path}: the output folder is not writable ({exc.strerror or exc})") from None

@@ -1,0 +1,33 @@
+"""Progress display: a rich bar on a terminal, nothing in CI logs or pipes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+__all__ = ["progress"]
+
+
+@contextmanager
+def progress(
+    total: int | None, description: str, *, console: Console | None = None, enabled: bool = True
+) -> Iterator[Callable[[int], None]]:
+    """Show a progress bar on stderr while inside; yields ``advance(n)``.
+
+    Args:
+        total: Units of work, or None when unknown.
+        description: What is being done (``scoring``, ``evaluating tasks``).
+        console: Where to draw (default: stderr); nothing is drawn when it is not a terminal.
+        enabled: False to draw nothing (``--quiet``).
+    """
+    target = console or Console(stderr=True)
+    if not enabled or not target.is_terminal:
+        yield lambda n=1: None
+        return
+    columns = (TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=target, transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda n=1: bar.advance(task, n)

@@ -1,0 +1,3 @@
+from tests.atif.nodes import billion_laughs
+
+__all__ = ["billion_laughs"]
