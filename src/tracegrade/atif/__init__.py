@@ -8,83 +8,158 @@ and the run-folder report::
     results = await score_loaded(loaded, options, criteria, judge, job_id="tg-1")
 """
 
-from tracegrade.atif._artifacts import ARTIFACT_NAMES, open_run_folder, read_results, step_rows, write_artifacts
-from tracegrade.atif._assemble import node_results, summarize
-from tracegrade.atif._benchmark_rubrics import (
-    BENCHMARK_REGISTRY,
-    BENCHMARK_REGISTRY_VERSION,
-    BENCHMARK_RUBRIC_NOTE,
-    benchmark_rubric,
-    canonical_benchmark_name,
-)
-from tracegrade.atif._checks import check_trajectory
-from tracegrade.atif._criteria import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
-from tracegrade.atif._criteria_params import DEFAULT_REFERENCE_RUBRIC, CriteriaParams, validate_criteria_params
-from tracegrade.atif._document import validate_document
-from tracegrade.atif._engine import NodeState, RunProgress, ScoringEngine
-from tracegrade.atif._evidence import Evidence, build_evidence, project_step
-from tracegrade.atif._job import JudgeTarget, judge_settings, open_judge, run_atif_job
-from tracegrade.atif._load import load_trajectories
-from tracegrade.atif._maths import (
-    NodeDraft,
-    NodeRollup,
-    SubagentAggregation,
-    categorization_rate,
-    collection_score,
-    rollup,
-)
-from tracegrade.atif._merge import merge_results
-from tracegrade.atif._options import LoadOptions
-from tracegrade.atif._params import CriteriaInputs, PartialResultPolicy, ScoringOptions, parse_parameters
-from tracegrade.atif._prompts import (
-    CATEGORIES,
-    PROMPT_VERSION,
-    SYSTEM_INSTRUCTION,
-    categorize_request,
-    derive_request,
-    score_request,
-    template_hash,
-)
-from tracegrade.atif._questions import StepJudgement, categorize_step, derive_criteria, score_step
-from tracegrade.atif._records import (
-    FileReport,
-    InputAccount,
-    InputStatus,
-    LoadResult,
-    LogicalStep,
-    NodeStatus,
-    TrajectoryNode,
-    iter_nodes,
-)
-from tracegrade.atif._reference import (
-    DEFAULT_REFERENCE_ID,
-    REFERENCE_REGISTRY_MAX_BYTES,
-    ReferenceChoice,
-    ReferenceRubric,
-    load_reference_rubric,
-)
-from tracegrade.atif._replies import (
-    MAX_RATIONALE_CHARS,
-    Categorization,
-    DerivedCriteria,
-    ScoreReply,
-    parse_categorization,
-    parse_criteria,
-    parse_scores,
-)
-from tracegrade.atif._report import render_report
-from tracegrade.atif._resolver import CriteriaResolver, DeriveCriteria, build_resolver
-from tracegrade.atif._results import RESULTS_FORMAT, EvaluationResults, InputRecord
-from tracegrade.atif._run import run_parameters, score_loaded, score_paths
-from tracegrade.atif._scores import (
-    CategorizationStatus,
-    NodeResult,
-    NodeStatusCode,
-    RunSummary,
-    StepResult,
-    StepStatus,
-)
-from tracegrade.atif._task import normalize_task, resolve_task, task_hash
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tracegrade.atif._artifacts import ARTIFACT_NAMES, open_run_folder, read_results, step_rows, write_artifacts
+    from tracegrade.atif._assemble import node_results, summarize
+    from tracegrade.atif._benchmark_rubrics import (
+        BENCHMARK_REGISTRY,
+        BENCHMARK_REGISTRY_VERSION,
+        BENCHMARK_RUBRIC_NOTE,
+        benchmark_rubric,
+        canonical_benchmark_name,
+    )
+    from tracegrade.atif._checks import check_trajectory
+    from tracegrade.atif._criteria import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
+    from tracegrade.atif._criteria_params import DEFAULT_REFERENCE_RUBRIC, CriteriaParams, validate_criteria_params
+    from tracegrade.atif._document import validate_document
+    from tracegrade.atif._engine import NodeState, RunProgress, ScoringEngine
+    from tracegrade.atif._evidence import Evidence, build_evidence, project_step
+    from tracegrade.atif._job import JudgeTarget, judge_settings, open_judge, run_atif_job
+    from tracegrade.atif._load import load_trajectories
+    from tracegrade.atif._maths import (
+        NodeDraft,
+        NodeRollup,
+        SubagentAggregation,
+        categorization_rate,
+        collection_score,
+        rollup,
+    )
+    from tracegrade.atif._merge import merge_results
+    from tracegrade.atif._options import LoadOptions
+    from tracegrade.atif._params import CriteriaInputs, PartialResultPolicy, ScoringOptions, parse_parameters
+    from tracegrade.atif._prompts import (
+        CATEGORIES,
+        PROMPT_VERSION,
+        SYSTEM_INSTRUCTION,
+        categorize_request,
+        derive_request,
+        score_request,
+        template_hash,
+    )
+    from tracegrade.atif._questions import StepJudgement, categorize_step, derive_criteria, score_step
+    from tracegrade.atif._records import (
+        FileReport,
+        InputAccount,
+        InputStatus,
+        LoadResult,
+        LogicalStep,
+        NodeStatus,
+        TrajectoryNode,
+        iter_nodes,
+    )
+    from tracegrade.atif._reference import (
+        DEFAULT_REFERENCE_ID,
+        REFERENCE_REGISTRY_MAX_BYTES,
+        ReferenceChoice,
+        ReferenceRubric,
+        load_reference_rubric,
+    )
+    from tracegrade.atif._replies import (
+        MAX_RATIONALE_CHARS,
+        Categorization,
+        DerivedCriteria,
+        ScoreReply,
+        parse_categorization,
+        parse_criteria,
+        parse_scores,
+    )
+    from tracegrade.atif._report import render_report
+    from tracegrade.atif._resolver import CriteriaResolver, DeriveCriteria, build_resolver
+    from tracegrade.atif._results import RESULTS_FORMAT, EvaluationResults, InputRecord
+    from tracegrade.atif._run import run_parameters, score_loaded, score_paths
+    from tracegrade.atif._scores import (
+        CategorizationStatus,
+        NodeResult,
+        NodeStatusCode,
+        RunSummary,
+        StepResult,
+        StepStatus,
+    )
+    from tracegrade.atif._task import normalize_task, resolve_task, task_hash
+
+_LAZY: dict[str, tuple[str, ...]] = {
+    "_artifacts": ("ARTIFACT_NAMES", "open_run_folder", "read_results", "step_rows", "write_artifacts"),
+    "_assemble": ("node_results", "summarize"),
+    "_benchmark_rubrics": (
+        "BENCHMARK_REGISTRY",
+        "BENCHMARK_REGISTRY_VERSION",
+        "BENCHMARK_RUBRIC_NOTE",
+        "benchmark_rubric",
+        "canonical_benchmark_name",
+    ),
+    "_checks": ("check_trajectory",),
+    "_criteria": ("CriteriaFailure", "CriteriaFailureCode", "ResolvedCriteria"),
+    "_criteria_params": ("DEFAULT_REFERENCE_RUBRIC", "CriteriaParams", "validate_criteria_params"),
+    "_document": ("validate_document",),
+    "_engine": ("NodeState", "RunProgress", "ScoringEngine"),
+    "_evidence": ("Evidence", "build_evidence", "project_step"),
+    "_job": ("JudgeTarget", "judge_settings", "open_judge", "run_atif_job"),
+    "_load": ("load_trajectories",),
+    "_maths": ("NodeDraft", "NodeRollup", "SubagentAggregation", "categorization_rate", "collection_score", "rollup"),
+    "_merge": ("merge_results",),
+    "_options": ("LoadOptions",),
+    "_params": ("CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "parse_parameters"),
+    "_prompts": (
+        "CATEGORIES",
+        "PROMPT_VERSION",
+        "SYSTEM_INSTRUCTION",
+        "categorize_request",
+        "derive_request",
+        "score_request",
+        "template_hash",
+    ),
+    "_questions": ("StepJudgement", "categorize_step", "derive_criteria", "score_step"),
+    "_records": (
+        "FileReport",
+        "InputAccount",
+        "InputStatus",
+        "LoadResult",
+        "LogicalStep",
+        "NodeStatus",
+        "TrajectoryNode",
+        "iter_nodes",
+    ),
+    "_reference": (
+        "DEFAULT_REFERENCE_ID",
+        "REFERENCE_REGISTRY_MAX_BYTES",
+        "ReferenceChoice",
+        "ReferenceRubric",
+        "load_reference_rubric",
+    ),
+    "_replies": (
+        "MAX_RATIONALE_CHARS",
+        "Categorization",
+        "DerivedCriteria",
+        "ScoreReply",
+        "parse_categorization",
+        "parse_criteria",
+        "parse_scores",
+    ),
+    "_report": ("render_report",),
+    "_resolver": ("CriteriaResolver", "DeriveCriteria", "build_resolver"),
+    "_results": ("RESULTS_FORMAT", "EvaluationResults", "InputRecord"),
+    "_run": ("run_parameters", "score_loaded", "score_paths"),
+    "_scores": ("CategorizationStatus", "NodeResult", "NodeStatusCode", "RunSummary", "StepResult", "StepStatus"),
+    "_task": ("normalize_task", "resolve_task", "task_hash"),
+}
+"""Private module of each public name; a name is imported when first used (fast start-up)."""
+
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
 __all__ = [
     "ARTIFACT_NAMES",
@@ -163,6 +238,7 @@ __all__ = [
     "parse_parameters",
     "parse_scores",
     "project_step",
+    "read_results",
     "render_report",
     "resolve_task",
     "rollup",
@@ -177,4 +253,19 @@ __all__ = [
     "task_hash",
     "template_hash",
     "validate_criteria_params",
+    "validate_document",
+    "write_artifacts",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from tracegrade.atif._artifacts import read_results, write_artifacts
-from tracegrade.atif._merge import merge_results
-from tracegrade.atif._results import EvaluationResults
 from tracegrade.errors import ExitCode, InputError
 from tracegrade.runs import JobStatus
+
+if TYPE_CHECKING:
+    from tracegrade.atif import EvaluationResults
 
 __all__ = ["merge"]
 
@@ -33,6 +33,8 @@ def merge(
     Nodes, steps and the summary then equal an unsharded run's, except the judge request counters
     (summed over shards) and the time stamp.
     """
+    from tracegrade.atif import merge_results, write_artifacts
+
     merged = merge_results([_read(path) for path in results])
     write_artifacts(merged, output)
     summary = merged.summary
@@ -46,11 +48,13 @@ def merge(
         )
     if summary.job_status is JobStatus.INTERRUPTED:
         raise typer.Exit(int(ExitCode.INTERRUPTED))
-    if summary.job_status == "failed":
+    if summary.job_status is JobStatus.FAILED:
         raise typer.Exit(int(ExitCode.OPERATIONAL))
 
 
 def _read(path: Path) -> EvaluationResults:
+    from tracegrade.atif import read_results
+
     try:
         return read_results(path)
     except FileNotFoundError:

@@ -11,25 +11,51 @@ JSON schema of the answer) and a strict parser, and gets a validated reply or a
 scripted OpenAI-compatible server for protocol tests.
 """
 
-from tracegrade.judge._cache import JudgeCache, cache_key, default_cache_path
-from tracegrade.judge._client import MAX_RESPONSE_BYTES
-from tracegrade.judge._extract import extract_json_object, protocol_error
-from tracegrade.judge._judge import PROTOCOL_ERROR_CODES, Judge, JudgeProtocol
-from tracegrade.judge._local import (
-    LOCAL_JUDGE_NOTICE,
-    LOCAL_MAX_CONTEXT_BYTES,
-    LocalJudge,
-    check_local_judge_installed,
-)
-from tracegrade.judge._request import JudgeRequest, Reply, context_overflow, dumps
-from tracegrade.judge._settings import (
-    DEFAULT_MAX_CONTEXT_BYTES,
-    MIN_CONTEXT_BYTES,
-    JudgeSettings,
-    ResponseFormat,
-    chat_completions_url,
-)
-from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry, configure_meter_provider
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tracegrade.judge._cache import JudgeCache, cache_key, default_cache_path
+    from tracegrade.judge._client import MAX_RESPONSE_BYTES
+    from tracegrade.judge._extract import extract_json_object, protocol_error
+    from tracegrade.judge._judge import PROTOCOL_ERROR_CODES, Judge, JudgeProtocol
+    from tracegrade.judge._local import (
+        LOCAL_JUDGE_NOTICE,
+        LOCAL_MAX_CONTEXT_BYTES,
+        LocalJudge,
+        check_local_judge_installed,
+    )
+    from tracegrade.judge._request import JudgeRequest, Reply, context_overflow, dumps
+    from tracegrade.judge._settings import (
+        DEFAULT_MAX_CONTEXT_BYTES,
+        MIN_CONTEXT_BYTES,
+        JudgeSettings,
+        ResponseFormat,
+        chat_completions_url,
+    )
+    from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry, configure_meter_provider
+
+_LAZY: dict[str, tuple[str, ...]] = {
+    "_cache": ("JudgeCache", "cache_key", "default_cache_path"),
+    "_client": ("MAX_RESPONSE_BYTES",),
+    "_extract": ("extract_json_object", "protocol_error"),
+    "_judge": ("PROTOCOL_ERROR_CODES", "Judge", "JudgeProtocol"),
+    "_local": ("LOCAL_JUDGE_NOTICE", "LOCAL_MAX_CONTEXT_BYTES", "LocalJudge", "check_local_judge_installed"),
+    "_request": ("JudgeRequest", "Reply", "context_overflow", "dumps"),
+    "_settings": (
+        "DEFAULT_MAX_CONTEXT_BYTES",
+        "MIN_CONTEXT_BYTES",
+        "JudgeSettings",
+        "ResponseFormat",
+        "chat_completions_url",
+    ),
+    "_telemetry": ("JudgeStats", "JudgeTelemetry", "configure_meter_provider"),
+}
+"""Private module of each public name; a name is imported when first used (fast start-up)."""
+
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 
 __all__ = [
     "DEFAULT_MAX_CONTEXT_BYTES",
@@ -58,3 +84,16 @@ __all__ = [
     "extract_json_object",
     "protocol_error",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

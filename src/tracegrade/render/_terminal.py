@@ -1,0 +1,137 @@
+"""Rich tables that stay readable in narrow terminals: less important columns give way first."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich import box
+from rich.cells import cell_len
+from rich.console import Console, JustifyMethod, OverflowMethod
+from rich.table import Table
+from rich.text import Text
+
+from tracegrade.render._filters import MISSING, fmt_score
+
+__all__ = ["Column", "console_width", "fit_table", "table_width"]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of a :func:`fit_table` table."""
+
+    header: str
+    """Column heading."""
+    key: str
+    """Key of the cell value in each row mapping."""
+    min_width: int = 6
+    """Narrowest the column may get; longer cells are cut with an ellipsis."""
+    priority: int = 0
+    """Importance rank: 0 is always shown; larger numbers are less important and hidden first."""
+    justify: JustifyMethod = "left"
+    """Cell alignment (use "right" for numbers)."""
+    overflow: OverflowMethod = "ellipsis"
+    """How a cell too long for the column is cut; cells never wrap."""
+    max_width: int | None = None
+    """Widest the column may get; None for no limit."""
+    formatter: Callable[[Any], str] | None = None
+    """Turns a cell value into text; by default None is "—", a float gets 3 decimals, anything else ``str``."""
+
+
+def console_width() -> int:
+    """Width of the terminal in characters (the ``COLUMNS`` variable, the terminal size, or 80)."""
+    return Console().width
+
+
+def table_width(columns: Sequence[Column]) -> int:
+    """Characters a table needs when every column is at its minimum width (borders and padding included)."""
+    return sum(column.min_width for column in columns) + 3 * len(columns) + 1
+
+
+def fit_table(
+    title: str | None,
+    columns: Sequence[Column],
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    width: int | None = None,
+    caption: str | None = None,
+) -> Table:
+    """Build a rich table that fits ``width`` characters (default: the console width).
+
+    While the columns' minimum widths do not fit, the least important column (largest ``priority``,
+    the rightmost among equals) is hidden; columns of priority 0 are never hidden. The space left is
+    shared among the shown columns up to their content's width. Cells never wrap: text longer than
+    its column ends with an ellipsis. Strings are shown literally (no rich markup); the caption
+    names the hidden columns.
+
+    Raises:
+        KeyError: a row lacks a column's key.
+    """
+    available = console_width() if width is None else width
+    shown = _columns_that_fit(columns, available)
+    cells = [[_cell(column, row[column.key]) for column in shown] for row in rows]
+    widths = _share_width(shown, cells, available)
+    hidden = [column.header for column in columns if column not in shown]
+    notes = [caption] if caption else []
+    if hidden:
+        notes.append(f"Hidden to fit {available} columns: {', '.join(hidden)}")
+    table = Table(
+        title=title, box=box.SIMPLE_HEAD, caption="\n".join(notes) or None, caption_justify="left", header_style="bold"
+    )
+    for column, column_width in zip(shown, widths, strict=True):
+        table.add_column(
+            column.header, justify=column.justify, overflow=column.overflow, no_wrap=True, width=column_width
+        )
+    for row_cells in cells:
+        table.add_row(*row_cells)
+    return table
+
+
+def _columns_that_fit(columns: Sequence[Column], available: int) -> list[Column]:
+    shown = list(columns)
+    droppable = sorted(
+        (i for i, column in enumerate(columns) if column.priority > 0),
+        key=lambda i: (columns[i].priority, i),
+        reverse=True,
+    )
+    for index in droppable:
+        if table_width(shown) <= available:
+            break
+        shown.remove(columns[index])
+    return shown
+
+
+def _share_width(columns: Sequence[Column], cells: Sequence[Sequence[Text]], available: int) -> list[int]:
+    """Start every column at its minimum and hand out the spare width in turns, up to what each needs."""
+    widths = [column.min_width for column in columns]
+    wanted = [
+        max(
+            column.min_width,
+            min(column.max_width or 1 << 30, max([cell_len(column.header)] + [row[i].cell_len for row in cells])),
+        )
+        for i, column in enumerate(columns)
+    ]
+    spare = available - table_width(columns)
+    while spare > 0:
+        hungry = [i for i, width in enumerate(widths) if width < wanted[i]]
+        if not hungry:
+            break
+        share = max(1, spare // len(hungry))
+        for i in hungry:
+            grant = min(share, wanted[i] - widths[i], spare)
+            widths[i] += grant
+            spare -= grant
+    return widths
+
+
+def _cell(column: Column, value: Any) -> Text:
+    if isinstance(value, Text):
+        return value
+    if column.formatter is not None:
+        return Text(column.formatter(value))
+    if value is None:
+        return Text(MISSING)
+    if isinstance(value, float):
+        return Text(fmt_score(value))
+    return Text(str(value))
