@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tracegrade.errors import InputError, OutputError
+from tracegrade.runs import MANIFEST_NAME, JobStatus, RunFolder, read_manifest, write_atomic
+
+
+def test_a_finished_folder_lists_every_file_with_its_hash(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run", kind="test", job_id="j-1")
+    folder.write_json("a.json", {"b": 1, "a": [1.5, None]})
+    folder.write_text("sub/notes.txt", "hello")
+    folder.write_csv("t.csv", pd.DataFrame({"x": [1, None], "y": ["a", "b"]}))
+    folder.write_parquet("t.parquet", pd.DataFrame({"x": [1, 2]}))
+    folder.finish(JobStatus.COMPLETED, {"tasks": 2})
+
+    manifest = read_manifest(tmp_path / "run")
+    assert manifest["job_id"] == "j-1" and manifest["status"] == "completed" and manifest["metadata"] == {"tasks": 2}
+    assert sorted(manifest["files"]) == ["a.json", "sub/notes.txt", "t.csv", "t.parquet"]
+    assert (tmp_path / "run/t.csv").read_text() == "x,y\n1.0,a\n,b\n"
+    assert (tmp_path / "run/a.json").read_text().startswith('{\n  "a"')
+
+
+def test_a_folder_without_manifest_is_incomplete(tmp_path: Path) -> None:
+    first = RunFolder(tmp_path, kind="test", job_id="old")
+    first.write_text("x.txt", "old")
+    first.finish(JobStatus.COMPLETED)
+    second = RunFolder(tmp_path, kind="test", job_id="new")  # a new job starts: the old manifest goes first
+    second.write_text("x.txt", "new")
+    with pytest.raises(InputError, match="not a complete run folder"):
+        read_manifest(tmp_path)
+
+
+def test_a_file_changed_after_the_manifest_is_detected(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path, kind="test", job_id="j")
+    folder.write_text("x.txt", "one")
+    folder.finish(JobStatus.FAILED)
+    (tmp_path / "x.txt").write_text("two")
+    with pytest.raises(InputError, match="differs from manifest.json"):
+        read_manifest(tmp_path)
+    assert read_manifest(tmp_path, verify=False)["status"] == "failed"
+
+
+def test_an_existing_file_as_output_is_refused_up_front(tmp_path: Path) -> None:
+    (tmp_path / "out").write_text("")
+    with pytest.raises(OutputError, match="exists and is not a folder"):
+        RunFolder(tmp_path / "out", kind="test", job_id="j")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write to read-only folders")
+def test_an_unwritable_folder_is_refused_up_front(tmp_path: Path) -> None:
+    tmp_path.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        with pytest.raises(OutputError, match="not writable"):
+            RunFolder(tmp_path / "out", kind="test", job_id="j")
+    finally:
+        tmp_path.chmod(stat.S_IRWXU)
+
+
+def test_names_cannot_leave_the_folder(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path, kind="test", job_id="j")
+    with pytest.raises(ValueError, match="stay inside"):
+        folder.write_text("../escape.txt", "x")
+    assert not (tmp_path.parent / "escape.txt").exists()
+
+
+def test_private_files_get_the_requested_mode(tmp_path: Path) -> None:
+    write_atomic(tmp_path / "secret.json", b"{}", mode=0o600)
+    assert stat.S_IMODE((tmp_path / "secret.json").stat().st_mode) == 0o600
+    folder = RunFolder(tmp_path / "run", kind="test", job_id="j", mode=0o600)
+    folder.write_text("r.json", "{}")
+    assert stat.S_IMODE((tmp_path / "run/r.json").stat().st_mode) == 0o600
+    assert MANIFEST_NAME not in os.listdir(tmp_path / "run")
