@@ -63,7 +63,7 @@ def test_report_is_self_contained_and_escaped(results: EvaluationResults, tmp_pa
     html = write_artifacts(results, tmp_path)["report.html"].read_text()
     assert "data:image/png;base64," in html
     assert not re.search(r"(src|href)=['\"]https?://", html)
-    assert "<script>" not in html
+    assert "<script>alert(1)</script>" not in html
     assert "proxy of judge response validity" in html
     assert "p.json::c.json" in html
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         canonical_benchmark_name,
     )
     from tracegrade.atif._checks import check_trajectory
+    from tracegrade.atif._content import ObservationContent, StepContent, ToolCallContent, step_content
     from tracegrade.atif._criteria import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
     from tracegrade.atif._criteria_params import DEFAULT_REFERENCE_RUBRIC, CriteriaParams, validate_criteria_params
     from tracegrade.atif._document import validate_document
@@ -103,6 +104,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "canonical_benchmark_name",
     ),
     "_checks": ("check_trajectory",),
+    "_content": ("ObservationContent", "StepContent", "ToolCallContent", "step_content"),
     "_criteria": ("CriteriaFailure", "CriteriaFailureCode", "ResolvedCriteria"),
     "_criteria_params": ("DEFAULT_REFERENCE_RUBRIC", "CriteriaParams", "validate_criteria_params"),
     "_document": ("validate_document",),
@@ -199,6 +201,7 @@ __all__ = [
     "NodeState",
     "NodeStatus",
     "NodeStatusCode",
+    "ObservationContent",
     "PartialResultPolicy",
     "ReferenceChoice",
     "ReferenceRubric",
@@ -208,10 +211,12 @@ __all__ = [
     "ScoreReply",
     "ScoringEngine",
     "ScoringOptions",
+    "StepContent",
     "StepJudgement",
     "StepResult",
     "StepStatus",
     "SubagentAggregation",
+    "ToolCallContent",
     "TrajectoryNode",
     "benchmark_rubric",
     "build_evidence",
@@ -248,6 +253,7 @@ __all__ = [
     "score_paths",
     "score_request",
     "score_step",
+    "step_content",
     "step_rows",
     "summarize",
     "task_hash",

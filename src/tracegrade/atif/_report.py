@@ -1,152 +1,257 @@
-"""A self-contained HTML report of a scoring run (inline CSS, plot embedded as a data URI)."""
+"""The self-contained HTML report of a scoring run (template ``atif_report.html``).
+
+This module turns :class:`EvaluationResults` into plain template context (numbers stay numbers,
+None stays None: the template's filters show it as "—"); the page layout, escaping and client-side
+filters live in the template.
+"""
 
 from __future__ import annotations
 
-from html import escape
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
 
 from tracegrade.atif._results import EvaluationResults
-from tracegrade.atif._scores import NodeResult, StepResult
-from tracegrade.render import figure_to_data_uri, new_figure
-from tracegrade.runs._status import JobStatus
+from tracegrade.atif._scores import NodeResult, RunSummary, StepResult, StepStatus
+from tracegrade.render import MISSING, figure_to_data_uri, fmt_pct, fmt_score, new_figure, render_html
 
 __all__ = ["render_report"]
 
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1200px}
-h1{margin-bottom:.2rem}.muted{color:#666}table{border-collapse:collapse;margin:.5rem 0 1.5rem}
-th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}
-th{background:#f4f4f4}.num{text-align:right;font-variant-numeric:tabular-nums}
-.big{font-size:2.2rem;font-weight:600}.bad{color:#b00020}.ok{color:#1b5e20}
-details{margin:.3rem 0;border:1px solid #eee;padding:.3rem .6rem}summary{cursor:pointer}
-.note{background:#fff8e1;border-left:4px solid #f9a825;padding:.5rem .8rem}
-"""
+LOWEST_LIMIT = 10
+"""Trajectories listed in the "lowest" table."""
+NOT_A_CANDIDATE = "not_a_candidate"
+"""Category filter value of steps that did not score below the failure threshold."""
 
-
-def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
-
-
-def _plot(results: EvaluationResults) -> str:
-    steps = [s.score for n in results.nodes for s in n.steps if s.score is not None]
-    trajectories = [n.own_score for n in results.nodes if n.own_score is not None]
-    if not steps:
-        return "<p class='muted'>No scored steps to plot.</p>"
-    fig = new_figure(9, 3)
-    axes = fig.subplots(1, 2)
-    bins = [i / 10 for i in range(11)]
-    axes[0].hist(steps, bins=bins, color="#3f51b5")
-    axes[0].set_title(f"Step scores (n={len(steps)})")
-    axes[1].hist(trajectories, bins=bins, color="#009688")
-    axes[1].set_title(f"Node own scores (n={len(trajectories)})")
-    for axis in axes:
-        axis.set_xlim(0, 1)
-        axis.set_xlabel("score")
-    threshold = results.parameters.get("failure_threshold")
-    if isinstance(threshold, int | float):
-        axes[0].axvline(threshold, color="#b00020", linestyle="--", linewidth=1)
-    return f"<img alt='score distributions' src='{figure_to_data_uri(fig)}'>"
-
-
-def _headline(results: EvaluationResults) -> str:
-    s = results.summary
-    status_class = "ok" if s.job_status is JobStatus.COMPLETED else "bad"
-    complete = "complete" if s.atif_complete else "incomplete (some nodes or inputs could not be scored)"
-    rate = _fmt(s.atif_failure_categorization_rate)
-    if not s.counts.get("failure_candidates"):
-        rate += " (no step scored below the failure threshold)"
-    return (
-        f"<p><span class='big'>{_fmt(s.atif_overall_score)}</span> collection score "
-        f"({escape(s.subagent_aggregation)} aggregation over {s.atif_trajectory_count} trajectories)</p>"
-        f"<p>Job <b class='{status_class}'>{escape(s.job_status)}</b>"
-        f"{' — ' + escape(s.failure_reason) if s.failure_reason else ''}; run is {escape(complete)}.</p>"
-        f"<p>Failure categorisation rate: <b>{rate}</b> "
-        "<span class='muted'>(a proxy of judge response validity, not of detection accuracy)</span></p>"
-    )
-
-
-def _params_table(results: EvaluationResults) -> str:
-    keys = [
-        "atif_judge",
-        "atif_prompt_version",
-        "scoring_mode",
-        "atif_scored_frames",
-        "completion_threshold",
-        "failure_threshold",
-        "subagent_aggregation",
-        "partial_result_policy",
-        "max_subagent_depth",
-    ]
-    rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(str(results.parameters.get(k)))}</td></tr>" for k in keys)
-    counts = "".join(
-        f"<tr><th>{escape(k)}</th><td class='num'>{v}</td></tr>" for k, v in results.summary.counts.items()
-    )
-    return f"<table>{rows}</table><h3>Counts</h3><table>{counts}</table>"
-
-
-def _worst(results: EvaluationResults, limit: int = 10) -> str:
-    scored = sorted((n for n in results.nodes if n.aggregate is not None), key=lambda n: n.aggregate or 0.0)
-    rows = "".join(
-        f"<tr><td>{escape(n.node_id)}</td><td>{escape(n.agent or '')}</td><td class='num'>{n.depth}</td>"
-        f"<td class='num'>{_fmt(n.own_score)}</td><td class='num'>{_fmt(n.aggregate)}</td>"
-        f"<td>{'yes' if n.passed else 'no'}</td><td>{'yes' if n.complete else 'no'}</td></tr>"
-        for n in scored[:limit]
-    )
-    head = (
-        "<tr><th>node</th><th>agent</th><th>depth</th><th>own</th><th>aggregate</th><th>pass</th><th>complete</th></tr>"
-    )
-    return f"<table>{head}{rows}</table>"
-
-
-def _categories(results: EvaluationResults) -> str:
-    if not results.summary.categories:
-        return "<p class='muted'>No step scored below the failure threshold.</p>"
-    rows = "".join(
-        f"<tr><td>{escape(k)}</td><td class='num'>{v}</td></tr>" for k, v in results.summary.categories.items()
-    )
-    return f"<table><tr><th>category</th><th>steps</th></tr>{rows}</table>"
-
-
-def _step_row(step: StepResult) -> str:
-    criteria = ", ".join(f"{escape(k)}={v:.2f}" for k, v in (step.criterion_scores or {}).items())
-    note = step.error_code or ""
-    category = step.category or (
-        "" if step.categorization_status.value == "not_needed" else step.categorization_status.value
-    )
-    return (
-        f"<tr><td class='num'>{step.index}</td><td>{escape(step.source)}</td><td>{escape(step.status.value)}</td>"
-        f"<td class='num'>{_fmt(step.score)}</td><td>{criteria}</td><td>{escape(category)}</td>"
-        f"<td>{escape(step.rationale or '')}<br><span class='muted'>{escape(note)}</span></td></tr>"
-    )
-
-
-def _drilldown(node: NodeResult) -> str:
-    head = "".join(f"<th>{c}</th>" for c in ("#", "source", "status", "score", "criteria", "category", "rationale"))
-    head = f"<tr>{head}</tr>"
-    rows = "".join(_step_row(s) for s in node.steps)
-    indent = "&nbsp;&nbsp;" * node.depth
-    label = (
-        f"{indent}{escape(node.node_id)} — {escape(node.status.value)}"
-        f"{' (' + escape(node.error_code) + ')' if node.error_code else ''}; own {_fmt(node.own_score)}, "
-        f"aggregate {_fmt(node.aggregate)}"
-    )
-    return f"<details><summary>{label}</summary><table>{head}{rows}</table></details>"
+_SECTIONS = (
+    ("overview", "Overview"),
+    ("distributions", "Score distributions"),
+    ("lowest", "Lowest trajectories"),
+    ("categories", "Failure categories"),
+    ("inputs", "Skipped and refused inputs"),
+    ("run", "Run parameters"),
+    ("steps", "Steps"),
+)
+_SECRET_NAME = re.compile(r"api_key|secret|password|credential|authorization|header|(^|_)url$", re.IGNORECASE)
+_STEP_NOTES = {
+    StepStatus.COPIED_CONTEXT: "Copied context: a replay of earlier context, kept but not scored and not counted.",
+    StepStatus.NOT_RUN: "Not scored: never sent to the judge (its node failed or was not scored, or the run stopped).",
+    StepStatus.FAILED: "Not scored: the judge gave no usable answer; see the error code.",
+}
 
 
 def render_report(results: EvaluationResults) -> str:
-    """The complete HTML document."""
-    drill = "".join(_drilldown(n) for n in results.nodes)
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>tracegrade — {escape(results.job_id)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>ATIF trajectory judge</h1><p class='muted'>job {escape(results.job_id)} · {escape(results.created_at)}"
-        f"{' · shard ' + escape(results.shard) if results.shard else ''}</p>"
-        f"{_headline(results)}"
-        "<p class='note'>Judge scores are model opinions: compare runs that share the judge, prompt version and "
-        "rubric; do not read them as absolute quality.</p>"
-        f"<h2>Score distribution</h2>{_plot(results)}"
-        f"<h2>Lowest-scoring trajectories</h2>{_worst(results)}"
-        f"<h2>Failure categories</h2>{_categories(results)}"
-        f"<h2>Run</h2>{_params_table(results)}"
-        f"<h2>Every node and step</h2>{drill}"
-        "</body></html>"
-    )
+    """The complete, self-contained HTML document of ``results`` (no external assets)."""
+    return render_html("atif_report.html", **report_context(results))
+
+
+def report_context(results: EvaluationResults) -> dict[str, Any]:
+    """Everything the template shows, as plain values."""
+    summary = results.summary
+    steps = [step for node in results.nodes for step in node.steps]
+    return {
+        "title": "ATIF trajectory judge",
+        "subtitle": _subtitle(results),
+        "sections": [{"id": key, "label": label} for key, label in _SECTIONS],
+        "generated_at": results.created_at,
+        "summary": summary,
+        "cards": _cards(results),
+        "judge": _judge_rows(results.provenance),
+        "distribution": _distribution(results),
+        "lowest": _lowest(results.nodes),
+        "unranked": sum(1 for n in results.nodes if n.aggregate is None),
+        "categories": [{"label": k, "value": v} for k, v in summary.categories.items()],
+        "inputs": [i.model_dump() for i in results.inputs if i.status != "loaded"],
+        "input_count": len(results.inputs),
+        "refused_nodes": [_node_row(n) for n in results.nodes if n.status.value in ("invalid", "unscored")],
+        "parameters": _key_values(results.parameters),
+        "counts": _key_values(summary.counts),
+        "judge_counts": _key_values(summary.judge),
+        "nodes": [_node(n) for n in results.nodes],
+        "status_options": sorted(Counter(s.status.value for s in steps).items()),
+        "category_options": sorted(Counter(_filter_category(s) for s in steps).items()),
+        "not_a_candidate": NOT_A_CANDIDATE,
+    }
+
+
+def _subtitle(results: EvaluationResults) -> str:
+    parts = [f"job {results.job_id}", results.created_at]
+    if results.shard:
+        parts.append(f"shard {results.shard}")
+    return " · ".join(parts)
+
+
+def _cards(results: EvaluationResults) -> list[dict[str, Any]]:
+    summary, provenance = results.summary, results.provenance
+    recorded = provenance.get("judge")
+    judge: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
+    return [
+        {
+            "label": "collection score",
+            "value": fmt_score(summary.atif_overall_score),
+            "hint": f"{summary.subagent_aggregation} aggregation",
+        },
+        {
+            "label": "trajectories scored",
+            "value": str(summary.atif_trajectory_count),
+            "hint": f"of {summary.counts.get('roots', 0)} root trajectories",
+        },
+        {
+            "label": "categorisation rate",
+            "value": fmt_pct(summary.atif_failure_categorization_rate),
+            "hint": _rate_hint(summary),
+        },
+        {
+            "label": "atif_complete",
+            "value": "yes" if summary.atif_complete else "no",
+            "hint": "every input and node scored" if summary.atif_complete else "something was not scored",
+            "kind": "good" if summary.atif_complete else "bad",
+        },
+        {
+            "label": "job status",
+            "value": summary.job_status.value,
+            "hint": summary.failure_reason,
+            "kind": "good" if summary.job_status.value == "completed" else "bad",
+        },
+        {"label": "judge", "value": str(judge.get("model", MISSING)), "hint": _judge_hint(judge), "kind": "text"},
+        {
+            "label": "prompt version",
+            "value": str(provenance.get("prompt_version", MISSING)),
+            "hint": f"copied context: {provenance.get('copied_context', '—')}",
+            "kind": "text",
+        },
+    ]
+
+
+def _rate_hint(summary: RunSummary) -> str:
+    if not summary.counts.get("failure_candidates"):
+        return "validity proxy; no step scored below the failure threshold"
+    return "validity proxy (judge answers usable), not detection accuracy"
+
+
+def _judge_hint(judge: Mapping[str, Any]) -> str:
+    return f"temperature {_text(judge.get('temperature'))} · seed {_text(judge.get('seed'))}"
+
+
+def _judge_rows(provenance: Mapping[str, Any]) -> list[dict[str, str]]:
+    judge = provenance.get("judge")
+    rows = _key_values(judge) if isinstance(judge, dict) else []
+    hashes = provenance.get("template_hashes")
+    if isinstance(hashes, dict):
+        rows += [{"key": f"{k} template", "value": f"{str(v)[:16]}…"} for k, v in hashes.items()]
+    rows += _key_values({k: v for k, v in provenance.items() if k not in ("judge", "template_hashes")})
+    return rows
+
+
+def _distribution(results: EvaluationResults) -> str | None:
+    """The two score histograms as a data URI; None when nothing was scored."""
+    steps = [s.score for n in results.nodes for s in n.steps if s.score is not None]
+    nodes = [n.own_score for n in results.nodes if n.own_score is not None]
+    if not steps:
+        return None
+    figure = new_figure(9, 3)
+    left, right = figure.subplots(1, 2)
+    bins = [i / 10 for i in range(11)]
+    left.hist(steps, bins=bins, color="#0969da")
+    left.set_title(f"Step scores (n={len(steps)})")
+    right.hist(nodes, bins=bins, color="#1a7f37")
+    right.set_title(f"Node own scores (n={len(nodes)})")
+    threshold = results.parameters.get("failure_threshold")
+    if isinstance(threshold, int | float) and not isinstance(threshold, bool):
+        left.axvline(threshold, color="#cf222e", linestyle="--", linewidth=1, label="failure threshold")
+        left.legend(loc="upper center", fontsize="small")
+    for axis in (left, right):
+        axis.yaxis.get_major_locator().set_params(integer=True)  # counts: whole-number ticks
+        axis.set_xlim(0, 1)
+        axis.set_xlabel("score")
+        axis.set_ylabel("count")
+    return figure_to_data_uri(figure)
+
+
+def _lowest(nodes: list[NodeResult]) -> list[dict[str, Any]]:
+    ranked = sorted((n for n in nodes if n.aggregate is not None), key=lambda n: (n.aggregate, n.node_id))
+    return [_node_row(n) for n in ranked[:LOWEST_LIMIT]]
+
+
+def _node_row(node: NodeResult) -> dict[str, Any]:
+    return {
+        "node": {"text": node.node_id, "href": f"#{_anchor(node.node_id)}"},
+        "agent": node.agent,
+        "depth": node.depth,
+        "status": node.status.value,
+        "error_code": node.error_code,
+        "message": node.message,
+        "own_score": node.own_score,
+        "aggregate": node.aggregate,
+        "passed": _yes_no(node.passed),
+        "complete": _yes_no(node.complete),
+        "scored_steps": f"{node.step_count} of {node.total_steps}",
+    }
+
+
+def _node(node: NodeResult) -> dict[str, Any]:
+    criteria = node.criteria or {}
+    listed = criteria.get("criteria")
+    return {
+        **_node_row(node),
+        "anchor": _anchor(node.node_id),
+        "source": node.source_path + (f" {node.location}" if node.location else ""),
+        "low_steps": sum(s.failure_candidate for s in node.steps),
+        "criteria_mode": criteria.get("scoring_mode"),
+        "rubric": criteria.get("rubric_name"),
+        "criteria": listed if isinstance(listed, list) else [],
+        "steps": [_step(s) for s in node.steps],
+    }
+
+
+def _step(step: StepResult) -> dict[str, Any]:
+    return {
+        "index": step.index,
+        "segment": step.segment,
+        "step_id": step.step_id,
+        "source": step.source,
+        "status": step.status.value,
+        "note": _STEP_NOTES.get(step.status),
+        "score": step.score,
+        "criterion_scores": sorted((step.criterion_scores or {}).items()),
+        "rationale": step.rationale,
+        "omitted_history": step.omitted_history,
+        "error_code": step.error_code,
+        "failure_candidate": step.failure_candidate,
+        "category": step.category,
+        "categorization_status": step.categorization_status.value,
+        "categorization_rationale": step.categorization_rationale,
+        "categorization_error_code": step.categorization_error_code,
+        "filter_category": _filter_category(step),
+        "content": step.content,
+    }
+
+
+def _filter_category(step: StepResult) -> str:
+    if not step.failure_candidate:
+        return NOT_A_CANDIDATE
+    return step.category or step.categorization_status.value
+
+
+def _key_values(values: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Rows of name and shown value; values whose name suggests a secret are withheld."""
+    return [
+        {"key": key, "value": "(withheld)" if _SECRET_NAME.search(key) else _text(value)}
+        for key, value in values.items()
+    ]
+
+
+def _anchor(node_id: str) -> str:
+    return "node-" + re.sub(r"[^A-Za-z0-9_-]", lambda m: f".{ord(m.group()):x}", node_id)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _yes_no(value: bool | None) -> str:
+    return MISSING if value is None else ("yes" if value else "no")
