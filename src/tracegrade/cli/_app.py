@@ -10,9 +10,11 @@ from rich.console import Console
 from typer.exceptions import TyperException
 
 from tracegrade import __version__
+from tracegrade.cli._dabench import dabench_app
 from tracegrade.cli._evalhub import evalhub_app
 from tracegrade.cli._judge import judge
 from tracegrade.cli._merge import merge
+from tracegrade.cli._suite import suite_app
 from tracegrade.cli._validate import validate
 from tracegrade.errors import ExitCode, TracegradeError
 
@@ -34,6 +36,8 @@ app.command(epilog=EXIT_CODES_HELP)(validate)
 app.command(epilog=EXIT_CODES_HELP)(judge)
 app.command(epilog=EXIT_CODES_HELP)(merge)
 app.add_typer(evalhub_app, name="evalhub")
+app.add_typer(dabench_app, name="dabench")
+app.add_typer(suite_app, name="suite")
 
 _stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -81,12 +85,8 @@ def main() -> None:
 
 
 def dabench_main() -> None:
-    """Console-script entry point of ``dabench`` (reserved for DataAgent-Bench eval-v2)."""
+    """Console-script entry point of ``dabench`` (DataAgent-Bench eval-v2)."""
     if any(arg in ("--version",) for arg in sys.argv[1:]):
         print(f"dabench (tracegrade {__version__})")
         sys.exit(0)
-    _stderr.print(
-        "dabench: the DataAgent-Bench front door (dabench eval-v2) is not yet available in this version",
-        markup=False,
-    )
-    sys.exit(int(ExitCode.INVALID_INPUT))
+    sys.exit(run_app(dabench_app))

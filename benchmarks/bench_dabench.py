@@ -1,0 +1,184 @@
+"""Benchmark: ``dabench eval-v2`` on a generated run against plain orjson parsing of the same files.
+
+Usage: python benchmarks/bench_dabench.py [--tasks 2000] [--steps 30] [--dir DIR] [--repeat 2]
+
+A run of ``--tasks`` tasks in the official ReAct trace shape (``--steps`` steps each, with tool output), a
+prediction.csv and a gold.csv per task, is generated once. Each measurement runs in a fresh child process
+(its own peak RSS); the fastest of ``--repeat`` rounds is kept:
+
+- ``orjson``: ``orjson.loads`` of every trace.json plus reading every prediction/gold CSV (the floor);
+- ``eval``: ``evaluate_run`` (read, normalise, score, every metric family, four tables in CSV + Parquet).
+
+Goals: eval ≤ 3× the floor in CPU time and peak RSS < 500 MB (tasks are streamed, not held).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+TOOLS = ("list_context", "read_csv", "read_json", "inspect_sqlite_schema", "execute_context_sql", "execute_python")
+
+
+def make_trace(index: int, steps: int) -> dict[str, object]:
+    """One official-shape trace with realistic tool output."""
+    filler = "The agent reads the schema and decides which table to query next. " * 4
+    out = []
+    for step in range(1, steps):
+        tool = TOOLS[step % len(TOOLS)]
+        content = {
+            "path": f"csv/t{step}.csv",
+            "columns": ["id", "name", "amount"],
+            "rows": [[i, f"n{i}", i * 1.5] for i in range(20)],
+            "row_count": 20,
+        }
+        ok = step % 11 != 0
+        observation = {"ok": True, "tool": tool, "content": content} if ok else {"ok": False, "error": "KeyError: 'x'"}
+        out.append(
+            {
+                "step_index": step,
+                "thought": filler,
+                "action": tool,
+                "action_input": {"path": f"csv/t{step}.csv"},
+                "raw_response": filler,
+                "observation": observation,
+                "ok": ok,
+            }
+        )
+    answer = {"columns": ["id", "total"], "rows": [[index, 42.5]]}
+    out.append(
+        {
+            "step_index": steps,
+            "thought": "done",
+            "action": "answer",
+            "action_input": answer,
+            "raw_response": "",
+            "observation": {"ok": True, "tool": "answer", "content": {"status": "submitted"}},
+            "ok": True,
+        }
+    )
+    return {
+        "task_id": f"task_{index}",
+        "answer": answer,
+        "steps": out,
+        "failure_reason": None,
+        "succeeded": True,
+        "e2e_elapsed_seconds": 12.5,
+    }
+
+
+def generate(root: Path, tasks: int, steps: int) -> None:
+    """Write runs/bench/ and data/ under ``root``."""
+    run = root / "runs" / "bench"
+    entries = []
+    for index in range(1, tasks + 1):
+        task_id = f"task_{index}"
+        (run / task_id).mkdir(parents=True, exist_ok=True)
+        (run / task_id / "trace.json").write_text(json.dumps(make_trace(index, steps), indent=2) + "\n")
+        with (run / task_id / "prediction.csv").open("w", newline="") as handle:
+            csv.writer(handle).writerows([["id", "total"], [index, 42.5]])
+        (root / "data" / "input" / task_id).mkdir(parents=True, exist_ok=True)
+        task = {"task_id": task_id, "difficulty": ("easy", "medium", "hard")[index % 3], "question": "q"}
+        (root / "data" / "input" / task_id / "task.json").write_text(json.dumps(task))
+        (root / "data" / "output" / task_id).mkdir(parents=True, exist_ok=True)
+        with (root / "data" / "output" / task_id / "gold.csv").open("w", newline="") as handle:
+            csv.writer(handle).writerows([["total"], [42.5 if index % 4 else 41]])
+        entries.append(
+            {
+                "task_id": task_id,
+                "task_output_dir": "",
+                "prediction_csv_path": "",
+                "trace_path": "",
+                "succeeded": True,
+                "failure_reason": None,
+            }
+        )
+    summary = {
+        "run_id": "bench",
+        "task_count": tasks,
+        "succeeded_task_count": tasks,
+        "max_workers": 1,
+        "tasks": entries,
+    }
+    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+
+
+def child(phase: str, root: Path) -> dict[str, float]:
+    """Run one phase in this process and report CPU, wall and peak RSS."""
+    start_cpu, start_wall = time.process_time(), time.perf_counter()
+    if phase == "orjson":
+        for folder in sorted((root / "runs" / "bench").glob("task_*")):
+            orjson.loads((folder / "trace.json").read_bytes())
+            (folder / "prediction.csv").read_bytes()
+            (root / "data" / "output" / folder.name / "gold.csv").read_bytes()
+    else:
+        from tracegrade.dabench import EvalOptions, evaluate_run
+
+        evaluate_run(EvalOptions(run=str(root / "runs" / "bench"), data_root=root / "data", output=root / "out"))
+    return {
+        "cpu": time.process_time() - start_cpu,
+        "wall": time.perf_counter() - start_wall,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def measure(phase: str, root: Path) -> dict[str, float]:
+    """Run a phase in a fresh child process."""
+    result = subprocess.run(
+        [sys.executable, __file__, "--child", phase, "--dir", str(root)], check=True, capture_output=True, text=True
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    """Generate, measure and print a table and a JSON line."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tasks", type=int, default=2000)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--dir", type=Path)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--child")
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.dir)))
+        return
+    root = args.dir or Path(tempfile.mkdtemp(prefix="bench-dabench-"))
+    if not (root / "runs" / "bench" / "summary.json").is_file():
+        generate(root, args.tasks, args.steps)
+    size = sum(p.stat().st_size for p in (root / "runs").rglob("*") if p.is_file())
+    best: dict[str, dict[str, float]] = {}
+    for _ in range(args.repeat):
+        for phase in ("orjson", "eval"):
+            got = measure(phase, root)
+            if phase not in best or got["cpu"] < best[phase]["cpu"]:
+                best[phase] = got
+    ratio = best["eval"]["cpu"] / best["orjson"]["cpu"]
+    print(f"{args.tasks} tasks x {args.steps} steps, {size / 1e6:.1f} MB of run files in {root}")
+    print(f"{'phase':<8} {'cpu s':>8} {'wall s':>8} {'peak RSS MB':>12}")
+    for phase, got in best.items():
+        print(f"{phase:<8} {got['cpu']:>8.2f} {got['wall']:>8.2f} {got['rss_mb']:>12.1f}")
+    print(f"eval / orjson CPU: {ratio:.2f}x (goal <= 3x); eval peak RSS {best['eval']['rss_mb']:.0f} MB (goal < 500)")
+    print(
+        json.dumps(
+            {
+                "tasks": args.tasks,
+                "steps": args.steps,
+                "bytes": size,
+                "ratio": ratio,
+                **{f"{p}_{k}": v for p, r in best.items() for k, v in r.items()},
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+"""``eval-v2``: stream a run's tasks through the metric registry and write the tables atomically."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tracegrade.dabench._buffer import TableBuffer
+from tracegrade.dabench._family import MetricParams
+from tracegrade.dabench._records import TaskRecord
+from tracegrade.dabench._registry import TaskMetrics, evaluate_task, failed_task_metrics
+from tracegrade.dabench._runs import SummaryEntry, read_summary, read_task, resolve_run
+from tracegrade.dabench._tables import (
+    COMPREHENSIVE_COLUMNS,
+    TOOL_CALL_COLUMNS,
+    TRAJECTORY_COLUMNS,
+    task_metric_columns,
+    tool_call_rows,
+    trajectory_rows,
+)
+from tracegrade.errors import TracegradeError
+from tracegrade.runs import JobStatus, RunFolder, job_id_for
+
+__all__ = ["EVAL_KIND", "DifficultyStats", "EvalOptions", "EvalSummary", "TaskSink", "evaluate_run"]
+
+EVAL_KIND = "dabench-eval-v2"
+TABLES = ("task_metrics", "trajectory", "tool_calls", "comprehensive_evaluation")
+
+
+@dataclass(frozen=True, slots=True)
+class EvalOptions:
+    """Where the run and dataset are and where the tables go."""
+
+    run: str
+    runs_root: Path = Path("artifacts/runs")
+    data_root: Path | None = None
+    output: Path | None = None
+    """Folder for the tables (default: the run folder itself)."""
+    params: MetricParams = field(default_factory=MetricParams)
+
+
+@dataclass
+class DifficultyStats:
+    """Running totals of one difficulty level."""
+
+    tasks: int = 0
+    executed: int = 0
+    execution_known: int = 0
+    scores: list[float] = field(default_factory=list)
+
+
+@dataclass
+class EvalSummary:
+    """What the terminal summary shows, and where the files went."""
+
+    run_id: str
+    output_dir: Path
+    status: JobStatus
+    tasks: int = 0
+    task_errors: int = 0
+    by_difficulty: dict[str, DifficultyStats] = field(default_factory=lambda: defaultdict(DifficultyStats))
+    success_threshold: float = 0.8
+
+    def add(self, difficulty: str, values: dict[str, Any]) -> None:
+        """Count one task row."""
+        stats = self.by_difficulty[difficulty]
+        stats.tasks += 1
+        self.tasks += 1
+        if values.get("execution_success") is not None:
+            stats.execution_known += 1
+            stats.executed += int(values["execution_success"] == 1)
+        if isinstance(values.get("final_score"), float):
+            stats.scores.append(values["final_score"])
+
+
+class _Collector:
+    """Buffers of the four tables plus the run metadata, filled one task at a time."""
+
+    def __init__(self, summary: EvalSummary) -> None:
+        self.tasks = TableBuffer(task_metric_columns())
+        self.trajectory = TableBuffer(TRAJECTORY_COLUMNS)
+        self.tool_calls = TableBuffer(TOOL_CALL_COLUMNS)
+        self.null_reasons: dict[str, Counter[str]] = defaultdict(Counter)
+        self.errors: list[dict[str, str]] = []
+        self.formats: Counter[str] = Counter()
+        self.summary = summary
+
+    def add(self, task_id: str, metrics: TaskMetrics, errors: list[tuple[str, str]]) -> None:
+        self.tasks.add(tuple(metrics.values.values()))
+        for column, reason in metrics.reasons.items():
+            self.null_reasons[column][reason] += 1
+        self.errors.extend({"task_id": task_id, "code": code, "message": msg} for code, msg in errors)
+        self.formats[str(metrics.values.get("trace_format"))] += 1
+        self.summary.task_errors += bool(errors)
+        self.summary.add(str(metrics.values.get("difficulty") or "unknown"), metrics.values)
+
+
+TaskSink = Callable[[TaskRecord, TaskMetrics, RunFolder], None]
+"""Called once per evaluated task with its record, metrics and the output folder (per-task artifacts)."""
+
+
+def evaluate_run(
+    options: EvalOptions,
+    *,
+    advance: Callable[[int], None] | None = None,
+    on_task: TaskSink | None = None,
+) -> EvalSummary:
+    """Evaluate every task of a run and write the tables; Ctrl-C writes what finished, then re-raises.
+
+    Args:
+        options: Run, dataset, output folder and metric parameters.
+        advance: Progress callback, called with 1 after each task.
+        on_task: Optional sink for per-task artifacts, called while the task's record is still in memory
+            (tasks that could not be read at all are not passed).
+
+    Raises:
+        TracegradeError: the run or its summary cannot be read, or the output folder is unusable.
+        KeyboardInterrupt: after the finished tasks were written with status ``interrupted``.
+    """
+    run_dir = resolve_run(options.run, options.runs_root)
+    summary = read_summary(run_dir)
+    output = options.output or run_dir
+    params = options.params
+    job_id = job_id_for({"run": str(run_dir.resolve()), "params": asdict(params)}, prefix="dabench")
+    folder = RunFolder(output, kind=EVAL_KIND, job_id=job_id)
+    result = EvalSummary(summary.run_id, output, JobStatus.COMPLETED, success_threshold=params.success_threshold)
+    collector = _Collector(result)
+    collector.errors.extend(
+        {"task_id": "", "code": "invalid_summary_entry", "message": m} for _, m in summary.entry_errors
+    )
+    try:
+        for entry in summary.entries:
+            _evaluate_one(run_dir, summary.run_id, entry, options, collector, folder, on_task)
+            if advance is not None:
+                advance(1)
+    except KeyboardInterrupt:
+        result.status = JobStatus.INTERRUPTED
+    _write(folder, collector, summary, run_dir, options, result)
+    if result.status is JobStatus.INTERRUPTED:
+        raise KeyboardInterrupt
+    return result
+
+
+def _evaluate_one(
+    run_dir: Path,
+    run_id: str,
+    entry: SummaryEntry,
+    options: EvalOptions,
+    collector: _Collector,
+    folder: RunFolder,
+    on_task: TaskSink | None,
+) -> None:
+    try:
+        record = read_task(run_dir, run_id, entry, options.data_root)
+        metrics = evaluate_task(record, options.params)
+    except TracegradeError as exc:
+        collector.add(entry.task_id, failed_task_metrics(run_id, entry.task_id, exc.code), [(exc.code, exc.message)])
+        return
+    except Exception as exc:  # a bug must cost one task, not the run; the type name is safe to record
+        code = "internal_error"
+        message = f"{entry.task_id}: internal error {type(exc).__name__}"
+        collector.add(entry.task_id, failed_task_metrics(run_id, entry.task_id, code), [(code, message)])
+        return
+    trace_id = metrics.values.get("trace_id")
+    trace_id = trace_id if isinstance(trace_id, str) else None
+    steps, calls = trajectory_rows(record, trace_id), tool_call_rows(record, trace_id)
+    collector.trajectory.extend(steps)  # the three tables grow together: an interrupt leaves them consistent
+    collector.tool_calls.extend(calls)
+    collector.add(entry.task_id, metrics, list(record.errors))
+    if on_task is not None:
+        on_task(record, metrics, folder)
+
+
+def _write(
+    folder: RunFolder, collector: _Collector, summary: Any, run_dir: Path, options: EvalOptions, result: EvalSummary
+) -> None:
+    rows = {"task_metrics": len(collector.tasks), "trajectory": len(collector.trajectory),
+            "tool_calls": len(collector.tool_calls)}  # fmt: skip
+    _write_table(folder, "task_metrics", collector.tasks)
+    _write_table(folder, "comprehensive_evaluation", collector.tasks.select(COMPREHENSIVE_COLUMNS))
+    _write_table(folder, "trajectory", collector.trajectory)
+    _write_table(folder, "tool_calls", collector.tool_calls)
+    metadata = {
+        "run_id": summary.run_id,
+        "run_folder": str(run_dir),
+        "data_root": str(options.data_root) if options.data_root else None,
+        "parameters": asdict(options.params),
+        "task_count": result.tasks,
+        "has_summary_json": summary.has_summary,
+        "tasks_not_in_summary": list(summary.unlisted_tasks),
+        "trace_formats": dict(sorted(collector.formats.items())),
+        "null_reasons": {col: dict(sorted(r.items())) for col, r in sorted(collector.null_reasons.items())},
+        "task_errors": collector.errors,
+        "rows": rows,
+    }
+    folder.finish(result.status, metadata)
+
+
+def _write_table(folder: RunFolder, name: str, table: TableBuffer) -> None:
+    # encoded straight from the column lists: pandas' to_csv would hold the text twice more (peak memory)
+    folder.write_bytes(f"{name}.csv", table.csv_bytes())
+    folder.write_bytes(f"{name}.parquet", table.parquet_bytes())

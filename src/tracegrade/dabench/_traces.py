@@ -1,0 +1,385 @@
+"""Read every trace variant (FORMATS.md §2 and the rich extension) into normalised :class:`Step` records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from tracegrade.dabench._cells import answer_from_json
+from tracegrade.dabench._facts import tool_facts
+from tracegrade.dabench._records import AnswerTable, Phase, Step, ToolCall, TraceFormat
+from tracegrade.dabench._vocab import DAG_ACTIONS, inferred_phase
+from tracegrade.errors import InputError
+
+__all__ = ["RICH_FORMAT", "ParsedTrace", "parse_trace", "read_trace"]
+
+RICH_FORMAT = "tracegrade.dabench.rich"
+TEXT_CAP = 2000
+_DAG_ROLES = {"__plan__": "planner", "__dag_node_start__": "scheduler", "__dag_node_done__": "scheduler"}
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedTrace:
+    """One trace file, normalised."""
+
+    format: TraceFormat
+    steps: tuple[Step, ...]
+    answer: AnswerTable | None
+    succeeded: bool | None
+    failure_reason: str | None
+    elapsed_seconds: float | None
+    task_fields: dict[str, Any]
+    """Task-level fields of the rich extension (coordinator_final_decision, plan_attempts, ...)."""
+
+
+def read_trace(path: Path) -> ParsedTrace:
+    """Read and normalise one ``trace.json``.
+
+    Raises:
+        InputError: code ``invalid_trace``; the message names the file and the place in it.
+    """
+    try:
+        document = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{path}: invalid JSON ({exc})", code="invalid_trace") from None
+    try:
+        return parse_trace(document)
+    except _TraceError as exc:
+        raise InputError(f"{path}: {exc}", code="invalid_trace") from None
+
+
+class _TraceError(ValueError):
+    """A structural problem in a trace (message names the place)."""
+
+
+def parse_trace(document: object) -> ParsedTrace:
+    """Normalise a decoded trace document (any variant)."""
+    if not isinstance(document, dict):
+        raise _TraceError("top level is not a JSON object")
+    raw_steps = document.get("steps", [])
+    if not isinstance(raw_steps, list):
+        raise _TraceError("'steps' is not a list")
+    fmt = _detect(document, raw_steps)
+    steps: list[Step] = []
+    for index, raw in enumerate(raw_steps):
+        if not isinstance(raw, dict):
+            raise _TraceError(f"steps[{index}] is not an object")
+        build = _langgraph_step if fmt is TraceFormat.LANGGRAPH else _react_step
+        steps.append(build(raw, index, fmt, steps[-1].phase if steps else None))
+    rich_fields = {k: document.get(k) for k in _RICH_TASK_FIELDS if k in document}
+    return ParsedTrace(
+        format=fmt,
+        steps=tuple(steps),
+        answer=answer_from_json(document.get("answer")),
+        succeeded=_typed(document, "succeeded", bool, "trace"),
+        failure_reason=_typed(document, "failure_reason", str, "trace"),
+        elapsed_seconds=_number(document, "e2e_elapsed_seconds", "trace"),
+        task_fields=rich_fields,
+    )
+
+
+_RICH_TASK_FIELDS = (
+    "coordinator_final_decision",
+    "plan_attempts",
+    "execution_attempts",
+    "confidence_score",
+    "documents_required",
+    "explanation_quality_score",
+)
+
+
+def _detect(document: dict[str, Any], steps: list[Any]) -> TraceFormat:
+    if document.get("trace_format") == RICH_FORMAT:
+        return TraceFormat.RICH
+    if not steps:
+        return TraceFormat.FAILURE_PAYLOAD if document.get("failure_reason") else TraceFormat.REACT
+    if any(isinstance(s, dict) and "node" in s for s in steps):
+        return TraceFormat.LANGGRAPH
+    if any(isinstance(s, dict) and s.get("action") in DAG_ACTIONS for s in steps):
+        return TraceFormat.DAG
+    return TraceFormat.REACT
+
+
+def unwrap(value: object, depth: int = 3) -> object:
+    """Decode string-wrapped JSON (``"{...}"`` or ``{"content": "{...}"}``) up to ``depth`` levels."""
+    for _ in range(depth):
+        if isinstance(value, str) and value[:1] in ("{", "["):
+            try:
+                value = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                return value
+        elif isinstance(value, dict) and set(value) == {"content"} and isinstance(value["content"], str):
+            value = value["content"]
+        else:
+            return value
+    return value
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
+    return text[:TEXT_CAP]
+
+
+def _dumped(value: object) -> tuple[str, int]:
+    """The capped text of a value and its full JSON size in bytes (one serialisation)."""
+    if isinstance(value, str):
+        return value[:TEXT_CAP], len(value.encode())
+    data = orjson.dumps(value, default=str)
+    return data[: TEXT_CAP * 4].decode(errors="ignore")[:TEXT_CAP], len(data)
+
+
+def _typed(raw: dict[str, Any], key: str, kind: type, where: str) -> Any:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise _TraceError(f"{where}.{key} is not a {kind.__name__}")
+    return value
+
+
+def _number(raw: dict[str, Any], key: str, where: str) -> float | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise _TraceError(f"{where}.{key} is not a non-negative number")
+    return float(value)
+
+
+def _count(raw: dict[str, Any], key: str, where: str) -> int | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _TraceError(f"{where}.{key} is not a non-negative integer")
+    return value
+
+
+def _tokens(raw: object, where: str) -> tuple[int | None, int | None, int | None]:
+    if raw is None:
+        return None, None, None
+    if not isinstance(raw, dict):
+        raise _TraceError(f"{where} is not an object")
+    return _count(raw, "input", where), _count(raw, "output", where), _count(raw, "reasoning", where)
+
+
+def _error_of(observation: object, content: object) -> str | None:
+    for source in (observation, content):
+        if isinstance(source, dict) and (source.get("ok") is False or source.get("success") is False):
+            message = source.get("error") or source.get("stderr") or "failed"
+            return str(message)[:300]
+    return None
+
+
+_STR_FIELDS = ("agent", "agent_type", "timestamp", "decision", "review_type", "verification_status",
+               "specialist_selected", "coordinator_checkpoint")  # fmt: skip
+_RICH_STEP_KEYS = frozenset({*_STR_FIELDS, "parent_step_id", "duration_seconds", "confidence", "retries", "tokens"})
+
+
+def _rich_fields(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """The optional rich-extension fields a step carries (checked types), as Step keyword arguments."""
+    present = _RICH_STEP_KEYS.intersection(raw)
+    if not present:
+        return {}
+    fields: dict[str, Any] = {key: _typed(raw, key, str, where) for key in _STR_FIELDS if key in present}
+    fields["parent_step_id"] = _count(raw, "parent_step_id", where)
+    fields["retries"] = _count(raw, "retries", where)
+    fields["duration_seconds"] = _number(raw, "duration_seconds", where)
+    fields["confidence"] = _number(raw, "confidence", where)
+    t_in, t_out, t_reason = _tokens(raw.get("tokens"), f"{where}.tokens")
+    fields.update(tokens_input=t_in, tokens_output=t_out, tokens_reasoning=t_reason)
+    return fields
+
+
+def _react_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Phase | None) -> Step:
+    where = f"steps[{index}]"
+    action = str(raw.get("action") or "")
+    observation = unwrap(raw.get("observation"))
+    content = unwrap(observation.get("content")) if isinstance(observation, dict) else None
+    error = _error_of(observation, content)
+    is_pseudo = action.startswith("__") or action in ("", "plan", "planner", "replan", "verify", "critic")
+    tool = _typed(raw, "tool", str, where)
+    if tool is None and fmt is not TraceFormat.RICH and not is_pseudo:
+        tool = action  # official and DAG traces name the tool in ``action``; the rich trace names it in ``tool``
+    ok = (raw.get("ok") is not False) and error is None
+    phase_text = _typed(raw, "phase", str, where)
+    step_id = _count(raw, "step_index", where) or index + 1
+    rich = _rich_fields(raw, where)
+    args = unwrap(raw.get("action_input"))
+    observation_text, observation_size = _dumped(observation)
+    call = None
+    if tool is not None:
+        call = _tool_call(f"{step_id}", step_id, tool, args, observation_size, ok, error, rich)
+    rich["agent_type"] = rich.get("agent_type") or _default_agent_type(action, fmt)
+    if action == "__reflect__" and rich.get("verification_status") is None and isinstance(content, dict):
+        rich["verification_status"] = "passed" if str(content.get("verdict", "")).upper() == "OK" else "failed"
+    return Step(
+        step_id=step_id,
+        action=action,
+        phase=_phase(phase_text, where) if phase_text else inferred_phase(action, previous),
+        phase_inferred=phase_text is None,
+        ok=ok,
+        tool=tool,
+        thought=_text(raw.get("thought")),
+        action_input=_text(args),
+        observation=observation_text,
+        raw_response=_text(raw.get("raw_response")),
+        error=error if not ok else None,
+        is_llm_call=_is_llm_call(raw, action, fmt, rich),
+        tool_calls=(call,) if call else (),
+        facts=tool_facts(tool, args, content) if ok and tool else (),
+        dag=_dag(content) if action in ("__plan__", "plan") else (),
+        attempt=_count(content, "attempt", f"{where}.observation") if isinstance(content, dict) else None,
+        answer=answer_from_json(args) if tool == "answer" else None,
+        **rich,
+    )
+
+
+def _phase(text: str, where: str) -> Phase:
+    try:
+        return Phase(text.upper())
+    except ValueError:
+        raise _TraceError(f"{where}.phase {text!r} is not one of {', '.join(Phase)}") from None
+
+
+def _default_agent_type(action: str, fmt: TraceFormat) -> str | None:
+    if action == "__reflect__":
+        return "critic"
+    if fmt is TraceFormat.DAG:
+        return _DAG_ROLES.get(action, "executor")
+    return None
+
+
+def _is_llm_call(raw: dict[str, Any], action: str, fmt: TraceFormat, rich: dict[str, Any]) -> bool:
+    if fmt is TraceFormat.RICH:
+        has_tokens = rich.get("tokens_input") is not None or rich.get("tokens_output") is not None
+        return raw.get("llm_call") is True or has_tokens
+    if fmt is TraceFormat.DAG:
+        return action not in ("__dag_node_start__", "__dag_node_done__")
+    return True
+
+
+def _tool_call(
+    call_id: str,
+    step_id: int,
+    tool: str,
+    args: object,
+    output_size: int,
+    ok: bool,
+    error: str | None,
+    rich: dict[str, Any],
+) -> ToolCall:
+    args_key = orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=str).decode()
+    t_in, t_out = rich.get("tokens_input"), rich.get("tokens_output")
+    tokens = None if t_in is None and t_out is None else (t_in or 0) + (t_out or 0)
+    message = None if ok else (error or "failed")
+    return ToolCall(
+        call_id=call_id,
+        step_id=step_id,
+        tool_name=tool,
+        ok=ok,
+        error_type=_error_type(message) if message else None,
+        error_message=message,
+        input_size=len(args_key),
+        output_size=output_size,
+        latency_seconds=rich.get("duration_seconds"),
+        tokens=tokens,
+        retry_count=rich.get("retries"),
+        timestamp=rich.get("timestamp"),
+        args_key=args_key,
+    )
+
+
+def _error_type(message: str) -> str:
+    head = message.split(":", 1)[0].strip()
+    return head if head.isidentifier() and (head.endswith("Error") or head.endswith("Exception")) else "tool_error"
+
+
+def _dag(content: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    dag = content.get("dag") if isinstance(content, dict) else None
+    nodes = dag.get("nodes") if isinstance(dag, dict) else None
+    if not isinstance(nodes, list):
+        return ()
+    found = []
+    for node in nodes:
+        if isinstance(node, dict) and isinstance(node.get("id"), str):
+            deps = node.get("depends_on")
+            found.append((node["id"], tuple(str(d) for d in deps) if isinstance(deps, list) else ()))
+    return tuple(found)
+
+
+def _langgraph_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Phase | None) -> Step:
+    where = f"steps[{index}]"
+    step_id = _count(raw, "step_index", where) or index + 1
+    calls = unwrap(raw.get("tool_calls")) or []
+    results = unwrap(raw.get("tool_results")) or []
+    if not isinstance(calls, list) or not isinstance(results, list):
+        raise _TraceError(f"{where}.tool_calls/tool_results are not lists")
+    calls = [c for c in calls if isinstance(c, dict)]
+    names = [str(c.get("name")) for c in calls]
+    if raw.get("node") == "model":
+        return _model_node(raw, step_id, names, calls, previous, where)
+    tool_calls = [_node_call(step_id, position, call, results) for position, call in enumerate(calls)]
+    facts = tuple(
+        fact
+        for position, call in enumerate(calls)
+        if tool_calls[position].ok
+        for fact in tool_facts(names[position], unwrap(call.get("args")), _content(results[position]))
+    )
+    answers = [answer_from_json(unwrap(c.get("args"))) for c in calls if c.get("name") == "answer"]
+    action = "+".join(names) or "tool"
+    ok = raw.get("ok") is not False and all(c.ok for c in tool_calls)
+    return Step(
+        step_id=step_id,
+        action=action,
+        phase=inferred_phase(names[0], previous) if names else Phase.EXECUTE,
+        phase_inferred=True,
+        ok=ok,
+        tool=action,
+        action_input=_text(calls),
+        observation=_text(results),
+        error=None if ok else next((c.error_message for c in tool_calls if not c.ok), "failed"),
+        tool_calls=tuple(tool_calls),
+        facts=facts,
+        answer=answers[-1] if answers else None,
+    )
+
+
+def _model_node(
+    raw: dict[str, Any], step_id: int, names: list[str], calls: list[Any], previous: Phase | None, where: str
+) -> Step:
+    response = unwrap(raw.get("model_response"))
+    response = response if isinstance(response, dict) else {}
+    place = f"{where}.model_response"
+    return Step(
+        step_id=step_id,
+        action="model",
+        phase=inferred_phase(names[0], previous) if names else Phase.SUMMARIZE,
+        phase_inferred=True,
+        ok=raw.get("ok") is not False,
+        thought=_text(raw.get("assistant_message") or response.get("content_preview")),
+        action_input=_text(calls),
+        is_llm_call=True,
+        tokens_input=_count(response, "input_tokens", place),
+        tokens_output=_count(response, "output_tokens", place),
+        tokens_reasoning=_count(response, "reasoning_tokens", place),
+    )
+
+
+def _node_call(step_id: int, position: int, call: dict[str, Any], results: list[Any]) -> ToolCall:
+    result = unwrap(results[position]) if position < len(results) else None
+    content = unwrap(result.get("content")) if isinstance(result, dict) else None
+    error = _error_of(result, content) if result is not None else "no tool result recorded"
+    call_id = str(call.get("id") or f"{step_id}.{position}")
+    size = len(orjson.dumps(result, default=str))
+    return _tool_call(call_id, step_id, str(call.get("name")), unwrap(call.get("args")), size, error is None, error, {})
+
+
+def _content(result: object) -> object:
+    result = unwrap(result)
+    return unwrap(result.get("content")) if isinstance(result, dict) else None
