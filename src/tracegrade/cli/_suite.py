@@ -1,0 +1,243 @@
+"""``tracegrade suite``: check a dataset, run it, replay a report, compare two reports."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import orjson
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.errors import ConfigError
+from tracegrade.suites._params import IntervalParameters, SuiteRunParameters
+
+if TYPE_CHECKING:
+    from tracegrade.suites import Dataset, Target
+    from tracegrade.suites._judge_check import JudgeAsker
+
+__all__ = ["suite_app"]
+
+EXIT_CODES = ("Exit codes: 0 all checks passed (or a check/compare completed); 1 gold disagreement; 2 invalid "
+              "input, arguments or conflict; 3 missing optional dependency; 4 an attempt failed operationally; "
+              "130 interrupted.")
+_TARGET = "System under test"
+_JUDGE = "Judge (for `judge` checks)"
+
+suite_app = typer.Typer(help=f"Evaluation suites: datasets of cases with gold answers. {EXIT_CODES}",
+                        no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+JudgeUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL of the judge.", rich_help_panel=_JUDGE)]
+JudgeModel = Annotated[str | None, typer.Option(help="Judge model name.", rich_help_panel=_JUDGE)]
+JudgeKeyEnv = Annotated[str | None, typer.Option(help="Environment variable holding the judge API key.",
+                                                 rich_help_panel=_JUDGE)]
+HtmlPath = Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML report (0600).")]
+
+
+def _echo_json(value: Any) -> None:
+    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n")
+    sys.stdout.flush()
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False, width=None)
+
+
+@suite_app.command(epilog=EXIT_CODES)
+def check(dataset: Annotated[Path, typer.Argument(help="Dataset manifest (JSON).")]) -> int:
+    """Validate a dataset without running anything; every problem is named with its file and place."""
+    from tracegrade.suites import check_dataset
+
+    valid, problems = check_dataset(dataset)
+    for problem in problems:
+        sys.stderr.write(f"error: {problem}\n")
+    summary: dict[str, Any] = {"dataset": str(dataset), "valid": valid is not None, "problems": len(problems)}
+    if valid is not None:
+        summary.update(suites=len(valid.suites), cases=sum(len(s.cases) for s in valid.suites),
+                       expectations=sum(len(c.expectations) for s in valid.suites for c in s.cases))
+    _echo_json(summary)
+    return 0 if valid is not None else 2
+
+
+@suite_app.command(epilog=EXIT_CODES)
+@with_model_options(OptionGroup(SuiteRunParameters, "Run"))
+def run(
+    dataset: Annotated[Path, typer.Argument(help="Dataset manifest (JSON).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Report JSON to write (0600; never overwritten).")],
+    results: Annotated[Path | None, typer.Option(help="Recorded results (JSONL) to score instead of running.",
+                                                 rich_help_panel=_TARGET)] = None,
+    target_cmd: Annotated[str | None, typer.Option(help="Command run per attempt: request JSON on stdin, result "
+                                                   "JSON on stdout.", rich_help_panel=_TARGET)] = None,
+    target_url: Annotated[str | None, typer.Option(help="URL the request JSON is POSTed to per attempt.",
+                                                   rich_help_panel=_TARGET)] = None,
+    checkpoint: Annotated[Path | None, typer.Option(help="Checkpoint JSONL (default: REPORT.checkpoint.jsonl for "
+                                                    "live targets); a rerun resumes from it.")] = None,
+    html: HtmlPath = None,
+    judge_url: JudgeUrl = None,
+    judge_model: JudgeModel = None,
+    judge_api_key_env: JudgeKeyEnv = None,
+    *,
+    parameters: dict[str, Any],
+) -> int:
+    """Run every case of every suite against the system under test and write the report."""
+    from tracegrade.suites import load_dataset
+
+    params = _validated(SuiteRunParameters, parameters)
+    _refuse_existing(output, html)
+    data = load_dataset(dataset)
+    target = _target(data, params, results, target_cmd, target_url)
+    if checkpoint is None and results is None:
+        checkpoint = output.with_name(output.name + ".checkpoint.jsonl")
+
+    async def go(judge: JudgeAsker | None) -> dict[str, Any]:
+        from tracegrade.runs import progress
+        from tracegrade.suites import run_dataset
+
+        total = params.repeat * sum(len(s.cases) for s in data.suites)
+        with progress(total, "attempts") as advance:
+            return await run_dataset(data, target, params, judge=judge, judge_model=judge_model,
+                                     checkpoint=checkpoint, advance=advance)
+
+    report = _with_judge(data, judge_url, judge_model, judge_api_key_env, go)
+    code = _publish(report, output, html)
+    if checkpoint is not None:
+        checkpoint.unlink(missing_ok=True)
+    return code
+
+
+@suite_app.command(epilog=EXIT_CODES)
+def replay(
+    report: Annotated[Path, typer.Argument(help="A saved suite report (with details).")],
+    dataset: Annotated[Path, typer.Option("--dataset", "-d", help="Dataset manifest with the current gold.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Report JSON to write (0600; never overwritten).")],
+    html: HtmlPath = None,
+    judge_url: JudgeUrl = None,
+    judge_model: JudgeModel = None,
+    judge_api_key_env: JudgeKeyEnv = None,
+) -> int:
+    """Rescore the results saved in REPORT against the current gold, running nothing (timing and usage kept)."""
+    from tracegrade.suites import load_dataset, read_report, replay_report
+
+    _refuse_existing(output, html)
+    saved = read_report(report)
+    data = load_dataset(dataset)
+
+    async def go(judge: JudgeAsker | None) -> dict[str, Any]:
+        return await replay_report(saved, data, judge=judge, judge_model=judge_model)
+
+    return _publish(_with_judge(data, judge_url, judge_model, judge_api_key_env, go), output, html)
+
+
+@suite_app.command(epilog=EXIT_CODES)
+@with_model_options(OptionGroup(IntervalParameters, "Intervals"))
+def compare(
+    candidate: Annotated[Path, typer.Argument(help="Report of the candidate.")],
+    baseline: Annotated[Path, typer.Option("--baseline", "-b", help="Report of the baseline.")],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Comparison JSON to write (0600).")] = None,
+    *,
+    parameters: dict[str, Any],
+) -> int:
+    """Compare CANDIDATE with BASELINE: per-attempt changes and deltas with bootstrap intervals.
+
+    Exits 0 whenever the comparison is produced, regressions included: it describes, it does not gate.
+    """
+    from tracegrade.suites import compare_reports, read_report
+    from tracegrade.suites._report import write_private
+
+    params = _validated(IntervalParameters, parameters)
+    _refuse_existing(output, None)
+    result = compare_reports(read_report(candidate), read_report(baseline), params)
+    if output is not None:
+        write_private(output, orjson.dumps(result, option=orjson.OPT_INDENT_2))
+    _echo_json({"format": result["format"], "output": None if output is None else str(output),
+                "suites": [{"suite": s["suite"], "changes": s["changes"],
+                            "deltas": {k: v["delta"] for k, v in s["deltas"].items()}} for s in result["suites"]]})
+    if _stderr().is_terminal:
+        from tracegrade.suites._terminal import print_comparison
+
+        print_comparison(result, _stderr())
+    return 0
+
+
+def _validated(model: Any, parameters: dict[str, Any]) -> Any:
+    from tracegrade.suites._params import parameters_error
+
+    try:
+        return model.model_validate(parameters)
+    except ValidationError as exc:
+        raise parameters_error(exc) from None
+
+
+def _refuse_existing(output: Path | None, html: Path | None) -> None:
+    for path in (output, html):
+        if path is not None and path.exists():
+            raise ConfigError(f"{path} already exists; reports are never overwritten", code="output_exists")
+    if output is not None and html is not None and output.resolve() == html.resolve():
+        raise ConfigError("--output and --html name the same file")
+
+
+def _target(data: Dataset, params: SuiteRunParameters, results: Path | None, command: str | None,
+            url: str | None) -> Target:
+    from tracegrade.suites import CommandTarget, HttpTarget, RecordedResults
+
+    given = [name for name, value in (("--results", results), ("--target-cmd", command), ("--target-url", url))
+             if value is not None]
+    if len(given) != 1:
+        raise ConfigError("give exactly one of --results, --target-cmd and --target-url"
+                          + (f" (got {', '.join(given)})" if given else ""))
+    if results is not None:
+        return RecordedResults(results, data, params.repeat)
+    return CommandTarget(command) if command is not None else HttpTarget(url or "")
+
+
+def _with_judge(data: Dataset, url: str | None, model: str | None, key_env: str | None,
+                go: Callable[[JudgeAsker | None], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+    from tracegrade.runs import interrupts
+    from tracegrade.suites import JUDGE_COMPARISON
+
+    needed = any(e.comparison == JUDGE_COMPARISON for s in data.suites for c in s.cases for e in c.expectations)
+    if needed and (url is None or model is None):
+        raise ConfigError("the dataset has judge checks: give --judge-url and --judge-model")
+
+    async def main() -> dict[str, Any]:
+        async with _judge(url, model, key_env, needed) as judge:
+            return await go(judge)
+
+    with interrupts():
+        return asyncio.run(main())
+
+
+@contextlib.asynccontextmanager
+async def _judge(url: str | None, model: str | None, key_env: str | None, needed: bool) -> AsyncIterator[Any]:
+    if not needed or url is None or model is None:
+        yield None
+        return
+    from tracegrade.judge import Judge, JudgeCache, JudgeSettings, default_cache_path
+
+    async with Judge(JudgeSettings(base_url=url, model=model, api_key_env=key_env),
+                     cache=JudgeCache(default_cache_path())) as judge:
+        yield judge
+
+
+def _publish(report: dict[str, Any], output: Path, html: Path | None) -> int:
+    from tracegrade.suites import exit_code, report_summary
+    from tracegrade.suites._report import dumps_report, write_private
+
+    write_private(output, dumps_report(report))
+    if html is not None:
+        from tracegrade.suites._html import render_report_html
+
+        write_private(html, render_report_html(report).encode())
+    _echo_json(report_summary(report, output))
+    console = _stderr()
+    if console.is_terminal:
+        from tracegrade.suites._terminal import print_report
+
+        print_report(report, console)
+    return exit_code(report)

@@ -1,0 +1,169 @@
+"""Strict JSON reading, canonical JSON and RFC 6901 pointers for suites."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "ABSENT",
+    "Absent",
+    "JsonProblem",
+    "canonical",
+    "loads_strict",
+    "pointer_tokens",
+    "resolve",
+    "valid_pointer",
+]
+
+_BAD_ESCAPE = re.compile(r"~(?:[^01]|$)")
+
+
+class JsonProblem(ValueError):
+    """A document is not strict JSON; ``where`` names the place (``line L, column C`` or a key)."""
+
+    def __init__(self, message: str, where: str = "", *, token: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+        self.token = token
+        """The offending text, used to find ``where`` when the decoder does not say."""
+
+
+class Absent:
+    """The marker of a pointer that does not resolve (distinct from JSON null)."""
+
+    _instance: Absent | None = None
+
+    def __new__(cls) -> Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ABSENT = Absent()
+"""The one :class:`Absent` value."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise JsonProblem(f"duplicate key {key!r}", f"key {key!r}")
+        result[key] = value
+    return result
+
+
+def _constant(name: str) -> Any:
+    raise JsonProblem(f"{name} is not JSON", token=name)
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise JsonProblem(f"number {text[:40]} overflows", token=text)
+    return value
+
+
+def _integer(text: str) -> int:
+    value = int(text)
+    if not -(2**63) <= value < 2**64:
+        raise JsonProblem(f"integer {text[:40]} overflows 64 bits", token=text)
+    return value
+
+
+_LONG_DIGITS = re.compile(rb"\d{19,}")
+
+
+def loads_strict(data: bytes | str) -> Any:
+    """Decode one JSON document: no duplicate keys, no NaN/Infinity, no overflowing numbers.
+
+    Raises:
+        JsonProblem: with the place of the first problem.
+    """
+    raw = data.encode() if isinstance(data, str) else data
+    if b"\\u0022" not in raw and _LONG_DIGITS.search(raw) is None:
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass  # the exact decoder below names the problem and its place
+        else:
+            # Keeping only the last of duplicate keys drops quotes: equal counts mean no duplicates.
+            if raw.count(b'"') == orjson.dumps(value).count(b'"'):
+                return value
+    return _loads_exact(raw)
+
+
+def _loads_exact(data: bytes) -> Any:
+    try:
+        return json.loads(data, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_number,
+                          parse_int=_integer)
+    except JsonProblem as exc:
+        if not exc.where and exc.token:
+            exc.where = _place(data, exc.token.encode())
+        raise
+    except json.JSONDecodeError as exc:
+        raise JsonProblem(exc.msg, f"line {exc.lineno}, column {exc.colno}") from None
+    except UnicodeDecodeError as exc:
+        raise JsonProblem("invalid UTF-8", f"byte {exc.start}") from None
+    except RecursionError:
+        raise JsonProblem("JSON nesting is too deep") from None
+
+
+def _place(data: bytes, token: bytes) -> str:
+    at = data.find(token)
+    if at < 0:
+        return ""
+    line = data.count(b"\n", 0, at) + 1
+    column = at - data.rfind(b"\n", 0, at)
+    return f"line {line}, column {column}"
+
+
+def canonical(value: Any) -> bytes:
+    """Type-sensitive canonical JSON bytes (sorted keys, compact): ``true`` and ``1`` differ."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+@functools.lru_cache(maxsize=65536)
+def valid_pointer(pointer: str) -> bool:
+    """Whether ``pointer`` is an RFC 6901 JSON pointer (``""`` is the whole document)."""
+    return pointer == "" or (pointer.startswith("/") and _BAD_ESCAPE.search(pointer) is None)
+
+
+@functools.lru_cache(maxsize=65536)
+def pointer_tokens(pointer: str) -> tuple[str, ...]:
+    """The unescaped reference tokens of a valid pointer."""
+    if pointer == "":
+        return ()
+    return tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/"))
+
+
+def _index(token: str) -> bool:
+    return token.isascii() and token.isdigit() and (token == "0" or not token.startswith("0"))
+
+
+def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
+    """The value at ``tokens`` in ``document``, or :data:`ABSENT` when a member is missing."""
+    value = document
+    for token in tokens:
+        if isinstance(value, dict):
+            if token not in value:
+                return ABSENT
+            value = value[token]
+        elif isinstance(value, list):
+            if not _index(token) or int(token) >= len(value):
+                return ABSENT
+            value = value[int(token)]
+        else:
+            return ABSENT
+    return value

@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+import json
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tracegrade.cli._app import app, run_app
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "suites"
+DATASET = str(EXAMPLE / "dataset.json")
+SUT = f"{sys.executable} {EXAMPLE / 'sut.py'}"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
+    code = run_app(app, ["suite", *argv])
+    captured = capsys.readouterr()
+    return code, orjson.loads(captured.out) if captured.out.strip() else None, captured.err
+
+
+def test_check_reports_a_valid_dataset(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", DATASET)
+    assert code == 0 and out == {"dataset": DATASET, "valid": True, "problems": 0, "suites": 2, "cases": 7,
+                                 "expectations": 21}
+
+
+def test_check_names_every_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = {"name": "d", "revision": "1", "suites": [{"name": "s", "workflow": "w", "cases": [
+        {"id": "a", "input": {"payload": 1}, "expectations": [{"name": "x", "path": "no-slash", "expected": 1,
+                                                               "comparison": "fuzzy"}]}]}]}
+    (tmp_path / "d.json").write_text(json.dumps(bad))
+    code, out, err = run(capsys, "check", str(tmp_path / "d.json"))
+    assert code == 2 and out["problems"] == 2
+    assert f"{tmp_path}/d.json: /suites/0/cases/0/expectations/0/path: not an RFC 6901 JSON pointer" in err
+    assert "/suites/0/cases/0/expectations/0/comparison: unknown comparison 'fuzzy'" in err
+
+
+def test_run_replay_and_compare_the_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report, html = tmp_path / "report.json", tmp_path / "report.html"
+    code, out, _ = run(capsys, "run", DATASET, "--target-cmd", SUT, "-o", str(report), "--html", str(html),
+                       "--repeat", "2", "--max-concurrency", "4")
+    assert code == 4  # the provider-down case fails operationally
+    pipeline = out["suites"][0]
+    assert pipeline["checks"] == {"total": 38, "passed": 30, "failed": 4, "missing": 0, "skipped": 2, "errors": 2}
+    assert (pipeline["failure_rate"], pipeline["review_rate"], pipeline["case_pass_rate"]) == (0.2, 0.2, 0.4)
+    assert "double-charge" not in json.dumps(out)
+    assert stat.S_IMODE(report.stat().st_mode) == 0o600 and stat.S_IMODE(html.stat().st_mode) == 0o600
+    assert not (tmp_path / "report.json.checkpoint.jsonl").exists()
+    saved = json.loads(report.read_text())
+    decisions = saved["suites"][0]["decisions"]
+    assert decisions == [{"flow": "triage", "step": "classify", "decision_invocations": 8,
+                          "model_selected_invocations": 6, "fallback_selected_invocations": 2, "fallback_rate": 0.25}]
+    assert saved["suites"][0]["metrics"][0]["accuracy"] == 0.6
+
+    code, out, err = run(capsys, "run", DATASET, "--target-cmd", SUT, "-o", str(report))
+    assert code == 2 and "already exists" in err
+
+    code, out, _ = run(capsys, "replay", str(report), "-d", DATASET, "-o", str(tmp_path / "replay.json"))
+    assert code == 4 and out["mode"] == "replay" and out["suites"][0]["checks"]["passed"] == 30
+
+    code, out, _ = run(capsys, "compare", str(tmp_path / "replay.json"), "--baseline", str(report),
+                       "-o", str(tmp_path / "cmp.json"))
+    assert code == 0 and out["suites"][0]["changes"]["unchanged"] == 10
+
+
+def test_recorded_results_and_exit_1_on_gold_disagreement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps({"suite": "classify_step", "id": "step-refund", "result": {"flows": {
+        "triage": {"status": "completed", "steps": {"classify": {"status": "completed", "result": {
+            "answer": {"optionId": "cancellation"}}}}}}}}) + "\n")
+    dataset = tmp_path / "d.json"
+    data = json.loads(Path(DATASET).read_text())
+    data["suites"] = [data["suites"][1]]
+    data["suites"][0]["cases"] = data["suites"][0]["cases"][:1]
+    dataset.write_text(json.dumps(data))
+    code, out, _ = run(capsys, "run", str(dataset), "--results", str(results), "-o", str(tmp_path / "r.json"))
+    assert code == 1 and out["suites"][0]["checks"]["failed"] == 1
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--results", "x.jsonl", "--target-cmd", "true"], "exactly one of --results, --target-cmd and --target-url"),
+    (["--target-cmd", "true", "--repeat", "0"], "--repeat"),
+    (["--target-cmd", "true", "--timeout", "-1"], "--timeout"),
+    (["--target-url", "ftp://x"], "--target-url must be an http(s) URL"),
+])
+def test_invalid_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
+                                  message: str) -> None:
+    code, _, err = run(capsys, "run", DATASET, "-o", str(tmp_path / "r.json"), *argv)
+    assert code == 2 and message in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_judge_checks_need_a_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = {"name": "d", "revision": "1", "suites": [{"name": "s", "workflow": "w", "cases": [
+        {"id": "a", "input": {"payload": 1}, "expectations": [
+            {"name": "x", "path": "/reply", "expected": {"rubric": "polite"}, "comparison": "judge"}]}]}]}
+    (tmp_path / "d.json").write_text(json.dumps(data))
+    code, _, err = run(capsys, "run", str(tmp_path / "d.json"), "--target-cmd", "true", "-o", str(tmp_path / "r"))
+    assert code == 2 and "--judge-url and --judge-model" in err
+
+
+def test_sigterm_exits_130_and_the_rerun_resumes(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    slow, log = tmp_path / "slow", tmp_path / "calls.log"
+    slow.touch()
+    sut = tmp_path / "sut.py"
+    sut.write_text(
+        "import json, os, sys, time\nrequest = json.load(sys.stdin)\n"
+        f"open({str(log)!r}, 'a').write(request['case_id'] + '\\n')\n"
+        f"if os.path.exists({str(slow)!r}) and request['case_id'] != 'c0':\n    time.sleep(30)\n"
+        "print(json.dumps({'v': request['payload']}))\n")
+    cases = [{"id": f"c{i}", "input": {"payload": i}, "expectations": [{"name": "v", "path": "/v", "expected": i}]}
+             for i in range(3)]
+    (tmp_path / "d.json").write_text(json.dumps({"name": "d", "revision": "1", "suites": [
+        {"name": "s", "workflow": "w", "cases": cases}]}))
+    argv = [sys.executable, "-c", "from tracegrade.cli import main; main()", "suite", "run", str(tmp_path / "d.json"),
+            "--target-cmd", f"{sys.executable} {sut}", "-o", str(tmp_path / "r.json"), "--max-concurrency", "1"]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    checkpoint = tmp_path / "r.json.checkpoint.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not checkpoint.exists() or len(checkpoint.read_bytes().splitlines()) < 2):
+        time.sleep(0.1)
+    time.sleep(0.3)
+    os.kill(process.pid, signal.SIGTERM)
+    assert process.wait(timeout=30) == 130
+    assert not (tmp_path / "r.json").exists() and checkpoint.exists()
+    slow.unlink()
+    done = subprocess.run(argv, capture_output=True, timeout=60)
+    assert done.returncode == 0
+    assert log.read_text().split() == ["c0", "c1", "c1", "c2"]
+
+
+def test_judge_checks_through_a_real_judge_endpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply
+
+    def rule(request: ReceivedRequest) -> ScriptedReply:
+        prompt = request.json()["messages"][-1]["content"]
+        verdict = "pass" if "sorry" in prompt else "fail"
+        return ScriptedReply(content=json.dumps({"verdict": verdict, "rationale": "checked"}))
+
+    monkeypatch.setenv("TRACEGRADE_CACHE_DIR", str(tmp_path / "cache"))
+    cases = [{"id": c, "input": {"payload": text}, "expectations": [
+        {"name": "tone", "path": "/reply", "expected": {"rubric": "apologises"}, "comparison": "judge"}]}
+        for c, text in (("a", "we are sorry"), ("b", "no"))]
+    (tmp_path / "d.json").write_text(json.dumps({"name": "d", "revision": "1", "suites": [
+        {"name": "s", "workflow": "w", "cases": cases}]}))
+    sut = tmp_path / "sut.py"
+    sut.write_text("import json, sys\nprint(json.dumps({'reply': json.load(sys.stdin)['payload']}))\n")
+    with ScriptedJudgeServer(rule) as server:
+        code, out, _ = run(capsys, "run", str(tmp_path / "d.json"), "--target-cmd", f"{sys.executable} {sut}",
+                           "-o", str(tmp_path / "r.json"), "--judge-url", server.base_url, "--judge-model", "m")
+    assert code == 1 and out["suites"][0]["checks"]["passed"] == 1 and out["suites"][0]["checks"]["failed"] == 1
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert saved["suites"][0]["scorers"] == {"judge": "suite-check-v1:m"}
