@@ -9,12 +9,14 @@ from tracegrade.stats._correlation import kendall_tau, pearson, spearman
 from tracegrade.stats._descriptive import mean, median, nearest_rank_percentile, std
 from tracegrade.stats._effect import cohens_d, cohens_d_paired
 from tracegrade.stats._intervals import bootstrap_mean_ci, mean_ci, paired_bootstrap_ci
+from tracegrade.stats._many import PairedSample, paired_bootstrap_many
 from tracegrade.stats._rank_tests import mann_whitney_u, wilcoxon_signed_rank
 from tracegrade.stats._records import ConfusionMatrix, Interval, TestResult
 
 __all__ = [
     "ConfusionMatrix",
     "Interval",
+    "PairedSample",
     "TestResult",
     "bootstrap_mean_ci",
     "cohens_d",
@@ -28,6 +30,7 @@ __all__ = [
     "median",
     "nearest_rank_percentile",
     "paired_bootstrap_ci",
+    "paired_bootstrap_many",
     "pearson",
     "spearman",
     "std",

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tracegrade.errors import ConfigError
@@ -66,21 +64,27 @@ _MEASURES: dict[str, Measure] = {
 }
 
 
-def _delta(cand: Sequence[AttemptRecord], base: Sequence[AttemptRecord], measure: Measure,
-           params: IntervalParameters) -> dict[str, Any]:
-    from tracegrade.stats import paired_bootstrap_ci
+def _deltas(cand: Sequence[AttemptRecord], base: Sequence[AttemptRecord], measures: dict[str, Measure],
+            params: IntervalParameters) -> dict[str, dict[str, Any]]:
+    """Per measure: candidate and baseline means and the paired bootstrap interval of the difference."""
+    from tracegrade.stats import PairedSample, paired_bootstrap_many
 
-    x, y, groups = [], [], []
-    for a, b in zip(cand, base, strict=True):
-        values_a, values_b = measure(a), measure(b)
-        x.extend(values_a)
-        y.extend(values_b)
-        groups.extend([a.id] * len(values_a))
-    interval = paired_bootstrap_ci(x, y, groups=groups, resamples=params.resamples, level=params.level,
-                                   seed=params.seed)
-    n = len(x)
-    return {"candidate": sum(x) / n if n else None, "baseline": sum(y) / n if n else None,
-            "delta": interval_json(interval)}
+    samples: dict[str, PairedSample] = {}
+    means: dict[str, tuple[float | None, float | None]] = {}
+    for name, measure in measures.items():
+        x: list[float] = []
+        y: list[float] = []
+        groups: list[str] = []
+        for a, b in zip(cand, base, strict=True):
+            values_a, values_b = measure(a), measure(b)
+            x.extend(values_a)
+            y.extend(values_b)
+            groups.extend([a.id] * len(values_a))
+        samples[name] = (x, y, groups)
+        means[name] = (sum(x) / len(x), sum(y) / len(y)) if x else (None, None)
+    intervals = paired_bootstrap_many(samples, resamples=params.resamples, level=params.level, seed=params.seed)
+    return {name: {"candidate": means[name][0], "baseline": means[name][1], "delta": interval_json(intervals[name])}
+            for name in samples}
 
 
 def _metric_measures(section: dict[str, Any]) -> dict[str, Measure]:
@@ -105,11 +109,7 @@ def _metric_measure(name: str, what: str) -> Measure:
 def _suite(cand: dict[str, Any], base: dict[str, Any], params: IntervalParameters, replay: bool) -> dict[str, Any]:
     changes = [attempt_change(a, b) for a, b in zip(cand["attempts"], base["attempts"], strict=True)]
     measures = {**_MEASURES, **_metric_measures(cand)}
-    # numpy releases the GIL while resampling: the deltas' bootstraps run side by side.
-    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-        futures = {name: pool.submit(_delta, cand["attempts"], base["attempts"], m, params)
-                   for name, m in measures.items()}
-        deltas = {name: future.result() for name, future in futures.items()}
+    deltas = _deltas(cand["attempts"], base["attempts"], measures, params)
     latency: dict[str, Any] = {"compared": False, "reason": "a side is a replay"} if replay else {
         "compared": True,
         "candidate": latency_summary([a.elapsed_seconds for a in cand["attempts"]]),

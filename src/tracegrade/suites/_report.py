@@ -47,18 +47,16 @@ def interval_json(interval: Any) -> dict[str, Any]:
 
 def _intervals(attempts: Sequence[AttemptRecord], params: IntervalParameters) -> dict[str, Any]:
     """Bootstrap intervals of the pass rates over source cases (repetitions of a case move together)."""
-    from tracegrade.stats import paired_bootstrap_ci
+    from tracegrade.stats import paired_bootstrap_many
 
-    options: dict[str, Any] = {"resamples": params.resamples, "level": params.level, "seed": params.seed}
     checks = [1.0 if c.outcome == "passed" else 0.0 for a in attempts for c in a.checks]
-    check_groups = [a.id for a in attempts for _ in a.checks]
     cases = [1.0 if a.passed else 0.0 for a in attempts]
-    return {
-        "check_pass_rate": interval_json(paired_bootstrap_ci(checks, [0.0] * len(checks), groups=check_groups,
-                                                             **options)),
-        "case_pass_rate": interval_json(paired_bootstrap_ci(cases, [0.0] * len(cases),
-                                                            groups=[a.id for a in attempts], **options)),
-    }
+    intervals = paired_bootstrap_many(
+        {"check_pass_rate": (checks, [0.0] * len(checks), [a.id for a in attempts for _ in a.checks]),
+         "case_pass_rate": (cases, [0.0] * len(cases), [a.id for a in attempts])},
+        resamples=params.resamples, level=params.level, seed=params.seed,
+    )
+    return {name: interval_json(interval) for name, interval in intervals.items()}
 
 
 def suite_section(suite: SuiteSpec, attempts: Sequence[AttemptRecord], params: Any,

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from tracegrade.stats import paired_bootstrap_ci, paired_bootstrap_many
+
+
+def test_many_measures_match_one_at_a_time_with_the_same_seed() -> None:
+    rng = np.random.default_rng(3)
+    groups = [f"case-{i // 3}" for i in range(300)]
+    a, b = rng.random(300), rng.random(300)
+    c, d = (rng.random(300) > 0.5).astype(float), (rng.random(300) > 0.4).astype(float)
+    many = paired_bootstrap_many({"x": (a, b, groups), "y": (c, d, groups)}, resamples=500, seed=11)
+    for name, (cand, base) in {"x": (a, b), "y": (c, d)}.items():
+        one = paired_bootstrap_ci(cand, base, groups=groups, resamples=500, seed=11)
+        got = many[name]
+        assert got.n == one.n == 100 and got.estimate == pytest.approx(one.estimate)
+        assert got.low == pytest.approx(one.low, abs=1e-12) and got.high == pytest.approx(one.high, abs=1e-12)
+
+
+def test_measures_over_different_units_are_bootstrapped_separately() -> None:
+    many = paired_bootstrap_many({
+        "all": ([1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], ["a", "b", "c", "d"]),
+        "some": ([1.0, 1.0], [0.0, 0.0], ["a", "b"]),
+        "one": ([1.0], [0.0], ["a"]),
+    }, resamples=200)
+    assert many["all"].n == 4 and many["some"].n == 2
+    assert many["some"].low == many["some"].high == pytest.approx(1.0)
+    assert many["one"].estimate == 1.0 and many["one"].low is None and many["one"].n == 1
+    assert list(many) == ["all", "some", "one"]
+
+
+def test_fourteen_measures_over_50000_cases_cost_about_one() -> None:
+    rng = np.random.default_rng(0)
+    groups = np.repeat(np.arange(50_000), 2).tolist()
+    samples = {f"m{i}": (rng.random(100_000), rng.random(100_000), groups) for i in range(14)}
+    started = time.perf_counter()
+    result = paired_bootstrap_many(samples, resamples=2000)
+    assert time.perf_counter() - started < 15
+    assert all(r.n == 50_000 and r.low is not None for r in result.values())
