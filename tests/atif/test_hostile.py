@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,41 @@ def test_escaped_quotes_and_colons_in_strings_are_not_duplicates(tmp_path: Path)
     doc = trajectory(extra={"json": '{"a": 1, "a": 2}', "q": 'say "hi": now', "u": "\u0022"})
     write(tmp_path / "ok.json", doc)
     assert load_trajectories([tmp_path]).roots[0].trajectory is not None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX FIFOs")
+def test_fifo_named_directly_is_refused_without_opening(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.json")
+    raised: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            load_trajectories([tmp_path / "pipe.json"], LoadOptions(strict=False))
+        except BaseException as exc:  # handed to the test thread
+            raised.append(exc)
+
+    worker = threading.Thread(target=load, daemon=True)  # a regression blocks in open(); the test must not
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "loading a FIFO blocked"
+    (error,) = raised
+    assert isinstance(error, InputError) and error.code == "not_a_file" and "pipe.json" in str(error)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX FIFOs")
+def test_fifo_inside_a_directory_is_skipped(tmp_path: Path) -> None:
+    write(tmp_path / "ok.json", trajectory())
+    os.mkfifo(tmp_path / "pipe.json")
+    result = load_trajectories([tmp_path])
+    assert len(result.roots) == 1
+    assert [(a.path.endswith("pipe.json"), a.status) for a in result.inputs if a.status != "loaded"] == [
+        (True, "skipped")
+    ]
+
+
+def test_directory_without_trajectory_files_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "readme.md").write_text("x")
+    with pytest.raises(InputError) as info:
+        load_trajectories([tmp_path])
+    assert info.value.code == "no_inputs" and str(tmp_path) in str(info.value)

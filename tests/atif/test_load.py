@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,28 @@ def test_account_covers_every_input(tmp_path: Path) -> None:
         ("a.json", InputStatus.LOADED),
         ("b.json", InputStatus.INVALID),
     ]
+
+
+def test_reports_without_trees_match_and_keep_no_roots(tmp_path: Path) -> None:
+    write(tmp_path / "root.json", delegating({"trajectory_path": "child.json"}, continued_trajectory_ref="c.json"))
+    write(tmp_path / "child.json", trajectory(3, final_metrics={"total_steps": 9}))
+    write(tmp_path / "c.json", trajectory(2))
+    write(tmp_path / "bad.json", b"[")
+    full = load_trajectories([tmp_path], LoadOptions(strict=False), reports=True)
+    slim = load_trajectories([tmp_path], LoadOptions(strict=False), reports=True, trees=False)
+    assert slim.roots == () and slim.files == full.files and slim.inputs == full.inputs
+    roles = {Path(f.path).name: f.role for f in slim.files if f.valid}
+    assert roles == {"c.json": "continuation", "child.json": "subagent", "root.json": "root"}
+
+
+def test_total_steps_limit_holds_without_trees(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        write(tmp_path / f"{name}.json", trajectory(3))
+    with pytest.raises(LimitExceededError):
+        load_trajectories([tmp_path], LoadOptions(max_total_steps=5), reports=True, trees=False)
+
+
+def test_gc_is_left_as_found(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory())
+    load_trajectories([tmp_path])
+    assert gc.isenabled() and gc.get_freeze_count() == 0

@@ -1,11 +1,17 @@
 from __future__ import annotations
 
+import io
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import orjson
+import pytest
+from rich.console import Console
 
+from tests.atif.helpers import trajectory, write
+from tracegrade.atif import LoadOptions, load_trajectories
 from tracegrade.cli._app import app, run_app
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "atif"
@@ -48,8 +54,69 @@ def test_console_scripts_version_and_help() -> None:
     helped = subprocess.run([bindir / "tracegrade", "validate", "--help"], capture_output=True, text=True, check=True)
     assert "Exit codes" in helped.stdout
     dab = subprocess.run([bindir / "dabench", "eval-v2", "x"], capture_output=True, text=True)
-    assert dab.returncode == 2 and "not yet available" in dab.stderr
+    assert dab.returncode == 2 and dab.stderr.count("\n") == 1
 
 
 def test_usage_error_exit_2() -> None:
     assert run_app(app, ["validate", "--format", "xml", str(EXAMPLES)]) == 2
+
+
+def _long_names(tmp_path: Path) -> Path:
+    for name in ("a-long-folder-name-of-the-first-run", "a-long-folder-name-of-the-second-run"):
+        write(tmp_path / name / "trajectory.json", trajectory())
+    write(tmp_path / "bad.json", b"{")
+    return tmp_path
+
+
+def test_table_fits_80_columns_one_line_per_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert run_app(app, ["validate", str(_long_names(tmp_path))]) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    rows = [line for line in lines if " valid " in line or " invalid " in line]
+    first, second, bad = (row.split()[0] for row in rows)
+    assert first.startswith("…") and first.endswith("of-the-first-run/trajectory.json")
+    assert second.startswith("…") and second.endswith("of-the-second-run/trajectory.json")
+    assert bad == "bad.json" and len(rows) == 3
+    assert "invalid: bad.json: line 1, column 2: unexpected end of data" in lines
+
+
+def test_wide_console_shows_every_column(tmp_path: Path) -> None:
+    from tracegrade.cli._validate import render_validation
+
+    result = load_trajectories([_long_names(tmp_path)], LoadOptions(strict=False), reports=True, trees=False)
+    console = Console(width=160, file=io.StringIO(), color_system=None)
+    render_validation(result, [tmp_path], console)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    header = next(line for line in text.splitlines() if "verdict" in line).split()
+    assert header == ["file", "verdict", "role", "ATIF", "steps", "agent", "subagents", "notes"]
+    assert "a-long-folder-name-of-the-first-run/trajectory.json" in text
+    assert "Hidden" not in text and max(len(line) for line in text.splitlines()) <= 160
+
+
+def test_warnings_only_with_details(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "t.json", trajectory(final_metrics={"total_steps": 5}))
+    assert run_app(app, ["validate", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "total_steps is 5" not in out and "1 warning in 1 document; --details lists them" in out
+    assert run_app(app, ["validate", str(tmp_path), "--details"]) == 0
+    assert "warning: /final_metrics/total_steps is 5 but the trajectory has 2 steps" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX FIFOs")
+def test_fifo_on_the_command_line_is_refused_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    tool = Path(sys.executable).parent / "tracegrade"
+    done = subprocess.run([tool, "validate", str(fifo)], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: {fifo}: not a regular file") and done.stderr.count("\n") == 1
+
+
+def test_empty_directory_is_invalid_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "notes.txt").write_text("no trajectories here")
+    assert run_app(app, ["validate", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"error: {tmp_path}: no trajectory files (.json, .jsonl) in this directory"

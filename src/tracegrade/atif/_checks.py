@@ -1,12 +1,53 @@
-"""Non-enforced ATIF rules, reported as warnings by ``tracegrade validate``."""
+"""What ``tracegrade validate`` reports about a valid document: its facts and the non-enforced rules it breaks."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from evalhub.models.atif import Step, Trajectory
+from evalhub.models.atif import Metrics, Step, Trajectory
 
-__all__ = ["check_trajectory"]
+from tracegrade.atif._tree import iter_file_refs
+
+__all__ = ["DocumentFacts", "check_trajectory", "document_facts"]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFacts:
+    """The facts of one valid document that a per-file report shows (taken before the document is let go)."""
+
+    schema_version: str
+    agent: str
+    steps: int
+    embedded_subagents: int
+    """Embedded subagent trajectories at any depth."""
+    file_subagents: int
+    """File references to subagents (the continuation reference not counted)."""
+    continuation: str | None
+    warnings: tuple[str, ...]
+
+
+def document_facts(trajectory: Trajectory) -> DocumentFacts:
+    """Collect the report facts of a validated trajectory, warnings included."""
+    continuation = trajectory.continued_trajectory_ref
+    return DocumentFacts(
+        schema_version=trajectory.schema_version,
+        agent=trajectory.agent.name,
+        steps=len(trajectory.steps),
+        embedded_subagents=_count_embedded(trajectory.subagent_trajectories or []),
+        file_subagents=sum(1 for ref in iter_file_refs(trajectory) if ref != continuation),
+        continuation=continuation,
+        warnings=tuple(check_trajectory(trajectory)),
+    )
+
+
+def _count_embedded(subs: list[Trajectory]) -> int:
+    return sum(1 + _count_embedded(s.subagent_trajectories or []) for s in subs)
+
+
+_NEWEST = 8
+"""Minor version of the newest ATIF release the models know (ATIF-v1.8)."""
+_NUMBER = (int, float)
 
 
 def _minor(version: str) -> int:
@@ -25,8 +66,14 @@ def check_trajectory(trajectory: Trajectory, pointer: str = "") -> Iterator[str]
     for feature, needed in _document_features(trajectory):
         if declared < needed:
             yield f"{pointer}: uses {feature} (ATIF-v1.{needed}) but declares {trajectory.schema_version}"
+    version = trajectory.schema_version
     for index, step in enumerate(trajectory.steps):
-        yield from _check_step(step, f"{pointer}/steps/{index}", declared, trajectory.schema_version)
+        features = _step_features(step, declared) if declared < _NEWEST else []
+        problems = _metric_problems(step.metrics) if step.metrics is not None else []
+        if features or problems:
+            where = f"{pointer}/steps/{index}"
+            yield from (f"{where}: uses {name} (ATIF-v1.{needed}) but declares {version}" for name, needed in features)
+            yield from (f"{where}/metrics{problem}" for problem in problems)
     for index, sub in enumerate(trajectory.subagent_trajectories or ()):
         yield from check_trajectory(sub, f"{pointer}/subagent_trajectories/{index}")
 
@@ -38,44 +85,50 @@ def _document_features(trajectory: Trajectory) -> Iterator[tuple[str, int]]:
         yield "subagent_trajectories", 7
 
 
-def _check_step(step: Step, where: str, declared: int, version: str) -> Iterator[str]:
-    for feature, needed in _step_features(step):
-        if declared < needed:
-            yield f"{where}: uses {feature} (ATIF-v1.{needed}) but declares {version}"
-    metrics = step.metrics
-    if metrics is None:
-        return
-    for name in ("prompt_tokens", "completion_tokens", "cached_tokens"):
-        value = getattr(metrics, name, None)
-        if isinstance(value, int | float) and value < 0:
-            yield f"{where}/metrics/{name} is negative ({value})"
-    if isinstance(metrics.cost_usd, int | float) and metrics.cost_usd < 0:
-        yield f"{where}/metrics/cost_usd is negative ({metrics.cost_usd})"
+def _metric_problems(metrics: Metrics) -> list[str]:
+    """What is wrong with a step's metrics, each text starting after ``/metrics``."""
+    problems = []
+    for name in ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd"):
+        value = getattr(metrics, name)
+        if isinstance(value, _NUMBER) and value < 0:
+            problems.append(f"/{name} is negative ({value})")
     ids, logprobs = metrics.completion_token_ids, metrics.logprobs
     if ids is not None and logprobs is not None and len(ids) != len(logprobs):
-        yield f"{where}/metrics: completion_token_ids has {len(ids)} entries but logprobs has {len(logprobs)}"
+        problems.append(f": completion_token_ids has {len(ids)} entries but logprobs has {len(logprobs)}")
     if ids is not None and metrics.completion_tokens is not None and len(ids) != metrics.completion_tokens:
-        yield (
-            f"{where}/metrics: completion_token_ids has {len(ids)} entries but completion_tokens is "
-            f"{metrics.completion_tokens}"
+        problems.append(
+            f": completion_token_ids has {len(ids)} entries but completion_tokens is {metrics.completion_tokens}"
         )
+    return problems
 
 
-def _step_features(step: Step) -> Iterator[tuple[str, int]]:
-    if step.is_copied_context is not None:
-        yield "is_copied_context", 5
-    if step.llm_call_count is not None:
-        yield "llm_call_count", 7
-    if isinstance(step.extra, dict) and "context_management" in step.extra:
-        yield "extra.context_management", 7
+def _step_features(step: Step, declared: int) -> list[tuple[str, int]]:
+    """Features of ``step`` newer than the ``declared`` minor version, in a fixed order."""
+    if declared == _NEWEST - 1:  # only the newest release's feature can be too new: a quick look for it
+        return [("audio content", 8)] if _has_audio(step) else []
+    found = []
+    if declared < 5 and step.is_copied_context is not None:
+        found.append(("is_copied_context", 5))
+    if declared < 7 and step.llm_call_count is not None:
+        found.append(("llm_call_count", 7))
+    if declared < 7 and isinstance(step.extra, dict) and "context_management" in step.extra:
+        found.append(("extra.context_management", 7))
     parts = list(step.message) if isinstance(step.message, list) else []
     for result in step.observation.results if step.observation else ():
         if isinstance(result.content, list):
             parts.extend(result.content)
         for ref in result.subagent_trajectory_ref or ():
-            if ref.trajectory_id is not None:
-                yield "subagent_trajectory_ref.trajectory_id", 7
-    if parts:
-        yield "content parts", 6
+            if declared < 7 and ref.trajectory_id is not None:
+                found.append(("subagent_trajectory_ref.trajectory_id", 7))
+    if parts and declared < 6:
+        found.append(("content parts", 6))
     if any(part.type == "audio" for part in parts):
-        yield "audio content", 8
+        found.append(("audio content", 8))
+    return found
+
+
+def _has_audio(step: Step) -> bool:
+    if isinstance(step.message, list) and any(part.type == "audio" for part in step.message):
+        return True
+    results = step.observation.results if step.observation else []
+    return any(isinstance(r.content, list) and any(part.type == "audio" for part in r.content) for r in results)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +16,7 @@ from pydantic import ValidationError
 from tracegrade.atif._json import JsonProblem, decode_strict
 from tracegrade.atif._options import LoadOptions
 
-__all__ = ["Document", "DocumentProblem", "read_documents", "validate_document"]
+__all__ = ["Document", "DocumentProblem", "read_bounded", "read_documents", "validate_document"]
 
 _INDEXED = re.compile(r"^(?P<field>[a-z_]+\[\d+\](?:\.[a-z_]+)*): (?P<rest>.*)$")
 SUPPORTED_VERSIONS = tuple(f"ATIF-v1.{minor}" for minor in range(9))
@@ -48,47 +50,42 @@ class DocumentProblem:
 
 def read_documents(path: Path, options: LoadOptions) -> Iterator[Document | DocumentProblem]:
     """Yield every document of a ``.json`` or ``.jsonl`` file, each validated or explained."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        yield DocumentProblem(path, "", "unreadable", f"cannot read file ({exc.strerror or 'error'})")
-        return
-    if size > options.max_file_bytes:
-        yield DocumentProblem(
-            path, "", "too_large", f"file is {size} bytes, over max_file_bytes={options.max_file_bytes}"
-        )
-        return
-    if path.suffix == ".jsonl":
-        yield from _read_jsonl(path, options)
-        return
-    data = _read_bounded(path, options.max_file_bytes)
+    data = read_bounded(path, options.max_file_bytes)
     if isinstance(data, DocumentProblem):
         yield data
-        return
-    yield _parse(path, "", data, options)
+    elif path.suffix == ".jsonl":
+        for number, line in enumerate(data.split(b"\n"), start=1):
+            if line.strip():
+                yield _parse(path, f"line {number}", line, options)
+    else:
+        yield _parse(path, "", data, options)
 
 
-def _read_bounded(path: Path, limit: int) -> bytes | DocumentProblem:
+def read_bounded(path: Path, limit: int) -> bytes | DocumentProblem:
+    """Read a regular file of at most ``limit`` bytes, with one open and one ``fstat``.
+
+    The file is opened without blocking, so a FIFO or a device named like a trajectory is refused
+    instead of waiting forever for a writer.
+    """
     try:
-        with path.open("rb") as handle:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return DocumentProblem(path, "", "unreadable", f"cannot read file ({exc.strerror or 'error'})")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return DocumentProblem(path, "", "not_a_file", "not a regular file (a FIFO, socket or device)")
+        if info.st_size > limit:
+            return DocumentProblem(path, "", "too_large", f"file is {info.st_size} bytes, over max_file_bytes={limit}")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(limit + 1)
     except OSError as exc:
         return DocumentProblem(path, "", "unreadable", f"cannot read file ({exc.strerror or 'error'})")
+    finally:
+        os.close(fd)
     if len(data) > limit:
         return DocumentProblem(path, "", "too_large", f"file grew over max_file_bytes={limit} while reading")
     return data
-
-
-def _read_jsonl(path: Path, options: LoadOptions) -> Iterator[Document | DocumentProblem]:
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        yield DocumentProblem(path, "", "unreadable", f"cannot read file ({exc.strerror or 'error'})")
-        return
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                yield _parse(path, f"line {number}", line, options)
 
 
 def _parse(path: Path, location: str, data: bytes, options: LoadOptions) -> Document | DocumentProblem:

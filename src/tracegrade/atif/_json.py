@@ -5,9 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import orjson
+from numpy.typing import NDArray
 
 __all__ = ["JsonProblem", "decode_strict"]
+
+_QUOTE = ord('"')
+_BACKSLASH = ord("\\")
 
 
 class JsonProblem(ValueError):
@@ -36,9 +41,23 @@ def _may_hold_duplicates(data: bytes, value: Any) -> bool:
     Every string (key or value) spends two quotes plus one per escaped quote inside it, in the input as
     in orjson's compact re-encoding; keeping only the last of duplicate keys drops at least one key, so
     the re-encoding has fewer quotes. A quote written as a unicode escape is the one thing that changes
-    the count without a duplicate, so such input takes the exact path.
+    the count without a duplicate, so such input takes the exact path. Counting is vectorised (numpy):
+    ``bytes.count`` and a substring search each cost about a fifth of the parse itself.
     """
-    return b"\\u0022" in data or data.count(b'"') != orjson.dumps(value).count(b'"')
+    text = np.frombuffer(data, np.uint8)
+    slashes = np.flatnonzero(text[:-5] == _BACKSLASH)
+    if slashes.size and _unicode_escaped_quote(text, slashes):
+        return True
+    again = np.frombuffer(orjson.dumps(value), np.uint8)
+    return int(np.count_nonzero(text == _QUOTE)) != int(np.count_nonzero(again == _QUOTE))
+
+
+def _unicode_escaped_quote(text: NDArray[np.uint8], slashes: NDArray[np.intp]) -> bool:
+    r"""Whether ``\u0022`` follows any of the backslashes at ``slashes`` (an escaped backslash may match too)."""
+    found = np.ones(slashes.size, dtype=bool)
+    for offset, byte in enumerate(b"u0022", start=1):
+        found &= text[slashes + offset] == byte
+    return bool(found.any())
 
 
 def _syntax_problem(data: bytes, exc: orjson.JSONDecodeError) -> JsonProblem:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Iterator, Sequence
+import stat
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from evalhub.models.atif import Trajectory
-
-from tracegrade.atif._checks import check_trajectory
+from tracegrade.atif._checks import DocumentFacts, document_facts
 from tracegrade.atif._document import Document, DocumentProblem, read_documents
 from tracegrade.atif._options import LoadOptions
 from tracegrade.atif._records import (
@@ -23,7 +22,7 @@ from tracegrade.atif._records import (
     iter_nodes,
 )
 from tracegrade.atif._refs import RefProblem, resolve_ref
-from tracegrade.atif._tree import RefIssue, TreeBuilder, iter_file_refs
+from tracegrade.atif._tree import RefIssue, TreeBuilder, iter_file_refs, skeleton
 from tracegrade.errors import InputError, LimitExceededError
 
 __all__ = ["load_trajectories"]
@@ -32,11 +31,18 @@ _SUFFIXES = (".json", ".jsonl")
 
 
 class _Store:
-    """Reads each file at most once, enforcing the file-count limit."""
+    """Reads each file at most once, enforcing the file-count limit.
 
-    def __init__(self, options: LoadOptions) -> None:
+    With ``slim`` (``validate``), each document's report facts are taken as it is read and only its
+    skeleton (what tree building reads) is kept, so memory stays small however many files there are.
+    """
+
+    def __init__(self, options: LoadOptions, *, reports: bool, slim: bool) -> None:
         self.options = options
+        self.reports = reports
+        self.slim = slim
         self.files: dict[Path, list[Document | DocumentProblem]] = {}
+        self.facts: dict[tuple[Path, str], DocumentFacts] = {}
 
     def read(self, path: Path) -> list[Document | DocumentProblem]:
         if path not in self.files:
@@ -44,8 +50,17 @@ class _Store:
                 raise LimitExceededError(
                     f"{path}: more than max_trajectory_files={self.options.max_trajectory_files} files"
                 )
-            self.files[path] = list(read_documents(path, self.options))
+            self.files[path] = [self._keep(item) for item in read_documents(path, self.options)]
         return self.files[path]
+
+    def _keep(self, item: Document | DocumentProblem) -> Document | DocumentProblem:
+        if isinstance(item, DocumentProblem):
+            return item
+        if self.reports:
+            self.facts[(item.path, item.location)] = document_facts(item.trajectory)
+        if self.slim:
+            return Document(item.path, item.location, skeleton(item.trajectory))
+        return item
 
     def single(self, path: Path) -> Document | DocumentProblem:
         """The one document of a referenced file (a JSONL file cannot be a reference target)."""
@@ -56,21 +71,28 @@ class _Store:
 
 
 def load_trajectories(
-    paths: Sequence[str | Path], options: LoadOptions | None = None, *, reports: bool = False
+    paths: Sequence[str | Path],
+    options: LoadOptions | None = None,
+    *,
+    reports: bool = False,
+    trees: bool = True,
 ) -> LoadResult:
     """Read files, directories (recursive) or several paths into trajectory trees.
 
-    ``reports=True`` also fills ``LoadResult.files`` with per-file verdicts and warnings.
+    ``reports=True`` also fills ``LoadResult.files`` with per-file verdicts and warnings. ``trees=False``
+    (with ``reports=True``, as ``tracegrade validate`` does) keeps only each document's report facts and
+    references while reading, so memory does not grow with the size of the inputs; ``roots`` is then empty.
 
     Raises:
-        InputError: a path does not exist, or (strict mode) an input file is invalid.
+        InputError: a path does not exist, is not a regular file or a directory, is a directory without
+            trajectory files, or (strict mode) an input file is invalid.
         LimitExceededError: a file-count or total-step limit was exceeded.
     """
     options = options or LoadOptions()
     if not paths:
         raise InputError("no input paths given")
     with _no_cyclic_gc():
-        return _load(paths, options, reports)
+        return _load(paths, options, reports, trees)
 
 
 @contextmanager
@@ -78,36 +100,47 @@ def _no_cyclic_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while loading.
 
     Loading only allocates objects that live as long as the job, so collections during the load find nothing
-    and their cost grows with the heap; the collector runs again, as usual, once the load is over.
+    and their cost grows with the heap. Afterwards the survivors are moved straight to the oldest generation
+    (``freeze`` then ``unfreeze``, two list splices) instead of being scanned by the next young collection,
+    which would only find them alive; the collector runs as usual afterwards. When the caller has frozen
+    objects itself the move is skipped, since ``unfreeze`` would release those too.
     """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if enabled:
             gc.enable()
 
 
-def _load(paths: Sequence[str | Path], options: LoadOptions, reports: bool) -> LoadResult:
+def _load(paths: Sequence[str | Path], options: LoadOptions, reports: bool, trees: bool) -> LoadResult:
     inputs, skipped = _collect(paths, options)
     base = _common_base([root for _, root in inputs])
-    store = _Store(options)
+    store = _Store(options, reports=reports, slim=not trees)
     for path, _ in inputs:
         store.read(path)
     if options.strict:
         _raise_first_problem(store)
     roots = _root_documents(inputs, store)
-    trees: list[TrajectoryNode] = []
+    built: list[TrajectoryNode] = []
     issues: list[RefIssue] = []
+    steps = 0
     for document, root in roots:
-        builder = TreeBuilder(root=root, base=base, max_depth=options.max_subagent_depth, load_file=store.single)
-        trees.append(builder.build(document))
+        builder = TreeBuilder(
+            root=root, base=base, max_depth=options.max_subagent_depth, load_file=store.single, keep_steps=trees
+        )
+        tree = builder.build(document)
+        steps += builder.step_count
+        built.append(tree)
         issues.extend(builder.issues)
-    _check_total_steps(trees, options)
+    _check_total_steps(steps, options)
     accounts = _accounts(store, skipped, issues)
-    files = _file_reports(store, trees, issues) if reports else ()
-    return LoadResult(tuple(trees), accounts, files)
+    files = _file_reports(store, built, issues) if reports else ()
+    return LoadResult(tuple(built) if trees else (), accounts, files)
 
 
 def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tuple[Path, Path]], list[InputAccount]]:
@@ -115,15 +148,25 @@ def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tu
     skipped: list[InputAccount] = []
     for raw in paths:
         given = Path(raw)
-        if not given.exists():
-            raise InputError(f"{given}: no such file or directory")
-        if given.is_dir():
+        try:
+            mode = given.stat().st_mode
+        except OSError:
+            raise InputError(f"{given}: no such file or directory") from None
+        if stat.S_ISDIR(mode):
             root = given.resolve()
+            before = len(found) + len(skipped)
             for file in _walk(root, skipped):
                 found.setdefault(file, root)
-        else:
+            if len(found) + len(skipped) == before:
+                raise InputError(f"{given}: no trajectory files (.json, .jsonl) in this directory", code="no_inputs")
+        elif stat.S_ISREG(mode):
             real = given.resolve()
             found.setdefault(real, real.parent)
+        else:
+            raise InputError(
+                f"{given}: not a regular file or a directory (a FIFO, socket or device is never read)",
+                code="not_a_file",
+            )
         if len(found) > options.max_trajectory_files:
             raise LimitExceededError(
                 f"{given}: more than max_trajectory_files={options.max_trajectory_files} trajectory files"
@@ -131,18 +174,29 @@ def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tu
     return sorted(found.items()), skipped
 
 
-def _walk(root: Path, skipped: list[InputAccount]) -> Iterable[Path]:
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs.sort()
-        for name in sorted(files):
-            if not name.endswith(_SUFFIXES):
-                continue
-            path = Path(folder, name)
-            target = resolve_ref(str(path), path, root)
-            if isinstance(target, RefProblem):
-                skipped.append(InputAccount(str(path), "", InputStatus.SKIPPED, target.code, target.message))
-            else:
-                yield target
+def _walk(root: Path, skipped: list[InputAccount]) -> Iterator[Path]:
+    """Trajectory files under ``root`` (already resolved), without following directory links.
+
+    A plain file reached through plain directories is already its real path; links and anything else
+    named like a trajectory go through ``resolve_ref``, which refuses what leaves the root.
+    """
+    folders = [str(root)]
+    while folders:
+        with os.scandir(folders.pop()) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(entry.path)
+            elif entry.name.endswith(_SUFFIXES):
+                if entry.is_file(follow_symlinks=False):
+                    yield Path(entry.path)
+                    continue
+                path = Path(entry.path)
+                target = resolve_ref(entry.path, path, root)
+                if isinstance(target, RefProblem):
+                    skipped.append(InputAccount(entry.path, "", InputStatus.SKIPPED, target.code, target.message))
+                else:
+                    yield target
 
 
 def _common_base(roots: list[Path]) -> Path:
@@ -192,8 +246,7 @@ def _reachable(starts: list[Path], referenced: dict[Path, set[Path]]) -> set[Pat
     return seen
 
 
-def _check_total_steps(trees: list[TrajectoryNode], options: LoadOptions) -> None:
-    total = sum(len(n.steps) for tree in trees for n in iter_nodes(tree))
+def _check_total_steps(total: int, options: LoadOptions) -> None:
     if total > options.max_total_steps:
         raise LimitExceededError(f"inputs hold {total} steps, over max_total_steps={options.max_total_steps}")
 
@@ -239,26 +292,20 @@ def _file_reports(store: _Store, trees: list[TrajectoryNode], issues: list[RefIs
             if isinstance(item, DocumentProblem):
                 reports.append(FileReport(str(path), item.location, False, code=item.code, error=item.describe()))
                 continue
-            trajectory = item.trajectory
+            facts = store.facts[(item.path, item.location)]
             reports.append(
                 FileReport(
                     path=str(path),
                     location=item.location,
                     valid=True,
-                    schema_version=trajectory.schema_version,
-                    agent=trajectory.agent.name,
-                    steps=len(trajectory.steps),
-                    embedded_subagents=_count_embedded(trajectory.subagent_trajectories or []),
-                    file_subagents=sum(
-                        1 for r in iter_file_refs(trajectory) if r != trajectory.continued_trajectory_ref
-                    ),
-                    continuation=trajectory.continued_trajectory_ref,
+                    schema_version=facts.schema_version,
+                    agent=facts.agent,
+                    steps=facts.steps,
+                    embedded_subagents=facts.embedded_subagents,
+                    file_subagents=facts.file_subagents,
+                    continuation=facts.continuation,
                     role=roles.get(str(path), "root"),
-                    warnings=tuple(check_trajectory(trajectory)) + tuple(by_file.get(path, ())),
+                    warnings=facts.warnings + tuple(by_file.get(path, ())),
                 )
             )
     return tuple(reports)
-
-
-def _count_embedded(subs: list[Trajectory]) -> int:
-    return sum(1 + _count_embedded(s.subagent_trajectories or []) for s in subs)

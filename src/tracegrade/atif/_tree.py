@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalhub.models.atif import SubagentTrajectoryRef, Trajectory
+from evalhub.models.atif import Agent, Observation, ObservationResult, Step, SubagentTrajectoryRef, Trajectory
 
 from tracegrade.atif._document import Document, DocumentProblem
 from tracegrade.atif._records import LogicalStep, NodeStatus, TrajectoryNode
 from tracegrade.atif._refs import RefProblem, resolve_ref
 
-__all__ = ["RefIssue", "TreeBuilder", "iter_file_refs"]
+__all__ = ["RefIssue", "TreeBuilder", "iter_file_refs", "skeleton"]
 
 FileLoader = Callable[[Path], Document | DocumentProblem]
 
@@ -51,6 +51,37 @@ def iter_file_refs(trajectory: Trajectory) -> Iterator[str]:
         yield from iter_file_refs(sub)
 
 
+def skeleton(trajectory: Trajectory) -> Trajectory:
+    """A copy of a validated trajectory keeping only what tree building reads.
+
+    Kept: version, ids, agent name, continuation and subagent references, embedded subagents (as
+    skeletons) and the number of steps. A step without references becomes one shared placeholder, so
+    a document costs a few objects instead of its whole content.
+    """
+    subs = trajectory.subagent_trajectories
+    return Trajectory.model_construct(
+        schema_version=trajectory.schema_version,
+        trajectory_id=trajectory.trajectory_id,
+        agent=Agent.model_construct(name=trajectory.agent.name, version=trajectory.agent.version),
+        steps=[_skeleton_step(step) for step in trajectory.steps],
+        continued_trajectory_ref=trajectory.continued_trajectory_ref,
+        subagent_trajectories=None if subs is None else [skeleton(sub) for sub in subs],
+    )
+
+
+_PLACEHOLDER_STEP = Step.model_construct(step_id=1, source="agent", message="")
+
+
+def _skeleton_step(step: Step) -> Step:
+    results = step.observation.results if step.observation else []
+    if not any(result.subagent_trajectory_ref for result in results):
+        return _PLACEHOLDER_STEP
+    kept = [ObservationResult.model_construct(subagent_trajectory_ref=r.subagent_trajectory_ref) for r in results]
+    return Step.model_construct(
+        step_id=step.step_id, source=step.source, message="", observation=Observation.model_construct(results=kept)
+    )
+
+
 def _embedded_target(trajectory: Trajectory, ref: SubagentTrajectoryRef) -> tuple[int, Trajectory] | None:
     if not ref.trajectory_id:
         return None
@@ -68,7 +99,11 @@ class TreeBuilder:
     base: Path
     max_depth: int
     load_file: FileLoader
+    keep_steps: bool = True
+    """False: nodes get no ``steps`` (only references and counts are wanted, as in ``validate``)."""
     issues: list[RefIssue] = field(default_factory=list)
+    step_count: int = 0
+    """Steps of every node built so far (a file reached twice counts twice)."""
 
     def build(self, document: Document) -> TrajectoryNode:
         """Build the tree whose root is ``document``."""
@@ -91,10 +126,15 @@ class TreeBuilder:
         embedded: bool = False,
     ) -> TrajectoryNode:
         segments, chain, broken = self._segments(trajectory, path, pointer, node_id, chain, depth)
-        steps = tuple(
-            LogicalStep(seg.first_index + i, number, step, bool(step.is_copied_context))
-            for number, seg in enumerate(segments)
-            for i, step in enumerate(seg.trajectory.steps)
+        self.step_count += sum(len(seg.trajectory.steps) for seg in segments)
+        steps = (
+            tuple(
+                LogicalStep(seg.first_index + i, number, step, bool(step.is_copied_context))
+                for number, seg in enumerate(segments)
+                for i, step in enumerate(seg.trajectory.steps)
+            )
+            if self.keep_steps
+            else ()
         )
         children = self._children(segments, depth, node_id, chain) + broken
         over = depth > self.max_depth

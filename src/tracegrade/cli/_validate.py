@@ -1,23 +1,39 @@
-"""``tracegrade validate``: per-file ATIF verdicts."""
+"""``tracegrade validate``: per-file ATIF verdicts, readable at 80 columns."""
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict
+from collections.abc import Sequence
+from dataclasses import fields
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
-from tracegrade.atif import FileReport, LoadOptions, LoadResult, load_trajectories
-from tracegrade.errors import ExitCode
+from tracegrade.atif._params import ScoringOptions
+from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.errors import ExitCode, InputError
 
-__all__ = ["validate"]
+if TYPE_CHECKING:
+    from tracegrade.atif import FileReport, LoadResult
+    from tracegrade.render import Column
+
+__all__ = ["render_validation", "validate"]
+
+_FILE_MIN = 30
+"""The file column never gets narrower than this (or than its longest path, when shorter)."""
+_LIMITS = (
+    "max_file_bytes",
+    "max_trajectory_files",
+    "max_steps_per_trajectory",
+    "max_total_steps",
+    "max_subagent_depth",
+)
 
 
 class OutputFormat(StrEnum):
@@ -27,87 +43,163 @@ class OutputFormat(StrEnum):
     JSON = "json"
 
 
+@with_model_options(OptionGroup(ScoringOptions, "Limits", only=_LIMITS))
 def validate(
     paths: Annotated[list[Path], typer.Argument(help="ATIF files (.json, .jsonl) or directories (recursive).")],
     output_format: Annotated[
         OutputFormat, typer.Option("--format", help="table (rich, for people) or json (for machines).")
     ] = OutputFormat.TABLE,
-    max_file_bytes: Annotated[int, typer.Option(help="Refuse files larger than this.")] = 10 * 1024 * 1024,
-    max_trajectory_files: Annotated[int, typer.Option(help="Refuse more files than this.")] = 10_000,
-    max_steps_per_trajectory: Annotated[int, typer.Option(help="Refuse documents with more steps.")] = 500,
-    max_total_steps: Annotated[int, typer.Option(help="Refuse inputs with more steps in all.")] = 10_000,
-    max_subagent_depth: Annotated[int, typer.Option(help="Deeper subagents are marked unscored.")] = 3,
+    details: Annotated[
+        bool, typer.Option("--details", help="Also list every warning and reference of each document.")
+    ] = False,
+    *,
+    parameters: dict[str, Any],
 ) -> None:
-    """Check ATIF trajectories (v1.0-v1.8) and print one verdict per file.
+    """Check ATIF trajectories (v1.0-v1.8) and print one verdict per document.
 
-    Exit 0 when every file is valid ATIF, 2 otherwise. Warnings (non-enforced rules, references that
-    could not be followed) do not change the exit code.
+    Exit 0 when every document is valid ATIF; 2 when one is not, or when nothing could be read.
+
+    Warnings (rules the schema does not enforce, references that could not be followed) leave the exit code
+    alone: the table counts them and --details lists them.
     """
-    options = LoadOptions(
-        max_file_bytes=max_file_bytes,
-        max_trajectory_files=max_trajectory_files,
-        max_steps_per_trajectory=max_steps_per_trajectory,
-        max_total_steps=max_total_steps,
-        max_subagent_depth=max_subagent_depth,
-        strict=False,
-    )
-    result = load_trajectories(paths, options, reports=True)
+    from tracegrade.atif import LoadOptions, load_trajectories
+
+    options = LoadOptions(**parameters, strict=False)
+    result = load_trajectories(paths, options, reports=True, trees=False)
+    if not result.files:
+        raise InputError(f"{', '.join(map(str, paths))}: no trajectory could be read (every file was skipped)")
     if output_format is OutputFormat.JSON:
         sys.stdout.write(orjson.dumps(_as_json(result), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        _print_table(result.files)
+        render_validation(result, paths, Console(highlight=False), details=details)
         _print_skipped(result)
     if not all(f.valid for f in result.files):
         raise typer.Exit(int(ExitCode.INVALID_INPUT))
 
 
 def _as_json(result: LoadResult) -> dict[str, object]:
-    files = [asdict(f) for f in result.files]
-    skipped = [asdict(a) for a in result.inputs if a.status == "skipped"]
+    files = [_shallow(f) for f in result.files]
+    skipped = [_shallow(a) for a in result.inputs if a.status == "skipped"]
     return {"valid": all(f.valid for f in result.files), "files": files, "skipped": skipped}
 
 
-def _print_table(files: tuple[FileReport, ...]) -> None:
-    console = Console()
-    table = Table(title="ATIF validation", caption=None, show_lines=False)
-    for column in (
-        "file",
-        "role",
-        "verdict",
-        "version",
-        "agent",
-        "steps",
-        "subagents emb/file",
-        "continues in",
-        "notes",
-    ):
-        table.add_column(column, overflow="fold", ratio=3 if column in ("file", "notes") else None)
-    base = os.path.commonpath([os.path.dirname(f.path) for f in files]) if files else ""
-    for report in files:
-        short = os.path.relpath(report.path, base)
-        where = f"{short}:{report.location}" if report.location else short
-        verdict = "[green]valid[/]" if report.valid else f"[red]invalid[/] ({report.code})"
-        count = len(report.warnings)
-        notes = report.error or (f"{count} warning{'s' if count > 1 else ''}" if count else "")
-        table.add_row(
-            where,
-            report.role if report.valid else "",
-            verdict,
-            report.schema_version or "",
-            report.agent or "",
-            "" if report.steps is None else str(report.steps),
-            f"{report.embedded_subagents}/{report.file_subagents}",
-            report.continuation or "",
-            notes,
-        )
+def _shallow(record: object) -> dict[str, object]:
+    """A record's fields as a dict (its values are already JSON types; ``asdict`` would deep-copy them)."""
+    return {field.name: getattr(record, field.name) for field in fields(record)}  # type: ignore[arg-type]
+
+
+def render_validation(result: LoadResult, paths: Sequence[Path], console: Console, *, details: bool = False) -> None:
+    """Print the verdict table (fitted to ``console.width``), the problems, and details on demand."""
+    from tracegrade.render import fit_table
+
+    base = _base(paths)
+    rows = [_row(report, base) for report in result.files]
+    file_min = min(_FILE_MIN, max(len(str(row["file"])) for row in rows))
+    columns = _columns(max(len("file"), file_min))
+    budget = _file_budget(columns, rows, console.width)
+    for row in rows:
+        row["file"] = _tail(str(row["file"]), budget)
+    table = fit_table("ATIF validation", columns, rows, width=console.width, caption=f"paths relative to {base}")
     console.print(table)
-    if base:
-        console.print(f"paths relative to {base}", markup=False)
-    for report in files:
-        for warning in report.warnings:
-            console.print(f"warning: {os.path.relpath(report.path, base)}: {warning}", markup=False)
-    valid = sum(f.valid for f in files)
-    console.print(f"{valid} of {len(files)} documents valid")
+    for report in result.files:
+        if not report.valid:
+            console.print(f"invalid: {_short(report, base)}: {_problem(report)}", markup=False, soft_wrap=True)
+    warnings = sum(len(report.warnings) for report in result.files)
+    if details:
+        for report in result.files:
+            _print_details(console, report, base)
+    elif warnings:
+        noisy = sum(1 for report in result.files if report.warnings)
+        console.print(f"{_plural(warnings, 'warning')} in {_plural(noisy, 'document')}; --details lists them")
+    valid = sum(report.valid for report in result.files)
+    console.print(f"{valid} of {_plural(len(result.files), 'document')} valid", markup=False)
+
+
+def _columns(file_min: int) -> list[Column]:
+    from tracegrade.render import Column
+
+    return [
+        Column("file", "file", min_width=file_min),
+        Column("verdict", "verdict", min_width=7),
+        Column("role", "role", min_width=12, priority=1),
+        Column("ATIF", "version", min_width=4, priority=3),
+        Column("steps", "steps", min_width=5, priority=2, justify="right"),
+        Column("agent", "agent", min_width=10, priority=4, max_width=24),
+        Column("subagents", "subagents", min_width=9, priority=5, justify="right"),
+        Column("notes", "notes", min_width=14),
+    ]
+
+
+def _file_budget(columns: list[Column], rows: list[dict[str, object]], width: int) -> int:
+    """Characters left for the file column beside the other columns ``fit_table`` keeps, at their widths."""
+    from tracegrade.render import table_width
+
+    shown = list(columns)
+    for column in sorted(columns, key=lambda c: c.priority, reverse=True):
+        if table_width(shown) <= width or column.priority == 0:
+            break
+        shown.remove(column)
+    others = 0
+    for column in shown[1:]:
+        longest = max([len(column.header), *(len(str(row[column.key])) for row in rows)])
+        others += max(column.min_width, min(longest, column.max_width or longest))
+    return max(shown[0].min_width, width - others - 3 * len(shown) - 1)
+
+
+def _tail(text: str, budget: int) -> str:
+    """``text`` cut from the left to ``budget`` characters, so the file name stays visible."""
+    return text if len(text) <= budget else "…" + text[len(text) - budget + 1 :]
+
+
+def _row(report: FileReport, base: Path) -> dict[str, object]:
+    verdict = Text("valid", style="green") if report.valid else Text("invalid", style="red")
+    count = len(report.warnings)
+    notes = report.code if not report.valid else (_plural(count, "warning") if count else "")
+    subagents = report.embedded_subagents + report.file_subagents
+    return {
+        "file": _short(report, base),
+        "verdict": verdict,
+        "role": report.role if report.valid else "",
+        "version": (report.schema_version or "").removeprefix("ATIF-v"),
+        "steps": "" if report.steps is None else str(report.steps),
+        "agent": report.agent or "",
+        "subagents": str(subagents) if report.valid else "",
+        "notes": notes,
+    }
+
+
+def _print_details(console: Console, report: FileReport, base: Path) -> None:
+    lines = []
+    if report.valid:
+        lines.append(f"agent {report.agent}, ATIF {report.schema_version}, {_plural(report.steps or 0, 'step')}")
+        lines.append(f"subagents: {report.embedded_subagents} embedded, {report.file_subagents} by file reference")
+    if report.continuation:
+        lines.append(f"continues in {report.continuation}")
+    lines.extend(f"warning: {warning}" for warning in report.warnings)
+    if lines:
+        console.print(_short(report, base), style="bold", markup=False)
+        for line in lines:
+            console.print(f"  {line}", markup=False, soft_wrap=True)
+
+
+def _base(paths: Sequence[Path]) -> Path:
+    folders = [str(p.resolve() if p.is_dir() else p.resolve().parent) for p in paths]
+    return Path(os.path.commonpath(folders))
+
+
+def _short(report: FileReport, base: Path) -> str:
+    short = os.path.relpath(report.path, base)
+    return f"{short}:{report.location.removeprefix('line ')}" if report.location else short
+
+
+def _problem(report: FileReport) -> str:
+    """The error without the path it starts with (the line already names the file)."""
+    error = report.error or report.code or "invalid"
+    return error.removeprefix(f"{report.path}:").removeprefix(f"{report.location}:").strip()
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _print_skipped(result: LoadResult) -> None:
