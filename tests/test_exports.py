@@ -37,9 +37,3 @@ def test_the_top_level_api_is_small_and_says_what_it_does() -> None:
     import tracegrade
 
     assert set(tracegrade.__all__) == {"__version__", "grade_trajectories", "load_trajectories"}
-
-
-def test_the_atif_prompt_generation_is_recorded() -> None:
-    from tracegrade.atif import PROMPT_VERSION
-
-    assert PROMPT_VERSION == "atif-context-v2"

@@ -10,8 +10,9 @@ and the run-folder report::
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from tracegrade.atif._artifacts import ARTIFACT_NAMES, open_run_folder, read_results, step_rows, write_artifacts
@@ -161,8 +162,6 @@ _LAZY: dict[str, tuple[str, ...]] = {
 }
 """Private module of each public name; a name is imported when first used (fast start-up)."""
 
-_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
-
 __all__ = [
     "ARTIFACT_NAMES",
     "BENCHMARK_REGISTRY",
@@ -263,15 +262,4 @@ __all__ = [
     "write_artifacts",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, __all__)

@@ -13,8 +13,9 @@ scripted OpenAI-compatible server for protocol tests.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from tracegrade.judge._cache import JudgeCache, cache_key, default_cache_path
@@ -55,8 +56,6 @@ _LAZY: dict[str, tuple[str, ...]] = {
 }
 """Private module of each public name; a name is imported when first used (fast start-up)."""
 
-_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
-
 __all__ = [
     "DEFAULT_MAX_CONTEXT_BYTES",
     "LOCAL_JUDGE_NOTICE",
@@ -85,15 +84,4 @@ __all__ = [
     "protocol_error",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, __all__)
