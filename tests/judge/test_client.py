@@ -5,10 +5,11 @@ import time
 
 import pytest
 
-from tracegrade.errors import JudgeError
-from tracegrade.judge import Evidence, Judge, JudgeSettings, ResponseFormat, StepJudgement, score_step
+from tracegrade.atif import PROMPT_VERSION, Evidence, StepJudgement, score_step
+from tracegrade.errors import ConfigError, JudgeError
+from tracegrade.judge import Judge, JudgeSettings, ResponseFormat
 from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply, scripted_answer
-from tracegrade.rubrics import Rubric
+from tracegrade.rubric import Rubric
 
 from .conftest import fast
 
@@ -37,7 +38,7 @@ async def test_accepted_answer_shapes(server: ScriptedJudgeServer, settings: Jud
     verdict, judge = await score(settings, rubric, evidence)
     assert verdict.scores == {"correctness": 0.0, "safety": 1.0}
     assert verdict.score == pytest.approx(1 / 3)
-    assert verdict.prompt_version == "atif-context-v2"
+    assert verdict.prompt_version == PROMPT_VERSION
     assert (judge.stats.requests, judge.stats.successes, judge.stats.protocol_errors) == (1, 1, 0)
     assert (judge.stats.input_tokens, judge.stats.output_tokens) == (100, 20)
 
@@ -230,3 +231,34 @@ async def test_keeps_64_calls_in_flight(server: ScriptedJudgeServer, settings: J
     assert server.peak_in_flight == 64
     assert time.perf_counter() - started < 0.4 * 3  # four rounds of 0.1 s, with generous slack
     assert judge.stats.successes == 256
+
+
+async def test_an_unread_oversized_body_does_not_spoil_the_next_call(
+    server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric, evidence: Evidence
+) -> None:
+    server.queue(ScriptedReply.huge(200_000))
+    async with Judge(settings) as judge:
+        with pytest.raises(JudgeError) as caught:
+            await score_step(judge, rubric, evidence)
+        assert caught.value.code == "response_too_large"
+        assert (await score_step(judge, rubric, evidence)).score == 0.75
+    assert (server.count, judge.stats.transport_errors, judge.stats.retries) == (2, 0, 0)
+
+
+def test_a_judge_can_be_built_before_the_event_loop_runs(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                         rubric: Rubric, evidence: Evidence) -> None:
+    judge = Judge(settings)  # the HTTP session opens inside the loop, on the first call
+
+    async def use() -> float:
+        async with judge:
+            return (await score_step(judge, rubric, evidence)).score
+
+    assert asyncio.run(use()) == 0.75
+    assert asyncio.run(use()) == 0.75  # closed with the first loop, reopened in the second
+    assert server.count == 2
+
+
+def test_an_unusable_ca_bundle_fails_when_the_judge_is_built(settings: JudgeSettings) -> None:
+    with pytest.raises(ConfigError) as caught:
+        Judge(fast(settings, base_url="https://judge.example/v1"), ca_bundle="/no/such/bundle.pem")
+    assert caught.value.code == "invalid_ca_bundle"

@@ -1,4 +1,4 @@
-"""The HTTP side of the judge: one pooled client, bounded concurrency, retries and a request budget.
+"""The HTTP side of the judge: one pooled aiohttp session, bounded concurrency, retries and a request budget.
 
 Failures leave as :class:`~tracegrade.errors.JudgeError` with a safe code only; raw exception
 text and response bodies never reach an error, a log record or a cache.
@@ -7,24 +7,25 @@ text and response bodies never reach an error, a log record or a cache.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import logging
+import os
 import random
-import sys
+import ssl
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-import httpx
+import aiohttp
 import orjson
 
 from tracegrade.errors import JudgeError
 from tracegrade.judge._extract import ChatReply, parse_chat_body, protocol_error
-from tracegrade.judge._prompts import JudgeRequest
+from tracegrade.judge._request import JudgeRequest
 from tracegrade.judge._settings import Endpoint, JudgeSettings, ResponseFormat
 from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry
-from tracegrade.judge._transport import KeepAliveTransport, lean_transport_allowed
+from tracegrade.judge._transport import failure_code, new_session, route_for, tls_context
 
 __all__ = ["MAX_RESPONSE_BYTES", "ChatClient"]
 
@@ -63,18 +64,30 @@ class _Failed(Exception):
 class ChatClient:
     """Sends chat-completions requests with retries, within concurrency and budget limits.
 
+    The aiohttp session is opened on the first request, inside the running event loop, and
+    closed by :meth:`aclose` (call it before using the client from another event loop).
+    Redirects are not followed: a 3xx is an ``http_status_<n>`` error, and the key goes nowhere else.
+
     Args:
         settings: Judge settings.
         endpoint: Resolved URL and Authorization value.
         stats: Counters to update.
         telemetry: OpenTelemetry instruments to update.
-        transport: Optional httpx transport (tests).
+        ca_bundle: PEM file of CA certificates to trust for an ``https`` judge instead of the
+            system store; by default ``REQUESTS_CA_BUNDLE`` or ``SSL_CERT_FILE`` when set.
+        environ: Environment to read the CA bundle variables from (default ``os.environ``).
+
+    Raises:
+        ConfigError: when the CA bundle cannot be loaded.
     """
 
     def __init__(self, settings: JudgeSettings, endpoint: Endpoint, stats: JudgeStats,
-                 telemetry: JudgeTelemetry, transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 telemetry: JudgeTelemetry, *, ca_bundle: str | None = None,
+                 environ: Mapping[str, str] | None = None) -> None:
         self._settings = settings
-        self._url = httpx.URL(endpoint.url)
+        self._route = route_for(endpoint.url)
+        self._tls: ssl.SSLContext | bool = tls_context(endpoint.url, ca_bundle,
+                                                      os.environ if environ is None else environ)
         self._stats = stats
         self._telemetry = telemetry
         self._slots = asyncio.Semaphore(settings.concurrency_limit)
@@ -83,15 +96,8 @@ class ChatClient:
         headers = {"content-type": "application/json", "accept-encoding": "identity"}
         if endpoint.authorization:
             headers["authorization"] = endpoint.authorization
-        self._headers = httpx.Headers(headers)
-        # The whole attempt runs under one asyncio deadline; only connecting gets its own limit,
-        # so the transport sets no timer per socket operation.
-        self._extensions = {"timeout": {"connect": settings.judge_timeout_seconds, "read": None,
-                                        "write": None, "pool": None}}
-        self._http = httpx.AsyncClient(
-            timeout=httpx.Timeout(settings.judge_timeout_seconds),
-            transport=transport or _default_transport(settings.concurrency_limit),
-        )
+        self._headers = headers | dict(self._route.headers)
+        self._http: aiohttp.ClientSession | None = None
 
     @property
     def uses_schema(self) -> bool:
@@ -103,8 +109,9 @@ class ChatClient:
         """The judge's reply to ``request``, after retries where they may help.
 
         Raises:
-            JudgeError: ``timeout``, ``transport_error``, ``http_status_<n>``, ``budget_exhausted``,
-                or a protocol code (``response_too_large``, ``invalid_json``, ``schema_violation``).
+            JudgeError: ``timeout``, ``transport_error``, ``tls_error`` (an untrusted certificate: not
+                retried), ``http_status_<n>``, ``budget_exhausted``, or a protocol code
+                (``response_too_large``, ``invalid_json``, ``schema_violation``).
         """
         attempt = 1
         while True:
@@ -121,8 +128,15 @@ class ChatClient:
                 attempt += 1
 
     async def aclose(self) -> None:
-        """Close the pooled connections."""
-        await self._http.aclose()
+        """Close the pooled connections (a later request opens a new session)."""
+        session, self._http = self._http, None
+        if session is not None:
+            await session.close()
+
+    def _session(self) -> aiohttp.ClientSession:
+        if self._http is None or self._http.closed:
+            self._http = new_session(self._settings.concurrency_limit, self._tls)
+        return self._http
 
     def _fall_back(self) -> bool:
         """Stop sending ``response_format`` after the server refused it (auto mode only)."""
@@ -154,15 +168,16 @@ class ChatClient:
 
     async def _timed_post(self, body: bytes, with_schema: bool) -> _Answer:
         started = time.perf_counter()
+        failed: tuple[str, bool] | None = None
         try:
             async with asyncio.timeout(self._settings.judge_timeout_seconds):
                 answer = await self._post(body, read_refusal=with_schema)
-        except (TimeoutError, httpx.TimeoutException):
-            self._record(started, None, "timeout")
-            raise _Failed("timeout", retryable=True) from None
-        except httpx.HTTPError:
-            self._record(started, None, "transport_error")
-            raise _Failed("transport_error", retryable=True) from None
+        except (TimeoutError, aiohttp.ClientError, OSError) as error:
+            failed = failure_code(error) or ("transport_error", True)
+        if failed is not None:  # raised outside the handler: no aiohttp exception (or its request) is chained
+            code, retryable = failed
+            self._record(started, None, code)
+            raise _Failed(code, retryable=retryable)
         if 200 <= answer.status < 300:
             self._record(started, answer.status, None)
             return answer
@@ -172,17 +187,15 @@ class ChatClient:
 
     async def _post(self, body: bytes, *, read_refusal: bool) -> _Answer:
         """POST ``body``; read the answer of a 2xx, and of a 400/422 that may refuse the schema."""
-        request = httpx.Request("POST", self._url, headers=self._headers, content=body,
-                                extensions=self._extensions)
-        response = await self._http.send(request, stream=True)
-        try:
-            status = response.status_code
+        route = self._route
+        async with self._session().post(route.url, data=body, headers=self._headers, proxy=route.proxy,
+                                        proxy_headers=route.proxy_headers, allow_redirects=False) as response:
+            status = response.status
             if 200 <= status < 300 or (status in _REFUSAL_STATUSES and read_refusal):
                 content, too_large = await _read_capped(response)
                 return _Answer(status, content, too_large)
+            # The body is not read; releasing the response closes the connection unless it was complete.
             return _Answer(status, b"", retry_after=_retry_after(response.headers.get("retry-after")))
-        finally:
-            await response.aclose()
 
     def _record(self, started: float, status: int | None, error: str | None) -> None:
         elapsed_ms = (time.perf_counter() - started) * 1000.0
@@ -235,26 +248,6 @@ def _response_format(mode: ResponseFormat, request: JudgeRequest) -> dict[str, A
                             "schema": request.response_schema}}
 
 
-def _default_transport(concurrency: int) -> httpx.AsyncBaseTransport:
-    """The lean keep-alive transport, or httpx's own when proxies are configured."""
-    if lean_transport_allowed():
-        return KeepAliveTransport(max_idle=concurrency)
-    _cache_missing_sniffio()
-    return httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=concurrency,
-                                                        max_keepalive_connections=concurrency))
-
-
-def _cache_missing_sniffio() -> None:
-    """Make httpcore's per-operation ``import sniffio`` fail fast when sniffio is not installed.
-
-    httpcore imports sniffio inside every pool operation and falls back to asyncio when that
-    fails; each failed import searches ``sys.path`` again (about 0.2 ms, several times per
-    request). Recording the absence in ``sys.modules`` keeps the outcome and drops the cost.
-    """
-    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
-
-
 def _classify(answer: _Answer, code: str) -> _Failed:
     if answer.status in _REFUSAL_STATUSES:
         text = answer.body.lower()
@@ -264,12 +257,18 @@ def _classify(answer: _Answer, code: str) -> _Failed:
     return _Failed(code, retryable=retryable, retry_after=answer.retry_after)
 
 
-async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
-    """At most ``MAX_RESPONSE_BYTES`` of the body; True when there was more (left unread)."""
+async def _read_capped(response: aiohttp.ClientResponse) -> tuple[bytes, bool]:
+    """At most ``MAX_RESPONSE_BYTES`` of the (decoded) body; True when there was more (left unread).
+
+    A declared ``Content-Length`` over the limit is refused before any of the body is read.
+    """
+    identity = response.headers.get("content-encoding", "identity").lower() == "identity"
+    length = response.content_length
+    if identity and length is not None:
+        return (b"", True) if length > MAX_RESPONSE_BYTES else (await response.read(), False)
     chunks: list[bytes] = []
     size = 0
-    encoded = response.headers.get("content-encoding", "identity").lower() != "identity"
-    async for chunk in response.aiter_bytes() if encoded else response.aiter_raw():
+    async for chunk in response.content.iter_any():
         size += len(chunk)
         if size > MAX_RESPONSE_BYTES:
             return b"", True

@@ -10,7 +10,7 @@ from typing import Any, Protocol, TypeVar
 from tracegrade.errors import JudgeError
 from tracegrade.judge._cache import JudgeCache, cache_key
 from tracegrade.judge._client import ChatClient
-from tracegrade.judge._extract import extract_json_object
+from tracegrade.judge._extract import AMBIGUOUS_ANSWER, DUPLICATE_KEY, extract_verdict
 from tracegrade.judge._request import JudgeRequest, Reply
 from tracegrade.judge._settings import JudgeSettings, resolve_endpoint
 from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry
@@ -19,7 +19,8 @@ __all__ = ["PROTOCOL_ERROR_CODES", "Judge", "JudgeProtocol"]
 
 R = TypeVar("R", bound=Reply)
 
-PROTOCOL_ERROR_CODES = frozenset({"invalid_json", "schema_violation", "response_too_large"})
+PROTOCOL_ERROR_CODES = frozenset({"invalid_json", "schema_violation", "response_too_large", AMBIGUOUS_ANSWER,
+                                  DUPLICATE_KEY})
 """Codes of answers that arrived (HTTP 2xx) but could not be used."""
 
 
@@ -102,7 +103,7 @@ class Judge:
             return cached
         try:
             reply = await self._client.complete(request)
-            result = parse(extract_json_object(reply.content))
+            result = extract_verdict(reply.content, parse, _same_reply)
         except JudgeError as error:
             if error.code in PROTOCOL_ERROR_CODES:
                 self.stats.protocol_errors += 1
@@ -126,3 +127,7 @@ class Judge:
                 return result
         self.stats.cache_misses += 1
         return None
+
+
+def _same_reply(first: Reply, second: Reply) -> bool:
+    return first.to_json() == second.to_json()

@@ -32,7 +32,17 @@ from typing import Any
 
 import orjson
 
-__all__ = ["ReceivedRequest", "Rule", "ScriptedJudgeServer", "ScriptedReply", "judge_rule", "scripted_answer"]
+from tracegrade.judge._fake import FakeJudge
+
+__all__ = [
+    "FakeJudge",
+    "ReceivedRequest",
+    "Rule",
+    "ScriptedJudgeServer",
+    "ScriptedReply",
+    "judge_rule",
+    "scripted_answer",
+]
 
 logger = logging.getLogger("tracegrade.judge.testing")
 
