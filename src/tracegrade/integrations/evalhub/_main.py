@@ -22,7 +22,7 @@ def main() -> int:
     non-zero. A job spec that cannot be read leaves nobody to report to: it is logged only.
     """
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per judge request drowns the job log
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the SDK logs one line per status post
     try:
         adapter = AtifAdapter()
     except Exception as exc:
