@@ -3,6 +3,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tracegrade.cli._app import app, dabench_main, run_app
@@ -32,14 +33,62 @@ def test_eval_v2_writes_tables_and_prints_a_summary_at_80_columns(
     assert run_app(dabench_app, example_args(tmp_path)) == 0
     out = capsys.readouterr().out
     assert (tmp_path / "task_metrics.csv").is_file() and (tmp_path / "manifest.json").is_file()
-    assert "demo-run" in out and "Mean score" in out
+    assert "demo-run" in out and "Mean final score" in out and "Difficulty breakdown" in out
     assert "66.7%" in out  # 2 of 3 tasks executed; 2 of 3 answers correct
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
-def test_tracegrade_dabench_eval_v2_and_verbose_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_app(app, ["dabench", *example_args(tmp_path, "--mode", "research")]) == 0
-    assert "come with eval-v2 part 2" in capsys.readouterr().out
+def test_tracegrade_dabench_eval_v2_research_writes_every_artifact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "160")
+    assert run_app(app, ["dabench", *example_args(tmp_path, "--mode", "research", "--resamples", "500")]) == 0
+    out = capsys.readouterr().out
+    for title in ("Harness health", "Analyst team summary", "Metric statistics", "Ablation: replanning"):
+        assert title in out
+    assert max(len(line) for line in out.splitlines()) <= 160
+    for name in ("report.html", "paper_tables.tex", "figures/correlation_matrix.png", "task_2/task_replay.json"):
+        assert (tmp_path / name).is_file(), name
+
+
+def test_format_json_prints_the_report_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_app(dabench_app, example_args(tmp_path, "--mode", "verbose", "--format", "json")) == 0
+    document = orjson.loads(capsys.readouterr().out)
+    assert document["mode"] == "verbose" and document["harness_status"] == "HEALTHY"
+    assert "analyst-team" in [s["id"] for s in document["sections"]]
+
+
+@pytest.fixture
+def evaluated(tmp_path: Path) -> Path:
+    assert run_app(dabench_app, [*example_args(tmp_path / "a"), "-q"]) == 0
+    return tmp_path / "a"
+
+
+def test_compare_ablation_and_figures_on_an_evaluated_run(
+    evaluated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    capsys.readouterr()
+    assert run_app(dabench_app, ["compare", str(evaluated), str(evaluated), "-o", str(tmp_path / "c.json")]) == 0
+    out = capsys.readouterr().out
+    assert "Improved / regressed / unchanged   0 / 0 / 3" in out and max(map(len, out.splitlines())) <= 80
+    assert orjson.loads((tmp_path / "c.json").read_bytes())["pairs"] == 3
+    assert run_app(dabench_app, ["ablation", str(evaluated), "--format", "json"]) == 0
+    ablation = orjson.loads(capsys.readouterr().out)
+    assert [s["id"] for s in ablation["sections"]][-1] == "specialists"
+    assert run_app(dabench_app, ["figures", str(evaluated), "-o", str(tmp_path / "figs")]) == 0
+    assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == [
+        "autonomy_vs_efficiency.png",
+        "correlation_matrix.png",
+        "failure_distribution.png",
+        "score_distribution.png",
+    ]
+
+
+def test_compare_refuses_a_folder_that_was_not_evaluated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_app(dabench_app, ["compare", str(tmp_path), str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "task_metrics.parquet: missing" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(

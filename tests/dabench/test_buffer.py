@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import csv
 import io
+import subprocess
+import sys
 
 import pyarrow.parquet as pq
 import pytest
@@ -33,3 +36,46 @@ def test_select_shares_cells_and_rows_must_fit_the_columns() -> None:
     assert len(buffer) == 3
     with pytest.raises(ValueError, match="4 values"):
         buffer.add(("only one",))
+
+
+TRICKY = ["plain", "", None, "a,b", 'say "hi"', "line\nbreak", "cr\ronly", "crlf\r\n", " padded ", "é…", "𝄞,x"]
+
+
+def python_csv(columns: tuple[tuple[str, str], ...], rows: list[tuple[object, ...]]) -> bytes:
+    text = io.StringIO(newline="")
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow([name for name, _ in columns])
+    for row in rows:
+        cells = zip(row, columns, strict=True)
+        writer.writerow([int(v) if kind == "bool" and v is not None else v for v, (_, kind) in cells])
+    return text.getvalue().encode()
+
+
+def test_csv_equals_what_pythons_csv_writer_writes_for_tricky_cells() -> None:
+    columns = (("s", "str"), ("n", "int"), ("x", "float"), ("ok", "bool"))
+    numbers = [0, -7, 2**62, None]
+    floats = [0.1 + 0.2, 1e16, 1e-05, float("inf"), float("nan"), 3, True, -0.0, None]
+    rows = [(s, numbers[i % 4], floats[i % 9], (None, True, False)[i % 3]) for i, s in enumerate(TRICKY * 3)]
+    buffer = TableBuffer(columns)
+    buffer.extend(rows)
+    assert buffer.csv_bytes() == python_csv(columns, rows)
+
+
+def test_parquet_equals_pyarrow_array_conversion() -> None:
+    columns = (("s", "str"), ("n", "int"), ("x", "float"))
+    rows = [(s, i, 1.5 if i % 2 else i) for i, s in enumerate(TRICKY)]
+    buffer = TableBuffer(columns)
+    buffer.extend(rows)
+    table = pq.read_table(io.BytesIO(buffer.parquet_bytes()))
+    assert table.column("s").to_pylist() == TRICKY
+    assert table.column("x").to_pylist() == [1.5 if i % 2 else float(i) for i in range(len(TRICKY))]
+
+
+def test_encoding_does_not_import_pandas() -> None:
+    code = (
+        "import sys; from tracegrade.dabench._buffer import TableBuffer; "
+        "b = TableBuffer((('s', 'str'), ('x', 'float'))); b.extend([('a,b', 1.5), (None, None)]); "
+        "b.csv_bytes(); b.parquet_bytes(); print('pandas' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"  # pyarrow.array() would import pandas (about 0.25 s)

@@ -1,15 +1,19 @@
-"""``dabench eval-v2`` (also ``tracegrade dabench eval-v2``): DataAgent-Bench run evaluation."""
+"""``dabench`` (also ``tracegrade dabench``): DataAgent-Bench run evaluation, comparison, ablation, figures."""
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from tracegrade.errors import ConfigError
+from tracegrade.errors import ConfigError, OutputError
+
+if TYPE_CHECKING:
+    from tracegrade.dabench import RunRows
 
 __all__ = ["dabench_app"]
 
@@ -32,16 +36,43 @@ class Mode(StrEnum):
     RESEARCH = "research"
 
 
+class Format(StrEnum):
+    """Terminal report (rich) or one JSON document on stdout."""
+
+    TEXT = "text"
+    JSON = "json"
+
+
+RunsRoot = Annotated[Path, typer.Option(help="Where run ids are looked up.")]
+FormatOption = Annotated[Format, typer.Option("--format", help="text (rich report) or json (stdout).")]
+ResamplesOption = Annotated[int, typer.Option(help="Bootstrap resamples (seed 0).")]
+
+
 @dabench_app.callback()
 def _root() -> None:
     """DataAgent-Bench (KDD Cup 2026) run evaluation."""
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+def _print_json(document: Any) -> None:
+    import orjson
+
+    sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
+
+
+def _check_resamples(resamples: int) -> None:
+    if not 100 <= resamples <= 100_000:
+        raise ConfigError(f"--resamples {resamples}: must be between 100 and 100000")
 
 
 @dabench_app.command("eval-v2", epilog=EXIT_CODES_HELP)
 def eval_v2(
     run: Annotated[str, typer.Argument(help="A run id under --runs-root, or a path to a run folder.")],
     mode: Annotated[Mode, typer.Option("--mode", help="standard, verbose or research.")] = Mode.STANDARD,
-    runs_root: Annotated[Path, typer.Option(help="Where run ids are looked up.")] = Path("artifacts/runs"),
+    runs_root: RunsRoot = Path("artifacts/runs"),
     data_root: Annotated[
         Path | None,
         typer.Option(
@@ -49,18 +80,25 @@ def eval_v2(
         ),
     ] = None,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Folder for the tables (default: the run folder).")
+        Path | None, typer.Option("--output", "-o", help="Folder for every artifact (default: the run folder).")
     ] = None,
     lam: Annotated[float, typer.Option("--lambda", help="Extra-column penalty λ of the Phase-1 score.")] = 0.5,
     max_replans: Annotated[int, typer.Option(help="Replans at which autonomy_score reaches 0.")] = 3,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
+    baseline: Annotated[
+        Path | None, typer.Option(help="An evaluated baseline run folder: research mode adds the comparison table.")
+    ] = None,
+    resamples: ResamplesOption = 2000,
+    output_format: FormatOption = Format.TEXT,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no report.")] = False,
 ) -> None:
-    """Evaluate a run: task_metrics, trajectory, tool_calls and comprehensive_evaluation (CSV + Parquet).
+    """Evaluate a run and write everything: tables, reconciliation, replays, health, reports.
 
-    The tables and a manifest.json (parameters, the reason of every null metric, unreadable task parts)
-    are written into the run folder, or --output. A malformed task costs only that task.
+    Writes task_metrics, trajectory, tool_calls and comprehensive_evaluation (CSV + Parquet),
+    artifact_reconciliation_report, engineering_health_report, auditor_validation_report.md,
+    task_<id>/task_replay.json and answer.csv, report.json and report.html (research mode also
+    figures/*.png and paper_tables.md/.tex), then manifest.json last. A malformed task costs only that task.
     """
-    from tracegrade.dabench import EvalOptions, MetricParams, evaluate_run, read_summary, render_summary, resolve_run
+    from tracegrade.dabench import EvalOptions, MetricParams, PipelineOptions, read_summary, resolve_run, run_pipeline
     from tracegrade.runs import interrupts, progress
 
     if not 0 <= lam <= 10:
@@ -69,15 +107,121 @@ def eval_v2(
         raise ConfigError(f"--max-replans {max_replans}: must be at least 1")
     if data_root is not None and not data_root.is_dir():
         raise ConfigError(f"--data-root {data_root}: not a folder", code="data_root_not_found")
+    _check_resamples(resamples)
     options = EvalOptions(run, runs_root, data_root, output, MetricParams(lam=lam, max_replans=max_replans))
+    pipeline = PipelineOptions(mode=mode.value, baseline=baseline, resamples=resamples)
     total = len(read_summary(resolve_run(run, runs_root)).entries)
-    with interrupts(), progress(total, "evaluating tasks", enabled=not quiet) as advance:
-        summary = evaluate_run(options, advance=advance)
-    if quiet:
+    show = not quiet and output_format is Format.TEXT
+    with interrupts(), progress(total, "evaluating tasks", enabled=show) as advance:
+        result = run_pipeline(options, pipeline, advance=advance)
+    if quiet or result.report is None:
         return
-    console = Console(highlight=False)
-    console.print(render_summary(summary, width=console.width))
-    if mode is not Mode.STANDARD:
-        console.print(
-            f"note: the extra sections of --mode {mode} come with eval-v2 part 2; shown: standard.", markup=False
-        )
+    if output_format is Format.JSON:
+        _print_json(result.report.model_dump(mode="json"))
+        return
+    _show_report(result.report, result.summary.output_dir)
+
+
+def _show_report(report: Any, output_dir: Path) -> None:
+    from tracegrade.dabench import render_report
+
+    console = _console()
+    footer = [f"Artifacts in {output_dir}: report.html, engineering_health_report.txt, task_<id>/task_replay.json."]
+    console.print(render_report(report, width=console.width, footer=footer))
+
+
+def _evaluated(run: str, runs_root: Path) -> RunRows:
+    from tracegrade.dabench import read_evaluated, resolve_run
+
+    return read_evaluated(resolve_run(run, runs_root))
+
+
+def _write_json(path: Path | None, document: Any) -> None:
+    if path is None:
+        return
+    from tracegrade.runs import dump_json
+
+    _write_file(path, dump_json(document))
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    from tracegrade.runs import write_atomic
+
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
+@dabench_app.command("compare", epilog=EXIT_CODES_HELP)
+def compare(
+    run_a: Annotated[str, typer.Argument(help="Baseline: an evaluated run folder (or run id under --runs-root).")],
+    run_b: Annotated[str, typer.Argument(help="Candidate: an evaluated run folder (or run id).")],
+    metric: Annotated[str, typer.Option(help="task_metrics column to compare.")] = "final_score",
+    runs_root: RunsRoot = Path("artifacts/runs"),
+    resamples: ResamplesOption = 2000,
+    strict: Annotated[bool, typer.Option(help="Refuse runs whose task sets differ.")] = False,
+    output_format: FormatOption = Format.TEXT,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write the comparison as JSON.")] = None,
+) -> None:
+    """Compare two evaluated runs paired by task_id: improved/regressed, Wilcoxon, Cohen's d, bootstrap CI.
+
+    Tasks in only one run, and pairs where either score is null, are named and excluded; runs
+    scored with different λ or success threshold are refused.
+    """
+    from tracegrade.dabench import compare_runs, comparison_sections, render_sections
+
+    _check_resamples(resamples)
+    result = compare_runs(
+        _evaluated(run_a, runs_root), _evaluated(run_b, runs_root), metric=metric, resamples=resamples, strict=strict
+    )
+    _write_json(output, result.model_dump(mode="json"))
+    if output_format is Format.JSON:
+        _print_json(result.model_dump(mode="json"))
+        return
+    console = _console()
+    console.print(render_sections(comparison_sections(result), console.width))
+
+
+@dabench_app.command("ablation", epilog=EXIT_CODES_HELP)
+def ablation(
+    run: Annotated[str, typer.Argument(help="An evaluated run folder (or run id under --runs-root).")],
+    runs_root: RunsRoot = Path("artifacts/runs"),
+    output_format: FormatOption = Format.TEXT,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write the ablations as JSON.")] = None,
+) -> None:
+    """Ablations of final_score: verification, replanning, tool-efficiency quartiles, specialists."""
+    from tracegrade.dabench import ablation_sections, render_sections, specialist_section
+
+    rows = _evaluated(run, runs_root)
+    sections = [*ablation_sections(rows), specialist_section(rows)]
+    document = {"run_id": rows.run_id, "sections": [s.model_dump(mode="json") for s in sections]}
+    _write_json(output, document)
+    if output_format is Format.JSON:
+        _print_json(document)
+        return
+    console = _console()
+    console.print(render_sections(sections, console.width))
+
+
+@dabench_app.command("figures", epilog=EXIT_CODES_HELP)
+def figures(
+    run: Annotated[str, typer.Argument(help="An evaluated run folder (or run id under --runs-root).")],
+    runs_root: RunsRoot = Path("artifacts/runs"),
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Folder for the PNG files (default: RUN/figures).")
+    ] = None,
+) -> None:
+    """Write the paper figures as PNG: score and failure distributions, autonomy vs efficiency, correlations."""
+    from tracegrade.dabench import draw_figures
+
+    rows = _evaluated(run, runs_root)
+    folder = output or rows.folder / "figures"
+    console = _console()
+    for figure in draw_figures(rows):
+        if figure.png is None:
+            console.print(f"skipped {figure.name}: {figure.skipped}", markup=False)
+            continue
+        path = folder / f"{figure.name}.png"
+        _write_file(path, figure.png)
+        console.print(f"wrote {path}", markup=False)

@@ -5,20 +5,44 @@ Read a run (``summary.json`` + ``task_<id>/trace.json`` + ``prediction.csv``) an
 :class:`TaskRecord`, score the answer (KDD Cup Phase-1 column signatures, DataSpace task accuracy,
 cell/column/row P/R/F1) and run the registered metric :data:`FAMILIES`; :func:`evaluate_run` writes
 ``task_metrics``, ``trajectory``, ``tool_calls`` and ``comprehensive_evaluation`` (CSV + Parquet).
+
+:func:`run_pipeline` is the whole ``dabench eval-v2`` command: the tables, then artifact reconciliation
+(:func:`reconcile`), per-task replay snapshots (:class:`TaskReplay`), engineering health
+(:func:`assess_health`), the auditor report, and the report of the chosen mode (:func:`build_report`,
+rendered by :func:`render_report` and :func:`render_report_html`). :func:`compare_runs`,
+:func:`ablation_sections`, :func:`draw_figures` and :func:`paper_tables` work on evaluated run folders
+(:func:`read_evaluated`).
 """
 
+from tracegrade.dabench._ablation import ablation_sections
 from tracegrade.dabench._answer import AnswerScore, KddMatch, dataspace_check, kdd_match, kdd_score, score_answer
+from tracegrade.dabench._auditor import AnalystTeam, analyst_team, format_auditor_report
+from tracegrade.dabench._build import DabenchReport, FigureEntry, build_report
 from tracegrade.dabench._cells import answer_from_json, normalise_cell, read_answer_csv
 from tracegrade.dabench._columns import CATEGORIES, TASK_COLUMNS, Column
+from tracegrade.dabench._compare import Comparison, compare_runs, comparison_sections
 from tracegrade.dabench._docs import render_columns_doc
-from tracegrade.dabench._evaluate import EVAL_KIND, EvalOptions, EvalSummary, TaskSink, evaluate_run
+from tracegrade.dabench._evaluate import EVAL_KIND, EvalOptions, EvalSummary, FinishHook, TaskSink, evaluate_run
 from tracegrade.dabench._family import Family, MetricContext, MetricParams, Out
+from tracegrade.dabench._figures import FIGURES, FigureResult, draw_figures
+from tracegrade.dabench._frame import RunRows, read_evaluated
+from tracegrade.dabench._health import EngineeringHealth, assess_health, format_health
+from tracegrade.dabench._html import render_report_html
+from tracegrade.dabench._mas import specialist_section
 from tracegrade.dabench._metrics_failure import ATTRIBUTION, evaluation_bucket
+from tracegrade.dabench._observe import TaskSignals, observe
+from tracegrade.dabench._paper import PaperTable, paper_tables, render_latex, render_markdown
+from tracegrade.dabench._pipeline import PipelineOptions, PipelineResult, run_pipeline
+from tracegrade.dabench._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
 from tracegrade.dabench._records import AnswerTable, Phase, Step, TaskInput, TaskRecord, ToolCall, TraceFormat, Value
 from tracegrade.dabench._registry import FAMILIES, TaskMetrics, column_family, evaluate_task
+from tracegrade.dabench._replay import build_replay
+from tracegrade.dabench._replay_schema import TaskReplay, replay_schema
 from tracegrade.dabench._report import render_summary
 from tracegrade.dabench._runs import RunSummary, SummaryEntry, read_summary, read_task, resolve_run
+from tracegrade.dabench._sections import Section
 from tracegrade.dabench._tables import TOOL_CALL_COLUMNS, TRAJECTORY_COLUMNS
+from tracegrade.dabench._terminal import render_report, render_sections
 from tracegrade.dabench._traces import RICH_FORMAT, ParsedTrace, parse_trace, read_trace
 
 __all__ = [
@@ -26,48 +50,88 @@ __all__ = [
     "CATEGORIES",
     "EVAL_KIND",
     "FAMILIES",
+    "FIGURES",
     "RICH_FORMAT",
     "TASK_COLUMNS",
     "TOOL_CALL_COLUMNS",
     "TRAJECTORY_COLUMNS",
+    "AnalystTeam",
     "AnswerScore",
     "AnswerTable",
     "Column",
+    "Comparison",
+    "DabenchReport",
+    "EngineeringHealth",
     "EvalOptions",
     "EvalSummary",
     "Family",
+    "FigureEntry",
+    "FigureResult",
+    "FinishHook",
     "KddMatch",
     "MetricContext",
     "MetricParams",
     "Out",
+    "PaperTable",
     "ParsedTrace",
     "Phase",
+    "PipelineOptions",
+    "PipelineResult",
+    "Reconciliation",
+    "RunRows",
     "RunSummary",
+    "Section",
     "Step",
     "SummaryEntry",
     "TaskInput",
     "TaskMetrics",
     "TaskRecord",
+    "TaskReplay",
+    "TaskSignals",
     "TaskSink",
     "ToolCall",
     "TraceFormat",
     "Value",
+    "ablation_sections",
+    "analyst_team",
     "answer_from_json",
+    "assess_health",
+    "build_replay",
+    "build_report",
     "column_family",
+    "compare_runs",
+    "comparison_sections",
     "dataspace_check",
+    "draw_figures",
     "evaluate_run",
     "evaluate_task",
     "evaluation_bucket",
+    "format_auditor_report",
+    "format_health",
+    "format_reconciliation",
     "kdd_match",
     "kdd_score",
     "normalise_cell",
+    "observe",
+    "paper_tables",
     "parse_trace",
     "read_answer_csv",
+    "read_evaluated",
     "read_summary",
     "read_task",
     "read_trace",
+    "reconcile",
     "render_columns_doc",
+    "render_latex",
+    "render_markdown",
+    "render_report",
+    "render_report_html",
+    "render_sections",
     "render_summary",
+    "replay_schema",
     "resolve_run",
+    "run_pipeline",
     "score_answer",
+    "specialist_section",
+    "table_facts",
 ]

@@ -24,7 +24,7 @@ from tracegrade.dabench._tables import (
 from tracegrade.errors import TracegradeError
 from tracegrade.runs import JobStatus, RunFolder, job_id_for
 
-__all__ = ["EVAL_KIND", "DifficultyStats", "EvalOptions", "EvalSummary", "TaskSink", "evaluate_run"]
+__all__ = ["EVAL_KIND", "DifficultyStats", "EvalOptions", "EvalSummary", "FinishHook", "TaskSink", "evaluate_run"]
 
 EVAL_KIND = "dabench-eval-v2"
 TABLES = ("task_metrics", "trajectory", "tool_calls", "comprehensive_evaluation")
@@ -100,6 +100,8 @@ class _Collector:
 
 TaskSink = Callable[[TaskRecord, TaskMetrics, RunFolder], None]
 """Called once per evaluated task with its record, metrics and the output folder (per-task artifacts)."""
+FinishHook = Callable[[RunFolder, dict[str, Any]], None]
+"""Called after the tables are written and before the manifest, with the folder and the (mutable) metadata."""
 
 
 def evaluate_run(
@@ -107,6 +109,7 @@ def evaluate_run(
     *,
     advance: Callable[[int], None] | None = None,
     on_task: TaskSink | None = None,
+    on_finish: FinishHook | None = None,
 ) -> EvalSummary:
     """Evaluate every task of a run and write the tables; Ctrl-C writes what finished, then re-raises.
 
@@ -115,6 +118,8 @@ def evaluate_run(
         advance: Progress callback, called with 1 after each task.
         on_task: Optional sink for per-task artifacts, called while the task's record is still in memory
             (tasks that could not be read at all are not passed).
+        on_finish: Optional hook that writes more files into the folder (reports read back from the tables)
+            before ``manifest.json`` is written last; it may add keys to the manifest metadata.
 
     Raises:
         TracegradeError: the run or its summary cannot be read, or the output folder is unusable.
@@ -138,7 +143,7 @@ def evaluate_run(
                 advance(1)
     except KeyboardInterrupt:
         result.status = JobStatus.INTERRUPTED
-    _write(folder, collector, summary, run_dir, options, result)
+    _write(folder, collector, summary, run_dir, options, result, on_finish)
     if result.status is JobStatus.INTERRUPTED:
         raise KeyboardInterrupt
     return result
@@ -175,7 +180,13 @@ def _evaluate_one(
 
 
 def _write(
-    folder: RunFolder, collector: _Collector, summary: Any, run_dir: Path, options: EvalOptions, result: EvalSummary
+    folder: RunFolder,
+    collector: _Collector,
+    summary: Any,
+    run_dir: Path,
+    options: EvalOptions,
+    result: EvalSummary,
+    on_finish: FinishHook | None = None,
 ) -> None:
     rows = {"task_metrics": len(collector.tasks), "trajectory": len(collector.trajectory),
             "tool_calls": len(collector.tool_calls)}  # fmt: skip
@@ -196,6 +207,8 @@ def _write(
         "task_errors": collector.errors,
         "rows": rows,
     }
+    if on_finish is not None:
+        on_finish(folder, metadata)
     folder.finish(result.status, metadata)
 
 

@@ -1,0 +1,167 @@
+"""``dabench eval-v2`` end to end: tables, reconciliation, replay artifacts, health, reports — one pass.
+
+Per-task files (``task_<id>/answer.csv`` now, ``task_<id>/task_replay.json`` once the run context is
+known) are written while each record is in memory; everything else is read back from the written
+tables before the manifest is written last. Nothing depends on the clock, so a rerun on the same
+inputs rewrites the same bytes (the manifest's own ``finished_at`` aside).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from tracegrade.dabench._auditor import AnalystTeam, analyst_team, format_auditor_report
+from tracegrade.dabench._build import DabenchReport, FigureEntry, build_report
+from tracegrade.dabench._compare import Comparison, compare_runs, comparison_sections
+from tracegrade.dabench._evaluate import EvalOptions, EvalSummary, evaluate_run
+from tracegrade.dabench._figures import FigureResult, draw_figures
+from tracegrade.dabench._frame import RunRows, read_evaluated, read_table
+from tracegrade.dabench._health import EngineeringHealth, assess_health, format_health
+from tracegrade.dabench._html import render_report_html
+from tracegrade.dabench._observe import TaskSignals, observe
+from tracegrade.dabench._paper import paper_tables, render_latex, render_markdown
+from tracegrade.dabench._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
+from tracegrade.dabench._records import TaskRecord
+from tracegrade.dabench._registry import TaskMetrics
+from tracegrade.dabench._replay import answer_csv, build_replay, final_answer, finish_replay
+from tracegrade.dabench._sections import Mode
+from tracegrade.runs import RunFolder
+
+__all__ = ["PipelineOptions", "PipelineResult", "run_pipeline"]
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineOptions:
+    """What ``dabench eval-v2`` does beyond the tables."""
+
+    mode: Mode = "standard"
+    baseline: Path | None = None
+    """An evaluated baseline run folder: research mode adds the comparison table."""
+    resamples: int = 2000
+    """Bootstrap resamples of the research statistics and the comparison."""
+    figures: bool = True
+    """Draw the figures (embedded in report.html; PNG files in research mode)."""
+
+
+@dataclass
+class PipelineResult:
+    """The evaluation summary and everything reported about the run."""
+
+    summary: EvalSummary
+    report: DabenchReport | None = None
+    health: EngineeringHealth | None = None
+    reconciliation: Reconciliation | None = None
+    team: AnalystTeam | None = None
+    comparison: Comparison | None = None
+    files: list[str] = field(default_factory=list)
+
+
+class _Pass:
+    """State of one pass: per-task signals and replay bodies, then the run-level artifacts."""
+
+    def __init__(self, options: PipelineOptions, baseline: RunRows | None) -> None:
+        self.options = options
+        self.baseline = baseline
+        self.signals: dict[str, TaskSignals] = {}
+        self.replays: dict[str, bytes] = {}
+        self.result: PipelineResult | None = None
+        self.parts: dict[str, Any] = {}
+
+    def on_task(self, record: TaskRecord, metrics: TaskMetrics, folder: RunFolder) -> None:
+        signals = observe(record)
+        self.signals[record.task_id] = signals
+        self.replays[record.task_id] = orjson.dumps(build_replay(record, metrics.values, signals))
+        table, _ = final_answer(record)
+        if table is not None:
+            folder.write_bytes(f"{record.task_id}/answer.csv", answer_csv(table))
+
+    def on_finish(self, folder: RunFolder, metadata: dict[str, Any]) -> None:
+        run = _run_rows(folder.path, metadata)
+        rec = reconcile(run.rows, table_facts(folder.path))
+        health = assess_health(run.run_id, run.rows, rec, metadata, run.success_threshold)
+        team = analyst_team(run, self.signals)
+        self._write_replays(folder, health)
+        folder.write_text("artifact_reconciliation_report.txt", format_reconciliation(rec, run.run_id))
+        folder.write_json("artifact_reconciliation_report.json", rec.model_dump(mode="json"))
+        folder.write_text("engineering_health_report.txt", format_health(health))
+        folder.write_json("engineering_health_report.json", health.model_dump(mode="json"))
+        folder.write_text("auditor_validation_report.md", format_auditor_report(run.run_id, team))
+        comparison = self._compare(run)
+        extra = {"comparison": comparison_sections(comparison)} if comparison is not None else None
+        report = build_report(run, health, rec, team, self.options.mode, resamples=self.options.resamples, extra=extra)
+        figures = draw_figures(run) if self.options.figures else []
+        report.figures = self._write_figures(folder, figures)
+        if self.options.mode == "research":
+            tables = paper_tables(run, comparison, resamples=self.options.resamples)
+            folder.write_text("paper_tables.md", render_markdown(run.run_id, tables))
+            folder.write_text("paper_tables.tex", render_latex(run.run_id, tables))
+        report.files = sorted(n for n in folder.files if "/" not in n) + _per_task_note(len(self.replays))
+        folder.write_json("report.json", report.model_dump(mode="json"))
+        folder.write_text("report.html", render_report_html(report, figures))
+        metadata["report"] = {
+            "mode": self.options.mode,
+            "harness_health": health.harness.status,
+            "harness_score": health.harness.score,
+            "run_quality": health.quality.status,
+            "reconciliation_errors": rec.errors,
+            "reconciliation_warnings": rec.warnings,
+        }
+        self.parts = {"report": report, "health": health, "reconciliation": rec, "team": team, "comparison": comparison}
+
+    def _write_replays(self, folder: RunFolder, health: EngineeringHealth) -> None:
+        context = {
+            "harness_health_status": health.harness.status,
+            "harness_health_score": health.harness.score,
+            "run_quality_status": health.quality.status,
+        }
+        for task_id, body in self.replays.items():
+            folder.write_json(f"{task_id}/task_replay.json", finish_replay(orjson.loads(body), context))
+
+    def _compare(self, run: RunRows) -> Comparison | None:
+        if self.baseline is None:
+            return None
+        return compare_runs(self.baseline, run, resamples=self.options.resamples)
+
+    def _write_figures(self, folder: RunFolder, figures: list[FigureResult]) -> list[FigureEntry]:
+        entries = []
+        for figure in figures:
+            name = None
+            if figure.png is not None and self.options.mode == "research":
+                name = f"figures/{figure.name}.png"
+                folder.write_bytes(name, figure.png)
+            entries.append(FigureEntry(name=figure.name, title=figure.title, file=name, skipped=figure.skipped))
+        return entries
+
+
+def _per_task_note(count: int) -> list[str]:
+    return [f"task_<id>/task_replay.json and task_<id>/answer.csv ({count} tasks)"] if count else []
+
+
+def _run_rows(folder: Path, metadata: dict[str, Any]) -> RunRows:
+    rows = read_table(folder / "task_metrics.parquet")
+    parameters = dict(metadata.get("parameters") or {})
+    threshold = float(parameters.get("success_threshold", 0.8))
+    return RunRows(str(metadata.get("run_id")), folder, tuple(rows), threshold, parameters, metadata)
+
+
+def run_pipeline(
+    options: EvalOptions,
+    pipeline: PipelineOptions,
+    *,
+    advance: Callable[[int], None] | None = None,
+) -> PipelineResult:
+    """Evaluate a run and write every artifact of the seed's tree (atomically, manifest last).
+
+    Raises:
+        TracegradeError: unreadable run, unusable output folder, or an unusable baseline.
+        KeyboardInterrupt: after the finished tasks and their reports were written (status ``interrupted``).
+    """
+    baseline = read_evaluated(pipeline.baseline) if pipeline.baseline is not None else None
+    state = _Pass(pipeline, baseline)
+    summary = evaluate_run(options, advance=advance, on_task=state.on_task, on_finish=state.on_finish)
+    return PipelineResult(summary, **state.parts)

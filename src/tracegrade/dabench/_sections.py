@@ -1,0 +1,66 @@
+"""The report's building block: a titled table (or panel) that says in one line when it has no data."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Cell", "ColumnKind", "Mode", "Section", "SectionColumn", "column"]
+
+Cell = float | int | str | bool | list[float | None] | None
+"""A table cell: a number, a label, a [mean, std] or [low, high] pair, or None (no value)."""
+ColumnKind = Literal["text", "int", "pct", "score", "float", "seconds", "pm", "ci", "signed"]
+Mode = Literal["standard", "verbose", "research"]
+
+
+class SectionColumn(BaseModel):
+    """One column of a section table."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    """Key of the cell in each row."""
+    label: str
+    """Heading."""
+    kind: ColumnKind = "text"
+    """How the value is shown: pct (fraction as %), score (3 decimals), pm ([mean, std]), ci ([low, high])..."""
+    priority: int = 0
+    """0: always shown; larger numbers give way first in a narrow terminal."""
+    min_width: int = 6
+    """Narrowest the terminal column may get."""
+
+
+def column(key: str, label: str, kind: ColumnKind = "text", priority: int = 0, min_width: int = 6) -> SectionColumn:
+    """Shorthand for a :class:`SectionColumn`."""
+    return SectionColumn(key=key, label=label, kind=kind, priority=priority, min_width=min_width)
+
+
+class Section(BaseModel):
+    """A report section: a table of rows, or one line saying why there is nothing to show."""
+
+    id: str
+    """Anchor id (HTML) and JSON key."""
+    title: str
+    """Heading."""
+    mode: Mode = "standard"
+    """The least detailed report mode that shows it."""
+    columns: list[SectionColumn] = Field(default_factory=list)
+    """Table columns."""
+    rows: list[dict[str, Cell]] = Field(default_factory=list)
+    """Table rows."""
+    empty: str | None = None
+    """When set, the section has no data and this one line says why (no table is printed)."""
+    headline: str | None = None
+    """A one-line verdict shown above the table (health panels)."""
+    status: str | None = None
+    """A status word for the headline badge (HEALTHY, DEGRADED, ...)."""
+    notes: list[str] = Field(default_factory=list)
+    """Lines shown under the table (what a number means)."""
+    panel: bool = False
+    """Shown as a framed panel (health assessments) rather than a table."""
+
+    def shown_in(self, mode: Mode) -> bool:
+        """True when the report of ``mode`` includes this section."""
+        order = ("standard", "verbose", "research")
+        return order.index(mode) >= order.index(self.mode)
