@@ -224,7 +224,7 @@ def test_text_reports(out: Path) -> None:
 
 
 def snapshot(folder: Path) -> dict[Path, bytes]:
-    return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file() and p.name != "manifest.json"}
+    return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
 @pytest.mark.parametrize("mode", ["standard", "research"])

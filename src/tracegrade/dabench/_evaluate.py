@@ -209,7 +209,7 @@ def _write(
     }
     if on_finish is not None:
         on_finish(folder, metadata)
-    folder.finish(result.status, metadata)
+    folder.finish(result.status, metadata, stamp=False)  # reruns on the same inputs reproduce every file
 
 
 def _write_table(folder: RunFolder, name: str, table: TableBuffer) -> None:

@@ -10,21 +10,25 @@ from pathlib import Path
 __all__ = ["write_atomic"]
 
 
-def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
+def write_atomic(path: Path, data: bytes, *, mode: int | None = None, sync: bool = True) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and an atomic rename.
 
     Args:
         path: Destination; its folder is created when missing.
         data: The complete content.
         mode: Permission bits of the new file (e.g. ``0o600`` for private reports); default: the umask's.
+        sync: Flush the file to disk before the rename. Without it a crash of the process still never
+            leaves a partial file, but a power loss may; callers that flush many files at once
+            (:class:`~tracegrade.runs.RunFolder`) turn it off.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:

@@ -2,8 +2,8 @@
 
 A run folder is complete exactly when ``manifest.json`` exists and every file it lists has the
 recorded size and SHA-256. The manifest is removed before a job writes anything and written last,
-so a crash at any point leaves a folder that :func:`read_manifest` refuses instead of a silent mix
-of two jobs' files.
+after every file has been flushed to disk, so a crash (or a power loss) at any point leaves a folder
+that :func:`read_manifest` refuses instead of a silent mix of two jobs' files.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ class RunFolder:
         """Write one file atomically; ``name`` is relative and may contain sub-folders."""
         target = self.path / _relative(name)
         try:
+            _refuse_escape(self.path, target)
             write_atomic(target, data, mode=self._mode)
         except OSError as exc:
             raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
@@ -97,17 +98,26 @@ class RunFolder:
         """Every file written so far, by name."""
         return {name: self.path / name for name in self._files}
 
-    def finish(self, status: JobStatus, metadata: Mapping[str, Any] | None = None) -> Path:
-        """Write ``manifest.json`` last: job id, kind, status, metadata and every file's size and hash."""
+    def finish(self, status: JobStatus, metadata: Mapping[str, Any] | None = None, *, stamp: bool = True) -> Path:
+        """Flush every file to disk, then write ``manifest.json``: job id, kind, status, metadata, files.
+
+        Args:
+            status: How the job ended.
+            metadata: JSON-serialisable facts about the run.
+            stamp: Record the finishing time; False keeps the manifest identical across reruns of
+                the same inputs (for reproducible run folders).
+        """
         manifest: Manifest = {
             "format": MANIFEST_FORMAT,
             "kind": self.kind,
             "job_id": self.job_id,
             "status": str(status),
-            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "metadata": dict(metadata or {}),
             "files": dict(sorted(self._files.items())),
         }
+        if stamp:
+            manifest["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        os.sync()  # one flush for every file written, instead of one fsync per file
         target = self.path / MANIFEST_NAME
         try:
             write_atomic(target, dump_json(manifest), mode=self._mode)
@@ -157,6 +167,13 @@ def _relative(name: str) -> PurePosixPath:
     if relative.is_absolute() or ".." in relative.parts or not relative.parts:
         raise ValueError(f"run-folder file names are relative and stay inside the folder: {name!r}")
     return relative
+
+
+def _refuse_escape(folder: Path, target: Path) -> None:
+    """Refuse a sub-folder that is a symbolic link leading out of the run folder."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.resolve().is_relative_to(folder.resolve()):
+        raise OutputError(f"{target}: a symbolic link inside the run folder leads out of it; nothing was written")
 
 
 def _check_usable(path: Path) -> None:
