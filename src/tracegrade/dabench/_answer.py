@@ -13,7 +13,7 @@ from itertools import permutations
 from tracegrade.dabench._cells import normalise_cell
 from tracegrade.dabench._records import AnswerTable
 
-__all__ = ["AnswerScore", "KddMatch", "dataspace_check", "kdd_match", "kdd_score", "score_answer"]
+__all__ = ["AnswerScore", "KddMatch", "columns_of", "dataspace_check", "kdd_match", "kdd_score", "score_answer"]
 
 Column = tuple[str, ...]
 MAX_PERMUTATION_CHECKS = 5000

@@ -11,6 +11,7 @@ import re
 import unicodedata
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
+from functools import lru_cache
 from pathlib import Path
 
 from tracegrade.dabench._records import AnswerTable
@@ -27,6 +28,7 @@ _CONTEXT = Context(prec=200)
 MAX_CSV_BYTES = 20 * 1024 * 1024
 
 
+@lru_cache(maxsize=1 << 16)  # a pure function of the text; answer tables repeat their values a lot
 def normalise_cell(text: str) -> str:
     """Normalise one cell to its canonical text (the unit a column signature is built from).
 

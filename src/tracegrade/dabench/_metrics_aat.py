@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracegrade.dabench._answer import score_answer
+from tracegrade.dabench._answer import columns_of, kdd_match, kdd_score
 from tracegrade.dabench._family import NO_STEPS, NO_TIMINGS, NO_TOKENS, MetricContext, Out
 from tracegrade.dabench._records import TraceFormat
 from tracegrade.dabench._signals import specialists_called
@@ -54,7 +54,9 @@ def mas_effectiveness(ctx: MetricContext) -> Out:
     gold = record.task.gold
     initial = None
     if drafts and gold is not None:
-        initial = int(score_answer(gold, drafts[0], lam=ctx.params.lam).final_score >= thr)
+        # score_answer(...).final_score without the DataSpace and cell checks this column does not use
+        first = kdd_score(kdd_match(columns_of(gold), columns_of(drafts[0])), ctx.params.lam)
+        initial = int(first >= thr)
     out.put("initial_answer_correct", initial, "needs gold and an answer step in the trace")
     decisions = [(s.decision or "").upper() for s in record.steps if s.agent_type == "coordinator"]
     rich = record.trace_format is TraceFormat.RICH

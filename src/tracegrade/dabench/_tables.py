@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 
 from tracegrade.dabench._columns import TASK_COLUMNS
-from tracegrade.dabench._records import TaskRecord, Value
+from tracegrade.dabench._records import Phase, Step, TaskRecord, Value
 from tracegrade.dabench._vocab import LEGACY_STAGE, STAGE_PREFIX, tool_category
 
 __all__ = [
@@ -48,46 +48,72 @@ def _cap(text: str) -> str:
     return text if len(text) <= CELL_CAP else text[: CELL_CAP - 1] + "…"
 
 
+_STAGES = {phase: (STAGE_PREFIX[phase], LEGACY_STAGE[phase], phase.value) for phase in Phase}
+"""stage, legacy_stage and phase text of every phase (looked up once per step)."""
+
+
 def trajectory_rows(record: TaskRecord, trace_id: str | None) -> list[tuple[Value, ...]]:
     """One trajectory.csv row per step."""
     rows: list[tuple[Value, ...]] = []
     elapsed: float | None = 0.0 if any(s.duration_seconds is not None for s in record.steps) else None
+    run_id, task_id, trace_format = record.run_id, record.task_id, record.trace_format.value
+    metadata: dict[tuple[Value, ...], str] = {}  # most steps of a trace share their metadata cell
     for s in record.steps:
         if elapsed is not None:
             elapsed += s.duration_seconds or 0.0
-        meta = {
-            "phase_inferred": s.phase_inferred,
-            "is_llm_call": s.is_llm_call,
-            "tokens_input": s.tokens_input,
-            "tokens_output": s.tokens_output,
-            "tokens_reasoning": s.tokens_reasoning,
-            "error": s.error,
-            "trace_format": record.trace_format.value,
-        }
+        key = (s.phase_inferred, s.is_llm_call, s.tokens_input, s.tokens_output, s.tokens_reasoning, s.error)
+        meta = metadata.get(key)
+        if meta is None:
+            meta = metadata[key] = _metadata(s, trace_format)
+        stage, legacy, phase = _STAGES[s.phase]
+        thought, action_input, observation, raw = s.thought, s.action_input, s.observation, s.raw_response
         rows.append(
             (
-                record.run_id, record.task_id, trace_id, s.step_id, s.parent_step_id,
-                STAGE_PREFIX[s.phase], LEGACY_STAGE[s.phase], s.phase.value, s.agent, s.agent or s.agent_type,
-                s.agent_type, s.tool, s.action, s.coordinator_checkpoint, s.confidence, s.decision, s.review_type,
-                s.verification_status, s.specialist_selected, s.ok, s.duration_seconds, s.tokens, s.retries,
-                s.timestamp, elapsed, _cap(s.thought), _cap(s.action_input), _cap(s.observation),
-                _cap(s.raw_response), orjson.dumps(meta).decode(),
+                run_id, task_id, trace_id, s.step_id, s.parent_step_id, stage, legacy, phase, s.agent,
+                s.agent or s.agent_type, s.agent_type, s.tool, s.action, s.coordinator_checkpoint, s.confidence,
+                s.decision, s.review_type, s.verification_status, s.specialist_selected, s.ok, s.duration_seconds,
+                s.tokens, s.retries, s.timestamp, elapsed,
+                thought if len(thought) <= CELL_CAP else _cap(thought),
+                action_input if len(action_input) <= CELL_CAP else _cap(action_input),
+                observation if len(observation) <= CELL_CAP else _cap(observation),
+                raw if len(raw) <= CELL_CAP else _cap(raw),
+                meta,
             )
         )  # fmt: skip
     return rows
 
 
+def _metadata(step: Step, trace_format: str) -> str:
+    meta = {
+        "phase_inferred": step.phase_inferred,
+        "is_llm_call": step.is_llm_call,
+        "tokens_input": step.tokens_input,
+        "tokens_output": step.tokens_output,
+        "tokens_reasoning": step.tokens_reasoning,
+        "error": step.error,
+        "trace_format": trace_format,
+    }
+    return orjson.dumps(meta).decode()
+
+
 def tool_call_rows(record: TaskRecord, trace_id: str | None) -> list[tuple[Value, ...]]:
     """One tool_calls.csv row per tool invocation."""
     rows: list[tuple[Value, ...]] = []
+    run_id, task_id = record.run_id, record.task_id
+    metadata: dict[tuple[str, str | None], str] = {}
     for step in record.steps:
+        if not step.tool_calls:
+            continue
+        key = (step.phase.value, step.agent)
+        meta = metadata.get(key)
+        if meta is None:
+            meta = metadata[key] = orjson.dumps({"phase": key[0], "agent": key[1]}).decode()
         for c in step.tool_calls:
-            meta = orjson.dumps({"phase": step.phase.value, "agent": step.agent}).decode()
             rows.append(
                 (
-                    record.run_id, record.task_id, trace_id, c.step_id, c.call_id, c.tool_name,
-                    tool_category(c.tool_name), c.ok, c.latency_seconds, c.tokens, c.retry_count, c.input_size,
-                    c.output_size, c.error_type, c.error_message, c.timestamp, meta,
+                    run_id, task_id, trace_id, c.step_id, c.call_id, c.tool_name, tool_category(c.tool_name), c.ok,
+                    c.latency_seconds, c.tokens, c.retry_count, c.input_size, c.output_size, c.error_type,
+                    c.error_message, c.timestamp, meta,
                 )
             )  # fmt: skip
     return rows

@@ -18,6 +18,7 @@ __all__ = ["RICH_FORMAT", "ParsedTrace", "parse_trace", "read_trace"]
 
 RICH_FORMAT = "tracegrade.dabench.rich"
 TEXT_CAP = 2000
+_REACT, _RICH, _DAG = TraceFormat.REACT, TraceFormat.RICH, TraceFormat.DAG  # looked up once: enum access is slow
 _DAG_ROLES = {"__plan__": "planner", "__dag_node_start__": "scheduler", "__dag_node_done__": "scheduler"}
 
 
@@ -119,6 +120,8 @@ def unwrap(value: object, depth: int = 3) -> object:
 
 
 def _text(value: object) -> str:
+    if type(value) is str:
+        return value[:TEXT_CAP]
     if value is None:
         return ""
     text = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
@@ -197,47 +200,82 @@ def _rich_fields(raw: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _react_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Phase | None) -> Step:
+    # the hot path of a run (one call per step): plain values skip the helpers, which keep the error messages
     where = f"steps[{index}]"
     action = str(raw.get("action") or "")
-    observation = unwrap(raw.get("observation"))
-    content = unwrap(observation.get("content")) if isinstance(observation, dict) else None
+    observation = _unwrapped(raw.get("observation"))
+    content = _unwrapped(observation.get("content")) if isinstance(observation, dict) else None
     error = _error_of(observation, content)
-    is_pseudo = action.startswith("__") or action in ("", "plan", "planner", "replan", "verify", "critic")
-    tool = _typed(raw, "tool", str, where)
-    if tool is None and fmt is not TraceFormat.RICH and not is_pseudo:
+    tool = raw.get("tool")
+    if tool is not None and type(tool) is not str:
+        tool = _typed(raw, "tool", str, where)
+    if tool is None and fmt is not _RICH and not _is_pseudo(action):
         tool = action  # official and DAG traces name the tool in ``action``; the rich trace names it in ``tool``
     ok = (raw.get("ok") is not False) and error is None
-    phase_text = _typed(raw, "phase", str, where)
-    step_id = _count(raw, "step_index", where) or index + 1
+    phase_text = raw.get("phase")
+    if phase_text is not None and type(phase_text) is not str:
+        phase_text = _typed(raw, "phase", str, where)
+    step_id = raw.get("step_index")
+    if type(step_id) is not int or step_id < 0:
+        step_id = _count(raw, "step_index", where)
+    step_id = step_id or index + 1
     rich = _rich_fields(raw, where)
-    args = unwrap(raw.get("action_input"))
+    args = _unwrapped(raw.get("action_input"))
     observation_text, observation_size = _dumped(observation)
     call = None
     if tool is not None:
         call = _tool_call(f"{step_id}", step_id, tool, args, observation_size, ok, error, rich)
-    rich["agent_type"] = rich.get("agent_type") or _default_agent_type(action, fmt)
-    if action == "__reflect__" and rich.get("verification_status") is None and isinstance(content, dict):
-        rich["verification_status"] = "passed" if str(content.get("verdict", "")).upper() == "OK" else "failed"
-    return Step(
-        step_id=step_id,
-        action=action,
-        phase=_phase(phase_text, where) if phase_text else inferred_phase(action, previous),
-        phase_inferred=phase_text is None,
-        ok=ok,
-        tool=tool,
-        thought=_text(raw.get("thought")),
-        action_input=_text(args),
-        observation=observation_text,
-        raw_response=_text(raw.get("raw_response")),
-        error=error if not ok else None,
-        is_llm_call=_is_llm_call(raw, action, fmt, rich),
-        tool_calls=(call,) if call else (),
-        facts=tool_facts(tool, args, content) if ok and tool else (),
-        dag=_dag(content) if action in ("__plan__", "plan") else (),
-        attempt=_count(content, "attempt", f"{where}.observation") if isinstance(content, dict) else None,
-        answer=answer_from_json(args) if tool == "answer" else None,
-        **rich,
+    agent_type = rich.get("agent_type") if rich else None
+    if not agent_type:
+        agent_type = _default_agent_type(action, fmt)
+    verification_status = rich.get("verification_status")
+    if action == "__reflect__" and verification_status is None and isinstance(content, dict):
+        verification_status = "passed" if str(content.get("verdict", "")).upper() == "OK" else "failed"
+    p_id, agent, duration, t_in, t_out, t_reason, stamp, conf, decision, review, specialist, checkpoint, retries = (
+        _rich_values(rich) if rich else _NO_RICH
     )
+    return Step._make(
+        (
+            step_id, action,
+            _phase(phase_text, where) if phase_text else inferred_phase(action, previous),
+            phase_text is None, ok, tool, p_id, agent, agent_type,
+            _text(raw.get("thought")), _text(args), observation_text, _text(raw.get("raw_response")),
+            error if not ok else None, fmt is _REACT or _is_llm_call(raw, action, fmt, rich),
+            duration, t_in, t_out, t_reason, stamp,
+            conf, decision, review, verification_status, specialist, checkpoint, retries,
+            (call,) if call else (),
+            tool_facts(tool, args, content) if ok and tool else (),
+            _dag(content) if action in ("__plan__", "plan") else (),
+            _count(content, "attempt", f"{where}.observation")
+            if isinstance(content, dict) and content.get("attempt") is not None
+            else None,
+            answer_from_json(args) if tool == "answer" else None,
+        )
+    )  # fmt: skip
+
+
+_RICH_ORDER = ("parent_step_id", "agent", "duration_seconds", "tokens_input", "tokens_output", "tokens_reasoning",
+               "timestamp", "confidence", "decision", "review_type", "specialist_selected", "coordinator_checkpoint",
+               "retries")  # fmt: skip
+_NO_RICH = (None,) * len(_RICH_ORDER)
+
+
+def _rich_values(rich: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(map(rich.get, _RICH_ORDER))
+
+
+_PSEUDO_ACTIONS = frozenset({"", "plan", "planner", "replan", "verify", "critic"})
+
+
+def _is_pseudo(action: str) -> bool:
+    return action.startswith("__") or action in _PSEUDO_ACTIONS
+
+
+def _unwrapped(value: object) -> object:
+    """:func:`unwrap` without the call for values it returns unchanged (None, numbers, dicts of several keys)."""
+    if value is None or (type(value) is dict and len(value) != 1):
+        return value
+    return unwrap(value)
 
 
 def _phase(text: str, where: str) -> Phase:
@@ -250,7 +288,7 @@ def _phase(text: str, where: str) -> Phase:
 def _default_agent_type(action: str, fmt: TraceFormat) -> str | None:
     if action == "__reflect__":
         return "critic"
-    if fmt is TraceFormat.DAG:
+    if fmt is _DAG:
         return _DAG_ROLES.get(action, "executor")
     return None
 
@@ -275,24 +313,19 @@ def _tool_call(
     rich: dict[str, Any],
 ) -> ToolCall:
     args_key = orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=str).decode()
-    t_in, t_out = rich.get("tokens_input"), rich.get("tokens_output")
-    tokens = None if t_in is None and t_out is None else (t_in or 0) + (t_out or 0)
+    if rich:
+        t_in, t_out = rich.get("tokens_input"), rich.get("tokens_output")
+        tokens = None if t_in is None and t_out is None else (t_in or 0) + (t_out or 0)
+        latency, retries, stamp = rich.get("duration_seconds"), rich.get("retries"), rich.get("timestamp")
+    else:
+        tokens = latency = retries = stamp = None
     message = None if ok else (error or "failed")
-    return ToolCall(
-        call_id=call_id,
-        step_id=step_id,
-        tool_name=tool,
-        ok=ok,
-        error_type=_error_type(message) if message else None,
-        error_message=message,
-        input_size=len(args_key),
-        output_size=output_size,
-        latency_seconds=rich.get("duration_seconds"),
-        tokens=tokens,
-        retry_count=rich.get("retries"),
-        timestamp=rich.get("timestamp"),
-        args_key=args_key,
-    )
+    return ToolCall._make(
+        (
+            call_id, step_id, tool, ok, _error_type(message) if message else None, message, len(args_key),
+            output_size, latency, tokens, retries, stamp, args_key,
+        )
+    )  # fmt: skip
 
 
 def _error_type(message: str) -> str:
