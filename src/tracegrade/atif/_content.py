@@ -9,13 +9,15 @@ report can show the step beside its score without the results growing with the t
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from evalhub.models.atif import Step
 from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.atif._evidence import project_step
+
+if TYPE_CHECKING:
+    from evalhub.models.atif import Step
 
 __all__ = ["MAX_ITEMS", "PART_CHARS", "ObservationContent", "StepContent", "ToolCallContent", "step_content"]
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import orjson
-from evalhub.models.atif import ContentPart, ObservationResult, Step
-
-from tracegrade.errors import ConfigError, JudgeError
+from tracegrade.errors import ConfigError
 from tracegrade.judge._request import context_overflow, dumps
 from tracegrade.judge._settings import MIN_CONTEXT_BYTES
+
+if TYPE_CHECKING:
+    from evalhub.models.atif import ContentPart, ObservationResult, Step
 
 __all__ = ["Evidence", "build_evidence", "project_step"]
 

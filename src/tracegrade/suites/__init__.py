@@ -11,36 +11,70 @@ Saved reports can be rescored against current gold (:func:`replay_report`) and c
 (:func:`compare_reports`).
 """
 
-from tracegrade.suites._compare import compare_reports
-from tracegrade.suites._comparisons import (
-    BUILTIN_COMPARISONS,
-    BUILTIN_REVISION,
-    JUDGE_COMPARISON,
-    CustomScorer,
-    ScorerRegistry,
-    matches,
-    normalized_text,
-)
-from tracegrade.suites._dataset import Case, CaseInput, Dataset, Expectation, Manifest, Metric, SuiteSpec
-from tracegrade.suites._engine import run_dataset, run_key, scorer_revisions
-from tracegrade.suites._judge_check import JudgeVerdict, check_request, judge_check, parse_verdict
-from tracegrade.suites._load import Problem, check_dataset, load_dataset
-from tracegrade.suites._metrics import observe, summarise_metric
-from tracegrade.suites._params import IntervalParameters, SuiteRunParameters
-from tracegrade.suites._recorded import RecordedResults
-from tracegrade.suites._records import (
-    AttemptRecord,
-    AttemptRequest,
-    CheckResult,
-    Invocation,
-    MetricObservation,
-    Observation,
-)
-from tracegrade.suites._replay import replay_report
-from tracegrade.suites._report import exit_code, read_report, report_summary, write_private
-from tracegrade.suites._runners import CallableTarget, CommandTarget, HttpTarget, Target
-from tracegrade.suites._scoring import CaseScorer
-from tracegrade.suites._summaries import latency_summary, summarise_suite, usage_summary
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tracegrade._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from tracegrade.suites._compare import compare_reports
+    from tracegrade.suites._comparisons import (
+        BUILTIN_COMPARISONS,
+        BUILTIN_REVISION,
+        JUDGE_COMPARISON,
+        CustomScorer,
+        ScorerRegistry,
+        matches,
+        normalized_text,
+    )
+    from tracegrade.suites._dataset import Case, CaseInput, Dataset, Expectation, Manifest, Metric, SuiteSpec
+    from tracegrade.suites._engine import run_dataset, run_key, scorer_revisions
+    from tracegrade.suites._judge_check import JudgeVerdict, check_request, judge_check, parse_verdict
+    from tracegrade.suites._load import Problem, check_dataset, load_dataset
+    from tracegrade.suites._metrics import observe, summarise_metric
+    from tracegrade.suites._params import IntervalParameters, SuiteRunParameters
+    from tracegrade.suites._recorded import RecordedResults
+    from tracegrade.suites._records import (
+        AttemptRecord,
+        AttemptRequest,
+        CheckResult,
+        Invocation,
+        MetricObservation,
+        Observation,
+    )
+    from tracegrade.suites._replay import replay_report
+    from tracegrade.suites._report import exit_code, read_report, report_summary, write_private
+    from tracegrade.suites._runners import CallableTarget, CommandTarget, HttpTarget, Target
+    from tracegrade.suites._scoring import CaseScorer
+    from tracegrade.suites._summaries import latency_summary, summarise_suite, usage_summary
+
+_LAZY: dict[str, tuple[str, ...]] = {
+    "_compare": ("compare_reports",),
+    "_comparisons": (
+        "BUILTIN_COMPARISONS",
+        "BUILTIN_REVISION",
+        "JUDGE_COMPARISON",
+        "CustomScorer",
+        "ScorerRegistry",
+        "matches",
+        "normalized_text",
+    ),
+    "_dataset": ("Case", "CaseInput", "Dataset", "Expectation", "Manifest", "Metric", "SuiteSpec"),
+    "_engine": ("run_dataset", "run_key", "scorer_revisions"),
+    "_judge_check": ("JudgeVerdict", "check_request", "judge_check", "parse_verdict"),
+    "_load": ("Problem", "check_dataset", "load_dataset"),
+    "_metrics": ("observe", "summarise_metric"),
+    "_params": ("IntervalParameters", "SuiteRunParameters"),
+    "_recorded": ("RecordedResults",),
+    "_records": ("AttemptRecord", "AttemptRequest", "CheckResult", "Invocation", "MetricObservation", "Observation"),
+    "_replay": ("replay_report",),
+    "_report": ("exit_code", "read_report", "report_summary", "write_private"),
+    "_runners": ("CallableTarget", "CommandTarget", "HttpTarget", "Target"),
+    "_scoring": ("CaseScorer",),
+    "_summaries": ("latency_summary", "summarise_suite", "usage_summary"),
+}
+"""Private module of each public name; a name is imported when first used (fast start-up)."""
 
 __all__ = [
     "BUILTIN_COMPARISONS",
@@ -93,3 +127,5 @@ __all__ = [
     "usage_summary",
     "write_private",
 ]
+
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, __all__)
