@@ -64,4 +64,7 @@ def write(path: Path, doc: dict[str, Any]) -> Path:
     return path
 
 
-CUSTOM = {"scoring_mode": "custom", "custom_rubric": "criteria:\n  - name: quality\n    description: Good step\n"}
+CUSTOM = {
+    "scoring_mode": "custom",
+    "custom_rubric": "criteria:\n  - name: quality\n    description: Good step\n    weight: 1\n",
+}

@@ -10,11 +10,10 @@ import pandas as pd
 import pytest
 
 from tests.atif.scripted import CUSTOM, trajectory, write
+from tracegrade.atif import EvaluationResults, parse_parameters, read_results, score_paths, write_artifacts
+from tracegrade.atif._schemas import json_schemas
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.atif import read_results, write_artifacts
-from tracegrade.atif._schemas import json_schemas
-from tracegrade.atif import EvaluationResults, parse_parameters, score_paths
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "schemas"
 
@@ -47,7 +46,7 @@ def test_artifacts_validate_and_round_trip(results: EvaluationResults, tmp_path:
         jsonschema.validate(orjson.loads(paths[f"{name}.json"].read_bytes()), schema)
     assert read_results(tmp_path / "run") == results
     parameters = results.parameters
-    assert parameters["atif_prompt_version"] == "atif-context-v2" and parameters["atif_scored_frames"] == "all"
+    assert parameters["atif_prompt_version"] == "atif-context-v3" and parameters["atif_scored_frames"] == "all"
     assert parameters["atif_judge"] == "scripted" and parameters["atif_complete"] is True
 
 

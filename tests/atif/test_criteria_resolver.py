@@ -2,9 +2,18 @@ import asyncio
 
 import pytest
 
-from tracegrade.atif import NodeStatus, TrajectoryNode
+from tracegrade.atif import (
+    CriteriaFailure,
+    CriteriaFailureCode,
+    CriteriaResolver,
+    NodeStatus,
+    ResolvedCriteria,
+    TrajectoryNode,
+    build_resolver,
+    task_hash,
+    validate_criteria_params,
+)
 from tracegrade.errors import JudgeError
-from tracegrade.atif import CriteriaFailure, CriteriaFailureCode, CriteriaResolver, ResolvedCriteria, build_resolver, task_hash, validate_criteria_params
 from tracegrade.rubric import Rubric, ScoringMode
 
 
@@ -115,7 +124,7 @@ async def test_unloaded_node_fails_explicitly(fake_derive):
 
 
 async def test_custom_mode_resolves_task_without_deriving(make_node, fake_derive):
-    params = {"scoring_mode": "custom", "custom_rubric": "criteria: [{name: c, description: d}]"}
+    params = {"scoring_mode": "custom", "custom_rubric": "criteria: [{name: c, description: d, weight: 1}]"}
     resolver = build_resolver(params, derive=fake_derive, template_hash="t")
     resolved = await resolver.resolve(make_node(user("Do it")))
     assert resolved.task == "Do it"

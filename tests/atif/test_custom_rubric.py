@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tracegrade.errors import ConfigError, InputError
 from tracegrade.atif import build_resolver
+from tracegrade.errors import ConfigError, InputError
 from tracegrade.rubric import Aggregation, ScoringMode
 
 
@@ -158,3 +158,14 @@ def test_rubric_file_that_is_not_utf8_is_an_input_error(tmp_path: Path):
     path.write_bytes(b"criteria:\n  - name: \xff\n")
     with pytest.raises(InputError, match="byte 20: not valid UTF-8"):
         build_resolver({"scoring_mode": "custom", "custom_rubric_path": str(path)})
+
+
+def test_a_criterion_without_a_weight_is_refused(fake_derive):
+    rubric = {"criteria": [{"name": "x", "description": "Addresses the task"}]}
+    rejected(custom(rubric), fake_derive, r"criteria\[0\]: missing required key\(s\) weight")
+
+
+def test_criterion_names_of_2000_characters_are_accepted_and_longer_refused(fake_derive):
+    rubric = build_resolver(custom({"criteria": [criterion(name="n" * 2000)]})).params.rubric
+    assert rubric.criteria[0].name == "n" * 2000
+    rejected(custom({"criteria": [criterion(name="n" * 2001)]}), fake_derive, "at most 2,000|2000")

@@ -7,10 +7,15 @@ from typing import Any
 
 import pytest
 
+from tests.atif.delayed import DelayedJudge
 from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.judge import Judge, JudgeCache, JudgeSettings
-from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.atif import EvaluationResults, NodeStatusCode, ScoringEngine, parse_parameters, score_paths
+from tracegrade.atif._job import JudgeTarget, effective_options
+from tracegrade.atif._params import ScoringOptions
+from tracegrade.judge import Judge, JudgeCache, JudgeSettings
+from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES
+from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.runs import Shard
 
 
 def run(
@@ -149,6 +154,46 @@ def test_copied_context_is_kept_but_not_scored(judge_server: ScriptedJudgeServer
     assert node.own_score == pytest.approx(0.4) and node.step_count == 1 and node.total_steps == 2
 
 
+def test_copied_context_treatment_is_recorded_and_literal_scoring_is_offered(
+    judge_server: ScriptedJudgeServer, tmp_path: Path
+) -> None:
+    doc = trajectory("SCORE:0.2", "SCORE:0.4")
+    doc["steps"][0]["is_copied_context"] = True
+    write(tmp_path / "a.json", doc)
+    kept = run(judge_server, [tmp_path])
+    assert kept.parameters["atif_copied_context"] == "kept_not_scored"
+    assert kept.provenance["copied_context"] == "kept_not_scored"
+    literal = run(judge_server, [tmp_path], score_copied_context=True)
+    (node,) = literal.nodes
+    assert [s.status.value for s in node.steps] == ["scored", "scored"]
+    assert node.own_score == pytest.approx(0.3) and node.step_count == 2
+    assert literal.parameters["atif_copied_context"] == "scored" and literal.parameters["score_copied_context"]
+
+
+def test_a_skipped_input_makes_the_run_incomplete(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "outside.json", trajectory("SCORE:0.9"))
+    write(tmp_path / "in" / "a.json", trajectory("SCORE:0.9"))
+    (tmp_path / "in" / "link.json").symlink_to(tmp_path / "outside.json")
+    results = run(judge_server, [tmp_path / "in"])
+    assert [(i.status, i.code) for i in results.inputs if i.status != "loaded"] == [
+        ("skipped", "ref_outside_root")
+    ]
+    assert results.summary.job_status == "completed" and results.nodes[0].complete is True
+    assert results.summary.atif_complete is False and results.parameters["atif_complete"] is False
+
+
+def test_an_empty_shard_completes_with_zero_roots(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("SCORE:0.9"))
+    shards = [Shard(i, 3) for i in range(3)]
+    empty = next(s for s in shards if not s.owns("a.json"))  # the root's id is its path in the input
+    options, criteria = parse_parameters(CUSTOM)
+    results = asyncio.run(
+        score_paths([tmp_path], options, criteria, DelayedJudge(), job_id="j", shard=empty)  # type: ignore[arg-type]
+    )
+    assert results.summary.job_status == "completed" and results.summary.failure_reason is None
+    assert results.summary.counts["roots"] == 0 and results.summary.atif_overall_score is None
+
+
 def test_all_steps_share_one_pool_across_trajectories(tmp_path: Path) -> None:
     for i in range(4):
         write(tmp_path / f"t{i}.json", trajectory(*["SCORE:0.9"] * 10))
@@ -217,3 +262,46 @@ def test_evalhub_fixtures_score_in_reference_mode(judge_server: ScriptedJudgeSer
     assert missing.status is NodeStatusCode.FAILED and missing.error_code == "reference_missing"
     prompts = [r.json()["messages"][-1]["content"] for r in judge_server.requests]
     assert any("safe and helpful answer" in p for p in prompts)  # the reference reached the judge as evidence
+
+
+def test_criteria_derivation_uses_the_same_request_budget_as_scoring(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("Summarise this: " + "x" * 5000 + " SCORE:0.9", "SCORE:0.9"))
+    write(tmp_path / "b.json", trajectory("Short task SCORE:0.9"))
+    options, criteria = parse_parameters({"max_context_bytes": 4096, "partial_result_policy": "skip_failed_trajectory"})
+    judge = DelayedJudge()  # its own settings allow 64 KiB requests; the job's budget is 4 KiB
+    results = asyncio.run(score_paths([tmp_path], options, criteria, judge, job_id="j"))  # type: ignore[arg-type]
+    nodes = by_id(results)
+    assert nodes["a.json"].error_code == "context_overflow" and nodes["b.json"].status == "scored"
+    assert [r.purpose for r in judge.fake.requests].count("derive") == 1
+    assert results.parameters["max_context_bytes"] == 4096
+
+
+def test_the_local_judge_gets_a_budget_it_can_hold_unless_one_is_given() -> None:
+    local = JudgeTarget(local=True)
+    assert effective_options(ScoringOptions(), local).max_context_bytes == LOCAL_MAX_CONTEXT_BYTES
+    given = ScoringOptions(max_context_bytes=4096)
+    assert effective_options(given, local).max_context_bytes == 4096
+    assert effective_options(ScoringOptions(), JudgeTarget(url="u", model="m")).max_context_bytes == 65536
+
+
+def test_with_the_local_judge_auto_mode_uses_the_generic_rubric_and_coarse_answers(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("Do it SCORE:1.0", "SCORE:0.25"))
+    options, criteria = parse_parameters({})
+    judge = DelayedJudge()
+    results = asyncio.run(
+        score_paths([tmp_path], options, criteria, judge, job_id="j", local_judge=True)  # type: ignore[arg-type]
+    )
+    assert [r.purpose for r in judge.fake.requests] == ["score", "score", "categorize"]  # no derivation
+    scores = judge.fake.requests[0].response_schema["properties"]["scores"]
+    assert scores["required"] == ["step_quality"]
+    assert scores["properties"]["step_quality"]["enum"] == [0.0, 0.25, 0.5, 0.75, 1.0]
+    (node,) = results.nodes
+    assert node.own_score == pytest.approx(0.625) and node.criteria is not None
+    assert node.criteria["rubric_source"] == "local_judge_generic_rubric"
+    assert results.parameters["atif_criteria_source"] == "local_judge_generic_rubric"
+    assert run_without_local(tmp_path).parameters["atif_criteria_source"] == "derived_by_judge"
+
+
+def run_without_local(folder: Path) -> EvaluationResults:
+    options, criteria = parse_parameters({})
+    return asyncio.run(score_paths([folder], options, criteria, DelayedJudge(), job_id="j"))  # type: ignore[arg-type]

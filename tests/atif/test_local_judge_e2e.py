@@ -1,4 +1,4 @@
-"""The Harbor trials scored end to end by the real local judge (llama.cpp + Gemma 3 270M)."""
+"""End to end with the real local judge (llama.cpp + Gemma 3 270M): Harbor trials and the bundled examples."""
 
 from __future__ import annotations
 
@@ -6,49 +6,95 @@ import asyncio
 import importlib.util
 from pathlib import Path
 
+import orjson
 import pytest
 
-from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tests.conftest import EXAMPLES, unavailable
 from tracegrade.atif import EvaluationResults, NodeStatusCode, StepStatus, parse_parameters
+from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.judge._judge import PROTOCOL_ERROR_CODES
+from tracegrade.runs import JobStatus
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_judge]
 
 TRIALS = ("rfc0001-example", "terminus2-context-summarization-linear-history")
 
 
-def test_harbor_trials_with_the_local_judge(shared_corpus: Path, tmp_path: Path) -> None:
+def score_locally(paths: list[Path], out: Path, **parameters: object) -> EvaluationResults:
     if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama_cpp is not installed (pip install 'tracegrade[local-judge]')")
-    paths = [shared_corpus / "atif/harbor/trials" / name for name in TRIALS]
-    options, criteria = parse_parameters(
-        {
-            "scoring_mode": "benchmark",
-            "benchmark_name": "terminal-bench",
-            "partial_result_policy": "skip_failed_trajectory",
-        }
-    )
+        unavailable("llama_cpp is not installed (pip install 'tracegrade[local-judge]')")
+    options, criteria = parse_parameters({"partial_result_policy": "skip_failed_trajectory", **parameters})
 
-    async def main() -> tuple[EvaluationResults, dict[str, Path]]:
-        return await run_atif_job(
-            paths,
-            options,
-            criteria,
-            JudgeTarget(local=True),
-            job_id="local-e2e",
-            out_dir=tmp_path / "run",
-            cache_path=None,
+    async def main() -> EvaluationResults:
+        results, artifacts = await run_atif_job(
+            paths, options, criteria, JudgeTarget(local=True), job_id="local-e2e", out_dir=out, cache_path=None
         )
+        assert all(p.exists() for p in artifacts.values())
+        return results
 
-    results, artifacts = asyncio.run(main())
-    steps = [s for n in results.nodes if n.status is not NodeStatusCode.INVALID for s in n.steps]
+    return asyncio.run(main())
+
+
+def test_harbor_trials_with_the_local_judge(shared_corpus: Path, tmp_path: Path) -> None:
+    paths = [shared_corpus / "atif/harbor/trials" / name for name in TRIALS]
+    results = score_locally(paths, tmp_path / "run", scoring_mode="benchmark", benchmark_name="terminal-bench")
+    assert results.summary.job_status is JobStatus.COMPLETED
     assert len([n for n in results.nodes if n.depth == 0]) == 2
-    # every step ends scored or with an explicit error code; copied context is kept but not judged
-    for step in steps:
-        assert step.status in (StepStatus.SCORED, StepStatus.FAILED, StepStatus.COPIED_CONTEXT)
-        if step.status is StepStatus.SCORED:
-            assert step.score is not None and 0.0 <= step.score <= 1.0
-        if step.status is StepStatus.FAILED:
-            assert step.error_code and step.score is None
+    steps = [s for n in results.nodes if n.status is not NodeStatusCode.INVALID for s in n.steps]
+    scored = [s for s in steps if s.status is StepStatus.SCORED]
+    assert len(scored) >= len(steps) // 2  # the judge really scored, it did not just fail
+    assert all(s.score is not None and 0.0 <= s.score <= 1.0 for s in scored)
+    failed = [s for s in steps if s.status is StepStatus.FAILED]
+    assert not [s.error_code for s in failed if s.error_code in PROTOCOL_ERROR_CODES]  # the grammar holds
     assert "gemma" in results.parameters["atif_judge"]
     assert results.summary.atif_complete is False  # the linear-history trial has unresolvable refs
-    assert all(p.exists() for p in artifacts.values())
+
+
+def labelled_steps() -> dict[tuple[str, int], str]:
+    """``(file name, step_id)`` to ``good``/``bad``, as labelled in the examples' ``extra.example_quality``."""
+    labels = {}
+    for path in sorted((EXAMPLES / "atif").rglob("*.json")):
+        document = orjson.loads(path.read_bytes())
+        for trajectory in (document, *document.get("subagent_trajectories", [])):
+            for step in trajectory["steps"]:
+                quality = (step.get("extra") or {}).get("example_quality")
+                if quality:
+                    labels[(trajectory.get("trajectory_id") or path.name, step["step_id"])] = quality
+    return labels
+
+
+@pytest.fixture(scope="module")
+def examples_run(tmp_path_factory: pytest.TempPathFactory) -> EvaluationResults:
+    """The quick start: the bundled examples scored by the local judge (one run for the tests below)."""
+    return score_locally([EXAMPLES / "atif"], tmp_path_factory.mktemp("examples") / "run")
+
+
+def quality_means(results: EvaluationResults) -> tuple[dict[str, list[float]], float, float]:
+    labels = labelled_steps()
+    scores: dict[str, list[float]] = {"good": [], "bad": []}
+    for node in results.nodes:
+        for step in node.steps:
+            name = "trajectory.cont-1.json" if step.segment else node.trajectory_id or Path(node.source_path).name
+            quality = labels.get((name, step.step_id))
+            if quality and step.score is not None:
+                scores[quality].append(step.score)
+    good, bad = (sum(v) / len(v) for v in (scores["good"], scores["bad"]))
+    return scores, good, bad
+
+
+def test_the_local_judge_gives_valid_answers_on_the_examples(examples_run: EvaluationResults) -> None:
+    assert examples_run.summary.job_status is JobStatus.COMPLETED
+    assert examples_run.summary.counts.get("steps_failed", 0) == 0
+    assert examples_run.parameters["atif_criteria_source"] == "local_judge_generic_rubric"
+    scores, _, _ = quality_means(examples_run)
+    assert len(scores["good"]) == 9 and len(scores["bad"]) == 4  # every labelled step was scored
+    for node in examples_run.nodes:
+        for step in node.steps:
+            assert step.status is not StepStatus.SCORED or not (step.rationale or "").strip().startswith("<")
+
+
+@pytest.mark.xfail(strict=True, reason="measured: Gemma 3 270M does not score the bad example steps lower (README)")
+def test_the_local_judge_ranks_the_bad_example_steps_lower(examples_run: EvaluationResults) -> None:
+    scores, good, bad = quality_means(examples_run)
+    print(f"local judge on the examples: good steps {good:.3f} {scores['good']}, bad steps {bad:.3f} {scores['bad']}")
+    assert bad < good

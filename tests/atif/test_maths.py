@@ -64,11 +64,12 @@ def _node(
     agg: float | None,
     status: NodeStatusCode = S.SCORED,
     steps: list[StepResult] | None = None,
+    root: str | None = None,
 ) -> NodeResult:
     return NodeResult(
         node_id=node_id,
-        parent_id=None,
-        root_id=node_id,
+        parent_id=root,
+        root_id=root or node_id,
         source_path="x",
         location="",
         trajectory_id=None,
@@ -89,15 +90,26 @@ def _node(
 
 def test_collection_modes() -> None:
     # parent (0.8, 0.6) with child (0.4, 0.2): flat 0.5, hierarchical 0.5, separate 0.7
-    nodes = [_node("p", 0, 0.7, 0.5), _node("c", 1, 0.3, 0.3), _node("q", 0, 1.0, 1.0)]
+    nodes = [_node("p", 0, 0.7, 0.5), _node("c", 1, 0.3, 0.3, root="p"), _node("q", 0, 1.0, 1.0)]
     assert collection_score(nodes, SubagentAggregation.FLAT) == (pytest.approx((0.7 + 0.3 + 1.0) / 3), 3)
     assert collection_score(nodes, SubagentAggregation.HIERARCHICAL) == (pytest.approx(0.75), 2)
     assert collection_score(nodes, SubagentAggregation.SEPARATE) == (pytest.approx(0.85), 2)
 
 
 def test_flat_is_not_step_weighted() -> None:
-    nodes = [_node("a", 0, 1.0, 1.0), _node("b", 1, 0.0, 0.0)]
+    nodes = [_node("a", 0, 1.0, 1.0), _node("b", 1, 0.0, 0.0, root="a")]
     assert collection_score(nodes, SubagentAggregation.FLAT)[0] == 0.5
+
+
+def test_flat_counts_only_the_subtrees_of_successful_roots() -> None:
+    # root f failed, but its child g scored 0.0; only root a (1.0) and its child b (0.5) count
+    nodes = [
+        _node("a", 0, 1.0, 0.75),
+        _node("b", 1, 0.5, 0.5, root="a"),
+        _node("f", 0, None, None, S.FAILED),
+        _node("g", 1, 0.0, 0.0, root="f"),
+    ]
+    assert collection_score(nodes, SubagentAggregation.FLAT) == (pytest.approx(0.75), 2)
 
 
 def test_failed_nodes_do_not_count() -> None:

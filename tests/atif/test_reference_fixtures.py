@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import unavailable
 from tracegrade.atif import CriteriaFailure, ResolvedCriteria, build_resolver
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
@@ -14,7 +15,7 @@ FIXTURES = SHARED / "corpus" / "atif" / "evalhub-contrib" / "tests" / "fixtures"
 @pytest.fixture
 def fixtures() -> Path:
     if not FIXTURES.is_dir():
-        pytest.skip(f"shared corpus not available at {FIXTURES}")
+        unavailable(f"shared corpus not available at {FIXTURES}")
     return FIXTURES
 
 

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -8,8 +12,8 @@ import pytest
 
 from tests.atif.scripted import marker_rule, trajectory, write
 from tracegrade.cli._app import app, run_app
-from tracegrade.runs import read_manifest
 from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.runs import read_manifest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "atif"
 
@@ -150,7 +154,7 @@ def test_mlflow_flag_logs_the_run(server: ScriptedJudgeServer, tmp_path: Path) -
     assert judge(server, tmp_path, str(EXAMPLES), "--mlflow", "--mlflow-uri", uri) == 0
     client = MlflowClient(uri)
     (run,) = client.search_runs([client.get_experiment_by_name("tracegrade").experiment_id])
-    assert run.data.params["atif_prompt_version"] == "atif-context-v2"
+    assert run.data.params["atif_prompt_version"] == "atif-context-v3"
     assert run.data.params["atif_scored_frames"] == "all"
     assert run.data.metrics["atif_overall_score"] == pytest.approx(0.9)
     names = {a.path for a in client.list_artifacts(run.info.run_id, "atif")}
@@ -180,3 +184,51 @@ def test_api_key_never_reaches_outputs_logs_or_cache(tmp_path: Path, monkeypatch
     texts = [captured.out, captured.err, caplog.text]
     texts += [p.read_bytes().decode("latin-1") for p in tmp_path.rglob("*") if p.is_file() and "in" not in p.parts]
     assert all(secret not in text for text in texts)  # ...and written nowhere
+
+
+def test_judge_local_without_the_extra_exits_3_naming_the_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llama_cpp" else real(name, *a))
+    code = run_app(app, ["judge", str(EXAMPLES), "--judge", "local", "--no-cache", "-o", str(tmp_path / "run")])
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "llama_cpp" in err and "pip install 'tracegrade[local-judge]'" in err and err.count("\n") == 1
+
+
+def test_an_empty_shard_exits_0_with_zero_roots(server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "in/a.json", trajectory("SCORE:0.9"))
+    codes = [judge(server, tmp_path / f"s{i}", str(tmp_path / "in"), "--shard", f"{i}/3") for i in range(3)]
+    assert codes == [0, 0, 0]
+    summaries = [orjson.loads((tmp_path / f"s{i}/run/summary.json").read_bytes()) for i in range(3)]
+    assert sorted(s["counts"]["roots"] for s in summaries) == [0, 0, 1]
+    assert all(s["job_status"] == "completed" for s in summaries)
+    merged = tmp_path / "merged"
+    assert run_app(app, ["merge", *(str(tmp_path / f"s{i}/run") for i in range(3)), "-o", str(merged)]) == 0
+    assert orjson.loads((merged / "summary.json").read_bytes())["counts"]["roots"] == 1
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_signal_exits_130_with_the_finished_results_written(tmp_path: Path, signum: signal.Signals) -> None:
+    with ScriptedJudgeServer(marker_rule, latency=0.3) as slow:
+        command = [
+            str(Path(sys.executable).parent / "tracegrade"), "judge", str(EXAMPLES), "--judge-url", slow.base_url,
+            "--judge-model", "scripted", "--concurrency-limit", "1", "--no-cache", "--quiet",
+            "-o", str(tmp_path / "run"),
+            "--scoring-mode", "benchmark", "--benchmark-name", "terminal-bench",
+        ]
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while slow.count < 3 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert read_manifest(tmp_path / "run")["status"] == "interrupted"
+    results = orjson.loads((tmp_path / "run/evaluation_results.json").read_bytes())
+    statuses = [s["status"] for n in results["nodes"] for s in n["steps"]]
+    assert results["summary"]["job_status"] == "interrupted"
+    assert statuses.count("scored") >= 2 and "not_run" in statuses  # what finished is kept, the rest is marked

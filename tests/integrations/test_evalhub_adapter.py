@@ -2,13 +2,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 from evalhub.adapter import JobResults
 
 from tests.integrations.conftest import JOB_ID, AdapterFactory
 from tests.integrations.servers import _Recorder, events, free_port
-from tracegrade.errors import TracegradeError
 from tracegrade.atif import PROMPT_VERSION
+from tracegrade.errors import TracegradeError
+from tracegrade.integrations.evalhub import AtifAdapter
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 
 PHASES = ["initializing", "loading_data", "running_evaluation", "post_processing"]
@@ -47,6 +49,8 @@ def test_metadata_records_what_produced_the_scores(make_adapter: AdapterFactory,
 
     assert meta["atif_prompt_version"] == PROMPT_VERSION and meta["atif_judge"] == "scripted-judge"
     assert meta["atif_scored_frames"] == "all" and meta["atif_complete"] is True
+    assert meta["atif_copied_context"] == "kept_not_scored" and meta["atif_score_copied_context"] is False
+    assert meta["atif_criteria_source"] == "derived_by_judge"
     assert meta["atif_scoring_mode"] == "auto" and meta["atif_subagent_aggregation"] == "flat"
     assert meta["atif_completion_threshold"] == 0.6 and meta["atif_failure_threshold"] == 0.5
     assert meta["atif_judge_requests"] == meta["atif_judge_successes"] > 0 and meta["atif_judge_input_tokens"] > 0
@@ -159,6 +163,7 @@ def test_results_are_written_in_the_local_job_folder(make_adapter: AdapterFactor
     assert adapter.output_dir.parent.name == "atif_trajectory_default" and adapter.output_dir.name == "results"
     assert sorted(p.name for p in adapter.output_dir.iterdir()) == [
         "evaluation_results.json",
+        "manifest.json",
         "report.html",
         "steps.parquet",
         "summary.json",
@@ -177,3 +182,31 @@ def test_an_unreachable_mlflow_fails_the_job_with_one_line(
     assert "persisting_artifacts" in [e.get("phase") for e in posted]
     assert posted[-1]["status"] == "failed" and posted[-1]["error_message"]["message_code"] == "mlflow_save_failed"
     assert "127.0.0.1" not in posted[-1]["error_message"]["message"]
+
+
+def test_a_failed_job_in_cluster_mode_saves_its_results_to_mlflow(
+    make_adapter: AdapterFactory,
+    corpus: Path,
+    sink: _Recorder,
+    judge: ScriptedJudgeServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    saved: list[dict[str, bytes]] = []
+
+    def save_run(callbacks: object, spec: object, outcome: JobResults, params: object, artifacts: dict[str, Path],
+                 backend: object) -> str:
+        saved.append({name: path.read_bytes() for name, path in artifacts.items()})  # read before any cleanup
+        return "run-1"
+
+    monkeypatch.setattr("tracegrade.integrations.evalhub._adapter.save_run", save_run)
+    monkeypatch.setattr(AtifAdapter, "local_jobs_base_path", property(lambda self: None))  # no job folder
+    judge.set_rule(lambda request: ScriptedReply.error(400))
+    adapter, callbacks = make_adapter({"trajectory_path": str(corpus)}, experiment_name="exp")
+    with pytest.raises(TracegradeError):
+        adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    (files,) = saved
+    assert set(files) >= {"evaluation_results.json", "summary.json"}
+    assert orjson.loads(files["summary.json"])["job_status"] == "failed"
+    posted = events(sink)
+    assert "persisting_artifacts" in [e.get("phase") for e in posted]
+    assert posted[-1]["status"] == "failed" and posted[-1]["error_message"]["message_code"] == "job_failed"

@@ -13,10 +13,9 @@ import yaml
 
 from tests.integrations.conftest import AdapterFactory
 from tests.integrations.servers import _Recorder, events, stop
+from tracegrade.atif import CriteriaInputs, ScoringOptions
 from tracegrade.cli._app import app, run_app
 from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.atif import CriteriaInputs
-from tracegrade.atif import ScoringOptions
 
 
 def test_provider_yaml_points_at_this_installation(capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,9 +18,10 @@ import orjson
 import pytest
 import yaml
 
+from tests.conftest import unavailable
 from tests.integrations.servers import free_port, stop, wait_http
-from tracegrade.integrations.evalhub import BENCHMARK_ID, provider_config
 from tracegrade.atif import PROMPT_VERSION
+from tracegrade.integrations.evalhub import BENCHMARK_ID, provider_config
 from tracegrade.judge.testing import ScriptedJudgeServer
 
 pytestmark = pytest.mark.slow
@@ -41,7 +42,7 @@ ARTIFACTS = ["atif/evaluation_results.json", "atif/report.html", "atif/steps.par
 def binary(name: str) -> str:
     found = shutil.which(name, path=str(BIN)) or shutil.which(name)
     if found is None:
-        pytest.skip(f"{name} is not installed (pip install eval-hub-server mlflow)")
+        unavailable(f"{name} is not installed (pip install eval-hub-server mlflow)")
     return found
 
 

@@ -83,8 +83,46 @@ def test_judge_metrics_reach_a_real_otlp_receiver(
     assert meta["atif_steps_failed"] == 1 and meta["atif_complete"] is False
 
 
-def test_without_an_endpoint_nothing_is_exported(make_adapter: AdapterFactory, corpus: Path) -> None:
+@pytest.mark.parametrize(
+    ("variable", "suffix", "exported"),
+    [
+        ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "/v1/metrics", True),  # control: this receiver does see exports
+        ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "/v1/traces", False),
+        ("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "/v1/logs", False),
+    ],
+)
+def test_only_a_metrics_endpoint_turns_export_on(
+    make_adapter: AdapterFactory,
+    corpus: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    suffix: str,
+    exported: bool,
+) -> None:
     with recording_server() as receiver:
+        monkeypatch.setenv(variable, url_of(receiver) + suffix)  # the receiver's URL reaches the adapter
         adapter, callbacks = make_adapter({"trajectory_path": str(corpus)})
         adapter.run_benchmark_job(adapter.job_spec, callbacks)
-        assert receiver.posts == []
+        assert bool(receiver.posts) is exported
+
+
+def test_without_an_endpoint_no_exporter_is_built(
+    make_adapter: AdapterFactory, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opentelemetry.exporter.otlp.proto.http import metric_exporter
+
+    built: list[str | None] = []
+
+    class Recording(metric_exporter.OTLPMetricExporter):
+        def __init__(self, endpoint: str | None = None, **kwargs: Any) -> None:
+            built.append(endpoint)
+            super().__init__(endpoint=endpoint, **kwargs)
+
+    monkeypatch.setattr(metric_exporter, "OTLPMetricExporter", Recording)
+    adapter, callbacks = make_adapter({"trajectory_path": str(corpus)})
+    adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    assert built == []
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")  # control: the spy sees a real setup
+    adapter, callbacks = make_adapter({"trajectory_path": str(corpus)})
+    adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    assert built == ["http://127.0.0.1:9/v1/metrics"]

@@ -5,11 +5,11 @@ import asyncio
 import pytest
 from evalhub.adapter import JobSpec
 
+from tracegrade.atif import EvaluationResults, parse_parameters
+from tracegrade.atif._job import JudgeTarget, run_atif_job
 from tracegrade.errors import ConfigError, TracegradeError
 from tracegrade.integrations.evalhub import check_outcome, failure_message, job_metrics, job_parameters, judge_target
 from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.atif._job import JudgeTarget, run_atif_job
-from tracegrade.atif import EvaluationResults, parse_parameters
 
 
 def spec(**fields: object) -> JobSpec:

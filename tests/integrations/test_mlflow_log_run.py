@@ -6,11 +6,10 @@ import orjson
 import pytest
 from mlflow.tracking import MlflowClient
 
-from tracegrade.integrations.mlflow import MAX_PARAM_CHARS, default_tracking_uri, log_run, param_value, run_metrics
-from tracegrade.atif import PROMPT_VERSION
-from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.atif import PROMPT_VERSION, EvaluationResults, parse_parameters
 from tracegrade.atif._job import JudgeTarget, run_atif_job
-from tracegrade.atif import EvaluationResults, parse_parameters
+from tracegrade.integrations.mlflow import MAX_PARAM_CHARS, default_tracking_uri, log_run, param_value, run_metrics
+from tracegrade.judge.testing import ScriptedJudgeServer
 
 ARTIFACTS = ["atif/evaluation_results.json", "atif/report.html", "atif/steps.parquet", "atif/summary.json"]
 

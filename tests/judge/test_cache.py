@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import dataclasses
-
 import multiprocessing
 import sqlite3
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from tracegrade.atif import Evidence, score_request, score_step
+from tracegrade.errors import ConfigError
 from tracegrade.judge import Judge, JudgeCache, JudgeSettings, cache_key, default_cache_path
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Criterion, Rubric
@@ -61,7 +62,7 @@ def test_key_covers_the_prompt_version(monkeypatch: pytest.MonkeyPatch, settings
     request = score_request(rubric, evidence)
     before = cache_key(settings.provenance(), request)
     assert cache_key(settings.provenance(), request) == before
-    newer = dataclasses.replace(request, prompt_version="atif-context-v3")
+    newer = dataclasses.replace(request, prompt_version="atif-context-v99")
     assert cache_key(settings.provenance(), newer) != before
 
 
@@ -114,3 +115,110 @@ def test_concurrent_writers_from_several_processes(tmp_path: Path) -> None:
     assert len(cache) == 50 + 4 * 200
     assert all(cache.get(f"w{w}-{i}") == {"worker": w, "i": i} for w in range(4) for i in range(200))
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+# Item 4 and 6 of issue 14: a locked cache never loses the run's results; answers are written ahead.
+
+
+def _hold_lock(path: str, exclusive_mode: bool, ready: object, release: object) -> None:
+    db = sqlite3.connect(path, isolation_level=None)
+    if exclusive_mode:
+        db.execute("PRAGMA locking_mode = EXCLUSIVE")
+    db.execute("BEGIN EXCLUSIVE")
+    db.execute("INSERT OR REPLACE INTO judge_replies VALUES ('locker', 'x', X'7B7D', 0)")
+    ready.set()  # type: ignore[attr-defined]
+    release.wait(30)  # type: ignore[attr-defined]
+    db.execute("COMMIT")
+    db.close()
+
+
+class Locker:
+    """Another process holding the cache's write lock (or, in exclusive mode, every lock)."""
+
+    def __init__(self, path: Path, *, exclusive_mode: bool = False) -> None:
+        JudgeCache(path).close()
+        context = multiprocessing.get_context("fork")
+        self.ready, self.release = context.Event(), context.Event()
+        self.process = context.Process(target=_hold_lock, args=(str(path), exclusive_mode, self.ready, self.release))
+
+    def __enter__(self) -> Locker:
+        self.process.start()
+        assert self.ready.wait(10)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release.set()
+        self.process.join(10)
+
+
+async def test_a_write_locked_cache_loses_no_result(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                    rubric: Rubric, evidence: Evidence, tmp_path: Path,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "c.sqlite3"
+    with Locker(path):
+        cache = JudgeCache(path, lock_wait=0.3)
+        async with Judge(settings, cache=cache) as judge:
+            judgement = await score_step(judge, rubric, evidence)
+        cache.close()
+    assert judgement.score == pytest.approx(0.75)
+    assert cache.unsaved == 1
+    assert "could not be stored (database is locked)" in caplog.text
+
+
+async def test_a_lock_released_within_the_wait_gets_the_answer_stored(
+        server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric, evidence: Evidence,
+        tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    with Locker(path) as locker:
+        cache = JudgeCache(path, lock_wait=10)
+        threading.Timer(0.5, locker.release.set).start()
+        await run(settings, cache, rubric, evidence)  # closing the judge waits for the lock
+        cache.close()
+    assert (cache.unsaved, len(JudgeCache(path))) == (0, 2)
+
+
+async def test_a_cache_locked_even_for_reading_is_skipped_with_a_warning(
+        server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric, evidence: Evidence, tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "c.sqlite3"
+    with Locker(path, exclusive_mode=True):
+        cache = JudgeCache(path, lock_wait=0.3)
+        judge = await run(settings, cache, rubric, evidence)
+        cache.close()
+    assert (cache.enabled, judge.stats.requests, cache.unsaved) == (False, 1, 1)
+    assert "goes on without it" in caplog.text
+
+
+async def test_every_answer_is_committed_before_ask_returns(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                            rubric: Rubric, evidence: Evidence,
+                                                            tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    cache = JudgeCache(path)
+    judge = Judge(settings, cache=cache)
+    await score_step(judge, rubric, evidence)
+    # another connection (as after a SIGKILL of this process) already sees the row
+    assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM judge_replies").fetchone() == (1,)
+    await judge.aclose()
+
+
+def test_a_file_that_is_not_a_database_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    path.write_bytes(b"not a database" * 100)
+    with pytest.raises(ConfigError) as caught:
+        JudgeCache(path)
+    assert caught.value.code == "cache_unusable"
+
+
+async def test_a_write_locked_cache_still_serves_stored_answers(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                                rubric: Rubric, evidence: Evidence,
+                                                                tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    await run(settings, JudgeCache(path), rubric, evidence)
+    other = Evidence(evidence.payload + b" ", 0, evidence.max_context_bytes)
+    with Locker(path):
+        cache = JudgeCache(path, lock_wait=0.2)
+        async with Judge(settings, cache=cache) as judge:
+            await score_step(judge, rubric, other)  # a new answer: its commit fails and backs off...
+            await score_step(judge, rubric, evidence)  # ...but reading the stored one still works
+        cache.close()
+    assert (server.count, judge.stats.cache_hits, cache.unsaved) == (2, 1, 1)

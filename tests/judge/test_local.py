@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.util
 import subprocess
 import sys
@@ -9,11 +10,15 @@ from pathlib import Path
 import pytest
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
-from tracegrade.errors import JudgeError, MissingDependencyError
+from tests.conftest import unavailable
 from tracegrade.atif import build_evidence, score_step
+from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, LocalJudge, _local
-from tracegrade.judge._judge import PROTOCOL_ERROR_CODES
+from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.rubric import Criterion, Rubric
+
+RUBRIC = Rubric(criteria=(Criterion(name="progress", description="The step moves the task forward", weight=1),
+                          Criterion(name="accuracy", description="What the step claims is true", weight=1)))
 
 
 def fake_server(monkeypatch: pytest.MonkeyPatch, script: str) -> list[subprocess.Popen[bytes]]:
@@ -80,15 +85,32 @@ def steps() -> list[Step]:
     ]
 
 
+def test_the_local_judge_is_sent_the_exact_criterion_schema() -> None:
+    with ScriptedJudgeServer() as server:
+        settings = dataclasses.replace(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
+
+        async def ask() -> None:
+            async with Judge(settings) as judge:
+                trajectory = steps()
+                evidence = build_evidence("task", None, trajectory[:1], trajectory[1], None, 8192)
+                await score_step(judge, RUBRIC, evidence, coarse=True)
+
+        asyncio.run(ask())
+        body = server.requests[0].json()
+    schema = body["response_format"]["schema"]  # llama.cpp turns it into a grammar
+    assert body["response_format"]["type"] == "json_object"
+    assert schema["properties"]["scores"]["required"] == ["progress", "accuracy"]
+    assert schema["properties"]["scores"]["properties"]["progress"]["enum"] == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert schema["properties"]["rationale"]["maxLength"] == 400
+
+
 @pytest.mark.slow
 @pytest.mark.local_judge
 async def test_local_judge_scores_real_steps(tmp_path: Path) -> None:
     if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama_cpp is not installed (pip install 'tracegrade[local-judge]')")
-    rubric = Rubric(criteria=(Criterion(name="progress", description="The step moves the task forward"),
-                              Criterion(name="accuracy", description="What the step claims is true")))
+        unavailable("llama_cpp is not installed (pip install 'tracegrade[local-judge]')")
     local = LocalJudge()
-    outcomes: list[str] = []
+    verdicts = []
     async with local as settings:
         assert settings.max_context_bytes == LOCAL_MAX_CONTEXT_BYTES
         process = local.process
@@ -97,15 +119,10 @@ async def test_local_judge_scores_real_steps(tmp_path: Path) -> None:
             for index, step in enumerate(trajectory):
                 evidence = build_evidence(trajectory[0].message, None, trajectory[:index], step, None,  # type: ignore[arg-type]
                                           settings.max_context_bytes)
-                try:
-                    verdict = await score_step(judge, rubric, evidence)
-                except JudgeError as error:
-                    assert error.code in PROTOCOL_ERROR_CODES
-                    outcomes.append(error.code)
-                else:
-                    assert set(verdict.scores) == {"progress", "accuracy"}
-                    assert 0.0 <= verdict.score <= 1.0
-                    outcomes.append("scored")
-        assert judge.stats.requests == 3
+                verdicts.append(await score_step(judge, RUBRIC, evidence, coarse=True))  # a JudgeError fails the test
+        assert judge.stats.requests == 3 and judge.stats.protocol_errors == 0
     assert process is not None and process.poll() is not None
-    assert len(outcomes) == 3
+    for verdict in verdicts:  # every step really scored, with the grammar's values and a rationale of its own
+        assert set(verdict.scores) == {"progress", "accuracy"}
+        assert set(verdict.scores.values()) <= {0.0, 0.25, 0.5, 0.75, 1.0}
+        assert verdict.rationale.strip() and not verdict.rationale.strip().startswith("<")

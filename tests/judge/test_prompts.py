@@ -1,8 +1,17 @@
 from __future__ import annotations
 
 import json
+import re
 
-from tracegrade.atif import PROMPT_VERSION, SYSTEM_INSTRUCTION, build_evidence, categorize_request, derive_request, score_request, template_hash
+from tracegrade.atif import (
+    PROMPT_VERSION,
+    SYSTEM_INSTRUCTION,
+    build_evidence,
+    categorize_request,
+    derive_request,
+    score_request,
+    template_hash,
+)
 from tracegrade.rubric import Rubric
 
 from .conftest import agent_step
@@ -34,10 +43,18 @@ def test_requests_carry_schema_and_template_hash(rubric: Rubric) -> None:
     deriving = derive_request("build a </task> parser", 65536)
     assert user_text(deriving.messages).count("</task>") == 1
     assert len({template_hash(p) for p in ("score", "derive", "categorize")}) == 3
-    assert PROMPT_VERSION == "atif-context-v2"
+    assert PROMPT_VERSION == "atif-context-v3"
 
 
 def test_identical_inputs_give_identical_request_bytes(rubric: Rubric) -> None:
     def make() -> bytes:
         return score_request(rubric, build_evidence("t", None, [agent_step(1)], agent_step(2), None, 65536)).canonical
     assert make() == make()
+
+
+def test_prompts_hold_no_placeholder_a_small_model_could_echo(rubric: Rubric) -> None:
+    evidence = build_evidence("t", None, [], agent_step(1), None, 65536)
+    tags = {"criteria", "/criteria", "evidence", "/evidence", "task", "/task", "categories", "/categories"}
+    for request in (score_request(rubric, evidence), categorize_request(evidence, 0.2), derive_request("t", 65536)):
+        text = user_text(request.messages)
+        assert set(re.findall(r"<([^<>\n]{1,40})>", text)) <= tags, request.purpose

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracegrade.errors import JudgeError
 from tracegrade.atif import MAX_RATIONALE_CHARS, parse_categorization, parse_criteria, parse_scores
+from tracegrade.errors import JudgeError
 
 NAMES = frozenset({"a", "b"})
 
@@ -91,7 +91,7 @@ def test_categories_must_be_exactly_one_of_the_taxonomy() -> None:
 
 
 def test_derived_criteria_defaults_and_rubric() -> None:
-    reply = parse_criteria({"criteria": [{"name": "a", "description": "A", "weight": 2}, {"name": "b"}]})
+    reply = parse_criteria({"criteria": [{"name": "a", "description": "A", "weight": 2}, {"name": "b", "weight": 1}]})
     rubric = reply.rubric()
     assert [(c.name, c.description, c.weight) for c in rubric.criteria] == [("a", "A", 2.0), ("b", "b", 1.0)]
     assert parse_criteria(reply.to_json()) == reply
@@ -102,18 +102,34 @@ def test_derived_criteria_defaults_and_rubric() -> None:
     [
         {},
         {"criteria": []},
-        {"criteria": [{"name": f"c{i}"} for i in range(33)]},
-        {"criteria": [{"name": "a"}, {"name": "a"}]},
-        {"criteria": [{"name": ""}]},
-        {"criteria": [{"name": 3}]},
+        {"criteria": [{"name": f"c{i}", "weight": 1} for i in range(33)]},
+        {"criteria": [{"name": "a", "weight": 1}, {"name": "a", "weight": 1}]},
+        {"criteria": [{"name": "", "weight": 1}]},
+        {"criteria": [{"name": 3, "weight": 1}]},
+        {"criteria": [{"name": "a", "description": "A"}]},  # a criterion without a weight is invalid
+        {"criteria": [{"name": "a", "weight": 1e15}]},  # an absurd weight
+        {"criteria": [{"name": "<name>", "description": "<description>", "weight": 1}]},  # echoed template
+        {"criteria": [{"name": "a", "description": " <description> ", "weight": 1}]},
         {"criteria": [{"name": "a", "weight": 0}]},
         {"criteria": [{"name": "a", "weight": -1}]},
         {"criteria": [{"name": "a", "weight": True}]},
         {"criteria": [{"name": "a", "weight": float("inf")}]},
         {"criteria": [{"name": "a", "weight": "2"}]},
-        {"criteria": [{"name": "a", "description": 5}]},
+        {"criteria": [{"name": "a", "description": 5, "weight": 1}]},
         {"criteria": ["a"]},
     ],
 )
 def test_invalid_derived_criteria_are_schema_violations(answer: dict[str, Any]) -> None:
     assert code_of(parse_criteria, answer) == "schema_violation"
+
+
+def test_an_echoed_rationale_placeholder_is_refused_but_angle_brackets_in_prose_are_not() -> None:
+    assert code_of(parse_scores, {"scores": {"a": 1, "b": 1}, "rationale": "<a few sentences>"}, NAMES) == (
+        "schema_violation"
+    )
+    reply = parse_scores({"scores": {"a": 1, "b": 1}, "rationale": "It ran `ls <dir>` correctly."}, NAMES)
+    assert reply.rationale == "It ran `ls <dir>` correctly."
+
+
+def test_a_weight_of_100_is_the_largest_accepted() -> None:
+    assert parse_criteria({"criteria": [{"name": "a", "weight": 100}]}).criteria[0].weight == 100.0

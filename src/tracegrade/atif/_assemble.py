@@ -110,18 +110,25 @@ def summarize(
     job_status: JobStatus,
     failure_reason: str | None,
     judge_counts: Mapping[str, int],
+    shard: bool = False,
 ) -> RunSummary:
-    """The headline metrics and counts of a run (pure: a merge of shards calls it too)."""
+    """The headline metrics and counts of a run (pure: a merge of shards calls it too).
+
+    A shard that received no roots completes with zero roots (``shard=True``); a whole job with
+    nothing to score fails. ``atif_complete`` is false when any input was invalid or skipped.
+    """
     score, count = collection_score(nodes, mode)
     roots = [n for n in nodes if n.depth == 0]
-    if job_status is JobStatus.COMPLETED and roots and all(n.status is NodeStatusCode.FAILED for n in roots):
+    if job_status == JobStatus.COMPLETED and roots and all(n.status is NodeStatusCode.FAILED for n in roots):
         job_status, failure_reason = JobStatus.FAILED, "every root trajectory failed"
-    if job_status is JobStatus.COMPLETED and not roots:
+    if job_status == JobStatus.COMPLETED and not roots and not shard:
         job_status, failure_reason = JobStatus.FAILED, "no trajectories to score"
     invalid_inputs = sum(1 for a in inputs if a.status is InputStatus.INVALID)
+    skipped_inputs = sum(1 for a in inputs if a.status is InputStatus.SKIPPED)
     complete = (
-        job_status is JobStatus.COMPLETED
+        job_status == JobStatus.COMPLETED
         and invalid_inputs == 0
+        and skipped_inputs == 0
         and all(n.status is NodeStatusCode.SCORED and n.complete for n in nodes)
     )
     steps = [s for n in nodes for s in n.steps]
@@ -135,7 +142,7 @@ def summarize(
         **{f"steps_{k}": v for k, v in sorted(step_status.items())},
         "failure_candidates": sum(s.failure_candidate for s in steps),
         "invalid_inputs": invalid_inputs,
-        "skipped_inputs": sum(1 for a in inputs if a.status is InputStatus.SKIPPED),
+        "skipped_inputs": skipped_inputs,
     }
     categories = Counter(s.category or s.categorization_status.value for s in steps if s.failure_candidate)
     return RunSummary(

@@ -74,7 +74,8 @@ class ResolvedCriteria:
     reference_registry_version: str | None = None
     reference_registry_sha256: str | None = None
     rubric_source: str | None = None
-    """Custom mode: the parameter that supplied the rubric (and the file, when there was one)."""
+    """Custom mode: the parameter that supplied the rubric (and the file, when there was one); auto mode
+    with the local judge: ``local_judge_generic_rubric`` (no derivation was asked for)."""
 
     @property
     def criteria_hash(self) -> str:

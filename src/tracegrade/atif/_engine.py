@@ -14,6 +14,7 @@ from typing import Any
 
 from evalhub.models.atif import Step
 
+from tracegrade.atif._content import step_content
 from tracegrade.atif._criteria import CriteriaFailure, ResolvedCriteria
 from tracegrade.atif._evidence import Evidence, build_evidence
 from tracegrade.atif._params import PartialResultPolicy, ScoringOptions
@@ -48,6 +49,8 @@ class NodeState:
     steps: dict[int, StepResult] = field(default_factory=dict)
     error_code: str | None = None
     message: str | None = None
+    error_order: int = 0
+    """Step index of the recorded failure (0 for criteria), so the earliest failure wins."""
 
     @property
     def scorable(self) -> bool:
@@ -73,9 +76,17 @@ class ScoringEngine:
     """Runs one collection through the judge; one engine per job."""
 
     def __init__(
-        self, judge: Judge, resolver: CriteriaResolver, options: ScoringOptions, progress: RunProgress | None = None
+        self,
+        judge: Judge,
+        resolver: CriteriaResolver,
+        options: ScoringOptions,
+        progress: RunProgress | None = None,
+        *,
+        coarse: bool = False,
     ) -> None:
         self.judge = judge
+        self.coarse = coarse
+        """Ask for the local judge's restricted answers (coarse scores, short rationales)."""
         self.resolver = resolver
         self.options = options
         self.progress = progress or RunProgress()
@@ -121,7 +132,7 @@ class ScoringEngine:
             self._fail(state, criteria.code, criteria.message)
             return
         for logical in state.node.steps:
-            if logical.copied:
+            if logical.copied and not self.options.score_copied_context:
                 state.steps[logical.index] = _step_result(logical, StepStatus.COPIED_CONTEXT)
                 self.progress.steps_done += 1
             else:
@@ -131,7 +142,9 @@ class ScoringEngine:
         while True:
             job = await self._queue.get()
             try:
-                if self.stopped_reason is None and job.state.error_code is None:
+                # A failed node's other steps still run: what is scored and categorised must not
+                # depend on which answer arrived first (only a stopped job skips work).
+                if self.stopped_reason is None:
                     self.progress.in_flight += 1
                     try:
                         await (self._score(job) if isinstance(job, _ScoreJob) else self._categorize(job))
@@ -146,12 +159,12 @@ class ScoringEngine:
         assert isinstance(criteria, ResolvedCriteria)
         try:
             evidence = self._evidence(state, logical, criteria)
-            verdict = await score_step(self.judge, criteria.rubric, evidence)
+            verdict = await score_step(self.judge, criteria.rubric, evidence, coarse=self.coarse)
         except JudgeError as error:
             state.steps[logical.index] = _step_result(logical, StepStatus.FAILED, error_code=error.code)
             self.progress.steps_done += 1
             self.progress.step_errors += 1
-            self._fail(state, error.code, f"step {logical.index}: {error.code}")
+            self._fail(state, error.code, f"step {logical.index}: {error.code}", order=logical.index)
             return
         candidate = verdict.score < self.options.failure_threshold
         state.steps[logical.index] = _step_result(
@@ -171,7 +184,7 @@ class ScoringEngine:
     async def _categorize(self, job: _CategorizeJob) -> None:
         current = job.state.steps[job.step.index]
         try:
-            answer = await categorize_step(self.judge, job.evidence, job.score)
+            answer = await categorize_step(self.judge, job.evidence, job.score, coarse=self.coarse)
         except JudgeError as error:
             invalid = error.code in PROTOCOL_ERROR_CODES
             update = {
@@ -206,9 +219,10 @@ class ScoringEngine:
             reference=criteria.reference_answer,
         )
 
-    def _fail(self, state: NodeState, code: str, message: str) -> None:
-        if state.error_code is None:
-            state.error_code, state.message = code, message
+    def _fail(self, state: NodeState, code: str, message: str, *, order: int = 0) -> None:
+        """Record a node failure; the earliest step's failure is kept, whichever finished first."""
+        if state.error_code is None or order < state.error_order:
+            state.error_code, state.message, state.error_order = code, message, order
         if self.options.partial_result_policy is PartialResultPolicy.FAIL_FAST and self.stopped_reason is None:
             self.stopped_reason = f"fail_fast: node {state.node.node_id} failed ({code})"
 
@@ -243,6 +257,7 @@ def _step_result(logical: LogicalStep, status: StepStatus, **values: Any) -> Ste
         segment=logical.segment,
         step_id=logical.step_id,
         source=logical.step.source,
+        content=step_content(logical.step),
         status=status,
         **values,
     )

@@ -18,7 +18,7 @@ from tracegrade.atif._run import score_paths
 from tracegrade.errors import ConfigError
 from tracegrade.judge._cache import JudgeCache
 from tracegrade.judge._judge import Judge
-from tracegrade.judge._local import LocalJudge
+from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES, LocalJudge
 from tracegrade.judge._settings import JudgeSettings, ResponseFormat
 from tracegrade.judge._telemetry import JudgeTelemetry
 from tracegrade.runs._folder import RunFolder
@@ -27,7 +27,7 @@ from tracegrade.runs._shard import Shard
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
 
-__all__ = ["JudgeTarget", "judge_settings", "open_judge", "run_atif_job"]
+__all__ = ["JudgeTarget", "effective_options", "judge_settings", "open_judge", "run_atif_job"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +80,7 @@ async def open_judge(
                     judge_max_attempts=options.judge_max_attempts,
                     judge_initial_backoff_seconds=options.judge_initial_backoff_seconds,
                     max_judge_requests=options.max_judge_requests,
+                    max_context_bytes=options.max_context_bytes,
                 )
                 async with Judge(settings, cache=cache, telemetry=telemetry) as judge:
                     yield judge
@@ -89,6 +90,14 @@ async def open_judge(
     finally:
         if cache is not None:
             cache.close()
+
+
+def effective_options(options: ScoringOptions, target: JudgeTarget) -> ScoringOptions:
+    """The options a job runs with: the local judge's smaller request budget unless one was given."""
+    if not target.local or "max_context_bytes" in options.model_fields_set:
+        return options
+    budget = min(options.max_context_bytes, LOCAL_MAX_CONTEXT_BYTES)
+    return options.model_copy(update={"max_context_bytes": budget})
 
 
 async def run_atif_job(
@@ -105,11 +114,17 @@ async def run_atif_job(
     progress: RunProgress | None = None,
     on_engine: Callable[[ScoringEngine], None] | None = None,
 ) -> tuple[EvaluationResults, dict[str, Path]]:
-    """Score ``paths`` and write the artifacts (also for failed or interrupted jobs)."""
+    """Score ``paths`` and write the artifacts (also for failed or interrupted jobs).
+
+    With the local judge the request budget is at most ``LOCAL_MAX_CONTEXT_BYTES`` unless
+    ``max_context_bytes`` was given: scoring and derivation then share (and record) that budget.
+    """
+    options = effective_options(options, target)
     telemetry = JudgeTelemetry(meter_provider, prefix="atif", job_id=job_id, scoring_mode=criteria.scoring_mode.value)
     async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
         results = await score_paths(
-            paths, options, criteria, judge, job_id=job_id, shard=shard, progress=progress, on_engine=on_engine
+            paths, options, criteria, judge, job_id=job_id, shard=shard, progress=progress, on_engine=on_engine,
+            local_judge=target.local,
         )
     artifacts = write_artifacts(results, out_dir) if out_dir is not None else {}
     return results, artifacts

@@ -23,7 +23,7 @@ class SubagentAggregation(StrEnum):
     """How node scores combine into the collection score."""
 
     FLAT = "flat"
-    """Mean of every scored node's own score (each node counts once, whatever its size)."""
+    """Mean of the own scores of the scored nodes under scored roots (each node counts once, whatever its size)."""
     HIERARCHICAL = "hierarchical"
     """Mean of the roots' subtree aggregates."""
     SEPARATE = "separate"
@@ -91,7 +91,13 @@ def _rollup(draft: NodeDraft, threshold: float, out: dict[str, NodeRollup]) -> N
 def collection_score(nodes: Sequence[NodeResult], mode: SubagentAggregation) -> tuple[float | None, int]:
     """The collection score and how many trajectories contribute to it."""
     if mode is SubagentAggregation.FLAT:
-        values = [n.own_score for n in nodes if n.status is NodeStatusCode.SCORED and n.own_score is not None]
+        # only the subtrees of roots that scored count (as in the other modes)
+        good_roots = {n.node_id for n in nodes if n.depth == 0 and n.status is NodeStatusCode.SCORED}
+        values = [
+            n.own_score
+            for n in nodes
+            if n.status is NodeStatusCode.SCORED and n.own_score is not None and n.root_id in good_roots
+        ]
     elif mode is SubagentAggregation.HIERARCHICAL:
         values = [n.aggregate for n in nodes if n.depth == 0 and n.aggregate is not None]
     else:

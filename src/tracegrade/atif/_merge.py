@@ -211,10 +211,10 @@ def _job_status(shards: Sequence[EvaluationResults], mode: SubagentAggregation) 
     A shard's "every root failed" or "no trajectories" verdict is only about that shard, so it is
     left for the merged summary to decide again.
     """
-    failed = [s for s in shards if s.summary.job_status is JobStatus.FAILED and not _verdict_of_summary(s, mode)]
+    failed = [s for s in shards if s.summary.job_status == JobStatus.FAILED and not _verdict_of_summary(s, mode)]
     if failed:
         return JobStatus.FAILED, failed[0].summary.failure_reason
-    interrupted = [s for s in shards if s.summary.job_status is JobStatus.INTERRUPTED]
+    interrupted = [s for s in shards if s.summary.job_status == JobStatus.INTERRUPTED]
     if interrupted:
         return JobStatus.INTERRUPTED, interrupted[0].summary.failure_reason
     return JobStatus.COMPLETED, None
@@ -224,7 +224,7 @@ def _verdict_of_summary(shard: EvaluationResults, mode: SubagentAggregation) -> 
     again = summarize(
         shard.nodes, _accounts(shard.inputs), mode, job_status=JobStatus.COMPLETED, failure_reason=None, judge_counts={}
     )
-    return again.job_status is JobStatus.FAILED and again.failure_reason == shard.summary.failure_reason
+    return again.job_status == JobStatus.FAILED and again.failure_reason == shard.summary.failure_reason
 
 
 def _judge_counts(shards: Sequence[EvaluationResults]) -> dict[str, int]:

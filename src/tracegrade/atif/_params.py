@@ -22,8 +22,8 @@ from tracegrade.rubric._models import ScoringMode
 
 __all__ = ["CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "parse_parameters"]
 
-_LOAD = {f.name: f.default for f in dataclasses.fields(LoadOptions)}
-_JUDGE = {f.name: f.default for f in dataclasses.fields(JudgeSettings)}
+_LOAD: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(LoadOptions)}
+_JUDGE: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(JudgeSettings)}
 
 
 class PartialResultPolicy(StrEnum):
@@ -57,7 +57,9 @@ class CriteriaInputs(BaseModel):
         "(object, or YAML/JSON text) for scoring_mode=custom."
     )
     custom_rubric: str | dict[str, Any] | None = Field(None, description="Older spelling of provider_params.rubric.")
-    custom_rubric_path: str | None = Field(None, description="Custom rubric file (YAML or JSON) for scoring_mode=custom.")
+    custom_rubric_path: str | None = Field(
+        None, description="Custom rubric file (YAML or JSON) for scoring_mode=custom."
+    )
 
 
 class ScoringOptions(BaseModel):
@@ -77,11 +79,17 @@ class ScoringOptions(BaseModel):
         description="Steps scoring below this are sent for failure categorisation.",
     )
     subagent_aggregation: SubagentAggregation = Field(
-        SubagentAggregation.FLAT, description="How subagents count in atif_overall_score: flat, hierarchical or separate."
+        SubagentAggregation.FLAT,
+        description="How subagents count in atif_overall_score: flat, hierarchical or separate.",
     )
     partial_result_policy: PartialResultPolicy = Field(
         PartialResultPolicy.FAIL_FAST,
         description="fail_fast stops at the first failed trajectory; skip_failed_trajectory keeps going.",
+    )
+    score_copied_context: bool = Field(
+        False,
+        description="Also score steps marked is_copied_context (replayed earlier context), so that every "
+        "recorded frame is scored; by default they are kept in the results but not scored again.",
     )
     max_subagent_depth: StrictInt = Field(
         _LOAD["max_subagent_depth"], ge=0, description="Deeper subagents are kept but left unscored."

@@ -8,6 +8,7 @@ from string import Template
 from typing import Any, Literal
 
 from tracegrade.atif._evidence import Evidence
+from tracegrade.atif._local_rubric import COARSE_SCORES, LOCAL_RATIONALE_CHARS
 from tracegrade.judge._request import JudgeRequest, context_overflow, dumps
 from tracegrade.rubric._models import MAX_CRITERIA, Rubric
 
@@ -25,7 +26,7 @@ __all__ = [
 
 Purpose = Literal["score", "derive", "categorize"]
 
-PROMPT_VERSION = "atif-context-v2"
+PROMPT_VERSION = "atif-context-v3"
 """Name of the ATIF prompt generation; recorded with every judge result."""
 
 CATEGORIES: dict[str, str] = {
@@ -55,18 +56,20 @@ _SCORE = Template(
     "when given, the expected answer in \"reference_answer\".\n"
     "<evidence>\n$evidence\n</evidence>\n\n"
     "For each criterion give a number between 0 (not met at all) and 1 (fully met) for the current "
-    "step, using the earlier material only as context. Use every criterion name exactly once and "
-    "no other names. Reply with one JSON object and nothing else:\n"
-    "{\"scores\": {\"<criterion name>\": <number from 0 to 1>}, \"rationale\": \"<a few sentences>\"}"
+    "step, using the earlier material only as context. A step that makes real progress on the task "
+    "with correct actions scores high; a step that does wrong, harmful, false or pointless things "
+    "scores low. Reply with one JSON object and nothing else. It has exactly two keys: \"scores\", "
+    "which maps every criterion name listed above (each exactly once, no other names) to its number, "
+    "and \"rationale\", one to three sentences in your own words saying why."
 )
 
 _DERIVE = Template(
     "Propose the criteria for judging each step of an agent's attempt at the task below.\n\n"
     "Task (JSON string):\n<task>\n$task\n</task>\n\n"
-    "Return between 1 and $max_criteria criteria. Give each a short unique snake_case name, a "
-    "one-sentence description of what a good step does, and a positive weight for its importance. "
-    "Reply with one JSON object and nothing else:\n"
-    "{\"criteria\": [{\"name\": \"<name>\", \"description\": \"<description>\", \"weight\": <number>}]}"
+    "Reply with one JSON object and nothing else. Its only key, \"criteria\", holds a list of 1 to "
+    "$max_criteria criteria suited to this task. Each criterion has three keys: \"name\", a short "
+    "snake_case name you choose (unique in the list); \"description\", one sentence you write about "
+    "what a good step does for this task; and \"weight\", a number from 1 to 10 for its importance."
 )
 
 _CATEGORIZE = Template(
@@ -75,7 +78,8 @@ _CATEGORIZE = Template(
     "Categories (JSON data):\n<categories>\n$categories\n</categories>\n\n"
     "Evidence (JSON data), laid out as for scoring:\n<evidence>\n$evidence\n</evidence>\n\n"
     "Choose \"none\" when no actionable failure can be identified. Reply with one JSON object and "
-    "nothing else:\n{\"category\": \"<one category name>\", \"rationale\": \"<a few sentences>\"}"
+    "nothing else. It has exactly two keys: \"category\", one category name from the list above, and "
+    "\"rationale\", one to three sentences in your own words saying why."
 )
 
 def _object(properties: dict[str, Any]) -> dict[str, Any]:
@@ -108,8 +112,14 @@ def template_hash(purpose: Purpose) -> str:
     return hashlib.sha256(material).hexdigest()
 
 
-def score_request(rubric: Rubric, evidence: Evidence) -> JudgeRequest:
+def score_request(rubric: Rubric, evidence: Evidence, *, coarse: bool = False) -> JudgeRequest:
     """Ask for one score per criterion of ``rubric`` for the evidence's current step.
+
+    Args:
+        rubric: The criteria to score.
+        evidence: The step and its context.
+        coarse: Restrict the answer's schema to scores 0, 0.25, 0.5, 0.75, 1 and a short
+            rationale (for the tiny local judge, whose server enforces the schema as a grammar).
 
     Raises:
         JudgeError: ``context_overflow`` when the complete request exceeds the evidence's budget.
@@ -117,7 +127,7 @@ def score_request(rubric: Rubric, evidence: Evidence) -> JudgeRequest:
     criteria = dumps([{"name": c.name, "description": c.description, "weight": c.weight}
                       for c in rubric.criteria]).decode()
     text = _SCORE.substitute(criteria=_embedded(criteria), evidence=_embedded(evidence.text))
-    return _request("score", text, score_schema(rubric), evidence.max_context_bytes)
+    return _request("score", text, score_schema(rubric, coarse=coarse), evidence.max_context_bytes)
 
 
 def derive_request(task: str, max_context_bytes: int) -> JudgeRequest:
@@ -130,24 +140,39 @@ def derive_request(task: str, max_context_bytes: int) -> JudgeRequest:
     return _request("derive", text, DERIVE_SCHEMA, max_context_bytes)
 
 
-def categorize_request(evidence: Evidence, score: float) -> JudgeRequest:
+def categorize_request(evidence: Evidence, score: float, *, coarse: bool = False) -> JudgeRequest:
     """Ask which failure category fits the evidence's current step, which scored ``score``.
+
+    ``coarse`` bounds the rationale's length in the schema (for the tiny local judge).
 
     Raises:
         JudgeError: ``context_overflow`` when the complete request exceeds the evidence's budget.
     """
     text = _CATEGORIZE.substitute(score=f"{score:.3f}", categories=dumps(CATEGORIES).decode(),
                                   evidence=_embedded(evidence.text))
-    return _request("categorize", text, CATEGORIZE_SCHEMA, evidence.max_context_bytes)
+    schema = _object({**CATEGORIZE_SCHEMA["properties"], "rationale": _rationale(coarse)})
+    return _request("categorize", text, schema, evidence.max_context_bytes)
 
 
-def score_schema(rubric: Rubric) -> dict[str, Any]:
-    """JSON schema of a scoring answer for exactly the criteria of ``rubric``."""
-    number = {"type": "number", "minimum": 0, "maximum": 1}
+def score_schema(rubric: Rubric, *, coarse: bool = False) -> dict[str, Any]:
+    """JSON schema of a scoring answer for exactly the criteria of ``rubric``.
+
+    ``coarse`` allows only the scores 0, 0.25, 0.5, 0.75 and 1 and a rationale of at most 400
+    characters: llama.cpp turns the schema into a grammar, which cannot express a numeric range.
+    """
+    number: dict[str, Any] = (
+        {"type": "number", "enum": list(COARSE_SCORES)} if coarse else {"type": "number", "minimum": 0, "maximum": 1}
+    )
     names = [c.name for c in rubric.criteria]
     scores = {"type": "object", "properties": dict.fromkeys(names, number), "required": names,
               "additionalProperties": False}
-    return _object({"scores": scores, "rationale": {"type": "string"}})
+    return _object({"scores": scores, "rationale": _rationale(coarse)})
+
+
+def _rationale(coarse: bool) -> dict[str, Any]:
+    if coarse:
+        return {"type": "string", "minLength": 1, "maxLength": LOCAL_RATIONALE_CHARS}
+    return {"type": "string"}
 
 
 def _embedded(json_text: str) -> str:

@@ -30,13 +30,15 @@ class StepJudgement:
     prompt_version: str = PROMPT_VERSION
 
 
-async def score_step(judge: Judge, rubric: Rubric, evidence: Evidence) -> StepJudgement:
+async def score_step(judge: Judge, rubric: Rubric, evidence: Evidence, *, coarse: bool = False) -> StepJudgement:
     """Score the evidence's current step against every criterion of ``rubric``.
+
+    ``coarse`` asks for the local judge's restricted answer schema (see ``score_schema``).
 
     Raises:
         JudgeError: ``context_overflow``, a transport/budget code or a protocol code.
     """
-    request = score_request(rubric, evidence)
+    request = score_request(rubric, evidence, coarse=coarse)
     reply = await judge.ask(request, score_parser(rubric))
     return StepJudgement(
         scores=reply.scores,
@@ -47,23 +49,27 @@ async def score_step(judge: Judge, rubric: Rubric, evidence: Evidence) -> StepJu
     )
 
 
-async def derive_criteria(judge: Judge, task: str) -> Rubric:
+async def derive_criteria(judge: Judge, task: str, max_context_bytes: int) -> Rubric:
     """Criteria for ``task`` proposed by the judge, as a weighted-mean rubric named ``auto``.
+
+    ``max_context_bytes`` is the job's request budget, the same one scoring requests use.
 
     Raises:
         JudgeError: ``context_overflow``, a transport/budget code or ``invalid_json`` /
             ``schema_violation`` (there is no fallback rubric).
     """
-    request = derive_request(task, judge.settings.max_context_bytes)
+    request = derive_request(task, max_context_bytes)
     reply = await judge.ask(request, parse_criteria)
     return reply.rubric()
 
 
-async def categorize_step(judge: Judge, evidence: Evidence, score: float) -> Categorization:
+async def categorize_step(judge: Judge, evidence: Evidence, score: float, *, coarse: bool = False) -> Categorization:
     """The failure category of the evidence's current step, which scored ``score``.
+
+    ``coarse`` bounds the rationale's length in the answer schema (the local judge).
 
     Raises:
         JudgeError: ``context_overflow``, a transport/budget code or a protocol code.
     """
-    request = categorize_request(evidence, score)
+    request = categorize_request(evidence, score, coarse=coarse)
     return await judge.ask(request, parse_categorization)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from tracegrade.judge._extract import protocol_error
 from tracegrade.rubric._models import MAX_CRITERIA, Criterion, Rubric
 
 __all__ = [
+    "MAX_DERIVED_WEIGHT",
     "MAX_RATIONALE_CHARS",
     "Categorization",
     "DerivedCriteria",
@@ -25,6 +27,10 @@ __all__ = [
 ]
 
 MAX_RATIONALE_CHARS = 2000
+MAX_DERIVED_WEIGHT = 100.0
+"""Largest weight accepted from a derivation; more is an absurd answer, not a judgement."""
+_PLACEHOLDER = re.compile(r"^\s*<[^<>]{1,60}>\s*$")
+"""Text that is only a ``<placeholder>``: the judge echoed a template instead of answering."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,11 +118,12 @@ def parse_categorization(answer: dict[str, Any]) -> Categorization:
 def parse_criteria(answer: dict[str, Any]) -> DerivedCriteria:
     """Validate ``{"criteria": [{"name", "description", "weight"}]}``.
 
-    A missing weight means 1.0 and a missing description falls back to the name.
+    A missing description falls back to the name; a missing weight makes the answer invalid.
 
     Raises:
         JudgeError: ``schema_violation`` unless there are 1-32 uniquely named criteria with
-            positive, finite, non-boolean weights.
+            positive, finite, non-boolean weights of at most 100, and no name or description is
+            an echoed ``<placeholder>``.
     """
     items = answer.get("criteria")
     if not isinstance(items, list) or not 1 <= len(items) <= MAX_CRITERIA:
@@ -132,12 +139,15 @@ def _criterion(item: Any) -> Criterion:
         raise protocol_error("schema_violation", "a criterion is not an object")
     name = item.get("name")
     description = item.get("description")
-    weight = item.get("weight", 1.0)
     if not isinstance(name, str) or (description is not None and not isinstance(description, str)):
         raise protocol_error("schema_violation", "a criterion name or description is not a string")
-    number = _finite_float(weight)
-    if number is None or number <= 0:
-        raise protocol_error("schema_violation", "a criterion weight is not a positive finite number")
+    if _echoed(name) or (description is not None and _echoed(description)):
+        raise protocol_error("schema_violation", "a criterion repeats a template placeholder")
+    if "weight" not in item:
+        raise protocol_error("schema_violation", "a criterion has no weight")
+    number = _finite_float(item["weight"])
+    if number is None or not 0 < number <= MAX_DERIVED_WEIGHT:
+        raise protocol_error("schema_violation", f"a criterion weight is not a number in (0, {MAX_DERIVED_WEIGHT:g}]")
     try:
         return Criterion(name=name, description=description or name, weight=number)
     except ValidationError:
@@ -168,4 +178,11 @@ def _rationale(answer: dict[str, Any]) -> str:
         return ""
     if not isinstance(rationale, str):
         raise protocol_error("schema_violation", "\"rationale\" is not a string")
+    if _echoed(rationale):
+        raise protocol_error("schema_violation", "\"rationale\" repeats a template placeholder")
     return rationale[:MAX_RATIONALE_CHARS]
+
+
+def _echoed(text: str) -> bool:
+    """True when ``text`` is nothing but a ``<placeholder>`` such as ``<name>``."""
+    return _PLACEHOLDER.match(text) is not None

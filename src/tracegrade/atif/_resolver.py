@@ -48,6 +48,7 @@ class CriteriaResolver:
         derive: DeriveCriteria | None = None,
         template_hash: str | None = None,
         prompt_version: str | None = None,
+        auto_source: str | None = None,
     ) -> None:
         if params.scoring_mode is ScoringMode.AUTO and (derive is None or not template_hash):
             raise TypeError("auto scoring mode needs a derive function and a non-empty template_hash")
@@ -57,6 +58,7 @@ class CriteriaResolver:
         self._derive = derive
         self._template_hash = template_hash
         self._prompt_version = prompt_version
+        self._auto_source = auto_source
         self._derivations: dict[_DerivationKey, asyncio.Future[Rubric]] = {}
 
     @property
@@ -113,6 +115,7 @@ class CriteriaResolver:
             task_hash=digest,
             prompt_version=self._prompt_version,
             template_hash=self._template_hash,
+            rubric_source=self._auto_source,
         )
 
     async def _derived(self, task: str, digest: str) -> Rubric:
@@ -189,6 +192,7 @@ def build_resolver(
     derive: DeriveCriteria | None = None,
     template_hash: str | None = None,
     prompt_version: str | None = None,
+    auto_source: str | None = None,
 ) -> CriteriaResolver:
     """Build the criteria resolver for one job.
 
@@ -196,11 +200,13 @@ def build_resolver(
         params: Parameters from :func:`validate_criteria_params`, or raw job parameters
             (validated here).
         derive: Auto mode only, required there: async function returning criteria for a task,
-            e.g. ``lambda task: derive_criteria(judge, task)``. It should raise
+            e.g. ``lambda task: derive_criteria(judge, task, budget)``. It should raise
             :class:`~tracegrade.errors.JudgeError` (with a code) when the judge's answer is unusable.
         template_hash: Auto mode only, required there: hash of the derivation prompt template;
             part of the derivation key and of provenance.
-        prompt_version: The judge prompt generation to record in provenance (e.g. ``atif-context-v2``).
+        prompt_version: The judge prompt generation to record in provenance (e.g. ``atif-context-v3``).
+        auto_source: Auto mode: where the criteria come from when ``derive`` does not ask the
+            judge (recorded as ``rubric_source``, e.g. the local judge's generic rubric).
 
     Returns:
         A resolver; call ``await resolver.resolve(node)`` for each node.
@@ -213,4 +219,6 @@ def build_resolver(
     """
     if not isinstance(params, CriteriaParams):
         params = validate_criteria_params(params)
-    return CriteriaResolver(params, derive=derive, template_hash=template_hash, prompt_version=prompt_version)
+    return CriteriaResolver(
+        params, derive=derive, template_hash=template_hash, prompt_version=prompt_version, auto_source=auto_source
+    )

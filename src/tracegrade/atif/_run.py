@@ -12,19 +12,20 @@ from tracegrade.atif._assemble import node_results, summarize
 from tracegrade.atif._criteria_params import CriteriaParams
 from tracegrade.atif._engine import RunProgress, ScoringEngine
 from tracegrade.atif._load import load_trajectories
+from tracegrade.atif._local_rubric import LOCAL_CRITERIA_SOURCE, LOCAL_GENERIC_RUBRIC
 from tracegrade.atif._params import ScoringOptions
 from tracegrade.atif._prompts import PROMPT_VERSION, template_hash
 from tracegrade.atif._questions import derive_criteria
 from tracegrade.atif._records import InputAccount, LoadResult, iter_nodes
-from tracegrade.atif._resolver import build_resolver
+from tracegrade.atif._resolver import CriteriaResolver, build_resolver
 from tracegrade.atif._results import EvaluationResults, InputRecord
 from tracegrade.atif._scores import NodeResult
 from tracegrade.judge._judge import Judge
-from tracegrade.rubric._models import ScoringMode
+from tracegrade.rubric._models import Rubric, ScoringMode
 from tracegrade.runs._shard import Shard
 from tracegrade.runs._status import JobStatus
 
-__all__ = ["run_parameters", "score_loaded", "score_paths"]
+__all__ = ["copied_context_policy", "criteria_source", "run_parameters", "score_loaded", "score_paths"]
 
 
 async def score_paths(
@@ -37,11 +38,13 @@ async def score_paths(
     shard: Shard | None = None,
     progress: RunProgress | None = None,
     on_engine: Callable[[ScoringEngine], None] | None = None,
+    local_judge: bool = False,
 ) -> EvaluationResults:
     """Load ``paths`` and score them; see :func:`score_loaded`."""
     loaded = await asyncio.to_thread(load_trajectories, paths, options.load_options())
     return await score_loaded(
-        loaded, options, criteria, judge, job_id=job_id, shard=shard, progress=progress, on_engine=on_engine
+        loaded, options, criteria, judge, job_id=job_id, shard=shard, progress=progress, on_engine=on_engine,
+        local_judge=local_judge,
     )
 
 
@@ -55,23 +58,20 @@ async def score_loaded(
     shard: Shard | None = None,
     progress: RunProgress | None = None,
     on_engine: Callable[[ScoringEngine], None] | None = None,
+    local_judge: bool = False,
 ) -> EvaluationResults:
     """Score loaded trees: every step through the judge, rolled up, summarised.
 
     The returned results always describe what finished, also when the job failed (fail_fast) or
-    was interrupted (``summary.job_status`` says which).
+    was interrupted (``summary.job_status`` says which). With ``local_judge`` (the tiny embedded
+    judge) auto mode uses the fixed generic rubric instead of a derivation, and answers are
+    restricted to coarse scores and short rationales; both are recorded.
     """
     roots = loaded.roots if shard is None else shard.select(loaded.roots, key=lambda root: root.node_id)
     if options.num_examples is not None:
         roots = roots[: options.num_examples]
-    auto = criteria.scoring_mode is ScoringMode.AUTO
-    resolver = build_resolver(
-        criteria,
-        derive=(lambda task: derive_criteria(judge, task)) if auto else None,
-        template_hash=template_hash("derive") if auto else None,
-        prompt_version=PROMPT_VERSION,
-    )
-    engine = ScoringEngine(judge, resolver, options, progress)
+    resolver = _resolver(criteria, judge, options.max_context_bytes, local_judge=local_judge)
+    engine = ScoringEngine(judge, resolver, options, progress, coarse=local_judge)
     if on_engine is not None:
         on_engine(engine)
     states = await engine.run(roots)
@@ -88,24 +88,57 @@ async def score_loaded(
         job_status=status,
         failure_reason=engine.stopped_reason,
         judge_counts=judge.stats.as_dict(),
+        shard=shard is not None,
     )
     provenance = {
         "judge": judge.provenance(),
         "prompt_version": PROMPT_VERSION,
         "template_hashes": {p: template_hash(p) for p in ("score", "derive", "categorize")},
         "scored_frames": "all",
-        "copied_context": "kept, not scored",
+        "copied_context": copied_context_policy(options),
     }
     return EvaluationResults(
         job_id=job_id,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         shard=str(shard) if shard is not None else None,
-        parameters=run_parameters(options, criteria, judge, complete=summary.atif_complete),
+        parameters=run_parameters(
+            options, criteria, judge, complete=summary.atif_complete,
+            criteria_source=criteria_source(criteria, local_judge),
+        ),
         provenance=provenance,
         summary=summary,
         inputs=[InputRecord.of(a) for a in inputs],
         nodes=nodes,
     )
+
+
+def _resolver(criteria: CriteriaParams, judge: Judge, budget: int, *, local_judge: bool) -> CriteriaResolver:
+    """The job's resolver; derivations use the same request budget as scoring."""
+    if criteria.scoring_mode is not ScoringMode.AUTO:
+        return build_resolver(criteria, prompt_version=PROMPT_VERSION)
+    if local_judge:
+
+        async def generic(task: str) -> Rubric:
+            return LOCAL_GENERIC_RUBRIC
+
+        fixed = f"fixed:{LOCAL_GENERIC_RUBRIC.criteria_hash}"
+        return build_resolver(
+            criteria, derive=generic, template_hash=fixed, prompt_version=PROMPT_VERSION,
+            auto_source=LOCAL_CRITERIA_SOURCE,
+        )
+    return build_resolver(
+        criteria,
+        derive=lambda task: derive_criteria(judge, task, budget),
+        template_hash=template_hash("derive"),
+        prompt_version=PROMPT_VERSION,
+    )
+
+
+def criteria_source(criteria: CriteriaParams, local_judge: bool) -> str:
+    """Where the job's criteria came from, as recorded in ``atif_criteria_source``."""
+    if criteria.scoring_mode is ScoringMode.AUTO:
+        return LOCAL_CRITERIA_SOURCE if local_judge else "derived_by_judge"
+    return criteria.scoring_mode.value
 
 
 def _shard_inputs(loaded: LoadResult, shard: Shard, nodes: Sequence[NodeResult]) -> tuple[InputAccount, ...]:
@@ -122,8 +155,13 @@ def _shard_inputs(loaded: LoadResult, shard: Shard, nodes: Sequence[NodeResult])
     return tuple(a for a in loaded.inputs if a.path in mine or (shard.index == 0 and a.path not in everywhere))
 
 
+def copied_context_policy(options: ScoringOptions) -> str:
+    """How steps marked ``is_copied_context`` were treated: ``scored``, or ``kept_not_scored``."""
+    return "scored" if options.score_copied_context else "kept_not_scored"
+
+
 def run_parameters(
-    options: ScoringOptions, criteria: CriteriaParams, judge: Judge, *, complete: bool
+    options: ScoringOptions, criteria: CriteriaParams, judge: Judge, *, complete: bool, criteria_source: str
 ) -> dict[str, Any]:
     """The run's parameters as recorded with the results and logged to MLflow."""
     values: dict[str, Any] = options.model_dump(mode="json")
@@ -139,6 +177,8 @@ def run_parameters(
             "atif_prompt_version": PROMPT_VERSION,
             "atif_judge": judge.settings.model,
             "atif_scored_frames": "all",
+            "atif_criteria_source": criteria_source,
+            "atif_copied_context": copied_context_policy(options),
             "atif_complete": complete,
         }
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tracegrade.atif._content import StepContent
 from tracegrade.runs._status import JobStatus
 
 __all__ = [
@@ -87,6 +88,8 @@ class StepResult(_Record):
     categorization_status: CategorizationStatus = CategorizationStatus.NOT_NEEDED
     categorization_rationale: str | None = None
     categorization_error_code: str | None = None
+    content: StepContent | None = None
+    """What the judge saw of the step, each part cut to a few KB (for reviewers; null in older results)."""
 
 
 class NodeResult(_Record):

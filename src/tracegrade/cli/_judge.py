@@ -27,6 +27,8 @@ _JUDGE = "Judge"
 _SCORING = "Scoring"
 _LIMITS = "Limits"
 _OUTPUT = "Output"
+_LOCAL_RUBRIC = "local_judge_generic_rubric"
+"""``atif_criteria_source`` of a local-judge run in auto mode (tracegrade.atif._local_rubric)."""
 _LIMIT_FIELDS = (
     "max_subagent_depth", "max_total_steps", "max_file_bytes", "max_trajectory_files", "max_steps_per_trajectory",
     "num_examples", "tolerant_inputs",
@@ -227,6 +229,7 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     rate = summary.atif_failure_categorization_rate
     table.add_row("atif_failure_categorization_rate (validity proxy)", "—" if rate is None else f"{rate:.4f}")
     table.add_row("subagent_aggregation", summary.subagent_aggregation)
+    table.add_row("criteria", str(results.parameters.get("atif_criteria_source", "")))
     table.add_row("atif_complete", str(summary.atif_complete).lower())
     reason = f" ({summary.failure_reason})" if summary.failure_reason else ""
     table.add_row("job_status", f"{summary.job_status}{reason}")
@@ -237,6 +240,12 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
     Console().print(table)
+    if results.parameters.get("atif_criteria_source") == _LOCAL_RUBRIC:
+        Console().print(
+            "The local judge cannot derive criteria: every step was scored against one fixed generic criterion "
+            "(step_quality) with coarse scores (0, 0.25, 0.5, 0.75, 1). Its scores are weak; see the README.",
+            markup=False,
+        )
     Console().print(
         f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html, manifest.json)",
         markup=False,
@@ -248,7 +257,17 @@ def _exit(results: EvaluationResults, fail_under: float | None) -> None:
     if status is JobStatus.INTERRUPTED:
         raise KeyboardInterrupt
     if status is JobStatus.FAILED:
-        raise typer.Exit(int(ExitCode.OPERATIONAL))
+        raise typer.Exit(int(_failed_exit_code(results)))
     score = results.summary.atif_overall_score
     if fail_under is not None and (score is None or score < fail_under):
         raise ThresholdNotMetError(f"collection score {score} is below --fail-under {fail_under}")
+
+
+_INPUT_STEP_CODES = frozenset({"context_overflow"})
+"""Step failures caused by the input itself (a step too large for any judge request), not by the judge."""
+
+
+def _failed_exit_code(results: EvaluationResults) -> ExitCode:
+    """Exit 2 when every failed step failed because of its input (e.g. an 8 MB step), else 4."""
+    codes = {step.error_code for node in results.nodes for step in node.steps if step.error_code is not None}
+    return ExitCode.INVALID_INPUT if codes and codes <= _INPUT_STEP_CODES else ExitCode.OPERATIONAL

@@ -50,7 +50,7 @@ class Criterion(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: Annotated[str, Field(min_length=1, max_length=200)]
+    name: Annotated[str, Field(min_length=1, max_length=MAX_DESCRIPTION_CHARS)]
     """Unique, non-empty identifier the judge must echo back."""
     description: Annotated[str, Field(min_length=1, max_length=MAX_DESCRIPTION_CHARS)]
     """What the criterion asks of a step."""
@@ -123,5 +123,9 @@ def aggregate(rubric: Rubric, scores: dict[str, float]) -> float:
         return min(scores.values())
     if rubric.aggregation is Aggregation.MEAN:
         return sum(scores.values()) / len(scores)
-    total = sum(c.weight for c in rubric.criteria)
-    return sum(scores[c.name] * c.weight for c in rubric.criteria) / total
+    # Weights are scaled by the largest one first, so every weight the validator accepts (up to
+    # 1.8e308, down to 5e-324) lies in (0, 1]: the sums can neither overflow nor lose subnormals.
+    heaviest = max(c.weight for c in rubric.criteria)
+    shares = [(scores[c.name], c.weight / heaviest) for c in rubric.criteria]
+    combined = math.fsum(s * w for s, w in shares) / math.fsum(w for _, w in shares)
+    return min(max(combined, min(scores.values())), max(scores.values()))

@@ -13,10 +13,12 @@ from typing import Any
 from tracegrade.errors import ConfigError
 from tracegrade.rubric._models import MAX_CRITERIA, MAX_DESCRIPTION_CHARS, Aggregation, Criterion, Rubric
 
-__all__ = ["MAX_NAME_CHARS", "check_keys", "rubric_from_data", "text_field", "version_text"]
+__all__ = ["MAX_CRITERION_NAME_CHARS", "MAX_NAME_CHARS", "check_keys", "rubric_from_data", "text_field", "version_text"]
 
 MAX_NAME_CHARS = 200
-"""Longest criterion or rubric name accepted."""
+"""Longest rubric name or reference id accepted."""
+MAX_CRITERION_NAME_CHARS = MAX_DESCRIPTION_CHARS
+"""Longest criterion name accepted (2,000 characters, like descriptions)."""
 
 _RUBRIC_KEYS = frozenset({"name", "version", "aggregation", "criteria", "description"})
 _CRITERION_KEYS = frozenset({"name", "description", "weight"})
@@ -33,7 +35,7 @@ def rubric_from_data(
     """Validate a parsed rubric document and build the rubric.
 
     The document is ``{name?, version?, aggregation?, description?, criteria: [...]}``
-    where each criterion is ``{name, description, weight?}``.
+    where each criterion is ``{name, description, weight}`` (a criterion without a weight is invalid).
 
     Args:
         data: The parsed document.
@@ -98,11 +100,11 @@ def _criteria(value: object, where: str) -> tuple[Criterion, ...]:
 def _criterion(item: object, index: int, where: str) -> Criterion:
     label = f"criteria[{index}]"
     mapping = _mapping(item, where, label)
-    check_keys(mapping, allowed=_CRITERION_KEYS, required=("name", "description"), where=f"{where}: {label}")
-    name = _name(mapping["name"], where, f"{label} name")
-    label = f"criterion {name!r}"
+    check_keys(mapping, allowed=_CRITERION_KEYS, required=("name", "description", "weight"), where=f"{where}: {label}")
+    name = text_field(mapping["name"], where, f"{label} name", max_chars=MAX_CRITERION_NAME_CHARS)
+    label = f"criterion {name[:80]!r}"
     description = text_field(mapping["description"], where, f"{label} description", max_chars=MAX_DESCRIPTION_CHARS)
-    weight = _weight(mapping.get("weight", 1.0), where, label)
+    weight = _weight(mapping["weight"], where, label)
     return Criterion(name=name, description=description, weight=weight)
 
 
@@ -110,6 +112,8 @@ def _weight(value: object, where: str, label: str) -> float:
     rule = f"{where}: {label} weight must be a positive finite number"
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{rule}, got {type(value).__name__} {_short(value)}")
+    if isinstance(value, int) and value.bit_length() > 1023:  # float() would overflow (and repr may refuse it)
+        raise ConfigError(f"{rule}, got an integer of {value.bit_length():,} bits")
     if not math.isfinite(value) or value <= 0:
         raise ConfigError(f"{rule}, got {value!r}")
     return float(value)
@@ -160,6 +164,8 @@ def version_text(value: object, where: str) -> str:
     """
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise ConfigError(f"{where}: version must be a string or an integer")
+    if isinstance(value, int) and value.bit_length() > 700:  # over 200 digits: refused below anyway
+        raise ConfigError(f"{where}: version must be at most {MAX_NAME_CHARS} characters")
     return _name(str(value), where, "version")
 
 

@@ -9,7 +9,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from evalhub.adapter import AdapterSettings, FrameworkAdapter, JobCallbacks, JobPhase, JobResults, JobSpec
@@ -21,6 +21,7 @@ from tracegrade.atif._engine import RunProgress, ScoringEngine
 from tracegrade.atif._job import JudgeTarget, run_atif_job
 from tracegrade.atif._params import ScoringOptions, parse_parameters
 from tracegrade.atif._results import EvaluationResults
+from tracegrade.errors import TracegradeError
 from tracegrade.integrations.evalhub._mlflow import save_run
 from tracegrade.integrations.evalhub._params import job_parameters, judge_target
 from tracegrade.integrations.evalhub._results import check_outcome, job_results
@@ -78,14 +79,38 @@ class AtifAdapter(FrameworkAdapter):
         reporter.enter(JobPhase.POST_PROCESSING, "writing the results")
         self.output_dir = self._output_dir()
         artifacts = write_artifacts(results, self.output_dir)
-        check_outcome(results)
         outcome = job_results(spec, results, time.monotonic() - started)
+        try:
+            check_outcome(results)
+        except TracegradeError:
+            # What was computed before the failure must outlive a pod's temporary folder.
+            self._save_failed(callbacks, spec, outcome, results, artifacts, reporter)
+            raise
         if spec.experiment_name:
             reporter.enter(JobPhase.PERSISTING_ARTIFACTS, f"saving to MLflow experiment {spec.experiment_name}")
             run_id = save_run(callbacks, spec, outcome, run_params(results), artifacts, self.settings.mlflow_backend)
             outcome.mlflow_run_id = run_id
         outcome.duration_seconds = round(time.monotonic() - started, 3)
         return outcome
+
+    def _save_failed(
+        self,
+        callbacks: JobCallbacks,
+        spec: JobSpec,
+        outcome: JobResults,
+        results: EvaluationResults,
+        artifacts: Mapping[str, Path],
+        reporter: StatusReporter,
+    ) -> None:
+        """Save a failed job's finished results to MLflow (when it has an experiment); never masks the failure."""
+        if not spec.experiment_name:
+            logger.warning("job %s failed; its partial results are in %s", spec.id, self.output_dir)
+            return
+        reporter.enter(JobPhase.PERSISTING_ARTIFACTS, f"saving the failed job's results to {spec.experiment_name}")
+        try:
+            save_run(callbacks, spec, outcome, run_params(results), artifacts, self.settings.mlflow_backend)
+        except TracegradeError:
+            logger.warning("job %s failed and its partial results stay in %s", spec.id, self.output_dir)
 
     async def _score(
         self,

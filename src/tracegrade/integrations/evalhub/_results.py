@@ -25,6 +25,8 @@ _PARAMETERS = (
     "atif_judge",
     "atif_scored_frames",
     "atif_complete",
+    "atif_copied_context",
+    "atif_criteria_source",
     "scoring_mode",
     "benchmark_name",
     "reference_rubric",
@@ -36,6 +38,7 @@ _PARAMETERS = (
     "max_subagent_depth",
     "num_examples",
     "tolerant_inputs",
+    "score_copied_context",
 )
 """Run parameters copied into the metadata (``atif_`` added where missing)."""
 
@@ -48,9 +51,9 @@ def check_outcome(results: EvaluationResults) -> None:
             ``no_score`` when nothing could be scored (a missing score is never reported as 0).
     """
     summary = results.summary
-    if summary.job_status is JobStatus.INTERRUPTED:
+    if summary.job_status == JobStatus.INTERRUPTED:
         raise TracegradeError("the job was interrupted before every step was scored", code="job_interrupted")
-    if summary.job_status is not JobStatus.COMPLETED:
+    if summary.job_status != JobStatus.COMPLETED:
         raise TracegradeError(summary.failure_reason or "the scoring run failed", code="job_failed")
     if summary.atif_overall_score is None:
         counts = summary.counts

@@ -1,0 +1,55 @@
+"""An in-process judge whose answers come from markers in the steps, after a chosen delay.
+
+Built on :class:`tracegrade.judge.testing.FakeJudge`: ``SCORE:x`` scores every criterion ``x``,
+``FAIL`` answers a transport error, ``SLOW`` a timeout, ``CAT:name`` picks the category.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from tracegrade.errors import JudgeError
+from tracegrade.judge import JudgeRequest, JudgeSettings
+from tracegrade.judge.testing import FakeJudge
+
+R = TypeVar("R")
+
+_CURRENT = re.compile(r'"current_step":\{[^{}]*?"message":"([^"]*)"')
+
+
+def marker_answer(request: JudgeRequest) -> dict[str, Any] | Exception:
+    prompt = request.messages[-1]["content"]
+    match = _CURRENT.search(prompt)
+    message = match.group(1) if match else ""
+    if request.purpose == "derive":
+        return {"criteria": [{"name": "fits_task", "description": "Serves the task", "weight": 1}]}
+    if request.purpose == "categorize":
+        category = re.search(r"CAT:(\w+)", message)
+        return {"category": category.group(1) if category else "reasoning_failure", "rationale": "marker"}
+    if "FAIL" in message:
+        return JudgeError("scripted transport failure", code="transport_error")
+    if "SLOW" in message:
+        return JudgeError("scripted timeout", code="timeout")
+    score = re.search(r"SCORE:([0-9.]+)", message)
+    names = request.response_schema["properties"]["scores"]["required"]
+    return {"scores": dict.fromkeys(names, float(score.group(1)) if score else 0.9), "rationale": "marker"}
+
+
+class DelayedJudge:
+    """A FakeJudge behind ``await asyncio.sleep(delay(request))``, with the attributes a run records."""
+
+    def __init__(self, delay: Callable[[JudgeRequest], float] = lambda request: 0.0) -> None:
+        self.fake = FakeJudge(marker_answer)
+        self.delay = delay
+        self.settings = JudgeSettings(base_url="http://fake.invalid/v1", model="fake")
+        self.stats = self.fake.stats
+
+    async def ask(self, request: JudgeRequest, parse: Callable[[dict[str, Any]], R]) -> R:
+        await asyncio.sleep(self.delay(request))
+        return await self.fake.ask(request, parse)  # type: ignore[type-var]
+
+    def provenance(self) -> dict[str, Any]:
+        return {"model": "fake"}
