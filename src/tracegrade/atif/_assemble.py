@@ -16,6 +16,7 @@ from tracegrade.atif._maths import (
     rollup,
 )
 from tracegrade.atif._records import InputAccount, InputStatus, NodeStatus
+from tracegrade.atif._repeats import repeat_summary
 from tracegrade.atif._scores import NodeResult, NodeStatusCode, RunSummary, StepResult, StepStatus
 from tracegrade.runs._status import JobStatus
 
@@ -111,6 +112,7 @@ def summarize(
     failure_reason: str | None,
     judge_counts: Mapping[str, int],
     shard: bool = False,
+    repeats: int = 1,
 ) -> RunSummary:
     """The headline metrics and counts of a run (pure: a merge of shards calls it too).
 
@@ -158,4 +160,5 @@ def summarize(
         counts=counts,
         categories=dict(sorted(categories.items())),
         judge=dict(judge_counts),
+        repeats=repeat_summary(nodes, score, mode.value, repeats) if repeats > 1 else None,
     )

@@ -18,8 +18,10 @@ from tracegrade.atif._content import step_content
 from tracegrade.atif._criteria import CriteriaFailure, ResolvedCriteria
 from tracegrade.atif._evidence import Evidence, build_evidence
 from tracegrade.atif._params import PartialResultPolicy, ScoringOptions
-from tracegrade.atif._questions import categorize_step, score_step
+from tracegrade.atif._questions import StepJudgement, categorize_step, score_step
 from tracegrade.atif._records import LogicalStep, NodeStatus, TrajectoryNode
+from tracegrade.atif._repeat_records import StepRepeats
+from tracegrade.atif._repeats import repeat_seed, step_repeats
 from tracegrade.atif._resolver import CriteriaResolver
 from tracegrade.atif._scores import CategorizationStatus, StepResult, StepStatus
 from tracegrade.errors import JudgeError
@@ -58,10 +60,27 @@ class NodeState:
         return self.node.status is NodeStatus.LOADED
 
 
+@dataclass
+class _Verdicts:
+    """The verdicts of one step's repeats as they arrive (``judge_repeats`` > 1)."""
+
+    count: int
+    verdicts: dict[int, StepJudgement] = field(default_factory=dict)
+    errors: dict[int, str] = field(default_factory=dict)
+    evidence: Evidence | None = None
+
+    @property
+    def done(self) -> bool:
+        return len(self.verdicts) + len(self.errors) == self.count
+
+
 @dataclass(frozen=True, slots=True)
 class _ScoreJob:
     state: NodeState
     step: LogicalStep
+    repeat: int = 0
+    verdicts: _Verdicts | None = None
+    """Shared by the repeats of one step; None for a single verdict."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +154,12 @@ class ScoringEngine:
             if logical.copied and not self.options.score_copied_context:
                 state.steps[logical.index] = _step_result(logical, StepStatus.COPIED_CONTEXT)
                 self.progress.steps_done += 1
-            else:
+            elif self.options.judge_repeats == 1:
                 self._queue.put_nowait(_ScoreJob(state, logical))
+            else:
+                verdicts = _Verdicts(self.options.judge_repeats)
+                for repeat in range(verdicts.count):
+                    self._queue.put_nowait(_ScoreJob(state, logical, repeat, verdicts))
 
     async def _worker(self) -> None:
         while True:
@@ -157,15 +180,44 @@ class ScoringEngine:
         state, logical = job.state, job.step
         criteria = state.criteria
         assert isinstance(criteria, ResolvedCriteria)
+        seed = repeat_seed(self.options.judge_seed, job.repeat) if job.repeat else None
         try:
             evidence = self._evidence(state, logical, criteria)
-            verdict = await score_step(self.judge, criteria.rubric, evidence, coarse=self.coarse)
+            verdict = await score_step(self.judge, criteria.rubric, evidence, coarse=self.coarse, seed=seed)
         except JudgeError as error:
-            state.steps[logical.index] = _step_result(logical, StepStatus.FAILED, error_code=error.code)
-            self.progress.steps_done += 1
-            self.progress.step_errors += 1
-            self._fail(state, error.code, f"step {logical.index}: {error.code}", order=logical.index)
+            if job.verdicts is None:
+                self._step_failed(state, logical, error.code)
+                return
+            job.verdicts.errors[job.repeat] = error.code
+        else:
+            if job.verdicts is None:
+                self._scored(state, logical, verdict, evidence)
+                return
+            job.verdicts.verdicts[job.repeat] = verdict
+            job.verdicts.evidence = evidence
+        if job.verdicts.done:
+            self._combine(state, logical, job.verdicts)
+
+    def _step_failed(self, state: NodeState, logical: LogicalStep, code: str) -> None:
+        state.steps[logical.index] = _step_result(logical, StepStatus.FAILED, error_code=code)
+        self.progress.steps_done += 1
+        self.progress.step_errors += 1
+        self._fail(state, code, f"step {logical.index}: {code}", order=logical.index)
+
+    def _combine(self, state: NodeState, logical: LogicalStep, verdicts: _Verdicts) -> None:
+        """Score a step with the mean of its repeats; any failed repeat fails the step (never a partial mean)."""
+        if verdicts.errors:
+            self._step_failed(state, logical, verdicts.errors[min(verdicts.errors)])
             return
+        ordered = [verdicts.verdicts[r] for r in range(verdicts.count)]
+        assert verdicts.evidence is not None
+        mean = _mean_judgement(ordered)
+        seeds = [repeat_seed(self.options.judge_seed, r) for r in range(verdicts.count)]
+        spread = step_repeats([v.score for v in ordered], seeds, self.options.failure_threshold)
+        self._scored(state, logical, mean, verdicts.evidence, repeats=spread)
+
+    def _scored(self, state: NodeState, logical: LogicalStep, verdict: StepJudgement, evidence: Evidence,
+                *, repeats: StepRepeats | None = None) -> None:
         candidate = verdict.score < self.options.failure_threshold
         state.steps[logical.index] = _step_result(
             logical,
@@ -176,6 +228,7 @@ class ScoringEngine:
             omitted_history=verdict.omitted_history,
             failure_candidate=candidate,
             categorization_status=CategorizationStatus.NOT_RUN if candidate else CategorizationStatus.NOT_NEEDED,
+            repeats=repeats,
         )
         self.progress.steps_done += 1
         if candidate:
@@ -260,4 +313,18 @@ def _step_result(logical: LogicalStep, status: StepStatus, **values: Any) -> Ste
         content=step_content(logical.step),
         status=status,
         **values,
+    )
+
+
+def _mean_judgement(verdicts: list[StepJudgement]) -> StepJudgement:
+    """One judgement from repeats: mean score and criterion scores; the first verdict's rationale."""
+    first = verdicts[0]
+    names = first.scores.keys()
+    return StepJudgement(
+        scores={name: sum(v.scores[name] for v in verdicts) / len(verdicts) for name in names},
+        score=sum(v.score for v in verdicts) / len(verdicts),
+        rationale=first.rationale,
+        omitted_history=first.omitted_history,
+        template_hash=first.template_hash,
+        prompt_version=first.prompt_version,
     )

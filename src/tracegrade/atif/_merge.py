@@ -58,6 +58,7 @@ def merge_results(results: Sequence[EvaluationResults]) -> EvaluationResults:
         job_status=status,
         failure_reason=reason,
         judge_counts=_judge_counts(shards),
+        repeats=int(first.parameters.get("judge_repeats", 1)),
     )
     return EvaluationResults(
         job_id=first.job_id,

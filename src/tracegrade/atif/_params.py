@@ -132,6 +132,11 @@ class ScoringOptions(BaseModel):
     )
     judge_max_tokens: StrictInt | None = Field(_JUDGE["max_tokens"], ge=1, description="Judge answer token limit.")
     judge_seed: StrictInt | None = Field(None, description="Judge sampling seed, when the endpoint supports one.")
+    judge_repeats: StrictInt = Field(
+        1, ge=1, le=20,
+        description="Independent verdicts per step (distinct seeds, each cached); the step score is their mean "
+        "and the results report their spread. 1 keeps single-verdict results unchanged.",
+    )
 
     def load_options(self) -> LoadOptions:
         """The loader's limits and mode."""

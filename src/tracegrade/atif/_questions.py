@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from tracegrade.atif._evidence import Evidence
@@ -30,15 +31,20 @@ class StepJudgement:
     prompt_version: str = PROMPT_VERSION
 
 
-async def score_step(judge: Judge, rubric: Rubric, evidence: Evidence, *, coarse: bool = False) -> StepJudgement:
+async def score_step(
+    judge: Judge, rubric: Rubric, evidence: Evidence, *, coarse: bool = False, seed: int | None = None
+) -> StepJudgement:
     """Score the evidence's current step against every criterion of ``rubric``.
 
-    ``coarse`` asks for the local judge's restricted answer schema (see ``score_schema``).
+    ``coarse`` asks for the local judge's restricted answer schema (see ``score_schema``); ``seed``
+    replaces the judge's sampling seed for this request (a repeated judgement), None keeps it.
 
     Raises:
         JudgeError: ``context_overflow``, a transport/budget code or a protocol code.
     """
     request = score_request(rubric, evidence, coarse=coarse)
+    if seed is not None:
+        request = dataclasses.replace(request, seed=seed)
     reply = await judge.ask(request, score_parser(rubric))
     return StepJudgement(
         scores=reply.scores,

@@ -113,6 +113,7 @@ def _cards(results: EvaluationResults) -> list[dict[str, Any]]:
             "hint": summary.failure_reason,
             "kind": "good" if summary.job_status.value == "completed" else "bad",
         },
+        *_repeat_cards(summary),
         {"label": "judge", "value": str(judge.get("model", MISSING)), "hint": _judge_hint(judge), "kind": "text"},
         {
             "label": "prompt version",
@@ -216,6 +217,7 @@ def _step(step: StepResult) -> dict[str, Any]:
         "criterion_scores": sorted((step.criterion_scores or {}).items()),
         "rationale": step.rationale,
         "omitted_history": step.omitted_history,
+        "spread": _spread(step),
         "error_code": step.error_code,
         "failure_candidate": step.failure_candidate,
         "category": step.category,
@@ -225,6 +227,33 @@ def _step(step: StepResult) -> dict[str, Any]:
         "filter_category": _filter_category(step),
         "content": step.content,
     }
+
+
+def _spread(step: StepResult) -> str | None:
+    """The verdicts of a repeated step in one line; None without repeats."""
+    spread = step.repeats
+    if spread is None:
+        return None
+    verdicts = ", ".join(fmt_score(score) for score in spread.scores)
+    unstable = " · straddles the failure threshold" if spread.unstable else ""
+    return f"{len(spread.scores)} verdicts ({verdicts}) · sd {fmt_score(spread.std)}{unstable}"
+
+
+def _repeat_cards(summary: RunSummary) -> list[dict[str, Any]]:
+    repeats = summary.repeats
+    if repeats is None:
+        return []
+    interval = repeats.overall_score_interval
+    bounds = (MISSING if interval.low is None or interval.high is None
+              else f"{fmt_score(interval.low)}–{fmt_score(interval.high)}")
+    return [
+        {"label": "unstable steps", "value": fmt_pct(repeats.unstable_share),
+         "hint": f"{repeats.unstable_steps} of {repeats.steps} steps straddle the threshold "
+                 f"({repeats.repeats} verdicts each)",
+         "kind": "warn" if repeats.unstable_steps else "good"},
+        {"label": "score interval", "value": bounds, "kind": "text",
+         "hint": interval.reason or f"{interval.level:.0%} bootstrap over steps"},
+    ]
 
 
 def _filter_category(step: StepResult) -> str:

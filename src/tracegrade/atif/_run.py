@@ -89,6 +89,7 @@ async def score_loaded(
         failure_reason=engine.stopped_reason,
         judge_counts=judge.stats.as_dict(),
         shard=shard is not None,
+        repeats=options.judge_repeats,
     )
     provenance = {
         "judge": judge.provenance(),
@@ -165,6 +166,8 @@ def run_parameters(
 ) -> dict[str, Any]:
     """The run's parameters as recorded with the results and logged to MLflow."""
     values: dict[str, Any] = options.model_dump(mode="json")
+    if options.judge_repeats == 1:
+        del values["judge_repeats"]  # recorded only when it changes the results
     values.update(
         {
             "scoring_mode": criteria.scoring_mode.value,

@@ -5,9 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from tracegrade.atif._content import StepContent
+from tracegrade.atif._repeat_records import RepeatSummary, StepRepeats
 from tracegrade.runs._status import JobStatus
 
 __all__ = [
@@ -61,7 +62,18 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class StepResult(_Record):
+class _WithRepeats(_Record):
+    """A record whose ``repeats`` field is left out of its JSON when absent (single-verdict runs stay as they were)."""
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_repeats(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("repeats", 0) is None:
+            del data["repeats"]
+        return data
+
+
+class StepResult(_WithRepeats):
     """The result of one step."""
 
     index: int
@@ -90,6 +102,8 @@ class StepResult(_Record):
     categorization_error_code: str | None = None
     content: StepContent | None = None
     """What the judge saw of the step, each part cut to a few KB (for reviewers; null in older results)."""
+    repeats: StepRepeats | None = None
+    """The verdicts behind ``score`` and their spread when judge_repeats > 1 (absent otherwise)."""
 
 
 class NodeResult(_Record):
@@ -129,7 +143,7 @@ class NodeResult(_Record):
     steps: list[StepResult] = Field(default_factory=list)
 
 
-class RunSummary(_Record):
+class RunSummary(_WithRepeats):
     """The headline numbers of a run (``summary.json``)."""
 
     atif_overall_score: float | None
@@ -151,3 +165,5 @@ class RunSummary(_Record):
     categories: dict[str, int] = Field(default_factory=dict)
     judge: dict[str, int] = Field(default_factory=dict)
     """Judge request counters: attempts, successes, errors, protocol errors, tokens, cache hits."""
+    repeats: RepeatSummary | None = None
+    """Stability of the judge when judge_repeats > 1: unstable steps, spread, score interval (absent otherwise)."""

@@ -10,8 +10,10 @@ from rich.console import Console
 from typer.exceptions import TyperException
 
 from tracegrade import __version__
+from tracegrade.cli._agree import agree
 from tracegrade.cli._dabench import dabench_app
 from tracegrade.cli._evalhub import evalhub_app
+from tracegrade.cli._import import import_app
 from tracegrade.cli._judge import judge
 from tracegrade.cli._merge import merge
 from tracegrade.cli._suite import suite_app
@@ -35,6 +37,8 @@ app = typer.Typer(
 app.command(epilog=EXIT_CODES_HELP)(validate)
 app.command(epilog=EXIT_CODES_HELP)(judge)
 app.command(epilog=EXIT_CODES_HELP)(merge)
+app.command(epilog=EXIT_CODES_HELP)(agree)
+app.add_typer(import_app, name="import")
 app.add_typer(evalhub_app, name="evalhub")
 app.add_typer(dabench_app, name="dabench")
 app.add_typer(suite_app, name="suite")

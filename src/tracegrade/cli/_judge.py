@@ -35,7 +35,7 @@ _LIMIT_FIELDS = (
 )
 _JUDGE_FIELDS = (
     "concurrency_limit", "judge_timeout_seconds", "judge_max_attempts", "judge_initial_backoff_seconds",
-    "max_judge_requests", "max_context_bytes", "judge_temperature", "judge_max_tokens", "judge_seed",
+    "max_judge_requests", "max_context_bytes", "judge_temperature", "judge_max_tokens", "judge_seed", "judge_repeats",
 )
 
 
@@ -113,7 +113,8 @@ def judge(
     options, criteria = parse_parameters(parameters)
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
     _refuse_output_inside_inputs(output, paths)
-    material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(parameters),
+    recorded = {k: v for k, v in parameters.items() if not (k == "judge_repeats" and v == 1)}  # as before repeats
+    material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(recorded),
                 "judge": [target.url, target.model, target.local]}
     folder = open_run_folder(output, job_id or job_id_for(material))
     results, artifacts = asyncio.run(

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.atif.agree_data import two_trajectories
+from tracegrade.atif._artifacts import write_artifacts
+from tracegrade.cli._app import app, run_app
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Path:
+    write_artifacts(two_trajectories(), tmp_path / "run")
+    return tmp_path / "run"
+
+
+def labels(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "labels.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_agree_writes_json_and_html_next_to_the_run_and_lists_unmatched(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    path = labels(
+        tmp_path,
+        '{"trajectory_id": "A", "step": 2, "failed": true, "decisive": true}',
+        '{"trajectory_id": "B", "step": 2, "failed": false}',
+        '{"trajectory_id": "Z", "failed": true}',
+    )
+    assert run_app(app, ["agree", str(run), "--labels", str(path), "--resamples", "200"]) == 0
+    report = orjson.loads((run / "agreement.json").read_bytes())
+    assert report["format"] == "tracegrade.atif.agreement/1" and report["matched"] == 2
+    assert report["unmatched"] == [{"line": 3, "target": "trajectory_id=Z", "reason": "no_trajectory", "measure": None}]
+    assert report["localisation"]["exact"]["value"] == 1.0
+    assert "Judge agreement with human labels" in (run / "agreement.html").read_text()
+    out = capsys.readouterr().out
+    assert "1 label(s) match nothing in the run" in out and "trajectory_id=Z" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_agree_output_option_and_bad_labels_exit_2(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = labels(tmp_path, '{"trajectory_id": "A", "failed": true}')
+    assert run_app(app, ["agree", str(run), "--labels", str(good), "-o", str(tmp_path / "x" / "a.json"), "-q"]) == 0
+    assert (tmp_path / "x" / "a.json").is_file() and (tmp_path / "x" / "a.html").is_file()
+    bad = labels(tmp_path, '{"trajectory_id": "A", "failed": true}', '{"trajectory_id": "A", "category": "x"}')
+    assert run_app(app, ["agree", str(run), "--labels", str(bad)]) == 2
+    assert f"{bad}:2: category" in capsys.readouterr().err
+
+
+def test_agree_on_a_folder_without_results_exits_2(tmp_path: Path) -> None:
+    path = labels(tmp_path, '{"trajectory_id": "A", "failed": true}')
+    assert run_app(app, ["agree", str(tmp_path), "--labels", str(path)]) == 2

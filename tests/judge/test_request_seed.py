@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from tracegrade.atif import Evidence, score_request
+from tracegrade.atif._replies import score_parser
+from tracegrade.judge import Judge, JudgeCache, JudgeSettings, cache_key
+from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.rubric import Rubric
+
+
+async def test_a_request_seed_is_sent_and_cached_separately(
+    server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric, evidence: Evidence, tmp_path: Path
+) -> None:
+    request = score_request(rubric, evidence)
+    seeded = replace(request, seed=11)
+    cache = JudgeCache(tmp_path / "c.sqlite3")
+    async with Judge(replace(settings, seed=5), cache=cache) as judge:
+        await judge.ask(request, score_parser(rubric))
+        await judge.ask(seeded, score_parser(rubric))
+        await judge.ask(seeded, score_parser(rubric))
+    assert server.count == 2  # the third was answered from the cache
+    assert [r.json().get("seed") for r in server.requests] == [5, 11]
+
+
+def test_without_a_request_seed_the_key_and_bytes_are_unchanged(
+    settings: JudgeSettings, rubric: Rubric, evidence: Evidence
+) -> None:
+    request = score_request(rubric, evidence)
+    seeded = replace(request, seed=3)
+    assert seeded.canonical == request.canonical
+    provenance = settings.provenance()
+    assert cache_key(provenance, request) == cache_key(settings.provenance(), replace(request, seed=None))
+    assert cache_key({**provenance, "seed": 3}, seeded) == cache_key(replace(settings, seed=3).provenance(), request)
