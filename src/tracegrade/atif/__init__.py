@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from tracegrade.atif._agree import agreement
+    from tracegrade.atif._agree_records import AgreementReport
     from tracegrade.atif._artifacts import ARTIFACT_NAMES, open_run_folder, read_results, step_rows, write_artifacts
     from tracegrade.atif._assemble import node_results, summarize
     from tracegrade.atif._benchmark_rubrics import (
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from tracegrade.atif._engine import NodeState, RunProgress, ScoringEngine
     from tracegrade.atif._evidence import Evidence, build_evidence, project_step
     from tracegrade.atif._job import JudgeTarget, judge_settings, open_judge, run_atif_job
+    from tracegrade.atif._labels import Label, read_labels
     from tracegrade.atif._load import load_trajectories
     from tracegrade.atif._maths import (
         NodeDraft,
@@ -71,6 +74,8 @@ if TYPE_CHECKING:
         ReferenceRubric,
         load_reference_rubric,
     )
+    from tracegrade.atif._repeat_records import RepeatSummary, StepRepeats
+    from tracegrade.atif._repeats import repeat_seed
     from tracegrade.atif._replies import (
         MAX_RATIONALE_CHARS,
         Categorization,
@@ -93,8 +98,15 @@ if TYPE_CHECKING:
         StepStatus,
     )
     from tracegrade.atif._task import normalize_task, resolve_task, task_hash
+    from tracegrade.atif._whowhen import import_whowhen
 
 _LAZY: dict[str, tuple[str, ...]] = {
+    "_agree_records": ("AgreementReport",),
+    "_agree": ("agreement",),
+    "_labels": ("Label", "read_labels"),
+    "_repeat_records": ("RepeatSummary", "StepRepeats"),
+    "_repeats": ("repeat_seed",),
+    "_whowhen": ("import_whowhen",),
     "_artifacts": ("ARTIFACT_NAMES", "open_run_folder", "read_results", "step_rows", "write_artifacts"),
     "_assemble": ("node_results", "summarize"),
     "_benchmark_rubrics": (
@@ -175,6 +187,7 @@ __all__ = [
     "REFERENCE_REGISTRY_MAX_BYTES",
     "RESULTS_FORMAT",
     "SYSTEM_INSTRUCTION",
+    "AgreementReport",
     "Categorization",
     "CategorizationStatus",
     "CriteriaFailure",
@@ -191,6 +204,7 @@ __all__ = [
     "InputRecord",
     "InputStatus",
     "JudgeTarget",
+    "Label",
     "LoadOptions",
     "LoadResult",
     "LogicalStep",
@@ -204,6 +218,7 @@ __all__ = [
     "PartialResultPolicy",
     "ReferenceChoice",
     "ReferenceRubric",
+    "RepeatSummary",
     "ResolvedCriteria",
     "RunProgress",
     "RunSummary",
@@ -212,11 +227,13 @@ __all__ = [
     "ScoringOptions",
     "StepContent",
     "StepJudgement",
+    "StepRepeats",
     "StepResult",
     "StepStatus",
     "SubagentAggregation",
     "ToolCallContent",
     "TrajectoryNode",
+    "agreement",
     "benchmark_rubric",
     "build_evidence",
     "build_resolver",
@@ -228,6 +245,7 @@ __all__ = [
     "collection_score",
     "derive_criteria",
     "derive_request",
+    "import_whowhen",
     "iter_nodes",
     "judge_settings",
     "load_reference_rubric",
@@ -242,8 +260,10 @@ __all__ = [
     "parse_parameters",
     "parse_scores",
     "project_step",
+    "read_labels",
     "read_results",
     "render_report",
+    "repeat_seed",
     "resolve_task",
     "rollup",
     "run_atif_job",

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from tracegrade import stats
 from tracegrade.atif._repeat_records import RepeatSummary, ScoreInterval, StepRepeats
 from tracegrade.atif._scores import NodeResult, NodeStatusCode, StepStatus
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["collection_weights", "repeat_seed", "repeat_summary", "step_repeats"]
 
@@ -63,6 +65,8 @@ def repeat_summary(
     seed: int = 0,
 ) -> RepeatSummary:
     """Share of unstable steps and the bootstrap interval of ``overall_score`` over steps."""
+    import numpy as np
+
     spreads = [s.repeats for n in nodes for s in n.steps if s.status is StepStatus.SCORED and s.repeats is not None]
     unstable = sum(spread.unstable for spread in spreads)
     deviations = [spread.std for spread in spreads]
@@ -89,6 +93,8 @@ def score_interval(
     seed: int,
 ) -> ScoreInterval:
     """Percentile bootstrap interval of the run-level score, resampling steps within each node."""
+    import numpy as np
+
 
     def empty(reason: str) -> ScoreInterval:
         return ScoreInterval(low=None, high=None, level=level, resamples=resamples, method=_METHOD, reason=reason)
@@ -151,6 +157,8 @@ def _hierarchical_weights(nodes: Sequence[NodeResult]) -> dict[str, float]:
 
 
 def _step_scores(node: NodeResult) -> npt.NDArray[np.float64]:
+    import numpy as np
+
     return np.asarray(
         [s.score for s in node.steps if s.status is StepStatus.SCORED and s.score is not None], dtype=np.float64
     )
