@@ -1,9 +1,16 @@
 import pytest
 
-from tracegrade.errors import ConfigError
-from tracegrade.atif import BENCHMARK_REGISTRY, BENCHMARK_REGISTRY_VERSION, BENCHMARK_RUBRIC_NOTE, benchmark_rubric, build_resolver, canonical_benchmark_name
-from tracegrade.rubric import ScoringMode
+from tracegrade.atif import (
+    BENCHMARK_REGISTRY,
+    BENCHMARK_REGISTRY_VERSION,
+    BENCHMARK_RUBRIC_NOTE,
+    benchmark_rubric,
+    build_resolver,
+    canonical_benchmark_name,
+)
 from tracegrade.atif._benchmark_rubrics import _lookup_key
+from tracegrade.errors import ConfigError
+from tracegrade.rubric import ScoringMode
 
 EXPECTED = {
     "swebench-verified": ["task_correctness", "patch_quality", "regression_safety"],

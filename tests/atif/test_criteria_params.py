@@ -1,7 +1,7 @@
 import pytest
 
-from tracegrade.errors import ConfigError
 from tracegrade.atif import CriteriaParams, validate_criteria_params
+from tracegrade.errors import ConfigError
 from tracegrade.rubric import ScoringMode
 
 

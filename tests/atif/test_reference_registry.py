@@ -4,8 +4,15 @@ from pathlib import Path
 
 import pytest
 
+from tracegrade.atif import (
+    REFERENCE_REGISTRY_MAX_BYTES,
+    CriteriaFailure,
+    CriteriaFailureCode,
+    ResolvedCriteria,
+    build_resolver,
+    load_reference_rubric,
+)
 from tracegrade.errors import ConfigError, InputError
-from tracegrade.atif import REFERENCE_REGISTRY_MAX_BYTES, CriteriaFailure, CriteriaFailureCode, ResolvedCriteria, build_resolver, load_reference_rubric
 
 CRITERIA = [{"name": "correctness", "description": "Matches the reference", "weight": 1}]
 

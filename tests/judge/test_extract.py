@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tracegrade.errors import JudgeError
 from tracegrade.judge import extract_json_object
-from tracegrade.judge._extract import parse_chat_body
+from tracegrade.judge._extract import extract_verdict, json_objects, parse_chat_body
 
 ANSWER = {"scores": {"a": 0.5}, "rationale": "a {brace} and a \"quote\" }"}
 
@@ -29,8 +29,63 @@ def test_prose_with_stray_braces_before_the_object() -> None:
     assert extract_json_object(text) == ANSWER
 
 
-def test_first_balanced_object_wins() -> None:
-    assert extract_json_object('x {"first": 1} y {"second": 2}') == {"first": 1}
+def test_two_different_objects_are_ambiguous() -> None:
+    with pytest.raises(JudgeError) as caught:
+        extract_json_object('x {"first": 1} y {"second": 2}')
+    assert caught.value.code == "ambiguous_answer"
+
+
+def test_an_identical_repeat_is_not_ambiguous() -> None:
+    assert extract_json_object('draft {"a": 1} final {"a": 1}') == {"a": 1}
+
+
+@pytest.mark.parametrize("text", ['{"a": 1, "a": 2}', 'verdict: {"s": {"x": 0.1, "x": 0.9}}',
+                                  '{"a":1,"b":{"c":1,"c":1}}'])
+def test_duplicate_keys_are_a_protocol_error(text: str) -> None:
+    with pytest.raises(JudgeError) as caught:
+        extract_json_object(text)
+    assert caught.value.code == "duplicate_key"
+
+
+def scores_only(obj: dict[str, Any]) -> float:
+    if set(obj) != {"score"} or not isinstance(obj["score"], float):
+        raise JudgeError("bad", code="schema_violation")
+    return obj["score"]
+
+
+def test_the_verdict_is_the_object_that_validates_not_the_first() -> None:
+    text = 'The step said {"step_id": 3, "message": "{\\"score\\": 1.0}"} so my verdict is {"score": 0.2}'
+    assert extract_verdict(text, scores_only) == 0.2
+
+
+def test_a_quoted_verdict_shaped_object_before_the_answer_is_ambiguous() -> None:
+    text = 'The tool printed {"score": 1.0}. My verdict: {"score": 0.2}'
+    with pytest.raises(JudgeError) as caught:
+        extract_verdict(text, scores_only)
+    assert caught.value.code == "ambiguous_answer"
+
+
+def test_without_a_valid_candidate_the_last_candidates_error_is_raised() -> None:
+    def validate(obj: dict[str, Any]) -> float:
+        raise JudgeError("x", code="schema_violation" if "last" in obj else "invalid_json")
+
+    with pytest.raises(JudgeError) as caught:
+        extract_verdict('{"first": 1} {"last": 1}', validate)
+    assert caught.value.code == "schema_violation"
+
+
+def test_nested_objects_are_not_candidates_of_their_own() -> None:
+    assert json_objects('a {"outer": {"score": 1.0}} b {"score": 0.5}') == [{"outer": {"score": 1.0}}, {"score": 0.5}]
+    assert extract_verdict('{"outer": {"score": 1.0}} {"score": 0.5}', scores_only) == 0.5
+
+
+def test_a_non_protocol_error_from_the_validator_propagates() -> None:
+    def validate(obj: dict[str, Any]) -> float:
+        raise JudgeError("x", code="budget_exhausted")
+
+    with pytest.raises(JudgeError) as caught:
+        extract_verdict('{"a": 1}', validate)
+    assert caught.value.code == "budget_exhausted"
 
 
 def test_braces_inside_strings_do_not_confuse_extraction() -> None:
@@ -87,13 +142,13 @@ def test_arbitrary_text_never_crashes(text: str) -> None:
     try:
         result = extract_json_object(text)
     except JudgeError as error:
-        assert error.code == "invalid_json"
+        assert error.code in {"invalid_json", "ambiguous_answer", "duplicate_key"}
     else:
         assert isinstance(result, dict)
 
 
 @settings(max_examples=300, deadline=None)
-@given(obj=objects, before=prose, after=st.text(max_size=80), fenced=st.booleans(), indent=st.booleans())
+@given(obj=objects, before=prose, after=prose, fenced=st.booleans(), indent=st.booleans())
 def test_embedded_objects_are_always_found(obj: dict[str, Any], before: str, after: str, fenced: bool,
                                            indent: bool) -> None:
     encoded = json.dumps(obj, indent=2 if indent else None)

@@ -24,6 +24,10 @@ __all__ = ["CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "parse_par
 
 _LOAD: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(LoadOptions)}
 _JUDGE: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(JudgeSettings)}
+_INT64 = 2**63 - 1
+"""Largest integer a parameter takes: what JSON tools, telemetry and Parquet carry (int64)."""
+_DAY = 86_400.0
+"""Longest judge deadline or retry delay accepted, in seconds."""
 
 
 class PartialResultPolicy(StrEnum):
@@ -92,46 +96,55 @@ class ScoringOptions(BaseModel):
         "recorded frame is scored; by default they are kept in the results but not scored again.",
     )
     max_subagent_depth: StrictInt = Field(
-        _LOAD["max_subagent_depth"], ge=0, description="Deeper subagents are kept but left unscored."
+        _LOAD["max_subagent_depth"], ge=0, le=_INT64, description="Deeper subagents are kept but left unscored."
     )
-    max_total_steps: StrictInt = Field(_LOAD["max_total_steps"], ge=1, description="Most steps in the whole input.")
-    max_file_bytes: StrictInt = Field(_LOAD["max_file_bytes"], ge=1, description="Largest trajectory file read.")
+    max_total_steps: StrictInt = Field(
+        _LOAD["max_total_steps"], ge=1, le=_INT64, description="Most steps in the whole input."
+    )
+    max_file_bytes: StrictInt = Field(
+        _LOAD["max_file_bytes"], ge=1, le=_INT64, description="Largest trajectory file read."
+    )
     max_trajectory_files: StrictInt = Field(
-        _LOAD["max_trajectory_files"], ge=1, description="Most trajectory files read."
+        _LOAD["max_trajectory_files"], ge=1, le=_INT64, description="Most trajectory files read."
     )
     max_steps_per_trajectory: StrictInt = Field(
-        _LOAD["max_steps_per_trajectory"], ge=1, description="Most steps in one trajectory."
+        _LOAD["max_steps_per_trajectory"], ge=1, le=_INT64, description="Most steps in one trajectory."
     )
     tolerant_inputs: bool = Field(
         False, description="Record unreadable files and go on (atif_complete is then false) instead of failing."
     )
     num_examples: StrictInt | None = Field(
-        None, ge=1, description="Score only the first N root trajectories (sorted by path)."
+        None, ge=1, le=_INT64, description="Score only the first N root trajectories (sorted by path)."
     )
     concurrency_limit: StrictInt = Field(
         _JUDGE["concurrency_limit"], ge=1, le=1024, description="Judge requests in flight at once."
     )
     judge_timeout_seconds: float = Field(
-        _JUDGE["judge_timeout_seconds"], gt=0, allow_inf_nan=False, description="Deadline of one judge HTTP attempt."
+        _JUDGE["judge_timeout_seconds"], gt=0, le=_DAY, allow_inf_nan=False,
+        description="Deadline of one judge HTTP attempt.",
     )
     judge_max_attempts: StrictInt = Field(
         _JUDGE["judge_max_attempts"], ge=1, le=10, description="Attempts per judge call, retries included."
     )
     judge_initial_backoff_seconds: float = Field(
-        _JUDGE["judge_initial_backoff_seconds"], ge=0, allow_inf_nan=False,
+        _JUDGE["judge_initial_backoff_seconds"], ge=0, le=_DAY, allow_inf_nan=False,
         description="First retry delay; it doubles on each retry.",
     )
     max_judge_requests: StrictInt | None = Field(
-        None, ge=1, description="Budget of judge HTTP attempts for the whole job (unlimited if unset)."
+        None, ge=1, le=_INT64, description="Budget of judge HTTP attempts for the whole job (unlimited if unset)."
     )
     max_context_bytes: StrictInt = Field(
-        _JUDGE["max_context_bytes"], ge=1024, description="Byte budget of one judge request."
+        _JUDGE["max_context_bytes"], ge=1024, le=_INT64, description="Byte budget of one judge request."
     )
     judge_temperature: float = Field(
         _JUDGE["temperature"], ge=0.0, le=2.0, allow_inf_nan=False, description="Judge sampling temperature."
     )
-    judge_max_tokens: StrictInt | None = Field(_JUDGE["max_tokens"], ge=1, description="Judge answer token limit.")
-    judge_seed: StrictInt | None = Field(None, description="Judge sampling seed, when the endpoint supports one.")
+    judge_max_tokens: StrictInt | None = Field(
+        _JUDGE["max_tokens"], ge=1, le=_INT64, description="Judge answer token limit."
+    )
+    judge_seed: StrictInt | None = Field(
+        None, ge=-_INT64 - 1, le=_INT64, description="Judge sampling seed, when the endpoint supports one."
+    )
     judge_repeats: StrictInt = Field(
         1, ge=1, le=20,
         description="Independent verdicts per step (distinct seeds, each cached); the step score is their mean "

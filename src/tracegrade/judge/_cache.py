@@ -1,12 +1,19 @@
 """Content-addressed on-disk cache of validated judge answers (SQLite, safe across processes).
 
-Point lookups and single-row writes take tens of microseconds, so they run synchronously on
-the event loop; handing them to a thread would cost more than it saves.
+Each validated answer is committed before :meth:`Judge.ask` returns it (write-ahead, one short
+transaction in WAL mode), so a process killed with SIGKILL loses at most the calls that were in
+flight at that moment: their answers had not arrived yet. Point lookups and single-row commits
+take tens of microseconds, so they run synchronously on the event loop.
+
+The cache is an accelerator, never a reason to lose a run: a file locked by another process is
+waited for (a bounded time), then the run goes on without it, with one warning saying how many
+answers could not be stored.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 import time
@@ -21,6 +28,8 @@ from tracegrade.judge._request import JudgeRequest, dumps
 
 __all__ = ["JudgeCache", "cache_key", "default_cache_path"]
 
+logger = logging.getLogger("tracegrade.judge")
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS judge_replies (
     key TEXT PRIMARY KEY,
@@ -29,6 +38,9 @@ CREATE TABLE IF NOT EXISTS judge_replies (
     created REAL NOT NULL
 )
 """
+_INSERT = "INSERT OR REPLACE INTO judge_replies (key, purpose, reply, created) VALUES (?, ?, ?, ?)"
+_RUN_BUSY_MS = 100
+"""How long one lookup or commit during the run may wait for another process's lock."""
 
 
 def default_cache_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -50,42 +62,83 @@ def cache_key(provenance: Mapping[str, Any], request: JudgeRequest) -> str:
 class JudgeCache:
     """Validated judge answers by content key; several processes may share one file.
 
-    Writes are buffered and committed together (at most ``batch`` rows or ``max_delay`` seconds
-    old), each batch one short ``INSERT OR REPLACE`` transaction; :meth:`flush` and :meth:`close`
-    commit what is pending. A lookup sees this process's pending rows too.
+    By default every :meth:`put` commits at once (``batch=1``): after a SIGKILL the answers already
+    returned are all on disk. A larger ``batch`` buffers rows (at most ``batch`` rows or
+    ``max_delay`` seconds old) and then a crash can cost up to ``batch - 1`` answers more. A lookup
+    sees this process's pending rows too.
+
+    When another process holds the file's lock, a lookup is a miss and a commit is retried later
+    (at most once per ``retry_interval`` during the run, so the event loop never stalls);
+    :meth:`flush` and :meth:`close` wait up to ``lock_wait`` seconds, then give up on the rows
+    still pending (counted in :attr:`unsaved`, with a warning). A file that stays locked for
+    ``lock_wait`` seconds at opening is not used at all (:attr:`enabled` is False).
 
     Args:
         path: The SQLite file (created with its folder when missing).
         batch: Most pending rows before a commit.
         max_delay: Most seconds a row stays pending (checked at the next write).
+        lock_wait: Most seconds to wait for another process's lock at opening and at flush.
+        retry_interval: Seconds between commit attempts while the file is locked.
 
     Raises:
-        ConfigError: when the file cannot be opened as a cache.
+        ConfigError: when the file cannot be opened as a cache (not a database, no permission).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, batch: int = 64, max_delay: float = 1.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, batch: int = 1, max_delay: float = 0.0,
+                 lock_wait: float = 10.0, retry_interval: float = 1.0) -> None:
         self.path = Path(path).expanduser()
-        self._batch = batch
+        self._batch = max(1, batch)
         self._max_delay = max_delay
+        self._lock_wait = lock_wait
+        self._retry_interval = retry_interval
         self._pending: dict[str, tuple[str, bytes, float]] = {}
         self._oldest = 0.0
+        self._next_write = 0.0
+        self._next_read = 0.0
+        self._warned = False
+        self._problem = "the cache is not open"
+        self.unsaved = 0
+        """Validated answers that could not be stored (the file stayed locked)."""
+        self._db = self._open()
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the file is in use (False when it stayed locked at opening)."""
+        return self._db is not None
+
+    def _open(self) -> sqlite3.Connection | None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None,
-                                       check_same_thread=False)
-            self._db.execute("PRAGMA busy_timeout = 30000")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.execute(_SCHEMA)
+            db = sqlite3.connect(self.path, timeout=0.0, isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as exc:
-            raise ConfigError(f"judge cache {self.path}: cannot be opened ({type(exc).__name__})",
-                              code="cache_unusable") from None
+            raise self._unusable(exc) from None
+        deadline = time.monotonic() + self._lock_wait
+        while True:
+            try:
+                _prepare(db)
+                return db
+            except sqlite3.OperationalError as exc:
+                if not _is_lock(exc):
+                    db.close()
+                    raise self._unusable(exc) from None
+            except sqlite3.Error as exc:
+                db.close()
+                raise self._unusable(exc) from None
+            if time.monotonic() >= deadline:
+                db.close()
+                logger.warning("judge cache %s is locked by another process; this run goes on without it",
+                               self.path)
+                return None
+            time.sleep(0.05)
+
+    def _unusable(self, exc: BaseException) -> ConfigError:
+        return ConfigError(f"judge cache {self.path}: cannot be opened ({type(exc).__name__})",
+                           code="cache_unusable")
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The stored reply for ``key``, or None (also for an unreadable row)."""
+        """The stored reply for ``key``, or None (also for an unreadable row or a locked file)."""
         pending = self._pending.get(key)
-        row = (pending[1],) if pending else self._db.execute(
-            "SELECT reply FROM judge_replies WHERE key = ?", (key,)).fetchone()
+        row = (pending[1],) if pending else self._select(key)
         if row is None:
             return None
         try:
@@ -94,31 +147,102 @@ class JudgeCache:
             return None
         return value if isinstance(value, dict) else None
 
+    def _select(self, key: str) -> tuple[bytes] | None:
+        if self._db is None or time.monotonic() < self._next_read:
+            return None
+        try:
+            row: tuple[bytes] | None = self._db.execute(
+                "SELECT reply FROM judge_replies WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:
+            self._next_read = time.monotonic() + self._retry_interval
+            self._note_problem(exc)
+            return None
+        return row
+
     def put(self, key: str, purpose: str, reply: dict[str, Any]) -> None:
-        """Store (or replace) the validated reply for ``key``."""
+        """Store (or replace) the validated reply for ``key``; committed at once by default."""
         now = time.time()
         if not self._pending:
             self._oldest = now
         self._pending[key] = (purpose, dumps(reply), now)
         if len(self._pending) >= self._batch or now - self._oldest >= self._max_delay:
-            self.flush()
+            self._commit()
 
     def flush(self) -> None:
-        """Commit the pending rows in one transaction."""
+        """Commit the pending rows, waiting up to ``lock_wait`` seconds for another process's lock.
+
+        Rows still pending after that are given up (counted in :attr:`unsaved`, with a warning);
+        this never raises for a locked file.
+        """
+        deadline = time.monotonic() + self._lock_wait
+        self._next_write = 0.0
+        while self._pending and self._db is not None and not self._commit():
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+            self._next_write = 0.0
+        if self._pending:
+            self.unsaved += len(self._pending)
+            logger.warning("judge cache %s: %d validated answer(s) could not be stored (%s); the results are "
+                           "complete, a rerun asks the judge for them again", self.path, len(self._pending),
+                           self._problem)
+            self._pending.clear()
+
+    def _commit(self) -> bool:
+        """Write the pending rows in one transaction; False (rows kept) when the file is locked."""
         if not self._pending:
-            return
+            return True
+        if self._db is None or time.monotonic() < self._next_write:
+            return False
         rows = [(key, purpose, reply, created) for key, (purpose, reply, created) in self._pending.items()]
-        self._pending.clear()
-        with self._db:
+        try:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(
-                "INSERT OR REPLACE INTO judge_replies (key, purpose, reply, created) VALUES (?, ?, ?, ?)", rows)
+            self._db.executemany(_INSERT, rows)
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(self._db)
+            self._next_write = time.monotonic() + self._retry_interval
+            self._note_problem(exc)
+            return False
+        self._pending.clear()
+        return True
+
+    def _note_problem(self, exc: sqlite3.Error) -> None:
+        # the caller sets when to try again (reads and writes back off separately)
+        self._problem = str(exc)  # SQLite's own words ("database is locked"): no judge content, no secrets
+        if not self._warned:
+            self._warned = True
+            logger.warning("judge cache %s: %s; retrying while the run goes on", self.path, self._problem)
 
     def __len__(self) -> int:
         self.flush()
+        if self._db is None:
+            return 0
         return int(self._db.execute("SELECT COUNT(*) FROM judge_replies").fetchone()[0])
 
     def close(self) -> None:
-        """Commit pending rows and close the connection."""
+        """Commit pending rows (see :meth:`flush`) and close the connection."""
         self.flush()
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    db.execute(f"PRAGMA busy_timeout = {_RUN_BUSY_MS}")
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.execute(_SCHEMA)
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    try:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass  # SQLite rolls back a failed transaction itself when the connection is next used or closed
+
+
+def _is_lock(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text

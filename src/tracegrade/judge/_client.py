@@ -216,8 +216,9 @@ class ChatClient:
                                 "temperature": settings.temperature}
         if settings.max_tokens is not None:
             body["max_tokens"] = settings.max_tokens
-        if settings.seed is not None:
-            body["seed"] = settings.seed
+        seed = request.seed if request.seed is not None else settings.seed
+        if seed is not None:
+            body["seed"] = seed
         if with_schema:
             body["response_format"] = _response_format(settings.response_format, request)
         return orjson.dumps(body)

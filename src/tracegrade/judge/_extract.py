@@ -1,21 +1,57 @@
-"""Find the judge's JSON object in a chat-completions answer, without repairing anything."""
+"""Find the judge's verdict in a chat-completions answer, without repairing anything.
+
+A judge may quote the evidence before it answers, and the evidence can hold objects shaped like
+a verdict (a step whose text is ``{"scores": ...}``). So the verdict is not simply the first
+object: every top-level JSON object in the message is a candidate, each is validated against
+the expected shape, the last one that validates is the verdict, and two different candidates that
+both validate make the answer ambiguous (a protocol error, never a guess). Duplicate keys, which
+JSON parsers resolve silently and differently, are a protocol error too.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from tracegrade.errors import JudgeError
 
-__all__ = ["ChatReply", "extract_json_object", "parse_chat_body"]
+__all__ = [
+    "AMBIGUOUS_ANSWER",
+    "DUPLICATE_KEY",
+    "ChatReply",
+    "extract_json_object",
+    "extract_verdict",
+    "json_objects",
+    "parse_chat_body",
+]
+
+T = TypeVar("T")
 
 MAX_CANDIDATES = 4096
 """Most ``{`` positions tried before giving up (bounds the work on hostile text)."""
+AMBIGUOUS_ANSWER = "ambiguous_answer"
+"""Protocol error code: two different objects in one answer both validate as the verdict."""
+DUPLICATE_KEY = "duplicate_key"
+"""Protocol error code: an object in the answer repeats a key."""
+_VALIDATION_CODES = frozenset({"invalid_json", "schema_violation", AMBIGUOUS_ANSWER, DUPLICATE_KEY})
 
-_DECODER = json.JSONDecoder()
+
+class _DuplicateKey(Exception):
+    """Raised from inside the decoder (not a ValueError, so it is not mistaken for bad JSON)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _DuplicateKey
+    return result
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,38 +86,85 @@ def parse_chat_body(body: bytes) -> ChatReply:
     return ChatReply(content, input_tokens, output_tokens)
 
 
-def extract_json_object(text: str) -> dict[str, Any]:
-    """The first complete JSON object in ``text``: bare, inside a fenced block, or amid prose.
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every top-level JSON object in ``text``, in order: bare, inside fenced blocks, or amid prose.
 
-    Every ``{`` is tried in order with a real JSON decoder, so braces inside strings cannot
-    mislead it, and nothing is repaired.
+    Each ``{`` is tried with a real JSON decoder (so braces inside strings cannot mislead it, and
+    nothing is repaired); after an object is found the search resumes past its end, so objects
+    nested inside it are not candidates of their own.
 
     Raises:
-        JudgeError: ``invalid_json`` when no JSON object can be decoded.
+        JudgeError: ``duplicate_key`` when an object repeats a key.
     """
-    try:
-        whole = orjson.loads(text)  # fast path: a bare object (NaN, huge ints... take the slow path)
-    except orjson.JSONDecodeError:
-        whole = None
-    if isinstance(whole, dict):
-        return whole
+    found: list[dict[str, Any]] = []
     start = text.find("{")
     tried = 0
     while start != -1 and tried < MAX_CANDIDATES:
-        found = _decode_at(text, start)
-        if found is not None:
-            return found
         tried += 1
-        start = text.find("{", start + 1)
-    raise protocol_error("invalid_json", "no JSON object found in the judge's message")
+        value, end = _decode_at(text, start)
+        if value is not None:
+            found.append(value)
+            start = text.find("{", end)
+        else:
+            start = text.find("{", start + 1)
+    return found
 
 
-def _decode_at(text: str, start: int) -> dict[str, Any] | None:
+def extract_verdict(text: str, validate: Callable[[dict[str, Any]], T],
+                    same: Callable[[T, T], bool] | None = None) -> T:
+    """The one verdict in ``text``: the last object that ``validate`` accepts.
+
+    Args:
+        text: The judge's message.
+        validate: Turns an object into a verdict; raises ``JudgeError`` with a protocol code when
+            the object does not have the expected shape.
+        same: Whether two verdicts are equal (default ``==``); a different earlier verdict makes the
+            answer ambiguous.
+
+    Raises:
+        JudgeError: ``invalid_json`` when the text holds no object, ``duplicate_key``, the last
+            candidate's validation error when none validates, or ``ambiguous_answer``.
+    """
+    candidates = json_objects(text)
+    if not candidates:
+        raise protocol_error("invalid_json", "no JSON object found in the judge's message")
+    equal = same or (lambda a, b: a == b)
+    chosen: list[T] = []
+    last_error: JudgeError | None = None  # the error of the last candidate: the likeliest verdict
+    for candidate in reversed(candidates):
+        try:
+            verdict = validate(candidate)
+        except JudgeError as error:
+            if error.code not in _VALIDATION_CODES:
+                raise
+            last_error = last_error or error
+            continue
+        if chosen and not equal(chosen[0], verdict):
+            raise protocol_error(AMBIGUOUS_ANSWER, "two different objects in the message validate as the verdict")
+        chosen = chosen or [verdict]
+    if chosen:
+        return chosen[0]
+    raise last_error or protocol_error("schema_violation", "no object in the message has the expected shape")
+
+
+def extract_json_object(text: str) -> dict[str, Any]:
+    """The one JSON object in ``text`` (any identical repeats allowed).
+
+    Raises:
+        JudgeError: ``invalid_json`` when there is none, ``ambiguous_answer`` when there are
+            different ones, ``duplicate_key`` when one repeats a key.
+    """
+    return extract_verdict(text, lambda candidate: candidate)
+
+
+def _decode_at(text: str, start: int) -> tuple[dict[str, Any] | None, int]:
     try:
-        value, _end = _DECODER.raw_decode(text, start)
+        value, end = _DECODER.raw_decode(text, start)
     except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
+        return None, start + 1
+    except _DuplicateKey:
+        raise protocol_error(DUPLICATE_KEY, "an object in the judge's message repeats a key") from None
+    return (value, end) if isinstance(value, dict) else (None, start + 1)
 
 
 def _content(document: Any) -> str | None:

@@ -97,7 +97,8 @@ class Judge:
         Raises:
             JudgeError: with a transport, budget or protocol code.
         """
-        key = cache_key(self._provenance, request) if self._cache is not None else None
+        provenance = self._provenance if request.seed is None else {**self._provenance, "seed": request.seed}
+        key = cache_key(provenance, request) if self._cache is not None else None
         cached = self._lookup(key, parse)
         if cached is not None:
             return cached

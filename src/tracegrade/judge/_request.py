@@ -43,6 +43,9 @@ class JudgeRequest:
     """SHA-256 of the instruction and template that produced the messages."""
     prompt_version: str = ""
     """Name of the prompt generation; part of the cache key."""
+    seed: int | None = None
+    """Sampling seed for this request instead of the settings' seed (repeated judgements); when set it
+    replaces the seed in the cache key's provenance, so each seed is cached separately."""
     canonical: bytes = field(init=False, repr=False)
     """Deterministic bytes of messages and schema: what the cache key and size limit use."""
 

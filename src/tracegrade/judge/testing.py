@@ -11,6 +11,10 @@ serve many concurrent connections cheaply from one asyncio loop in a background 
 
 Run ``python -m tracegrade.judge.testing --latency 0.05`` to serve from a separate process (it
 prints ``READY <base_url>`` and stops on SIGTERM/SIGINT or when stdin closes).
+
+``FaultInjector(rule, rate=0.3)`` makes any rule answer a seeded share of requests with the
+failures real endpoints produce (429, 5xx, HTML error pages, resets, timeouts, truncated, 10 MB,
+slow-drip or non-UTF-8 bodies, wrong types, answers quoting the evidence).
 """
 
 from __future__ import annotations
@@ -33,9 +37,12 @@ from typing import Any
 import orjson
 
 from tracegrade.judge._fake import FakeJudge
+from tracegrade.judge._faults import Fault, FaultInjector
 
 __all__ = [
     "FakeJudge",
+    "Fault",
+    "FaultInjector",
     "ReceivedRequest",
     "Rule",
     "ScriptedJudgeServer",
@@ -84,6 +91,10 @@ class ScriptedReply:
     """Seconds to wait before answering (added to the server's latency)."""
     drop: bool = False
     """Close the connection instead of answering."""
+    truncate: bool = False
+    """Send the headers and only half of the body (``Content-Length`` promises all of it), then close."""
+    drip: float = 0.0
+    """Seconds between the 16-byte pieces the answer is sent in (0: all at once)."""
     usage: tuple[int, int] | None = (100, 20)
     """Prompt and completion tokens reported in ``usage``."""
 
@@ -300,6 +311,7 @@ class _Exchange(asyncio.Protocol):
         self._buffer = bytearray()
         self._transport: asyncio.Transport | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._drip_timer: asyncio.TimerHandle | None = None
         self._busy = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -309,6 +321,9 @@ class _Exchange(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._server._connections.discard(self)
+        if self._drip_timer is not None:
+            self._drip_timer.cancel()
+            self._drip_timer = None
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -355,7 +370,31 @@ class _Exchange(asyncio.Protocol):
         if reply.drop:
             self.abort()
             return
-        self._send(_render(reply.status, _reply_body(reply, request_body), reply.headers), keep_alive)
+        body = _reply_body(reply, request_body)
+        response = _render(reply.status, body, reply.headers)
+        if reply.truncate:
+            if self._transport is not None:
+                self._transport.write(response[: len(response) - max(1, len(body) // 2)])
+                self._transport.close()
+            return
+        if reply.drip > 0:
+            self._busy = True
+            self._drip(response, reply.drip, keep_alive)
+            return
+        self._send(response, keep_alive)
+
+    def _drip(self, rest: bytes, interval: float, keep_alive: bool) -> None:
+        """Send the answer 16 bytes at a time, ``interval`` seconds apart (a slow or congested link)."""
+        self._drip_timer = None
+        if self._transport is None or self._transport.is_closing():
+            return
+        self._transport.write(rest[:16])
+        if len(rest) > 16:
+            loop = asyncio.get_running_loop()
+            self._drip_timer = loop.call_later(interval, self._drip, rest[16:], interval, keep_alive)
+            return
+        self._busy = False
+        self._send(b"", keep_alive)
 
     def _send(self, response: bytes, keep_alive: bool) -> None:
         if self._transport is None or self._transport.is_closing():
@@ -394,7 +433,9 @@ def _reply_body(reply: ScriptedReply, request_body: bytes) -> bytes:
 
 
 def _render(status: int, body: bytes, headers: tuple[tuple[str, str], ...]) -> bytes:
-    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}", "content-type: application/json",
+    typed = any(name.lower() == "content-type" for name, _ in headers)
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+             *([] if typed else ["content-type: application/json"]),
              f"content-length: {len(body)}", *(f"{name}: {value}" for name, value in headers)]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 

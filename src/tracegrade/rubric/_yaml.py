@@ -4,7 +4,8 @@
 grow into gigabytes ("billion laughs"), and accepts tags. Rubrics need none of that, so
 the token stream is checked first and any anchor, alias, tag or directive is refused
 before a single node is built. Nesting depth is capped so that the recursive composer
-cannot exhaust the stack.
+cannot exhaust the stack. Number literals are capped in length too, so a 5,000-digit integer
+is refused with a message naming its place instead of failing deep inside ``int()``.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from typing import Any, NoReturn
 
 import yaml
 
-__all__ = ["MAX_NESTING", "TextParseError", "parse_json", "parse_rubric_text"]
+__all__ = ["MAX_NESTING", "MAX_NUMBER_CHARS", "TextParseError", "parse_json", "parse_rubric_text"]
 
 MAX_NESTING = 32
 """Deepest nesting of mappings and sequences accepted in a rubric document."""
+MAX_NUMBER_CHARS = 64
+"""Longest number literal accepted (digits, sign, point and exponent together)."""
 
 _FORBIDDEN_TOKENS: dict[type[yaml.Token], str] = {
     yaml.AnchorToken: "anchors (&name) are not allowed",
@@ -75,11 +78,46 @@ def parse_json(text: str) -> Any:
 
     """
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant,
+                          parse_int=_json_int, parse_float=_json_float)
     except json.JSONDecodeError as exc:
         raise TextParseError(exc.msg, f"line {exc.lineno}, column {exc.colno}") from None
     except RecursionError:
         raise TextParseError("nesting is too deep") from None
+    except _LongNumber as exc:
+        raise TextParseError(exc.reason, _text_location(text, exc.literal)) from None
+
+
+class _LongNumber(Exception):
+    def __init__(self, literal: str) -> None:
+        super().__init__(literal)
+        self.literal = literal
+        self.reason = _long_number_reason(literal)
+
+
+def _long_number_reason(literal: str) -> str:
+    return f"a number literal of {len(literal):,} characters; at most {MAX_NUMBER_CHARS} are accepted"
+
+
+def _json_int(literal: str) -> int:
+    if len(literal) > MAX_NUMBER_CHARS:
+        raise _LongNumber(literal)
+    return int(literal)
+
+
+def _json_float(literal: str) -> float:
+    if len(literal) > MAX_NUMBER_CHARS:
+        raise _LongNumber(literal)
+    return float(literal)
+
+
+def _text_location(text: str, literal: str) -> str | None:
+    index = text.find(literal)
+    if index < 0:
+        return None
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return f"line {line}, column {column}"
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -150,3 +188,20 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             if isinstance(key, str):
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        _check_number_node(node)
+        return int(super().construct_yaml_int(node))
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        _check_number_node(node)
+        return float(super().construct_yaml_float(node))
+
+
+def _check_number_node(node: yaml.ScalarNode) -> None:
+    if len(node.value) > MAX_NUMBER_CHARS:
+        raise TextParseError(_long_number_reason(node.value), _mark_location(node.start_mark))
+
+
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _UniqueKeyLoader.construct_yaml_int)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", _UniqueKeyLoader.construct_yaml_float)
