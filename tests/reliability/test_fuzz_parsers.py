@@ -206,10 +206,8 @@ DATASET = {"name": "d", "revision": "1", "suites": [{"name": "s", "workflow": "w
     {"id": "c", "input": {"payload": 1}, "expectations": [{"name": "v", "path": "/v", "expected": 1}]}]}]}
 
 
-FOUND_BY_FUZZING = "found by this fuzzing, not fixed yet (owner's module): see the explicit tests below"
 
 
-@pytest.mark.xfail(reason=FOUND_BY_FUZZING, strict=False)
 @FUZZ
 @given(data=st.data())
 def test_suite_dataset_loader_survives_mutated_datasets(tmp_path: Path, data: st.DataObject) -> None:
@@ -219,7 +217,6 @@ def test_suite_dataset_loader_survives_mutated_datasets(tmp_path: Path, data: st
         load_dataset(path)
 
 
-@pytest.mark.xfail(reason="suites/_load.py only refuses absolute case-file paths", strict=True)
 @pytest.mark.parametrize("ref", ["../outside.json", "sub/../../outside.json", "link/outside.json"])
 def test_suite_case_files_never_leave_the_dataset_folder(tmp_path: Path, ref: str) -> None:
     (tmp_path / "data").mkdir()
@@ -236,7 +233,6 @@ TRACE = {"task_id": "1", "steps": [{"step": 1, "action": "list_context", "action
                                     "observation": "ok"}]}
 
 
-@pytest.mark.xfail(reason=FOUND_BY_FUZZING, strict=False)
 @FUZZ
 @given(data=st.data())
 def test_dabench_trace_reader_survives_mutated_traces(tmp_path: Path, data: st.DataObject) -> None:
@@ -246,7 +242,6 @@ def test_dabench_trace_reader_survives_mutated_traces(tmp_path: Path, data: st.D
         read_trace(path)
 
 
-@pytest.mark.xfail(reason=FOUND_BY_FUZZING, strict=False)
 @pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")
 @FUZZ
 @given(raw=st.binary(max_size=400) | st.text(max_size=400).map(str.encode) |
@@ -258,25 +253,21 @@ def test_dabench_csv_reader_survives_arbitrary_bytes(tmp_path: Path, raw: bytes)
         read_answer_csv(path, what="prediction")
 
 
-# --- bugs the fuzzing found in modules this issue does not own (strict: they flip when fixed) ------------
+# --- bugs the fuzzing found (each fixed; these keep them fixed) ----------------------------------------
 
 
-@pytest.mark.xfail(reason="suites/_json.py calls int() before checking the length (ValueError)", strict=True)
 def test_a_five_thousand_digit_integer_in_a_suite_dataset_is_an_input_error(tmp_path: Path) -> None:
     (tmp_path / "d.json").write_text(json.dumps(DATASET).replace('"payload": 1', '"payload": ' + "9" * 5000))
     with pytest.raises(InputError):
         load_dataset(tmp_path / "d.json")
 
 
-@pytest.mark.xfail(reason="suites/_load.py: a JSON null document reads as 'no problem, no dataset' (IndexError)",
-                   strict=True)
 def test_a_null_suite_dataset_is_an_input_error(tmp_path: Path) -> None:
     (tmp_path / "d.json").write_text("null")
     with pytest.raises(InputError):
         load_dataset(tmp_path / "d.json")
 
 
-@pytest.mark.xfail(reason="suites/_load.py: a case file holding null silently drops its whole suite", strict=True)
 def test_a_null_case_file_is_an_input_error_not_a_missing_suite(tmp_path: Path) -> None:
     (tmp_path / "cases.json").write_text("null")
     dataset = {**DATASET, "suites": [{**DATASET["suites"][0], "name": "file", "cases": "cases.json"},
@@ -286,15 +277,12 @@ def test_a_null_case_file_is_an_input_error_not_a_missing_suite(tmp_path: Path) 
         load_dataset(tmp_path / "d.json")
 
 
-@pytest.mark.xfail(reason="dabench/_traces.py _detect: `s.get('action') in DAG_ACTIONS` with a list (TypeError)",
-                   strict=True)
 def test_a_trace_step_whose_action_is_a_list_is_an_input_error(tmp_path: Path) -> None:
     (tmp_path / "trace.json").write_text(json.dumps({**TRACE, "steps": [{**TRACE["steps"][0], "action": []}]}))
     with pytest.raises(InputError):
         read_trace(tmp_path / "trace.json")
 
 
-@pytest.mark.xfail(reason="dabench/_cells.py: csv.Error 'field larger than field limit' escapes", strict=True)
 def test_a_csv_cell_over_128_kib_is_read_or_refused_clearly(tmp_path: Path) -> None:
     (tmp_path / "prediction.csv").write_bytes(b"a\n" + b"x" * 200_000 + b"\n")
     try:

@@ -114,7 +114,10 @@ def read_answer_csv(path: Path, *, what: str) -> AnswerTable:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 (byte {exc.start})", code=code) from None
-    rows = list(csv.reader(io.StringIO(text, newline="")))
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:  # e.g. a cell over the csv module's field limit (128 KiB)
+        raise InputError(f"{path}: unreadable CSV ({exc})", code=code) from None
     if not rows or not rows[0]:
         raise InputError(f"{path}: no header row", code=code)
     header = tuple(rows[0])

@@ -99,7 +99,7 @@ def _detect(document: dict[str, Any], steps: list[Any]) -> TraceFormat:
         return TraceFormat.FAILURE_PAYLOAD if document.get("failure_reason") else TraceFormat.REACT
     if any(isinstance(s, dict) and "node" in s for s in steps):
         return TraceFormat.LANGGRAPH
-    if any(isinstance(s, dict) and s.get("action") in DAG_ACTIONS for s in steps):
+    if any(isinstance(s, dict) and isinstance(s.get("action"), str) and s["action"] in DAG_ACTIONS for s in steps):
         return TraceFormat.DAG
     return TraceFormat.REACT
 
@@ -202,7 +202,9 @@ def _rich_fields(raw: dict[str, Any], where: str) -> dict[str, Any]:
 def _react_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Phase | None) -> Step:
     # the hot path of a run (one call per step): plain values skip the helpers, which keep the error messages
     where = f"steps[{index}]"
-    action = str(raw.get("action") or "")
+    action = raw.get("action")
+    if type(action) is not str:
+        action = _typed(raw, "action", str, where) or ""  # None: no action; anything else but text is an error
     observation = _unwrapped(raw.get("observation"))
     content = _unwrapped(observation.get("content")) if isinstance(observation, dict) else None
     error = _error_of(observation, content)

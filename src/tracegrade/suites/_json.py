@@ -76,6 +76,8 @@ def _number(text: str) -> float:
 
 
 def _integer(text: str) -> int:
+    if len(text.lstrip("-")) > 20:  # int() of a huge literal is slow, then refused: decide by its length first
+        raise JsonProblem(f"integer {text[:40]}... overflows 64 bits", token=text)
     value = int(text)
     if not -(2**63) <= value < 2**64:
         raise JsonProblem(f"integer {text[:40]} overflows 64 bits", token=text)

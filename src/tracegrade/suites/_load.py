@@ -59,7 +59,7 @@ def check_dataset(path: Path, registry: ScorerRegistry | None = None) -> tuple[D
     registry = registry or ScorerRegistry()
     problems: list[Problem] = []
     raw = _read_json(path, problems)
-    if raw is None:
+    if raw is _UNREADABLE:
         return None, problems
     try:
         manifest = Manifest.model_validate(raw)
@@ -74,21 +74,25 @@ def check_dataset(path: Path, registry: ScorerRegistry | None = None) -> tuple[D
     return Dataset(manifest.name, manifest.revision, str(path), resolved), problems
 
 
+_UNREADABLE = object()
+"""What :func:`_read_json` returns for a file it could not read (its problem is recorded); JSON ``null`` is None."""
+
+
 def _read_json(path: Path, problems: list[Problem]) -> Any:
     try:
         size = path.stat().st_size
         if size > MAX_DATASET_BYTES:
             problems.append(Problem(str(path), "", f"file is {size} bytes; the limit is {MAX_DATASET_BYTES}"))
-            return None
+            return _UNREADABLE
         data = path.read_bytes()
     except OSError as exc:
         problems.append(Problem(str(path), "", f"cannot read file ({exc.strerror or type(exc).__name__})"))
-        return None
+        return _UNREADABLE
     try:
         return loads_strict(data)
     except JsonProblem as exc:
         problems.append(Problem(str(path), exc.where, exc.message))
-        return None
+        return _UNREADABLE
 
 
 def _suite(manifest_path: Path, index: int, entry: SuiteEntry, revision: str, registry: ScorerRegistry,
@@ -120,11 +124,24 @@ def _cases(manifest_path: Path, base: str, value: Any,
             problems.append(Problem(str(manifest_path), f"{base}/cases", "case file must be a relative path"))
             return None, "", ""
         case_path = manifest_path.parent / value
+        if not _inside(case_path, manifest_path.parent):
+            problems.append(Problem(str(manifest_path), f"{base}/cases",
+                                    "case file must stay inside the dataset folder (no '..', no links out of it)"))
+            return None, "", ""
         raw = _read_json(case_path, problems)
-        if raw is None:
+        if raw is _UNREADABLE:
             return None, "", ""
         return _validate_cases(raw, str(case_path), "", problems, nested=True)
     return _validate_cases(value, str(manifest_path), f"{base}/cases", problems, nested=False)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path``, with every link followed, stays inside ``folder``."""
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def _validate_cases(raw: Any, file: str, where: str, problems: list[Problem],
