@@ -18,8 +18,8 @@ from pathlib import Path
 
 import orjson
 
-from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.atif import parse_parameters, score_paths
+from tracegrade.judge import Judge, JudgeSettings
 
 RUBRIC = {"scoring_mode": "benchmark", "benchmark_name": "terminal-bench"}
 

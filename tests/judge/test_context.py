@@ -16,8 +16,8 @@ from evalhub.models.atif import (
     ToolCall,
 )
 
-from tracegrade.errors import ConfigError, JudgeError
 from tracegrade.atif import build_evidence, project_step, score_request
+from tracegrade.errors import ConfigError, JudgeError
 from tracegrade.rubric import Rubric
 
 from .conftest import agent_step

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tracegrade.errors import JudgeError
 from tracegrade.atif import Evidence, score_step
+from tracegrade.errors import JudgeError
 from tracegrade.judge import Judge, JudgeCache, JudgeSettings
 from tracegrade.judge._settings import resolve_endpoint
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply

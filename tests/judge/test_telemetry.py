@@ -7,8 +7,8 @@ import pytest
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
-from tracegrade.errors import JudgeError
 from tracegrade.atif import Evidence, score_step
+from tracegrade.errors import JudgeError
 from tracegrade.judge import Judge, JudgeSettings, JudgeTelemetry, configure_meter_provider
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Rubric
@@ -46,7 +46,8 @@ async def scenario(server: ScriptedJudgeServer, settings: JudgeSettings, rubric:
 async def test_every_instrument_with_its_attributes(server: ScriptedJudgeServer, settings: JudgeSettings,
                                                     rubric: Rubric, evidence: Evidence) -> None:
     reader = InMemoryMetricReader()
-    telemetry = JudgeTelemetry(MeterProvider(metric_readers=[reader]), prefix="atif", job_id="job-7", scoring_mode="custom")
+    telemetry = JudgeTelemetry(MeterProvider(metric_readers=[reader]), prefix="atif", job_id="job-7",
+                               scoring_mode="custom")
     await scenario(server, settings, rubric, evidence, telemetry)
     got = points(reader)
 
@@ -70,7 +71,8 @@ async def test_protocol_errors_are_not_http_errors(server: ScriptedJudgeServer, 
                                                    rubric: Rubric, evidence: Evidence) -> None:
     reader = InMemoryMetricReader()
     server.queue(ScriptedReply.huge())
-    async with Judge(settings, telemetry=JudgeTelemetry(MeterProvider(metric_readers=[reader]), prefix="atif")) as judge:
+    telemetry = JudgeTelemetry(MeterProvider(metric_readers=[reader]), prefix="atif")
+    async with Judge(settings, telemetry=telemetry) as judge:
         with pytest.raises(JudgeError):
             await score_step(judge, rubric, evidence)
     got = points(reader)

@@ -41,7 +41,7 @@ def test_a_file_changed_after_the_manifest_is_detected(tmp_path: Path) -> None:
     folder.write_text("x.txt", "one")
     folder.finish(JobStatus.FAILED)
     (tmp_path / "x.txt").write_text("two")
-    with pytest.raises(InputError, match="differs from manifest.json"):
+    with pytest.raises(InputError, match=r"differs from manifest\.json"):
         read_manifest(tmp_path)
     assert read_manifest(tmp_path, verify=False)["status"] == "failed"
 

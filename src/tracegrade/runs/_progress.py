@@ -25,9 +25,17 @@ def progress(
     """
     target = console or Console(stderr=True)
     if not enabled or not target.is_terminal:
-        yield lambda n=1: None
+        yield _ignore
         return
     columns = (TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
     with Progress(*columns, console=target, transient=True) as bar:
         task = bar.add_task(description, total=total)
-        yield lambda n=1: bar.advance(task, n)
+
+        def advance(n: int = 1) -> None:
+            bar.advance(task, n)
+
+        yield advance
+
+
+def _ignore(n: int = 1) -> None:
+    """Progress off: nothing to draw."""
