@@ -8,6 +8,7 @@ import pytest
 from tests.atif.agree_data import two_trajectories
 from tracegrade.atif._artifacts import write_artifacts
 from tracegrade.cli._app import app, run_app
+from tracegrade.runs import read_manifest
 
 
 @pytest.fixture
@@ -41,6 +42,16 @@ def test_agree_writes_json_and_html_next_to_the_run_and_lists_unmatched(
     out = capsys.readouterr().out
     assert "1 label(s) match nothing in the run" in out and "trajectory_id=Z" in out
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_agree_adds_a_section_to_the_runs_report_and_keeps_the_folder_complete(run: Path, tmp_path: Path) -> None:
+    assert "Agreement with labels" not in (run / "report.html").read_text()
+    path = labels(tmp_path, '{"trajectory_id": "A", "step": 2, "failed": true, "decisive": true}')
+    assert run_app(app, ["agree", str(run), "--labels", str(path), "--resamples", "200", "-q"]) == 0
+    html = (run / "report.html").read_text()
+    assert 'id="agreement"' in html and "Agreement with labels" in html and "1 of 1 labels" in html
+    manifest = read_manifest(run)  # verifies every file, the rewritten report included
+    assert {"agreement.json", "agreement.html", "report.html"} <= set(manifest["files"])
 
 
 def test_agree_output_option_and_bad_labels_exit_2(

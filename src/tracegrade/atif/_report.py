@@ -10,11 +10,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tracegrade.atif._results import EvaluationResults
 from tracegrade.atif._scores import NodeResult, RunSummary, StepResult, StepStatus
 from tracegrade.render import MISSING, figure_to_data_uri, fmt_pct, fmt_score, new_figure, render_html
+
+if TYPE_CHECKING:
+    from tracegrade.atif._agree_records import AgreementReport
 
 __all__ = ["render_report"]
 
@@ -40,9 +43,20 @@ _STEP_NOTES = {
 }
 
 
-def render_report(results: EvaluationResults) -> str:
-    """The complete, self-contained HTML document of ``results`` (no external assets)."""
-    return render_html("atif_report.html", **report_context(results))
+def render_report(results: EvaluationResults, agreement: AgreementReport | None = None) -> str:
+    """The complete, self-contained HTML document of ``results`` (no external assets).
+
+    With ``agreement`` (from ``tracegrade agree``) the report gains a section comparing the judge with
+    human labels.
+    """
+    context = report_context(results)
+    if agreement is not None:
+        from tracegrade.atif._agree_report import agreement_rows, issue_rows
+
+        context["sections"] = [*context["sections"], {"id": "agreement", "label": "Agreement with labels"}]
+        context["agreement"] = {"report": agreement, "rows": agreement_rows(agreement),
+                                "unmatched": issue_rows(agreement.unmatched)}
+    return render_html("atif_report.html", **context)
 
 
 def report_context(results: EvaluationResults) -> dict[str, Any]:
@@ -50,6 +64,7 @@ def report_context(results: EvaluationResults) -> dict[str, Any]:
     summary = results.summary
     steps = [step for node in results.nodes for step in node.steps]
     return {
+        "agreement": None,
         "title": "ATIF trajectory judge",
         "subtitle": _subtitle(results),
         "sections": [{"id": key, "label": label} for key, label in _SECTIONS],

@@ -43,7 +43,8 @@ def agree(
     from tracegrade.atif._agree import agreement
     from tracegrade.atif._agree_report import render_agreement
     from tracegrade.atif._labels import read_labels
-    from tracegrade.runs import dump_json, write_atomic
+    from tracegrade.atif._report import render_report
+    from tracegrade.runs import amend_manifest, dump_json, write_atomic
 
     results = _read_run(run)
     report = agreement(
@@ -52,11 +53,16 @@ def agree(
     target = output or ((run if run.is_dir() else run.parent) / "agreement.json")
     stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
     page = target.with_suffix(".html")
+    in_run_folder = output is None and run.is_dir()
     try:
         write_atomic(target, dump_json(report.model_dump(mode="json")))
         write_atomic(page, render_agreement(report, generated_at=stamp).encode())
+        if in_run_folder:  # the run's report gains an agreement section; the manifest records the new files
+            write_atomic(run / "report.html", render_report(results, report).encode())
     except OSError as exc:
         raise OutputError(f"{target}: cannot write the agreement report ({type(exc).__name__})") from None
+    if in_run_folder:
+        amend_manifest(run, [target.name, page.name, "report.html"])
     if not quiet:
         _print_summary(report, target, page)
 

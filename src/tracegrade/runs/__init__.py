@@ -9,7 +9,7 @@ manifest written last; :func:`read_manifest` tells a complete folder from a cras
 """
 
 from tracegrade.runs._atomic import write_atomic
-from tracegrade.runs._folder import MANIFEST_NAME, Manifest, RunFolder, dump_json, read_manifest
+from tracegrade.runs._folder import MANIFEST_NAME, Manifest, RunFolder, amend_manifest, dump_json, read_manifest
 from tracegrade.runs._ids import job_id_for
 from tracegrade.runs._progress import progress
 from tracegrade.runs._shard import Shard, parse_shard
@@ -22,6 +22,7 @@ __all__ = [
     "Manifest",
     "RunFolder",
     "Shard",
+    "amend_manifest",
     "dump_json",
     "interrupts",
     "job_id_for",

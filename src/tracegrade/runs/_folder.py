@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,7 @@ from tracegrade.runs._status import JobStatus
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MANIFEST_NAME", "Manifest", "RunFolder", "dump_json", "read_manifest"]
+__all__ = ["MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "dump_json", "read_manifest"]
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "tracegrade-run-folder/1"
@@ -150,6 +150,38 @@ def read_manifest(path: Path, *, verify: bool = True) -> Manifest:
         for name, entry in manifest.get("files", {}).items():
             _verify_file(path, name, entry)
     return manifest
+
+
+def amend_manifest(path: Path, names: Sequence[str]) -> bool:
+    """Record files added to (or rewritten in) a complete run folder after it finished.
+
+    The folder's other files are checked first, so an amended manifest never vouches for a folder that
+    was already inconsistent; the named files may already have been rewritten. Returns False, writing
+    nothing, when the folder has no manifest.
+
+    Raises:
+        InputError: a listed file differs from the manifest, or a named file is missing.
+        OutputError: the manifest cannot be written.
+    """
+    if not (path / MANIFEST_NAME).exists():
+        return False
+    manifest = read_manifest(path, verify=False)
+    for name, entry in manifest.get("files", {}).items():
+        if name not in names:
+            _verify_file(path, name, entry)
+    for name in names:
+        file = path / _relative(name)
+        try:
+            data = file.read_bytes()
+        except OSError:
+            raise InputError(f"{file}: missing, cannot be recorded in {MANIFEST_NAME}", code="incomplete_run") from None
+        manifest["files"][name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    manifest["files"] = dict(sorted(manifest["files"].items()))
+    try:
+        write_atomic(path / MANIFEST_NAME, dump_json(manifest))
+    except OSError as exc:
+        raise OutputError(f"{path / MANIFEST_NAME}: cannot write ({exc.strerror or exc})") from None
+    return True
 
 
 def _verify_file(folder: Path, name: str, entry: Mapping[str, Any]) -> None:
