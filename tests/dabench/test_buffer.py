@@ -79,3 +79,25 @@ def test_encoding_does_not_import_pandas() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"  # pyarrow.array() would import pandas (about 0.25 s)
+
+
+def test_extend_columns_equals_extend_and_checks_lengths() -> None:
+    rows = [("a,b", 1, 0.5, True), (None, None, None, None), ('say "hi"', 3, 2.0, False)]
+    by_rows, by_columns = TableBuffer(COLUMNS), TableBuffer(COLUMNS)
+    by_rows.extend(rows)
+    by_columns.extend_columns([list(column) for column in zip(*rows, strict=True)])
+    by_columns.extend_columns([(), (), (), ()])  # an empty slice adds nothing
+    assert len(by_columns) == 3
+    assert by_columns.csv_bytes() == by_rows.csv_bytes()
+    with pytest.raises(ValueError, match="4 values"):
+        by_columns.extend_columns([["x"]])
+    with pytest.raises(ValueError, match="same number"):
+        by_columns.extend_columns([["x"], [1, 2], [0.5], [True]])
+
+
+def test_csv_across_batches_with_empty_and_partly_quoted_columns() -> None:
+    columns = (("s", "str"), ("empty", "float"), ("none", "str"), ("n", "int"))
+    rows = [(TRICKY[i % len(TRICKY)], None, None, i if i % 3 else None) for i in range(5000)]  # > one 4096 batch
+    buffer = TableBuffer(columns)
+    buffer.extend(rows)
+    assert buffer.csv_bytes() == python_csv(columns, rows)

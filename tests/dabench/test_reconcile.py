@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from tracegrade.dabench import Reconciliation, format_reconciliation, reconcile
+from tracegrade.dabench import Reconciliation, format_reconciliation, reconcile, table_facts
+from tracegrade.dabench._buffer import TableBuffer
 from tracegrade.dabench._reconcile import TableFacts, TaskFacts
 
 GOOD: dict[str, Any] = {
@@ -102,3 +104,17 @@ def test_report_text_states_status_and_findings() -> None:
     assert "Status: FAILED (0/1 tasks without errors, 0.0%)" in text
     assert "[ERROR] t1 token_conservation: total_tokens=5000 but trajectory sums 1000" in text
     assert "wall clock: 10.0s; step durations: 6.0s" in text
+
+
+def test_table_facts_totals_the_written_step_and_tool_call_tables(tmp_path: Path) -> None:
+    steps = TableBuffer((("task_id", "str"), ("tokens", "int"), ("duration_seconds", "float")))
+    steps.extend([("t1", 100, 1.5), ("t1", None, None), ("t1", 20, 2), ("t2", None, None)])
+    calls = TableBuffer((("task_id", "str"), ("success", "bool")))
+    calls.extend([("t1", True), ("t1", False), ("t3", False)])
+    (tmp_path / "trajectory.parquet").write_bytes(steps.parquet_bytes())
+    (tmp_path / "tool_calls.parquet").write_bytes(calls.parquet_bytes())
+    facts = table_facts(tmp_path).tasks
+    assert list(facts) == ["t1", "t2", "t3"]
+    assert facts["t1"] == TaskFacts(steps=3, tool_calls=2, tool_failures=1, tokens=120, seconds=3.5)
+    assert facts["t2"] == TaskFacts(steps=1)  # no tokens or timings: None, not 0
+    assert facts["t3"] == TaskFacts(tool_calls=1, tool_failures=1)

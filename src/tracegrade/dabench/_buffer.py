@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import operator
+from collections.abc import Sequence
 from itertools import repeat
 from typing import Any
 
@@ -33,6 +34,8 @@ def _python_quotes(char: str) -> bool:
 
 _QUOTES_CR = _python_quotes("\r")
 """Whether this Python's csv writer quotes a lone carriage return (it always quotes ``,``, ``"`` and LF)."""
+_QUOTED_CHARS = '[,"\n\r]' if _QUOTES_CR else '[,"\n]'
+"""The characters that make Python's csv writer quote a cell (an RE2 pattern for Arrow)."""
 
 
 class TableBuffer:
@@ -69,6 +72,20 @@ class TableBuffer:
         for cells, column in zip(self._cells, zip(*rows, strict=True), strict=True):
             cells.extend(column)
         self._count += len(rows)
+        self._arrays = None
+
+    def extend_columns(self, columns: Sequence[Sequence[Value]]) -> None:
+        """Append rows given column by column (one sequence of cells per column, all of one length)."""
+        if len(columns) != len(self.columns):
+            raise ValueError(f"every row needs {len(self.columns)} values")
+        count = len(columns[0])
+        if any(len(column) != count for column in columns):
+            raise ValueError("every column needs the same number of cells")
+        if not count:
+            return
+        for cells, column in zip(self._cells, columns, strict=True):
+            cells.extend(column)
+        self._count += count
         self._arrays = None
 
     def select(self, names: tuple[str, ...]) -> TableBuffer:
@@ -116,15 +133,21 @@ class TableBuffer:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        kind, cells = self.columns[index][1], self._cells[index][start:stop]
+        kind = self.columns[index][1]
         pool = pa.system_memory_pool()  # returns freed memory to the OS (Arrow's default pool keeps it: peak RSS)
-        if kind == "str":
-            needs = _needs_quotes(cells)
-            if any(needs):
+        cells = self._cells[index][start:stop] if kind != "str" and array.null_count < len(array) else []
+        if array.null_count == len(array):  # every cell empty (common: fields a trace format lacks)
+            array = pc.cast(array, pa.string(), memory_pool=pool)
+        elif kind == "str":
+            needs = pc.match_substring_regex(array, _QUOTED_CHARS, memory_pool=pool)  # null (None) cells: null
+            quoting = pc.sum(needs).as_py() or 0  # in Arrow: a Python test per cell is several times slower
+            if quoting:
                 quote, empty = _text_scalars('"', "")
                 doubled = pc.replace_substring(array, '"', '""', memory_pool=pool)
                 quoted = pc.binary_join_element_wise(quote, doubled, quote, empty, memory_pool=pool)
-                array = quoted if all(needs) else pc.if_else(_bool_array(needs), quoted, array, memory_pool=pool)
+                if quoting < len(array):
+                    quoted = pc.if_else(needs, quoted, array, memory_pool=pool)  # a null test: a null (empty) cell
+                array = quoted
         elif kind == "float" or (kind == "int" and not set(map(type, cells)) <= {int, type(None)}):
             # Python's text of the value itself: an int in a float column stays "3", a float is its repr
             array = _arrow_column([None if v is None else str(v) for v in cells], "str")
@@ -172,14 +195,6 @@ def _joined_lines(texts: list[Any]) -> list[Any]:
             first = int.from_bytes(chunk.buffers()[1][4 * start : 4 * start + 4], "little")
             parts.append(chunk.buffers()[2].slice(first, size))
     return parts
-
-
-def _needs_quotes(cells: list[Value]) -> list[bool]:
-    """Which cells Python's csv writer quotes (``in`` is a fast byte search; a regex is several times slower)."""
-    texts: list[str | None] = cells  # type: ignore[assignment]  # a str column holds str or None
-    if _QUOTES_CR:
-        return [v is not None and ("," in v or '"' in v or "\n" in v or "\r" in v) for v in texts]
-    return [v is not None and ("," in v or '"' in v or "\n" in v) for v in texts]
 
 
 def _arrow_column(cells: list[Value], kind: str) -> Any:
@@ -242,12 +257,6 @@ def _bitmap(flags: Any) -> Any:
     import pyarrow as pa
 
     return pa.py_buffer(np.packbits(np.asarray(flags, dtype=bool), bitorder="little"))
-
-
-def _bool_array(flags: list[bool]) -> Any:
-    import pyarrow as pa
-
-    return pa.Array.from_buffers(pa.bool_(), len(flags), [None, _bitmap(flags)])
 
 
 def _exact_floats(cells: list[Value], types: set[type]) -> bool:

@@ -18,8 +18,8 @@ from tracegrade.dabench._tables import (
     TOOL_CALL_COLUMNS,
     TRAJECTORY_COLUMNS,
     task_metric_columns,
-    tool_call_rows,
-    trajectory_rows,
+    tool_call_columns,
+    trajectory_columns,
 )
 from tracegrade.errors import TracegradeError
 from tracegrade.runs import JobStatus, RunFolder, job_id_for
@@ -83,15 +83,15 @@ class _Collector:
         self.tasks = TableBuffer(task_metric_columns())
         self.trajectory = TableBuffer(TRAJECTORY_COLUMNS)
         self.tool_calls = TableBuffer(TOOL_CALL_COLUMNS)
-        self.null_reasons: dict[str, Counter[str]] = defaultdict(Counter)
+        self.null_pairs: Counter[tuple[str, str]] = Counter()
+        """(column, reason) of every null cell, counted in C (regrouped by column when the run is written)."""
         self.errors: list[dict[str, str]] = []
         self.formats: Counter[str] = Counter()
         self.summary = summary
 
     def add(self, task_id: str, metrics: TaskMetrics, errors: list[tuple[str, str]]) -> None:
         self.tasks.add(tuple(metrics.values.values()))
-        for column, reason in metrics.reasons.items():
-            self.null_reasons[column][reason] += 1
+        self.null_pairs.update(metrics.reasons.items())
         self.errors.extend({"task_id": task_id, "code": code, "message": msg} for code, msg in errors)
         self.formats[str(metrics.values.get("trace_format"))] += 1
         self.summary.task_errors += bool(errors)
@@ -171,9 +171,9 @@ def _evaluate_one(
         return
     trace_id = metrics.values.get("trace_id")
     trace_id = trace_id if isinstance(trace_id, str) else None
-    steps, calls = trajectory_rows(record, trace_id), tool_call_rows(record, trace_id)
-    collector.trajectory.extend(steps)  # the three tables grow together: an interrupt leaves them consistent
-    collector.tool_calls.extend(calls)
+    steps, calls = trajectory_columns(record, trace_id), tool_call_columns(record, trace_id)
+    collector.trajectory.extend_columns(steps)  # the three tables grow together: an interrupt leaves them whole
+    collector.tool_calls.extend_columns(calls)
     collector.add(entry.task_id, metrics, list(record.errors))
     if on_task is not None:
         on_task(record, metrics, folder)
@@ -203,13 +203,21 @@ def _write(
         "has_summary_json": summary.has_summary,
         "tasks_not_in_summary": list(summary.unlisted_tasks),
         "trace_formats": dict(sorted(collector.formats.items())),
-        "null_reasons": {col: dict(sorted(r.items())) for col, r in sorted(collector.null_reasons.items())},
+        "null_reasons": _by_column(collector.null_pairs),
         "task_errors": collector.errors,
         "rows": rows,
     }
     if on_finish is not None:
         on_finish(folder, metadata)
     folder.finish(result.status, metadata, stamp=False)  # reruns on the same inputs reproduce every file
+
+
+def _by_column(pairs: Counter[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    """The null reasons as column → {reason: tasks}, both levels sorted."""
+    grouped: dict[str, dict[str, int]] = defaultdict(dict)
+    for (column, reason), count in sorted(pairs.items()):
+        grouped[column][reason] = count
+    return dict(grouped)
 
 
 def _write_table(folder: RunFolder, name: str, table: TableBuffer) -> None:

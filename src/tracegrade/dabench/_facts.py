@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["tool_facts"]
@@ -15,6 +16,12 @@ _IDENT = re.compile(r"""^\s*[`"\[]?([^`"\]\s]+(?:\s[^`"\]\s]+)*?)[`"\]]?\s""")
 def _stem(path: object) -> str | None:
     if not isinstance(path, str) or not path:
         return None
+    return _path_stem(path)
+
+
+@functools.lru_cache(maxsize=4096)
+def _path_stem(path: str) -> str:
+    """The file name without its extension (cached: a run reads the same few files in every task)."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     return name.rsplit(".", 1)[0] if "." in name else name
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tracegrade.dabench._answer import columns_of, kdd_match, kdd_score
 from tracegrade.dabench._family import NO_STEPS, NO_TIMINGS, NO_TOKENS, MetricContext, Out
-from tracegrade.dabench._records import TraceFormat
+from tracegrade.dabench._records import Step, TraceFormat
 from tracegrade.dabench._signals import specialists_called
 from tracegrade.dabench._vocab import ACTION_COLUMNS, PLAN_ACTIONS, STAGE_PREFIX, action_column
 
@@ -83,9 +83,11 @@ def per_stage(ctx: MetricContext) -> Out:
         out.null(STAGE_COLUMNS, NO_STEPS)
         return out
     timed = any(s.duration_seconds is not None for s in record.steps)
-    counted = any(s.tokens is not None for s in record.steps)
-    for stage in STAGES:
-        steps = [s for s in record.steps if STAGE_PREFIX[s.phase] == stage]
+    counted = any(s.tokens_input is not None or s.tokens_output is not None for s in record.steps)
+    by_stage: dict[str, list[Step]] = {stage: [] for stage in STAGES}
+    for step in record.steps:  # one pass; each stage keeps its steps in trace order
+        by_stage[STAGE_PREFIX[step.phase]].append(step)
+    for stage, steps in by_stage.items():
         seconds = sum(s.duration_seconds or 0.0 for s in steps)
         out.put(stage_column(stage, "time"), seconds if timed else None, NO_TIMINGS)
         out.put(stage_column(stage, "calls"), len(steps))

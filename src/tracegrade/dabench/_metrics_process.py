@@ -67,9 +67,9 @@ def tool_usage(ctx: MetricContext) -> Out:
         return out
     calls = [c for s in record.steps for c in s.tool_calls]
     ok = [c for c in calls if c.ok]
-    explore = {(c.tool_name, c.args_key) for c in ok if tool_category(c.tool_name) == "explore"}
-    finals = [any(tool_category(c.tool_name) == kind for c in ok) for kind in ("execute", "answer")]
-    useful = len(explore) + sum(finals)
+    categories = [tool_category(c.tool_name) for c in ok]
+    explore = {(c.tool_name, c.args_key) for c, kind in zip(ok, categories, strict=True) if kind == "explore"}
+    useful = len(explore) + ("execute" in categories) + ("answer" in categories)
     total, failures = len(calls), len(calls) - len(ok)
     zero = "no tool calls (0/0)"
     out.put("unique_tools_used", len({c.tool_name for c in calls}))

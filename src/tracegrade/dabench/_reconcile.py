@@ -8,14 +8,14 @@ finding is an ``error`` (an invariant is broken: the artifacts contradict each o
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tracegrade.dabench._frame import Row, read_table
+from tracegrade.dabench._frame import Row, read_columns
 
 __all__ = ["CHECKS", "Finding", "Reconciliation", "TableFacts", "format_reconciliation", "reconcile", "table_facts"]
 
@@ -85,20 +85,31 @@ class Reconciliation(BaseModel):
 
 def table_facts(folder: Path) -> TableFacts:
     """Per-task totals from ``trajectory.parquet`` and ``tool_calls.parquet`` in ``folder``."""
-    facts: dict[str, TaskFacts] = defaultdict(TaskFacts)
-    for row in read_table(folder / "trajectory.parquet", ("task_id", "tokens", "duration_seconds")):
-        fact = facts[str(row["task_id"])]
-        fact.steps += 1
-        tokens, seconds = row["tokens"], row["duration_seconds"]
+    # plain counters per task (setting a model's fields once per row would cost a validation step each)
+    totals: dict[str, list[Any]] = {}  # task → [steps, tool calls, tool failures, tokens, seconds]
+    steps = read_columns(folder / "trajectory.parquet", ("task_id", "tokens", "duration_seconds"))
+    for task, tokens, seconds in zip(steps["task_id"], steps["tokens"], steps["duration_seconds"], strict=True):
+        fact = totals.get(str(task))
+        if fact is None:
+            fact = totals[str(task)] = [0, 0, 0, None, None]
+        fact[0] += 1
         if isinstance(tokens, int):
-            fact.tokens = (fact.tokens or 0) + tokens
+            fact[3] = (fact[3] or 0) + tokens
         if isinstance(seconds, float | int):
-            fact.seconds = (fact.seconds or 0.0) + float(seconds)
-    for row in read_table(folder / "tool_calls.parquet", ("task_id", "success")):
-        fact = facts[str(row["task_id"])]
-        fact.tool_calls += 1
-        fact.tool_failures += row["success"] == 0
-    return TableFacts(tasks=dict(facts))
+            fact[4] = (fact[4] or 0.0) + float(seconds)
+    calls = read_columns(folder / "tool_calls.parquet", ("task_id", "success"))
+    for task, success in zip(calls["task_id"], calls["success"], strict=True):
+        fact = totals.get(str(task))
+        if fact is None:
+            fact = totals[str(task)] = [0, 0, 0, None, None]
+        fact[1] += 1
+        fact[2] += success == 0
+    return TableFacts(
+        tasks={
+            task: TaskFacts(steps=s, tool_calls=c, tool_failures=f, tokens=t, seconds=d)
+            for task, (s, c, f, t, d) in totals.items()
+        }
+    )
 
 
 class _Checker:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 from tracegrade.dabench._answer import AnswerScore, score_answer
@@ -86,12 +87,18 @@ def evaluate_task(record: TaskRecord, params: MetricParams) -> TaskMetrics:
         score = score_answer(gold, record.prediction, lam=params.lam, prediction_error=record.prediction_error)
     values: dict[str, Value] = {}
     reasons: dict[str, str] = {}
+    context = MetricContext(record, score, record.task.gold_reason, params, values, reasons)  # sees each update
     for family in FAMILIES:
-        out: Out = family.compute(MetricContext(record, score, record.task.gold_reason, params, values, reasons))
+        out: Out = family.compute(context)
         values.update(out.values)
         reasons.update(out.reasons)
-    ordered = {c.name: values[c.name] for c in TASK_COLUMNS}
+    ordered = dict(zip(_NAMES, _IN_ORDER(values), strict=True))
     return TaskMetrics(ordered, {k: v for k, v in reasons.items() if ordered.get(k) is None}, score)
+
+
+_NAMES = tuple(c.name for c in TASK_COLUMNS)
+_IN_ORDER = operator.itemgetter(*_NAMES)
+"""The task_metrics values in column order (one C call instead of a lookup per column)."""
 
 
 def failed_task_metrics(run_id: str, task_id: str, code: str) -> TaskMetrics:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tracegrade.dabench._observe import TaskSignals
-from tracegrade.dabench._records import AnswerTable, Step, TaskRecord, Value
+from tracegrade.dabench._records import AnswerTable, Phase, Step, TaskRecord, Value
 
 __all__ = ["LIST_CAP", "REPLAY_FORMAT", "TEXT_CAP", "answer_csv", "build_replay", "evidence_steps", "finish_replay"]
 
@@ -87,7 +87,7 @@ def _attempts(steps: tuple[Step, ...]) -> list[dict[str, Any]]:
 
 
 def _attempt(number: int, steps: list[Step]) -> dict[str, Any]:
-    plans = [s for s in steps if s.phase.value == "PLAN"]
+    plans = [s for s in steps if s.phase is Phase.PLAN]
     executed = [s for s in steps if s.tool in ("execute_python", "execute_context_sql", "query_dataframe")]
     failed = [s for s in steps if not s.ok]
     plan = plans[-1] if plans else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ __all__ = ["RunSummary", "SummaryEntry", "iter_tasks", "read_summary", "read_tas
 _TASK_DIR = re.compile(r"task_(\d+)")
 _VOTE = re.compile(r"trace_r(\d+)\.json")
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_NOT_A_FOLDER = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +160,12 @@ def read_task(run_dir: Path, run_id: str, entry: SummaryEntry, data_root: Path |
     """Read one task; parts that cannot be read are recorded in ``errors`` (the task is never dropped)."""
     errors: list[tuple[str, str]] = []
     folder = run_dir / entry.task_id
-    names = frozenset(os.listdir(folder)) if folder.is_dir() else frozenset()
+    try:  # one listing, no stat first: most task folders exist
+        names = frozenset(os.listdir(folder))
+    except OSError as exc:
+        if exc.errno not in _NOT_A_FOLDER:
+            raise
+        names = frozenset()  # what Path.is_dir() answers False for: missing, a file, a broken or looping link
     trace, trace_file = _primary_trace(folder, names, errors)
     votes = tuple(_vote_answers(folder, names, errors))
     prediction, prediction_error = _prediction(folder / "prediction.csv", names, errors)

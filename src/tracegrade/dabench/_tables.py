@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import orjson
 
 from tracegrade.dabench._columns import TASK_COLUMNS
-from tracegrade.dabench._records import Phase, Step, TaskRecord, Value
+from tracegrade.dabench._records import Phase, TaskRecord, ToolCall, Value
 from tracegrade.dabench._vocab import LEGACY_STAGE, STAGE_PREFIX, tool_category
 
 __all__ = [
     "COMPREHENSIVE_COLUMNS",
     "TOOL_CALL_COLUMNS",
     "TRAJECTORY_COLUMNS",
+    "Columns",
+    "tool_call_columns",
     "tool_call_rows",
+    "trajectory_columns",
     "trajectory_rows",
 ]
 
@@ -52,68 +57,89 @@ _STAGES = {phase: (STAGE_PREFIX[phase], LEGACY_STAGE[phase], phase.value) for ph
 """stage, legacy_stage and phase text of every phase (looked up once per step)."""
 
 
+Columns = list[Sequence[Value]]
+"""A table slice held by column (values in row order), as :meth:`TableBuffer.extend_columns` takes it."""
+
+
 def trajectory_rows(record: TaskRecord, trace_id: str | None) -> list[tuple[Value, ...]]:
     """One trajectory.csv row per step."""
-    rows: list[tuple[Value, ...]] = []
-    elapsed: float | None = 0.0 if any(s.duration_seconds is not None for s in record.steps) else None
-    run_id, task_id, trace_format = record.run_id, record.task_id, record.trace_format.value
+    return list(zip(*trajectory_columns(record, trace_id), strict=True))
+
+
+def _capped(texts: Sequence[str]) -> list[str]:
+    return [t if len(t) <= CELL_CAP else _cap(t) for t in texts]
+
+
+def trajectory_columns(record: TaskRecord, trace_id: str | None) -> Columns:
+    """The trajectory.csv cells of a task's steps, column by column (one pass per column, no row tuples)."""
+    steps = record.steps
+    count = len(steps)
+    if not count:
+        return [() for _ in TRAJECTORY_COLUMNS]
+    (step_id, action, phases, inferred, ok, tool, parent, agent, agent_type, thought, action_input, observation,
+     raw, error, llm, duration, t_in, t_out, t_reason, stamp, confidence, decision, review, verification,
+     specialist, checkpoint, retries, *_) = zip(*steps, strict=True)  # fmt: skip
+    elapsed: list[float | None]
+    if any(d is not None for d in duration):
+        total, elapsed = 0.0, []
+        for seconds in duration:
+            total += seconds or 0.0
+            elapsed.append(total)
+    else:
+        elapsed = [None] * count
+    stages = [_STAGES[phase] for phase in phases]
+    trace_format = record.trace_format.value
     metadata: dict[tuple[Value, ...], str] = {}  # most steps of a trace share their metadata cell
-    for s in record.steps:
-        if elapsed is not None:
-            elapsed += s.duration_seconds or 0.0
-        key = (s.phase_inferred, s.is_llm_call, s.tokens_input, s.tokens_output, s.tokens_reasoning, s.error)
-        meta = metadata.get(key)
-        if meta is None:
-            meta = metadata[key] = _metadata(s, trace_format)
-        stage, legacy, phase = _STAGES[s.phase]
-        thought, action_input, observation, raw = s.thought, s.action_input, s.observation, s.raw_response
-        rows.append(
-            (
-                run_id, task_id, trace_id, s.step_id, s.parent_step_id, stage, legacy, phase, s.agent,
-                s.agent or s.agent_type, s.agent_type, s.tool, s.action, s.coordinator_checkpoint, s.confidence,
-                s.decision, s.review_type, s.verification_status, s.specialist_selected, s.ok, s.duration_seconds,
-                s.tokens, s.retries, s.timestamp, elapsed,
-                thought if len(thought) <= CELL_CAP else _cap(thought),
-                action_input if len(action_input) <= CELL_CAP else _cap(action_input),
-                observation if len(observation) <= CELL_CAP else _cap(observation),
-                raw if len(raw) <= CELL_CAP else _cap(raw),
-                meta,
-            )
-        )  # fmt: skip
-    return rows
+    meta = []
+    for key in zip(inferred, llm, t_in, t_out, t_reason, error, strict=True):
+        cell = metadata.get(key)
+        if cell is None:
+            cell = metadata[key] = _metadata(key, trace_format)
+        meta.append(cell)
+    tokens = [None if a is None and b is None else (a or 0) + (b or 0) for a, b in zip(t_in, t_out, strict=True)]
+    return [
+        [record.run_id] * count, [record.task_id] * count, [trace_id] * count, step_id, parent,
+        [t[0] for t in stages], [t[1] for t in stages], [t[2] for t in stages], agent,
+        [a or b for a, b in zip(agent, agent_type, strict=True)], agent_type, tool, action, checkpoint, confidence,
+        decision, review, verification, specialist, ok, duration, tokens, retries, stamp,
+        elapsed, _capped(thought), _capped(action_input), _capped(observation), _capped(raw), meta,
+    ]  # fmt: skip
 
 
-def _metadata(step: Step, trace_format: str) -> str:
-    meta = {
-        "phase_inferred": step.phase_inferred,
-        "is_llm_call": step.is_llm_call,
-        "tokens_input": step.tokens_input,
-        "tokens_output": step.tokens_output,
-        "tokens_reasoning": step.tokens_reasoning,
-        "error": step.error,
-        "trace_format": trace_format,
-    }
-    return orjson.dumps(meta).decode()
+_META_KEYS = ("phase_inferred", "is_llm_call", "tokens_input", "tokens_output", "tokens_reasoning", "error")
+
+
+def _metadata(values: tuple[Value, ...], trace_format: str) -> str:
+    """The metadata_json cell of a step (``values`` in :data:`_META_KEYS` order)."""
+    return orjson.dumps({**dict(zip(_META_KEYS, values, strict=True)), "trace_format": trace_format}).decode()
 
 
 def tool_call_rows(record: TaskRecord, trace_id: str | None) -> list[tuple[Value, ...]]:
     """One tool_calls.csv row per tool invocation."""
-    rows: list[tuple[Value, ...]] = []
-    run_id, task_id = record.run_id, record.task_id
-    metadata: dict[tuple[str, str | None], str] = {}
+    return list(zip(*tool_call_columns(record, trace_id), strict=True))
+
+
+def tool_call_columns(record: TaskRecord, trace_id: str | None) -> Columns:
+    """The tool_calls.csv cells of a task's tool invocations, column by column."""
+    calls: list[ToolCall] = []
+    meta: list[str] = []
+    metadata: dict[tuple[Phase, str | None], str] = {}
     for step in record.steps:
         if not step.tool_calls:
             continue
-        key = (step.phase.value, step.agent)
-        meta = metadata.get(key)
-        if meta is None:
-            meta = metadata[key] = orjson.dumps({"phase": key[0], "agent": key[1]}).decode()
-        for c in step.tool_calls:
-            rows.append(
-                (
-                    run_id, task_id, trace_id, c.step_id, c.call_id, c.tool_name, tool_category(c.tool_name), c.ok,
-                    c.latency_seconds, c.tokens, c.retry_count, c.input_size, c.output_size, c.error_type,
-                    c.error_message, c.timestamp, meta,
-                )
-            )  # fmt: skip
-    return rows
+        key = (step.phase, step.agent)  # the member itself: ``.value`` goes through a slow enum descriptor
+        cell = metadata.get(key)
+        if cell is None:
+            cell = metadata[key] = orjson.dumps({"phase": step.phase.value, "agent": step.agent}).decode()
+        calls.extend(step.tool_calls)
+        meta.extend([cell] * len(step.tool_calls))
+    count = len(calls)
+    if not count:
+        return [() for _ in TOOL_CALL_COLUMNS]
+    (call_id, step_id, name, ok, error_type, error_message, input_size, output_size, latency, tokens, retries,
+     stamp, _) = zip(*calls, strict=True)  # fmt: skip
+    return [
+        [record.run_id] * count, [record.task_id] * count, [trace_id] * count, step_id, call_id, name,
+        [tool_category(n) for n in name], ok, latency, tokens, retries, input_size, output_size, error_type,
+        error_message, stamp, meta,
+    ]  # fmt: skip

@@ -97,11 +97,15 @@ def _detect(document: dict[str, Any], steps: list[Any]) -> TraceFormat:
         return TraceFormat.RICH
     if not steps:
         return TraceFormat.FAILURE_PAYLOAD if document.get("failure_reason") else TraceFormat.REACT
-    if any(isinstance(s, dict) and "node" in s for s in steps):
-        return TraceFormat.LANGGRAPH
-    if any(isinstance(s, dict) and isinstance(s.get("action"), str) and s["action"] in DAG_ACTIONS for s in steps):
-        return TraceFormat.DAG
-    return TraceFormat.REACT
+    dag = False
+    for step in steps:  # one pass for both tests: a LangGraph node anywhere wins over DAG actions
+        if isinstance(step, dict):
+            if "node" in step:
+                return TraceFormat.LANGGRAPH
+            if not dag:
+                action = step.get("action")
+                dag = isinstance(action, str) and action in DAG_ACTIONS
+    return TraceFormat.DAG if dag else TraceFormat.REACT
 
 
 def unwrap(value: object, depth: int = 3) -> object:
@@ -112,7 +116,7 @@ def unwrap(value: object, depth: int = 3) -> object:
                 value = orjson.loads(value)
             except orjson.JSONDecodeError:
                 return value
-        elif isinstance(value, dict) and set(value) == {"content"} and isinstance(value["content"], str):
+        elif isinstance(value, dict) and len(value) == 1 and isinstance(value.get("content"), str):
             value = value["content"]
         else:
             return value
@@ -184,11 +188,17 @@ _STR_FIELDS = ("agent", "agent_type", "timestamp", "decision", "review_type", "v
 _RICH_STEP_KEYS = frozenset({*_STR_FIELDS, "parent_step_id", "duration_seconds", "confidence", "retries", "tokens"})
 
 
-def _rich_fields(raw: dict[str, Any], where: str) -> dict[str, Any]:
+def _at(index: int) -> str:
+    """Where a step is in its trace, for error messages (built only when one is raised)."""
+    return f"steps[{index}]"
+
+
+def _rich_fields(raw: dict[str, Any], index: int) -> dict[str, Any]:
     """The optional rich-extension fields a step carries (checked types), as Step keyword arguments."""
     present = _RICH_STEP_KEYS.intersection(raw)
     if not present:
         return {}
+    where = _at(index)
     fields: dict[str, Any] = {key: _typed(raw, key, str, where) for key in _STR_FIELDS if key in present}
     fields["parent_step_id"] = _count(raw, "parent_step_id", where)
     fields["retries"] = _count(raw, "retries", where)
@@ -201,32 +211,32 @@ def _rich_fields(raw: dict[str, Any], where: str) -> dict[str, Any]:
 
 def _react_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Phase | None) -> Step:
     # the hot path of a run (one call per step): plain values skip the helpers, which keep the error messages
-    where = f"steps[{index}]"
-    action = raw.get("action")
+    get = raw.get
+    action = get("action")
     if type(action) is not str:
-        action = _typed(raw, "action", str, where) or ""  # None: no action; anything else but text is an error
-    observation = _unwrapped(raw.get("observation"))
+        action = _typed(raw, "action", str, _at(index)) or ""  # None: no action; anything else but text is an error
+    observation = _unwrapped(get("observation"))
     content = _unwrapped(observation.get("content")) if isinstance(observation, dict) else None
     error = _error_of(observation, content)
-    tool = raw.get("tool")
+    tool = get("tool")
     if tool is not None and type(tool) is not str:
-        tool = _typed(raw, "tool", str, where)
+        tool = _typed(raw, "tool", str, _at(index))
     if tool is None and fmt is not _RICH and not _is_pseudo(action):
         tool = action  # official and DAG traces name the tool in ``action``; the rich trace names it in ``tool``
-    ok = (raw.get("ok") is not False) and error is None
-    phase_text = raw.get("phase")
+    ok = (get("ok") is not False) and error is None
+    phase_text = get("phase")
     if phase_text is not None and type(phase_text) is not str:
-        phase_text = _typed(raw, "phase", str, where)
-    step_id = raw.get("step_index")
+        phase_text = _typed(raw, "phase", str, _at(index))
+    step_id = get("step_index")
     if type(step_id) is not int or step_id < 0:
-        step_id = _count(raw, "step_index", where)
+        step_id = _count(raw, "step_index", _at(index))
     step_id = step_id or index + 1
-    rich = _rich_fields(raw, where)
-    args = _unwrapped(raw.get("action_input"))
+    rich = _rich_fields(raw, index) if not _RICH_STEP_KEYS.isdisjoint(raw) else {}
+    args = _unwrapped(get("action_input"))
     observation_text, observation_size = _dumped(observation)
     call = None
     if tool is not None:
-        call = _tool_call(f"{step_id}", step_id, tool, args, observation_size, ok, error, rich)
+        call = _tool_call(str(step_id), step_id, tool, args, observation_size, ok, error, rich)
     agent_type = rich.get("agent_type") if rich else None
     if not agent_type:
         agent_type = _default_agent_type(action, fmt)
@@ -239,16 +249,16 @@ def _react_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Pha
     return Step._make(
         (
             step_id, action,
-            _phase(phase_text, where) if phase_text else inferred_phase(action, previous),
+            _phase(phase_text, _at(index)) if phase_text else inferred_phase(action, previous),
             phase_text is None, ok, tool, p_id, agent, agent_type,
-            _text(raw.get("thought")), _text(args), observation_text, _text(raw.get("raw_response")),
+            _text(get("thought")), _text(args), observation_text, _text(get("raw_response")),
             error if not ok else None, fmt is _REACT or _is_llm_call(raw, action, fmt, rich),
             duration, t_in, t_out, t_reason, stamp,
             conf, decision, review, verification_status, specialist, checkpoint, retries,
             (call,) if call else (),
             tool_facts(tool, args, content) if ok and tool else (),
             _dag(content) if action in ("__plan__", "plan") else (),
-            _count(content, "attempt", f"{where}.observation")
+            _count(content, "attempt", f"{_at(index)}.observation")
             if isinstance(content, dict) and content.get("attempt") is not None
             else None,
             answer_from_json(args) if tool == "answer" else None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from tracegrade.dabench._records import Phase
 
 __all__ = [
@@ -63,6 +65,7 @@ ACTION_COLUMNS = (
 )
 
 
+@functools.lru_cache(maxsize=1024)
 def tool_category(tool: str) -> str:
     """explore, execute, answer, control or other."""
     if tool in EXPLORE_TOOLS:
@@ -95,4 +98,7 @@ def action_column(tool: str, args_key: str) -> str:
     """The per-action column a tool call counts under (``read_doc`` of knowledge.md is read_knowledge)."""
     if tool == "read_doc" and "knowledge.md" in args_key.lower():
         return "read_knowledge"
-    return tool if tool in ACTION_COLUMNS else "other_tool"
+    return tool if tool in _ACTION_SET else "other_tool"
+
+
+_ACTION_SET = frozenset(ACTION_COLUMNS)
