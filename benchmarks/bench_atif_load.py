@@ -14,7 +14,9 @@ fastest of ``--repeat`` rounds is kept (this machine is shared, and the floor it
 (e.g. a copy of main before a change), in the same rounds, so a before/after comparison sees the same machine.
 
 Times are CPU seconds of the child (``time.process_time``), which other users of the machine move less than
-wall time; wall seconds are printed beside them.
+wall time; wall seconds are printed beside them. Each child imports the modules its phase uses before the
+clock starts (loading is measured, not start-up, which ``bench_startup.py`` measures); the import CPU seconds
+are printed in their own column.
 """
 
 from __future__ import annotations
@@ -70,11 +72,26 @@ def generate(folder: Path, files: int, kib: int) -> None:
         (folder / f"t{index:05d}.json").write_bytes(make_trajectory(index, kib * 1024))
 
 
+def _prepare(phase: str) -> None:
+    """Import what ``phase`` uses, so the timed part measures loading and not module import."""
+    if phase == "sdk":
+        import evalhub.models.atif  # noqa: F401
+    elif phase == "load":
+        import tracegrade.atif._load
+    elif phase == "validate":
+        import tracegrade.atif._load
+        import tracegrade.cli._app
+        import tracegrade.cli._validate  # noqa: F401
+
+
 def run_phase(phase: str, folder: Path) -> dict[str, float]:
-    """Run one phase in this process and return its CPU and wall seconds and peak RSS."""
+    """Run one phase in this process and return its CPU and wall seconds, import CPU seconds and peak RSS."""
     paths = sorted(folder.glob("*.json"))
     for p in paths:  # warm the page cache so every phase reads from memory
         p.read_bytes()
+    start = time.process_time()
+    _prepare(phase)
+    imports = time.process_time() - start
     cpu, wall = time.process_time(), time.perf_counter()
     if phase == "orjson":
         for p in paths:
@@ -100,7 +117,7 @@ def run_phase(phase: str, folder: Path) -> dict[str, float]:
         assert code == 0, code
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"cpu": cpu, "wall": wall, "rss_mib": rss_mib}
+    return {"cpu": cpu, "wall": wall, "imports": imports, "rss_mib": rss_mib}
 
 
 def measure(folder: Path, repeat: int, compare: Path | None) -> dict[str, dict[str, float]]:
@@ -129,18 +146,19 @@ def report(best: dict[str, dict[str, float]], megabytes: float, files: int) -> N
     """Print the table and one JSON line."""
     floor = best["orjson"]["cpu"]
     print(f"{files} files, {megabytes:.1f} MB")
-    print(f"{'':22}{'CPU s':>8}{'wall s':>8}{'MB/s':>8}{'x orjson':>10}{'peak RSS MiB':>14}")
+    print(f"{'':22}{'CPU s':>8}{'wall s':>8}{'MB/s':>8}{'x orjson':>10}{'peak RSS MiB':>14}{'import s':>10}")
     for phase in best:
         row = best[phase]
         print(
             f"{phase:22}{row['cpu']:8.2f}{row['wall']:8.2f}{megabytes / row['cpu']:8.1f}"
-            f"{row['cpu'] / floor:10.2f}{row['rss_mib']:14.0f}"
+            f"{row['cpu'] / floor:10.2f}{row['rss_mib']:14.0f}{row['imports']:10.2f}"
         )
     summary = {
         "files": files,
         "megabytes": round(megabytes, 1),
         **{f"{p}_cpu_s": round(best[p]["cpu"], 3) for p in best},
         **{f"{p}_peak_rss_mib": round(best[p]["rss_mib"]) for p in best},
+        **{f"{p}_import_cpu_s": round(best[p]["imports"], 3) for p in best},
         "ratio_load_to_orjson": round(best["load"]["cpu"] / floor, 2),
         "ratio_sdk_to_orjson": round(best["sdk"]["cpu"] / floor, 2),
         "ratio_validate_to_orjson": round(best["validate"]["cpu"] / floor, 2),

@@ -64,3 +64,18 @@ def test_document_facts() -> None:
     assert (facts.schema_version, facts.agent, facts.steps) == ("ATIF-v1.8", "a", 2)
     assert (facts.embedded_subagents, facts.file_subagents, facts.continuation) == (0, 1, None)
     assert len(facts.warnings) == 4
+
+
+def _with_metrics(**metrics: Any) -> Trajectory:
+    doc = trajectory(2)
+    doc["steps"][1]["metrics"] = metrics
+    return Trajectory.model_validate(doc)
+
+
+def test_clean_metrics_give_no_warning() -> None:
+    assert list(check_trajectory(_with_metrics(prompt_tokens=0, completion_tokens=3, cost_usd=0.5))) == []
+
+
+def test_negative_cost_without_token_ids_is_warned() -> None:
+    warnings = list(check_trajectory(_with_metrics(cached_tokens=2, cost_usd=-0.25)))
+    assert warnings == ["/steps/1/metrics/cost_usd is negative (-0.25)"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from evalhub.models.atif import Metrics, Step, Trajectory
+from evalhub.models.atif import ContentPart, Metrics, Step, Trajectory
 
-from tracegrade.atif._tree import iter_file_refs
+from tracegrade.atif._tree import StepRefs, iter_file_refs
 
 __all__ = ["DocumentFacts", "check_trajectory", "document_facts"]
 
@@ -27,15 +27,18 @@ class DocumentFacts:
     warnings: tuple[str, ...]
 
 
-def document_facts(trajectory: Trajectory) -> DocumentFacts:
-    """Collect the report facts of a validated trajectory, warnings included."""
+def document_facts(trajectory: Trajectory, refs: StepRefs | None = None) -> DocumentFacts:
+    """Collect the report facts of a validated trajectory, warnings included.
+
+    ``refs`` lets a caller that walks the same trajectory again (for its skeleton) share the search.
+    """
     continuation = trajectory.continued_trajectory_ref
     return DocumentFacts(
         schema_version=trajectory.schema_version,
         agent=trajectory.agent.name,
         steps=len(trajectory.steps),
         embedded_subagents=_count_embedded(trajectory.subagent_trajectories or []),
-        file_subagents=sum(1 for ref in iter_file_refs(trajectory) if ref != continuation),
+        file_subagents=sum(1 for ref in iter_file_refs(trajectory, refs) if ref != continuation),
         continuation=continuation,
         warnings=tuple(check_trajectory(trajectory)),
     )
@@ -67,9 +70,11 @@ def check_trajectory(trajectory: Trajectory, pointer: str = "") -> Iterator[str]
         if declared < needed:
             yield f"{pointer}: uses {feature} (ATIF-v1.{needed}) but declares {trajectory.schema_version}"
     version = trajectory.schema_version
+    older = declared < _NEWEST
     for index, step in enumerate(trajectory.steps):
-        features = _step_features(step, declared) if declared < _NEWEST else []
-        problems = _metric_problems(step.metrics) if step.metrics is not None else []
+        features = _step_features(step, declared) if older else []
+        metrics = step.metrics
+        problems = [] if metrics is None or _metrics_clean(metrics) else _metric_problems(metrics)
         if features or problems:
             where = f"{pointer}/steps/{index}"
             yield from (f"{where}: uses {name} (ATIF-v1.{needed}) but declares {version}" for name, needed in features)
@@ -83,6 +88,14 @@ def _document_features(trajectory: Trajectory) -> Iterator[tuple[str, int]]:
         yield "trajectory_id", 7
     if trajectory.subagent_trajectories:
         yield "subagent_trajectories", 7
+
+
+def _metrics_clean(metrics: Metrics) -> bool:
+    """A quick look that settles the usual case: nothing negative, no token ids to compare."""
+    for value in (metrics.prompt_tokens, metrics.completion_tokens, metrics.cached_tokens, metrics.cost_usd):
+        if value is not None and not value >= 0:
+            return False
+    return metrics.completion_token_ids is None
 
 
 def _metric_problems(metrics: Metrics) -> list[str]:
@@ -128,7 +141,18 @@ def _step_features(step: Step, declared: int) -> list[tuple[str, int]]:
 
 
 def _has_audio(step: Step) -> bool:
-    if isinstance(step.message, list) and any(part.type == "audio" for part in step.message):
+    message = step.message
+    if isinstance(message, list) and _audio_part(message):
         return True
-    results = step.observation.results if step.observation else []
-    return any(isinstance(r.content, list) and any(part.type == "audio" for part in r.content) for r in results)
+    observation = step.observation
+    if observation is None:
+        return False
+    for result in observation.results:
+        content = result.content
+        if isinstance(content, list) and _audio_part(content):
+            return True
+    return False
+
+
+def _audio_part(parts: list[ContentPart]) -> bool:
+    return any(part.type == "audio" for part in parts)

@@ -22,7 +22,7 @@ from tracegrade.atif._records import (
     iter_nodes,
 )
 from tracegrade.atif._refs import RefProblem, resolve_ref
-from tracegrade.atif._tree import RefIssue, TreeBuilder, iter_file_refs, skeleton
+from tracegrade.atif._tree import RefIssue, StepRefs, TreeBuilder, iter_file_refs, skeleton
 from tracegrade.errors import InputError, LimitExceededError
 
 __all__ = ["load_trajectories"]
@@ -43,6 +43,8 @@ class _Store:
         self.slim = slim
         self.files: dict[Path, list[Document | DocumentProblem]] = {}
         self.facts: dict[tuple[Path, str], DocumentFacts] = {}
+        self.refs = StepRefs()
+        """Shared by root finding and tree building; filled as each document is read."""
 
     def read(self, path: Path) -> list[Document | DocumentProblem]:
         if path not in self.files:
@@ -56,10 +58,13 @@ class _Store:
     def _keep(self, item: Document | DocumentProblem) -> Document | DocumentProblem:
         if isinstance(item, DocumentProblem):
             return item
+        # validate keeps skeletons only: there a load-wide search would keep every full model alive
+        refs = StepRefs() if self.slim else self.refs
         if self.reports:
-            self.facts[(item.path, item.location)] = document_facts(item.trajectory)
+            self.facts[(item.path, item.location)] = document_facts(item.trajectory, refs)
         if self.slim:
-            return Document(item.path, item.location, skeleton(item.trajectory))
+            item = Document(item.path, item.location, skeleton(item.trajectory, refs))
+        self.refs.of(item.trajectory)  # now, while its steps are still in the CPU caches
         return item
 
     def single(self, path: Path) -> Document | DocumentProblem:
@@ -125,13 +130,18 @@ def _load(paths: Sequence[str | Path], options: LoadOptions, reports: bool, tree
         store.read(path)
     if options.strict:
         _raise_first_problem(store)
-    roots = _root_documents(inputs, store)
+    roots = _root_documents(inputs, store, store.refs)
     built: list[TrajectoryNode] = []
     issues: list[RefIssue] = []
     steps = 0
     for document, root in roots:
         builder = TreeBuilder(
-            root=root, base=base, max_depth=options.max_subagent_depth, load_file=store.single, keep_steps=trees
+            root=root,
+            base=base,
+            max_depth=options.max_subagent_depth,
+            load_file=store.single,
+            keep_steps=trees,
+            refs=store.refs,
         )
         tree = builder.build(document)
         steps += builder.step_count
@@ -212,13 +222,13 @@ def _raise_first_problem(store: _Store) -> None:
                 raise InputError(item.describe(), code=item.code)
 
 
-def _root_documents(inputs: list[tuple[Path, Path]], store: _Store) -> list[tuple[Document, Path]]:
+def _root_documents(inputs: list[tuple[Path, Path]], store: _Store, refs: StepRefs) -> list[tuple[Document, Path]]:
     """Documents no other input file references; files only reachable through a cycle become roots too."""
     referenced: dict[Path, set[Path]] = {}
     for path, root in inputs:
         for item in store.files[path]:
             if isinstance(item, Document):
-                for ref in iter_file_refs(item.trajectory):
+                for ref in iter_file_refs(item.trajectory, refs):
                     target = resolve_ref(ref, path, root)
                     if isinstance(target, Path) and target != path:
                         referenced.setdefault(target, set()).add(path)

@@ -14,7 +14,7 @@ from tracegrade.atif._document import Document, DocumentProblem
 from tracegrade.atif._records import LogicalStep, NodeStatus, TrajectoryNode
 from tracegrade.atif._refs import RefProblem, resolve_ref
 
-__all__ = ["RefIssue", "TreeBuilder", "iter_file_refs", "skeleton"]
+__all__ = ["RefIssue", "StepRefs", "TreeBuilder", "iter_file_refs", "skeleton"]
 
 FileLoader = Callable[[Path], Document | DocumentProblem]
 
@@ -38,20 +38,65 @@ class _Segment:
     first_index: int
 
 
-def iter_file_refs(trajectory: Trajectory) -> Iterator[str]:
+StepRef = tuple[int, int, int, SubagentTrajectoryRef]
+"""A subagent reference in a step: (step offset, observation result index, index in the list, the ref)."""
+
+
+class StepRefs:
+    """What tree building reads from each trajectory's steps, found with one walk per trajectory per load.
+
+    The subagent references and the ``is_copied_context`` flags. Walking the steps again later, after
+    the whole input is loaded, touches memory long out of the CPU caches; a document without references
+    (most of them) was walked three times (roots, tree, and in ``validate`` facts and skeleton), so the
+    loader asks for each document's entry right after validating it.
+    """
+
+    def __init__(self) -> None:
+        self._found: dict[int, tuple[Trajectory, list[StepRef], list[bool]]] = {}
+
+    def of(self, trajectory: Trajectory) -> list[StepRef]:
+        """The references of ``trajectory``'s steps, in document order."""
+        return self._entry(trajectory)[1]
+
+    def copied(self, trajectory: Trajectory) -> list[bool]:
+        """Whether each step is marked ``is_copied_context``."""
+        return self._entry(trajectory)[2]
+
+    def _entry(self, trajectory: Trajectory) -> tuple[Trajectory, list[StepRef], list[bool]]:
+        hit = self._found.get(id(trajectory))
+        if hit is None or hit[0] is not trajectory:
+            hit = (trajectory, *_walk_steps(trajectory))  # holding the model keeps its id unique
+            self._found[id(trajectory)] = hit
+        return hit
+
+
+def _walk_steps(trajectory: Trajectory) -> tuple[list[StepRef], list[bool]]:
+    found: list[StepRef] = []
+    copied: list[bool] = []
+    for offset, step in enumerate(trajectory.steps):
+        copied.append(bool(step.is_copied_context))
+        observation = step.observation
+        if observation is None:
+            continue
+        for r_index, result in enumerate(observation.results):
+            refs = result.subagent_trajectory_ref
+            if refs:
+                found.extend((offset, r_index, k, ref) for k, ref in enumerate(refs))
+    return found, copied
+
+
+def iter_file_refs(trajectory: Trajectory, refs: StepRefs | None = None) -> Iterator[str]:
     """Yield every file path a document references (subagents at any embedding depth, continuation)."""
     if trajectory.continued_trajectory_ref:
         yield trajectory.continued_trajectory_ref
-    for step in trajectory.steps:
-        for result in step.observation.results if step.observation else ():
-            for ref in result.subagent_trajectory_ref or ():
-                if ref.trajectory_path and not _embedded_target(trajectory, ref):
-                    yield ref.trajectory_path
+    for _, _, _, ref in (refs or StepRefs()).of(trajectory):
+        if ref.trajectory_path and not _embedded_target(trajectory, ref):
+            yield ref.trajectory_path
     for sub in trajectory.subagent_trajectories or ():
-        yield from iter_file_refs(sub)
+        yield from iter_file_refs(sub, refs)
 
 
-def skeleton(trajectory: Trajectory) -> Trajectory:
+def skeleton(trajectory: Trajectory, refs: StepRefs | None = None) -> Trajectory:
     """A copy of a validated trajectory keeping only what tree building reads.
 
     Kept: version, ids, agent name, continuation and subagent references, embedded subagents (as
@@ -59,13 +104,16 @@ def skeleton(trajectory: Trajectory) -> Trajectory:
     a document costs a few objects instead of its whole content.
     """
     subs = trajectory.subagent_trajectories
+    steps = [_PLACEHOLDER_STEP] * len(trajectory.steps)
+    for offset in {offset for offset, _, _, _ in (refs or StepRefs()).of(trajectory)}:
+        steps[offset] = _skeleton_step(trajectory.steps[offset])
     return Trajectory.model_construct(
         schema_version=trajectory.schema_version,
         trajectory_id=trajectory.trajectory_id,
         agent=Agent.model_construct(name=trajectory.agent.name, version=trajectory.agent.version),
-        steps=[_skeleton_step(step) for step in trajectory.steps],
+        steps=steps,
         continued_trajectory_ref=trajectory.continued_trajectory_ref,
-        subagent_trajectories=None if subs is None else [skeleton(sub) for sub in subs],
+        subagent_trajectories=None if subs is None else [skeleton(sub, refs) for sub in subs],
     )
 
 
@@ -74,8 +122,6 @@ _PLACEHOLDER_STEP = Step.model_construct(step_id=1, source="agent", message="")
 
 def _skeleton_step(step: Step) -> Step:
     results = step.observation.results if step.observation else []
-    if not any(result.subagent_trajectory_ref for result in results):
-        return _PLACEHOLDER_STEP
     kept = [ObservationResult.model_construct(subagent_trajectory_ref=r.subagent_trajectory_ref) for r in results]
     return Step.model_construct(
         step_id=step.step_id, source=step.source, message="", observation=Observation.model_construct(results=kept)
@@ -101,6 +147,8 @@ class TreeBuilder:
     load_file: FileLoader
     keep_steps: bool = True
     """False: nodes get no ``steps`` (only references and counts are wanted, as in ``validate``)."""
+    refs: StepRefs = field(default_factory=StepRefs)
+    """Shared by the builders of one load, so each trajectory's steps are searched for references once."""
     issues: list[RefIssue] = field(default_factory=list)
     step_count: int = 0
     """Steps of every node built so far (a file reached twice counts twice)."""
@@ -129,9 +177,13 @@ class TreeBuilder:
         self.step_count += sum(len(seg.trajectory.steps) for seg in segments)
         steps = (
             tuple(
-                LogicalStep(seg.first_index + i, number, step, bool(step.is_copied_context))
-                for number, seg in enumerate(segments)
-                for i, step in enumerate(seg.trajectory.steps)
+                [
+                    LogicalStep(index, number, step, copied)
+                    for number, seg in enumerate(segments)
+                    for index, (step, copied) in enumerate(
+                        zip(seg.trajectory.steps, self.refs.copied(seg.trajectory), strict=True), start=seg.first_index
+                    )
+                ]
             )
             if self.keep_steps
             else ()
@@ -180,17 +232,10 @@ class TreeBuilder:
         labels: defaultdict[str, int] = defaultdict(int)
         for seg in segments:
             used: set[int] = set()
-            for offset, step in enumerate(seg.trajectory.steps):
-                results = step.observation.results if step.observation else []
-                for r_index, result in enumerate(results):
-                    for k, ref in enumerate(result.subagent_trajectory_ref or ()):
-                        where = (
-                            f"{seg.pointer}/steps/{offset}/observation/results/{r_index}/subagent_trajectory_ref/{k}"
-                        )
-                        child = self._child(
-                            seg, ref, where, depth, node_id, chain, seg.first_index + offset, used, labels
-                        )
-                        children.append(child)
+            for offset, r_index, k, ref in self.refs.of(seg.trajectory):
+                where = f"{seg.pointer}/steps/{offset}/observation/results/{r_index}/subagent_trajectory_ref/{k}"
+                child = self._child(seg, ref, where, depth, node_id, chain, seg.first_index + offset, used, labels)
+                children.append(child)
             for index, sub in enumerate(seg.trajectory.subagent_trajectories or ()):
                 if index not in used:
                     label = self._label(sub.trajectory_id or str(index), labels)
