@@ -1,4 +1,10 @@
-"""Write a scoring run's artifacts: results JSON, summary JSON, per-step Parquet and the HTML report."""
+"""Write a scoring run's artifacts: results JSON, summary JSON, per-step Parquet and the HTML report.
+
+``steps.parquet`` is built column by column from typed buffers: ``pyarrow.array`` and
+``Table.from_pylist`` import pandas (a quarter of a second) to look for pandas objects, which a
+small run would otherwise spend more time on than on writing the file. The table is the one
+``Table.from_pylist(step_rows(results), schema=...)`` builds, so the file's bytes are the same.
+"""
 
 from __future__ import annotations
 
@@ -51,20 +57,29 @@ def step_rows(results: EvaluationResults) -> list[dict[str, Any]]:
     return rows
 
 
+def steps_table(results: EvaluationResults) -> pa.Table:
+    """The ``steps.parquet`` table: :func:`step_rows` in the step schema (pandas is not imported)."""
+    import pyarrow as pa
+
+    rows = step_rows(results)
+    schema = _step_schema()
+    columns = [_column([row[name] for row in rows], schema.field(name).type) for name in schema.names]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
 def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> dict[str, Path]:
     """Write the four artifacts into the run folder, then its manifest; returns their paths by name.
 
     Raises:
         OutputError: when the folder cannot be written.
     """
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     folder = out_dir if isinstance(out_dir, RunFolder) else open_run_folder(out_dir, results.job_id)
     folder.write_json("evaluation_results.json", results.model_dump(mode="json"))
     folder.write_json("summary.json", {"job_id": results.job_id, **results.summary.model_dump(mode="json")})
     buffer = io.BytesIO()
-    pq.write_table(pa.Table.from_pylist(step_rows(results), schema=_step_schema()), buffer)
+    pq.write_table(steps_table(results), buffer)
     folder.write_bytes("steps.parquet", buffer.getvalue())
     folder.write_text("report.html", render_report(results))
     folder.finish(JobStatus(results.summary.job_status), {"atif_complete": results.summary.atif_complete})
@@ -110,4 +125,105 @@ def _step_schema() -> pa.Schema:
             ("categorization_status", pa.string()),
             ("categorization_error_code", pa.string()),
         ]
+    )
+
+
+def _column(values: list[Any], kind: pa.DataType) -> pa.Array:
+    """The array ``pyarrow.array(values, type=kind)`` returns, built from buffers (no pandas import).
+
+    Strings, 32-bit integers, doubles, booleans and string-to-double maps are built here; anything
+    else (a value of another type, strings past 2 GiB) goes through ``pyarrow.array`` itself, so
+    the same values give the same array and the same errors.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    count = len(values)
+    present = [value is not None for value in values]
+    nulls = count - sum(present)
+    validity = _bits(present) if nulls else None
+    plain = [value for value in values if value is not None]
+    if pa.types.is_string(kind) and all(type(value) is str for value in plain):
+        array = _strings(["" if value is None else value for value in values], validity, nulls)
+        if array is not None:
+            return array
+    elif pa.types.is_boolean(kind) and all(type(value) is bool for value in plain):
+        return pa.Array.from_buffers(kind, count, [validity, _bits([value is True for value in values])], nulls)
+    elif (dtype := _numeric_dtype(kind, plain)) is not None:
+        data = np.array([0 if value is None else value for value in values], dtype=dtype)
+        return pa.Array.from_buffers(kind, count, [validity, pa.py_buffer(data)], nulls)
+    elif _is_score_map(kind) and all(_map_entries(value) for value in plain):
+        return _score_map(values, kind, present, nulls)
+    return pa.array(values, type=kind)
+
+
+def _numeric_dtype(kind: pa.DataType, plain: list[Any]) -> Any:
+    """The NumPy dtype holding ``plain`` exactly as Arrow ``kind`` (int32 or float64), or None."""
+    import numpy as np
+    import pyarrow as pa
+
+    if pa.types.is_int32(kind) and all(type(v) is int and -(1 << 31) <= v < 1 << 31 for v in plain):
+        return np.int32
+    if pa.types.is_float64(kind) and all(type(v) is float for v in plain):
+        return np.float64
+    return None
+
+
+def _bits(flags: list[bool]) -> pa.Buffer:
+    import numpy as np
+    import pyarrow as pa
+
+    return pa.py_buffer(np.packbits(np.array(flags, dtype=bool), bitorder="little"))
+
+
+def _strings(texts: list[str], validity: pa.Buffer | None, nulls: int) -> pa.Array | None:
+    """A string array from one UTF-8 buffer and its offsets; None past what 32-bit offsets reach."""
+    import numpy as np
+    import pyarrow as pa
+
+    encoded = [text.encode() for text in texts]
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(data) for data in encoded], out=offsets[1:])
+    if offsets[-1] >= 1 << 31:
+        return None
+    data = pa.py_buffer(b"".join(encoded))
+    return pa.StringArray.from_buffers(len(texts), pa.py_buffer(offsets.astype(np.int32)), data, validity, nulls)
+
+
+def _is_score_map(kind: pa.DataType) -> bool:
+    import pyarrow as pa
+
+    return bool(
+        pa.types.is_map(kind) and pa.types.is_string(kind.key_type) and pa.types.is_float64(kind.item_type)
+    )
+
+
+def _map_entries(value: Any) -> bool:
+    """Whether ``value`` is a list of (str, float) pairs, the shape :func:`step_rows` gives a map."""
+    return isinstance(value, list) and all(
+        type(entry) is tuple and len(entry) == 2 and type(entry[0]) is str and type(entry[1]) is float
+        for entry in value
+    )
+
+
+def _score_map(values: list[Any], kind: pa.DataType, present: list[bool], nulls: int) -> pa.Array:
+    import numpy as np
+    import pyarrow as pa
+
+    entries = [entry for value in values if value is not None for entry in value]
+    sizes = [0 if value is None else len(value) for value in values]
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum(sizes, out=offsets[1:])
+    keys = _strings([key for key, _ in entries], None, 0)
+    items = np.array([item for _, item in entries], dtype=np.float64)
+    mask = (
+        pa.Array.from_buffers(pa.bool_(), len(values), [None, _bits([not flag for flag in present])])
+        if nulls else None
+    )
+    return pa.MapArray.from_arrays(
+        pa.Array.from_buffers(pa.int32(), len(values) + 1, [None, pa.py_buffer(offsets)]),
+        keys,
+        pa.Array.from_buffers(pa.float64(), len(entries), [None, pa.py_buffer(items)]),
+        type=kind,
+        mask=mask,
     )

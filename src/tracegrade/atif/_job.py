@@ -16,9 +16,7 @@ from tracegrade.atif._params import ScoringOptions
 from tracegrade.atif._results import EvaluationResults
 from tracegrade.atif._run import score_paths
 from tracegrade.errors import ConfigError
-from tracegrade.judge._cache import JudgeCache
 from tracegrade.judge._judge import Judge
-from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES, LocalJudge
 from tracegrade.judge._settings import JudgeSettings, ResponseFormat
 from tracegrade.judge._telemetry import JudgeTelemetry
 from tracegrade.runs._folder import RunFolder
@@ -26,6 +24,8 @@ from tracegrade.runs._shard import Shard
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
+
+    from tracegrade.judge._cache import JudgeCache
 
 __all__ = ["JudgeTarget", "effective_options", "judge_settings", "open_judge", "run_atif_job"]
 
@@ -71,9 +71,11 @@ async def open_judge(
     telemetry: JudgeTelemetry | None = None,
 ) -> AsyncIterator[Judge]:
     """Open the judge (starting and stopping the local judge when asked)."""
-    cache = JudgeCache(cache_path) if cache_path is not None else None
+    cache = _open_cache(cache_path) if cache_path is not None else None
     try:
         if target.local:
+            from tracegrade.judge._local import LocalJudge  # the local judge's module stays out of endpoint runs
+
             async with LocalJudge() as local:
                 settings = dataclasses.replace(
                     local,
@@ -92,10 +94,18 @@ async def open_judge(
             cache.close()
 
 
+def _open_cache(path: Path) -> JudgeCache:
+    from tracegrade.judge._cache import JudgeCache  # sqlite3 only when a cache is used
+
+    return JudgeCache(path)
+
+
 def effective_options(options: ScoringOptions, target: JudgeTarget) -> ScoringOptions:
     """The options a job runs with: the local judge's smaller request budget unless one was given."""
     if not target.local or "max_context_bytes" in options.model_fields_set:
         return options
+    from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES
+
     budget = min(options.max_context_bytes, LOCAL_MAX_CONTEXT_BYTES)
     return options.model_copy(update={"max_context_bytes": budget})
 

@@ -18,6 +18,8 @@ from tracegrade.judge._settings import ResponseFormat
 from tracegrade.runs import JobStatus
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.metrics import MeterProvider as SdkMeterProvider
+
     from tracegrade.atif import EvaluationResults, JudgeTarget, RunProgress
     from tracegrade.runs import RunFolder
 
@@ -166,8 +168,9 @@ async def _run(
     paths: list[Path], options: Any, criteria: Any, target: JudgeTarget, quiet: bool, *, folder: RunFolder,
     **kwargs: Any,
 ) -> tuple[EvaluationResults, dict[str, Path]]:
+    from opentelemetry.metrics import NoOpMeterProvider
+
     from tracegrade.atif import RunProgress, ScoringEngine, run_atif_job
-    from tracegrade.judge import configure_meter_provider
 
     loop = asyncio.get_running_loop()
     progress = RunProgress()
@@ -177,17 +180,34 @@ async def _run(
             loop.add_signal_handler(signum, engine.interrupt)
 
     display = asyncio.create_task(_show_progress(progress, Console(stderr=True), quiet))
-    meters = configure_meter_provider()  # exports over OTLP/HTTP only when OTEL_EXPORTER_OTLP_*ENDPOINT is set
+    meters = _meter_provider()
     try:
         return await run_atif_job(
             paths, options, criteria, target, out_dir=folder, progress=progress, on_engine=attach,
-            meter_provider=meters, job_id=folder.job_id, **kwargs,
+            meter_provider=meters if meters is not None else NoOpMeterProvider(), job_id=folder.job_id, **kwargs,
         )
     finally:
         display.cancel()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
-        meters.shutdown()
+        if meters is not None:
+            meters.shutdown()
+
+
+_OTLP_ENDPOINTS = ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+
+
+def _meter_provider() -> SdkMeterProvider | None:
+    """The OTLP/HTTP exporting provider when an endpoint is set; None (measurements dropped) otherwise.
+
+    Without an endpoint the SDK provider would have no reader; skipping it spares a small run the
+    OpenTelemetry SDK's import and set-up.
+    """
+    if not any(os.environ.get(name, "").strip() for name in _OTLP_ENDPOINTS):
+        return None
+    from tracegrade.judge import configure_meter_provider
+
+    return configure_meter_provider()
 
 
 async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -> None:

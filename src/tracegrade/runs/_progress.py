@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["progress"]
 
@@ -23,10 +24,21 @@ def progress(
         console: Where to draw (default: stderr); nothing is drawn when it is not a terminal.
         enabled: False to draw nothing (``--quiet``).
     """
+    from rich.console import Console  # rich's console and progress load only when a bar may be drawn
+
     target = console or Console(stderr=True)
     if not enabled or not target.is_terminal:
         yield _ignore
         return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     columns = (TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
     with Progress(*columns, console=target, transient=True) as bar:
         task = bar.add_task(description, total=total)

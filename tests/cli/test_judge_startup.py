@@ -1,0 +1,60 @@
+"""A small ``tracegrade judge`` run loads only what it uses (fixed cost; see benchmarks/bench_startup.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tracegrade.judge
+from tracegrade.cli import _judge
+from tracegrade.judge.testing import ScriptedJudgeServer
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "atif"
+UNUSED = ("pandas", "opentelemetry.sdk", "tracegrade.judge._local", "tracegrade.suites._engine")
+
+
+def test_no_otlp_endpoint_means_no_sdk_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str] = []
+    monkeypatch.setattr(tracegrade.judge, "configure_meter_provider", lambda: made.append("sdk") or "provider")
+    for name in _judge._OTLP_ENDPOINTS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "  ")
+    assert _judge._meter_provider() is None and made == []
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://127.0.0.1:4318/v1/metrics")
+    assert _judge._meter_provider() == "provider" and made == ["sdk"]
+
+
+def test_a_judge_run_imports_no_unused_library(tmp_path: Path) -> None:
+    with ScriptedJudgeServer() as server:
+        argv = [
+            "judge",
+            str(EXAMPLES),
+            "--judge-url",
+            server.base_url,
+            "--judge-model",
+            "scripted",
+            "--no-cache",
+            "--quiet",
+            "--scoring-mode",
+            "benchmark",
+            "--benchmark-name",
+            "terminal-bench",
+            "-o",
+            str(tmp_path),
+        ]
+        code = (
+            "import sys\n"
+            "from tracegrade.cli._app import app, run_app\n"
+            f"code = run_app(app, {argv!r})\n"
+            f"print(code, [name for name in {UNUSED!r} if name in sys.modules])\n"
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+        env["TRACEGRADE_CACHE_DIR"] = str(tmp_path / "cache")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[-2] == "0 []"
+    assert (tmp_path / "manifest.json").is_file()
