@@ -60,7 +60,9 @@ def test_steps_parquet_has_one_row_per_step(results: EvaluationResults, tmp_path
 
 def test_report_is_self_contained_and_escaped(results: EvaluationResults, tmp_path: Path) -> None:
     html = write_artifacts(results, tmp_path)["report.html"].read_text()
-    assert "data:image/png;base64," in html
+    counts = "0.0: 0; 0.1: 0; 0.2: 1; 0.3: 0; 0.4: 1; 0.5: 0; 0.6: 0; 0.7: 0; 0.8: 1; 0.9: 1"
+    assert f'aria-label="Step scores (n=4): {counts}"' in html
+    assert "<img" not in html  # the histograms are drawn in HTML, not embedded images
     assert not re.search(r"(src|href)=['\"]https?://", html)
     assert "<script>alert(1)</script>" not in html
     assert "proxy of judge response validity" in html

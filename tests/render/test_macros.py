@@ -49,6 +49,14 @@ def test_histogram_heights_follow_counts() -> None:
     html = _macro('{{ ui.histogram(bins, caption="Step scores") }}', bins=bins)
     assert re.findall(r"height: ([\d.]+)%", html) == ["25.0", "100.0"]
     assert 'title="0.5–1: 12"' in html and "<figcaption" in html
+    assert '<span class="count">12</span>' in html and 'aria-label="Step scores: 0–0.5: 3; 0.5–1: 12"' in html
+
+
+def test_histogram_draws_a_marker_only_when_given() -> None:
+    bins = [{"label": "0.0", "count": 1}, {"label": "0.5", "count": 0}]
+    marked = _macro('{{ ui.histogram(bins, marker=0.25, marker_label="threshold") }}', bins=bins)
+    assert '<div class="marker" style="left: 25.0%" title="threshold">' in marked
+    assert "marker" not in _macro("{{ ui.histogram(bins) }}", bins=bins)
 
 
 def test_long_text_collapses_behind_show_more() -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tracegrade.atif._results import EvaluationResults
 from tracegrade.atif._scores import NodeResult, RunSummary, StepResult, StepStatus
-from tracegrade.render import MISSING, figure_to_data_uri, fmt_pct, fmt_score, new_figure, render_html
+from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html, score_bins
 
 if TYPE_CHECKING:
     from tracegrade.atif._agree_records import AgreementReport
@@ -159,29 +159,16 @@ def _judge_rows(provenance: Mapping[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
-def _distribution(results: EvaluationResults) -> str | None:
-    """The two score histograms as a data URI; None when nothing was scored."""
+def _distribution(results: EvaluationResults) -> dict[str, Any] | None:
+    """Histograms of step scores and node own scores (bins of 0.1); None when nothing was scored."""
     steps = [s.score for n in results.nodes for s in n.steps if s.score is not None]
-    nodes = [n.own_score for n in results.nodes if n.own_score is not None]
     if not steps:
         return None
-    figure = new_figure(9, 3)
-    left, right = figure.subplots(1, 2)
-    bins = [i / 10 for i in range(11)]
-    left.hist(steps, bins=bins, color="#0969da")
-    left.set_title(f"Step scores (n={len(steps)})")
-    right.hist(nodes, bins=bins, color="#1a7f37")
-    right.set_title(f"Node own scores (n={len(nodes)})")
+    nodes = [n.own_score for n in results.nodes if n.own_score is not None]
     threshold = results.parameters.get("failure_threshold")
-    if isinstance(threshold, int | float) and not isinstance(threshold, bool):
-        left.axvline(threshold, color="#cf222e", linestyle="--", linewidth=1, label="failure threshold")
-        left.legend(loc="upper center", fontsize="small")
-    for axis in (left, right):
-        axis.yaxis.get_major_locator().set_params(integer=True)  # counts: whole-number ticks
-        axis.set_xlim(0, 1)
-        axis.set_xlabel("score")
-        axis.set_ylabel("count")
-    return figure_to_data_uri(figure)
+    marker = threshold if isinstance(threshold, int | float) and not isinstance(threshold, bool) else None
+    return {"steps": score_bins(steps), "nodes": score_bins(nodes), "n_steps": len(steps),
+            "n_nodes": len(nodes), "threshold": marker}
 
 
 def _lowest(nodes: list[NodeResult]) -> list[dict[str, Any]]:

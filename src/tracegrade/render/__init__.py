@@ -6,6 +6,7 @@ cached in ``$TRACEGRADE_CACHE_DIR/templates`` (:class:`TemplateBytecodeCache`). 
 imported only when a figure is drawn.
 """
 
+from tracegrade.render._bins import score_bins
 from tracegrade.render._figures import figure_png, figure_to_data_uri, new_figure, save_figure
 from tracegrade.render._filters import MISSING, bar_percent, fmt_int, fmt_pct, fmt_score, status_kind
 from tracegrade.render._html import TemplateBytecodeCache, html_environment, render_html
@@ -27,6 +28,7 @@ __all__ = [
     "new_figure",
     "render_html",
     "save_figure",
+    "score_bins",
     "status_kind",
     "table_width",
 ]
