@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pytest import MonkeyPatch
 
 from tracegrade.errors import InputError, OutputError
-from tracegrade.runs import MANIFEST_NAME, JobStatus, RunFolder, read_manifest, write_atomic
+from tracegrade.runs import MANIFEST_NAME, JobStatus, RunFolder, _folder, read_manifest, write_atomic
 
 
 def test_a_finished_folder_lists_every_file_with_its_hash(tmp_path: Path) -> None:
@@ -76,3 +77,20 @@ def test_private_files_get_the_requested_mode(tmp_path: Path) -> None:
     folder.write_text("r.json", "{}")
     assert stat.S_IMODE((tmp_path / "run/r.json").stat().st_mode) == 0o600
     assert MANIFEST_NAME not in os.listdir(tmp_path / "run")
+
+
+def test_files_are_flushed_once_before_the_manifest_not_one_by_one(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    events: list[str] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: events.append("fsync"))
+    monkeypatch.setattr(_folder, "flush_filesystem", lambda path: events.append(f"flush {path.name}"))
+    folder = RunFolder(tmp_path / "run", kind="test", job_id="j")
+    for index in range(5):
+        folder.write_text(f"task_{index}/answer.csv", "a\n1\n")
+    assert events == []
+    folder.finish(JobStatus.COMPLETED)
+    assert events == ["flush run", "fsync"]  # then the manifest itself is synced
+    assert read_manifest(tmp_path / "run")["files"].keys() == {f"task_{i}/answer.csv" for i in range(5)}
+
+
+def test_flush_filesystem_runs_on_a_real_folder(tmp_path: Path) -> None:
+    _folder.flush_filesystem(tmp_path)  # syncfs on Linux, os.sync elsewhere; must not raise
