@@ -11,13 +11,22 @@ calls here cover the common ATIF case::
     print(results.summary.atif_overall_score)
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from tracegrade._api import grade_trajectories, load_trajectories
 
-try:
-    __version__ = version("tracegrade")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0"
-
 __all__ = ["__version__", "grade_trajectories", "load_trajectories"]
+
+
+def __getattr__(name: str) -> Any:
+    """``__version__``, read from the installed package's metadata on first use."""
+    if name != "__version__":
+        raise AttributeError(f"module 'tracegrade' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("tracegrade")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+        found = "0.0.0"
+    globals()["__version__"] = found
+    return found

@@ -9,7 +9,6 @@ import typer
 from rich.console import Console
 from typer.exceptions import TyperException
 
-from tracegrade import __version__
 from tracegrade.cli._agree import agree
 from tracegrade.cli._dabench import dabench_app
 from tracegrade.cli._evalhub import evalhub_app
@@ -46,9 +45,15 @@ app.add_typer(suite_app, name="suite")
 _stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def _package_version() -> str:
+    import tracegrade  # read on demand: the metadata lookup stays out of every other command
+
+    return str(tracegrade.__version__)
+
+
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"tracegrade {__version__}")
+        typer.echo(f"tracegrade {_package_version()}")
         raise typer.Exit()
 
 
@@ -91,6 +96,6 @@ def main() -> None:
 def dabench_main() -> None:
     """Console-script entry point of ``dabench`` (DataAgent-Bench eval-v2)."""
     if any(arg in ("--version",) for arg in sys.argv[1:]):
-        print(f"dabench (tracegrade {__version__})")
+        print(f"dabench (tracegrade {_package_version()})")
         sys.exit(0)
     sys.exit(run_app(dabench_app))
