@@ -7,10 +7,16 @@ client's own. Each trial runs every HTTP variant once, one after the other, on t
 and server, each with a fresh cache; the median trial per variant is reported:
 
 * ``aiohttp``: the judge as shipped (one aiohttp session per judge).
+* ``aiohttp, no turns``: the same judge post-processing all the answers that arrive in one
+  event-loop iteration at once, as it did before it took turns (see ``_Turns`` in the client).
 * ``keep-alive (old)``: the same judge with its POST going through httpx and the hand-written
   HTTP/1.1 keep-alive transport it used before, loaded from the project's git history
   (commit ``OLD_TRANSPORT_COMMIT``; the row is left out when that history is not available).
 * ``httpx pool (old)``: httpx's own connection pool (``--with-httpx-pool``; slow at 64 connections).
+* ``aiohttp raw loop``: the floor of this machine and server: the same request bodies (built before
+  timing) POSTed through one bare aiohttp session by the same number of workers, each answer read
+  and parsed with orjson, nothing else. When this row is far from 100%, the server or the
+  machine is the limit, not the judge client.
 
 The new client then reruns with the warm cache (zero HTTP calls, asserted), and every variant
 answers 30 requests from an HTTP/1.0 server that closes each connection after its answer
@@ -47,9 +53,10 @@ import aiohttp
 import orjson
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
-from tracegrade.atif import build_evidence, score_step
+from tracegrade.atif import build_evidence, score_request, score_step
 from tracegrade.judge import Judge, JudgeCache, JudgeRequest, JudgeSettings, ResponseFormat
-from tracegrade.judge._client import _Answer
+from tracegrade.judge._client import _Answer, _Turns
+from tracegrade.judge._transport import new_session
 from tracegrade.rubric import Criterion, Rubric
 
 OLD_TRANSPORT_COMMIT = "2fa599462149a1dc596540e511b586fa27cc1c19"
@@ -136,13 +143,19 @@ def httpx_swap(make_transport: Callable[[int], Any]) -> Swap:
                 raise aiohttp.ClientConnectionError() from None  # counted as a transport error, as before
 
         client._post = post  # type: ignore[method-assign]
+        all_at_once(judge)  # the previous client had no turns either
         return http
 
     return swap
 
 
+def all_at_once(judge: Judge) -> None:
+    """Post-process every answer of a loop iteration at once, as the client did before it took turns."""
+    judge._client._turns = _Turns(sys.maxsize)
+
+
 def variants(with_httpx_pool: bool) -> dict[str, Swap | None]:
-    chosen: dict[str, Swap | None] = {"aiohttp": None}
+    chosen: dict[str, Swap | None] = {"aiohttp": None, "aiohttp, no turns": all_at_once}
     old = load_old_transport()
     if old is None:
         print(f"note: git history with {OLD_TRANSPORT_COMMIT[:7]} not found; the old transport row is left out")
@@ -197,6 +210,42 @@ async def run(label: str, settings: JudgeSettings, cache_path: Path, inputs: Inp
     return Run(label, wall, cpu, judge.stats.requests, judge.stats.cache_hits, results.count(False))
 
 
+RAW = "aiohttp raw loop"
+
+
+def raw_bodies(settings: JudgeSettings, inputs: Inputs) -> list[bytes]:
+    """The request bodies the judge sends for ``inputs`` (built once, outside any timing)."""
+    judge = Judge(settings)
+    bodies = []
+    for call, (history, current) in enumerate(inputs):
+        evidence = build_evidence(f"Fix the failing test number {call}", TOOLS, history, current, None,
+                                  settings.max_context_bytes)
+        bodies.append(judge._client._body(score_request(RUBRIC, evidence), judge._client.uses_schema))
+    return bodies
+
+
+async def raw_run(settings: JudgeSettings, bodies: list[bytes], workers: int) -> Run:
+    """POST every body through one bare aiohttp session (no cache, extraction, validation or telemetry)."""
+    judge = Judge(settings)  # for the URL and headers only
+    url, headers = judge._client._route.url, judge._client._headers
+    session = new_session(settings.concurrency_limit, True)
+    queue = iter(bodies)
+    failures = 0
+
+    async def worker() -> None:
+        nonlocal failures
+        for body in queue:
+            async with session.post(url, data=body, headers=headers, allow_redirects=False) as response:
+                content = await response.read()
+            failures += response.status != 200 or not isinstance(orjson.loads(content), dict)
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(worker() for _ in range(max(workers, 1))))
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    await session.close()
+    return Run(RAW, wall, cpu, len(bodies), 0, failures)
+
+
 def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
     command = [sys.executable, "-m", "tracegrade.judge.testing", "--latency", str(latency)]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -215,9 +264,10 @@ def served(base_url: str) -> int:
 
 
 def trial(settings: JudgeSettings, base_url: str, inputs: Inputs, workers: int,
-          chosen: dict[str, Swap | None]) -> dict[str, Run]:
-    """One cold run per variant (fresh cache each), then the shipped client's warm rerun."""
-    runs: dict[str, Run] = {}
+          chosen: dict[str, Swap | None], bodies: list[bytes]) -> dict[str, Run]:
+    """The raw loop, one cold run per variant (fresh cache each), then the shipped client's warm rerun."""
+    runs: dict[str, Run] = {RAW: asyncio.run(raw_run(settings, bodies, workers))}
+    assert runs[RAW].failures == 0, "every raw request must be answered"
     for label, swap in chosen.items():
         with tempfile.TemporaryDirectory() as folder:
             cache_path = Path(folder) / "judge.sqlite3"
@@ -281,16 +331,19 @@ async def http10_errors(swap: Swap | None, requests: int = 30) -> tuple[int, int
 
 # --- report -------------------------------------------------------------------------------------------------
 
-def summary(args: argparse.Namespace, label: str, runs: list[Run], robustness: tuple[int, int, int]) -> dict[str, Any]:
+def summary(args: argparse.Namespace, label: str, runs: list[Run],
+            robustness: tuple[int, int, int] | None) -> dict[str, Any]:
+    """One row: median and best trial; ``robustness`` is None for the raw loop (it is not a judge)."""
     ideal = args.calls * args.latency / args.concurrency
     walls = sorted(r.wall_s for r in runs)
     median = sorted(runs, key=lambda r: r.wall_s)[len(runs) // 2]
+    errors, retries, failed = robustness if robustness is not None else (None, None, None)
     return {
         "client": label, "throughput_vs_ideal": round(ideal / median.wall_s, 4),
         "best_throughput_vs_ideal": round(ideal / walls[0], 4), "cold_wall_s": round(median.wall_s, 4),
         "client_cpu_ms_per_call": round(statistics.median(r.cpu_s for r in runs) / args.calls * 1000, 4),
         "http_calls": median.http_calls, "failures": sum(r.failures for r in runs),
-        "http10_transport_errors": robustness[0], "http10_retries": robustness[1], "http10_failed_calls": robustness[2],
+        "http10_transport_errors": errors, "http10_retries": retries, "http10_failed_calls": failed,
     }
 
 
@@ -302,7 +355,8 @@ def report(args: argparse.Namespace, rows: list[dict[str, Any]], warm: list[Run]
     for row in rows:
         print(f"{row['client']:<18} {row['throughput_vs_ideal']:>9.1%} {row['best_throughput_vs_ideal']:>7.1%} "
               f"{row['client_cpu_ms_per_call']:>7.3f} ms "
-              f"{row['http10_transport_errors']:>20} / {row['http10_retries']} / {row['http10_failed_calls']}")
+              + (f"{row['http10_transport_errors']:>20} / {row['http10_retries']} / {row['http10_failed_calls']}"
+                 if row["http10_transport_errors"] is not None else f"{'(not a judge)':>33}"))
     warm_cpu = statistics.median(r.cpu_s for r in warm) / args.calls * 1000
     print(f"goals for aiohttp: >= 90% of ideal, <= 0.5 ms CPU per call; warm rerun: 0 HTTP calls, "
           f"{warm_cpu:.3f} ms CPU per call")
@@ -332,12 +386,14 @@ def main() -> None:
     process, base_url = start_server(args.latency)
     try:
         settings = JudgeSettings(base_url=base_url, model="scripted-judge", concurrency_limit=args.concurrency)
-        trials = [trial(settings, base_url, inputs, workers, chosen) for _ in range(args.trials)]
+        bodies = raw_bodies(settings, inputs)
+        trials = [trial(settings, base_url, inputs, workers, chosen, bodies) for _ in range(args.trials)]
     finally:
         process.terminate()
         process.wait(timeout=10)
     rows = [summary(args, label, [t[label] for t in trials], asyncio.run(http10_errors(swap)))
             for label, swap in chosen.items()]
+    rows.append(summary(args, RAW, [t[RAW] for t in trials], None))
     print(json.dumps(report(args, rows, [t["warm"] for t in trials])))
 
 

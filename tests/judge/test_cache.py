@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import multiprocessing
 import sqlite3
 import threading
@@ -12,7 +13,8 @@ import pytest
 
 from tracegrade.atif import Evidence, score_request, score_step
 from tracegrade.errors import ConfigError
-from tracegrade.judge import Judge, JudgeCache, JudgeSettings, cache_key, default_cache_path
+from tracegrade.judge import Judge, JudgeCache, JudgeSettings, cache_key, default_cache_path, dumps
+from tracegrade.judge._cache import CacheKeys
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Criterion, Rubric
 
@@ -64,6 +66,18 @@ def test_key_covers_the_prompt_version(monkeypatch: pytest.MonkeyPatch, settings
     assert cache_key(settings.provenance(), request) == before
     newer = dataclasses.replace(request, prompt_version="atif-context-v99")
     assert cache_key(settings.provenance(), newer) != before
+
+
+def test_keys_hashed_once_per_judge_equal_the_documented_digest(settings: JudgeSettings, rubric: Rubric,
+                                                                 evidence: Evidence) -> None:
+    provenance = settings.provenance()
+    keys = CacheKeys(provenance)
+    first = score_request(rubric, evidence)
+    second = dataclasses.replace(first, prompt_version="atif-context-v99")
+    for request in (first, second, first):  # the shared provenance digest is never consumed by a key
+        expected = hashlib.sha256(dumps(provenance) + b"\x00" + request.prompt_version.encode() + b"\x00"
+                                  + request.canonical).hexdigest()
+        assert keys.key(request) == cache_key(provenance, request) == expected
 
 
 async def test_only_the_validated_answer_is_stored(server: ScriptedJudgeServer, settings: JudgeSettings,

@@ -2,13 +2,17 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
-from tracegrade.atif import PROMPT_VERSION, Evidence, StepJudgement, score_step
+from tracegrade.atif import PROMPT_VERSION, Evidence, StepJudgement, score_request, score_step
 from tracegrade.errors import ConfigError, JudgeError
 from tracegrade.judge import Judge, JudgeSettings, ResponseFormat
-from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply, scripted_answer
+from tracegrade.judge._client import TURNS_PER_ITERATION, _Turns
+from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply, judge_rule, scripted_answer
 from tracegrade.rubric import Rubric
 
 from .conftest import fast
@@ -262,3 +266,98 @@ def test_an_unusable_ca_bundle_fails_when_the_judge_is_built(settings: JudgeSett
     with pytest.raises(ConfigError) as caught:
         Judge(fast(settings, base_url="https://judge.example/v1"), ca_bundle="/no/such/bundle.pem")
     assert caught.value.code == "invalid_ca_bundle"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    value: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.value
+
+
+class Iterations:
+    """Counts event-loop iterations (a callback that reschedules itself runs once per iteration)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._loop = asyncio.get_running_loop()
+        self._handle = self._loop.call_soon(self._tick)
+
+    def _tick(self) -> None:
+        self.count += 1
+        self._handle = self._loop.call_soon(self._tick)
+
+    def stop(self) -> None:
+        self._handle.cancel()
+
+
+async def test_answers_arriving_together_take_turns_a_few_per_loop_iteration() -> None:
+    turns, iterations, passed = _Turns(2), Iterations(), []
+
+    async def answer(index: int) -> None:
+        await turns.take()
+        passed.append((index, iterations.count))
+
+    await asyncio.gather(*(answer(i) for i in range(5)))
+    iterations.stop()
+    assert [index for index, _ in passed] == [0, 1, 2, 3, 4]  # arrival order
+    rounds = [seen for _, seen in passed]
+    assert rounds[0] == rounds[1] < rounds[2] == rounds[3] < rounds[4]
+
+
+async def test_a_cancelled_waiter_does_not_hold_up_the_others() -> None:
+    turns, passed = _Turns(1), []
+
+    async def answer(index: int) -> None:
+        await turns.take()
+        passed.append(index)
+
+    tasks = [asyncio.create_task(answer(i)) for i in range(3)]
+    await asyncio.sleep(0)  # all three have asked: 0 passed, 1 and 2 wait
+    tasks[1].cancel()
+    await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=5)
+    assert passed == [0, 2]
+
+
+def test_turns_start_afresh_on_a_new_event_loop() -> None:
+    turns = _Turns(1)
+
+    async def twice() -> None:
+        await turns.take()
+        await asyncio.wait_for(turns.take(), timeout=5)
+
+    asyncio.run(twice())
+    asyncio.run(asyncio.wait_for(turns.take(), timeout=5))  # no turn of the closed loop is left taken
+
+
+async def test_next_requests_leave_while_other_answers_still_wait_to_be_post_processed(
+    server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric, evidence: Evidence
+) -> None:
+    loop, iterations, answer = asyncio.get_running_loop(), Iterations(), judge_rule()
+    arrivals: list[float] = []
+    parsed: list[tuple[float, int]] = []
+
+    def rule(request: ReceivedRequest) -> ScriptedReply:
+        arrivals.append(time.perf_counter())
+        if len(arrivals) == 8:  # keep the client's loop busy until all eight answers are back
+            loop.call_soon_threadsafe(time.sleep, 0.1)
+        return answer(request)
+
+    def slow_parse(obj: dict[str, Any]) -> Verdict:
+        time.sleep(0.01)  # 10 ms of post-processing per answer, blocking the event loop
+        parsed.append((time.perf_counter(), iterations.count))
+        return Verdict(obj)
+
+    async def two_calls() -> None:
+        for _ in range(2):
+            await judge.ask(score_request(rubric, evidence), slow_parse)
+
+    server.set_rule(rule)
+    server.latency = 0.05
+    async with Judge(fast(settings, concurrency_limit=8)) as judge:
+        await asyncio.gather(*(two_calls() for _ in range(8)))
+    iterations.stop()
+    assert max(Counter(seen for _, seen in parsed).values()) == TURNS_PER_ITERATION
+    eighth_parse = sorted(parsed)[7][0]
+    assert sorted(arrivals)[8] < eighth_parse  # without turns all eight would leave after the eighth parse

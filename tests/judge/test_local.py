@@ -3,18 +3,22 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import importlib.util
+import math
 import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
 from tests.conftest import unavailable
 from tracegrade.atif import build_evidence, score_step
+from tracegrade.atif._local_verdict import PROBLEMS, local_verdict_request, parse_local_verdict
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, LocalJudge, _local
-from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT, _Recorder, plain_prompt
+from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Criterion, Rubric
 
 RUBRIC = Rubric(criteria=(Criterion(name="progress", description="The step moves the task forward", weight=1),
@@ -74,6 +78,66 @@ async def test_notice_says_the_local_judge_is_weak(monkeypatch: pytest.MonkeyPat
     assert "weak" in caplog.text
 
 
+def test_the_server_gets_plain_prompts_and_computes_no_prompt_logits(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    commands: list[list[str]] = []
+    monkeypatch.setattr(_local.subprocess, "Popen", lambda command, **kwargs: commands.append(command))
+    LocalJudge(cache_dir=tmp_path)._spawn(Path("model.gguf"))
+    (command,) = commands
+    assert command[command.index("--chat_format") + 1] == PLAIN_CHAT_FORMAT == "tracegrade-plain"
+    assert command[command.index("--logits_all") + 1] == "false"
+
+
+def test_the_plain_format_joins_the_messages_text() -> None:
+    assert plain_prompt([{"role": "system", "content": "a"}, {"role": "user", "content": "b"}]) == "a\n\nb"
+
+
+class Vocabulary:
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return "".join("abcd"[t] for t in tokens).encode()
+
+
+def test_the_recorder_gives_each_answer_token_its_log_probability_and_top_alternatives() -> None:
+    import numpy as np
+
+    recorder = _Recorder(Vocabulary(), 2)
+    first = np.log(np.array([0.1, 0.6, 0.2, 0.1], dtype=np.float32))
+    second = np.log(np.array([0.25, 0.25, 0.25, 0.25], dtype=np.float32))
+    assert recorder(np.array([0, 0]), first) is first  # logits pass through unchanged
+    recorder(np.array([0, 0, 2]), second)  # the sampler chose token 2 ("c") at the first step
+    recorder(np.array([0, 0, 2, 3]), second)  # then "d"; this last step (end of answer) is not recorded
+    (c, d) = recorder.entries
+    assert c["token"] == "c" and c["logprob"] == pytest.approx(math.log(0.2), abs=1e-6)
+    assert [(t["token"], round(math.exp(t["logprob"]), 6)) for t in c["top_logprobs"]] == [("b", 0.6), ("c", 0.2)]
+    assert d["token"] == "d" and d["logprob"] == pytest.approx(math.log(0.25), abs=1e-6)
+
+
+def test_verdict_requests_ask_for_logprobs_and_the_validator_receives_them() -> None:
+    top = [{"token": "none", "logprob": math.log(0.3)}, {"token": "deleted", "logprob": math.log(0.1)}]
+    content = [{"token": '{"problem": "', "logprob": 0.0, "top_logprobs": []},
+               {"token": "none", "logprob": math.log(0.3), "top_logprobs": top},
+               {"token": '"}', "logprob": 0.0, "top_logprobs": []}]
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": '{"problem": "none"}'},
+                         "logprobs": {"content": content}}]}
+    with ScriptedJudgeServer() as server:
+        server.queue(ScriptedReply(body=orjson.dumps(body)), ScriptedReply.answer({"problem": "none"}))
+        settings = dataclasses.replace(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
+        request = local_verdict_request("task", steps()[1], LOCAL_MAX_CONTEXT_BYTES)
+
+        async def ask() -> None:
+            async with Judge(settings) as judge:
+                verdict = await judge.ask(request, parse_local_verdict)
+                assert verdict.score == pytest.approx(0.75)
+                with pytest.raises(JudgeError) as caught:  # an answer without probabilities is not a score
+                    await judge.ask(dataclasses.replace(request, seed=7), parse_local_verdict)
+                assert caught.value.code == "schema_violation"
+
+        asyncio.run(ask())
+        sent = server.requests[0].json()
+    assert sent["logprobs"] is True and sent["top_logprobs"] == 20
+    assert sent["response_format"]["schema"]["properties"]["problem"]["enum"] == list(PROBLEMS)
+
+
 def steps() -> list[Step]:
     return [
         Step(step_id=1, source="user", message="Create a file named notes.txt containing 'hello'."),
@@ -120,8 +184,12 @@ async def test_local_judge_scores_real_steps(tmp_path: Path) -> None:
                 evidence = build_evidence(trajectory[0].message, None, trajectory[:index], step, None,  # type: ignore[arg-type]
                                           settings.max_context_bytes)
                 verdicts.append(await score_step(judge, RUBRIC, evidence, coarse=True))  # a JudgeError fails the test
-        assert judge.stats.requests == 3 and judge.stats.protocol_errors == 0
+            local = await judge.ask(local_verdict_request(trajectory[0].message, trajectory[1],  # type: ignore[arg-type]
+                                                          settings.max_context_bytes), parse_local_verdict)
+        assert judge.stats.requests == 4 and judge.stats.protocol_errors == 0
     assert process is not None and process.poll() is not None
+    assert local.problem in PROBLEMS and 0.0 <= local.score <= 1.0  # a probability read from the server's logprobs
+    assert sum(1 for token in local.tokens if token["top_logprobs"]) >= 3
     for verdict in verdicts:  # every step really scored, with the grammar's values and a rationale of its own
         assert set(verdict.scores) == {"progress", "accuracy"}
         assert set(verdict.scores.values()) <= {0.0, 0.25, 0.5, 0.75, 1.0}

@@ -23,12 +23,12 @@ import tracegrade.runs._folder as folder
 limit = int(os.environ["TG_KILL_AFTER_WRITES"])
 real = folder.write_atomic
 done = []
-def dying(path, data, *, mode=None):
+def dying(path, data, **options):
     if len(done) == limit:
-        real(path, data[: len(data) // 2], mode=mode)  # a half-written file...
+        real(path, data[: len(data) // 2], **options)  # a half-written file...
         os.kill(os.getpid(), 9)                          # ...then SIGKILL in the middle of the folder
     done.append(path)
-    real(path, data, mode=mode)
+    real(path, data, **options)
 folder.write_atomic = dying
 from tracegrade.cli._app import app, dabench_app, run_app
 sys.exit(run_app(dabench_app if os.environ.get("TG_APP") == "dabench" else app, sys.argv[1:]))

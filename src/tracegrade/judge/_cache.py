@@ -26,7 +26,7 @@ import orjson
 from tracegrade.errors import ConfigError
 from tracegrade.judge._request import JudgeRequest, dumps
 
-__all__ = ["JudgeCache", "cache_key", "default_cache_path"]
+__all__ = ["CacheKeys", "JudgeCache", "cache_key", "default_cache_path"]
 
 logger = logging.getLogger("tracegrade.judge")
 
@@ -53,10 +53,23 @@ def default_cache_path(environ: Mapping[str, str] | None = None) -> Path:
 
 def cache_key(provenance: Mapping[str, Any], request: JudgeRequest) -> str:
     """SHA-256 over the judge provenance, the prompt version and the exact request bytes."""
-    digest = hashlib.sha256(dumps(dict(provenance)))
-    digest.update(b"\x00" + request.prompt_version.encode() + b"\x00")
-    digest.update(request.canonical)
-    return digest.hexdigest()
+    return CacheKeys(provenance).key(request)
+
+
+class CacheKeys:
+    """:func:`cache_key` for one provenance, whose bytes are hashed once instead of on every call."""
+
+    __slots__ = ("_base",)
+
+    def __init__(self, provenance: Mapping[str, Any]) -> None:
+        self._base = hashlib.sha256(dumps(dict(provenance)))
+
+    def key(self, request: JudgeRequest) -> str:
+        """The cache key of ``request`` (equal to ``cache_key(provenance, request)``)."""
+        digest = self._base.copy()
+        digest.update(b"\x00" + request.prompt_version.encode() + b"\x00")
+        digest.update(request.canonical)
+        return digest.hexdigest()
 
 
 class JudgeCache:
@@ -196,9 +209,12 @@ class JudgeCache:
             return False
         rows = [(key, purpose, reply, created) for key, (purpose, reply, created) in self._pending.items()]
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(_INSERT, rows)
-            self._db.execute("COMMIT")
+            if len(rows) == 1:  # one statement is its own transaction (autocommit): a third of the work
+                self._db.execute(_INSERT, rows[0])
+            else:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany(_INSERT, rows)
+                self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             _rollback(self._db)
             self._next_write = time.monotonic() + self._retry_interval

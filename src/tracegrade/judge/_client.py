@@ -12,6 +12,7 @@ import os
 import random
 import ssl
 import time
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -35,6 +36,8 @@ MAX_RESPONSE_BYTES = 64 * 1024
 """Most bytes of an HTTP response body that are read."""
 MAX_BACKOFF_SECONDS = 30.0
 MAX_RETRY_AFTER_SECONDS = 120.0
+TURNS_PER_ITERATION = 4
+"""Most answers post-processed per event-loop iteration before the requests sent so far leave."""
 _REFUSAL_STATUSES = frozenset({400, 422})
 """Statuses with which servers reject a request they cannot parse (e.g. an unknown response_format)."""
 
@@ -59,6 +62,53 @@ class _Failed(Exception):
         self.retryable = retryable
         self.retry_after = retry_after
         self.schema_refused = schema_refused
+
+
+class _Turns:
+    """Lets about ``per_iteration`` tasks per event-loop iteration (never twice as many) post-process answers.
+
+    Answers that arrive together would otherwise all be post-processed in one loop iteration, and
+    the requests their tasks send next would all leave at its end (on Python 3.11 aiohttp writes a
+    request from a task of its own, which runs in the next iteration), so they would come back
+    together too: waves that cost up to ``concurrency x per-call CPU`` of idle server time per
+    round. Taking turns sends each next request soon after its own answer's post-processing; the
+    others wait in arrival order, and spaced answers never wait here.
+    """
+
+    __slots__ = ("_loop", "_passed", "_per_iteration", "_waiters")
+
+    def __init__(self, per_iteration: int) -> None:
+        self._per_iteration = per_iteration
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._passed = 0
+        """Turns given in the current iteration (0: no ``_pass_on`` is scheduled)."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def take(self) -> None:
+        """Return once this task's turn has come (at once when the current iteration has one left)."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # a new event loop: nothing of the previous one can pass a turn on
+            self._loop, self._passed = loop, 0
+            self._waiters.clear()
+        if self._passed < self._per_iteration and not self._waiters:
+            if not self._passed:
+                loop.call_soon(self._pass_on, loop)
+            self._passed += 1
+            return
+        turn: asyncio.Future[None] = loop.create_future()
+        self._waiters.append(turn)
+        await turn  # a cancelled waiter is skipped by _pass_on
+
+    def _pass_on(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start a new iteration's turns: wake the first waiters (runs each iteration while any wait)."""
+        self._passed = 0
+        while self._waiters and self._passed < self._per_iteration:
+            turn = self._waiters.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                self._passed += 1
+        if self._passed:
+            loop.call_soon(self._pass_on, loop)
 
 
 class ChatClient:
@@ -91,6 +141,7 @@ class ChatClient:
         self._stats = stats
         self._telemetry = telemetry
         self._slots = asyncio.Semaphore(settings.concurrency_limit)
+        self._turns = _Turns(TURNS_PER_ITERATION)
         self._schema_refused = False
         self._random = random.Random()
         headers = {"content-type": "application/json", "accept-encoding": "identity"}
@@ -148,9 +199,10 @@ class ChatClient:
         return True
 
     async def _attempt(self, body: bytes, with_schema: bool) -> ChatReply:
-        async with self._slots:
+        async with self._slots:  # held for the HTTP exchange only
             self._spend_budget()
             answer = await self._timed_post(body, with_schema)
+        await self._turns.take()
         if answer.too_large:
             raise protocol_error("response_too_large", f"the body exceeds {MAX_RESPONSE_BYTES} bytes")
         reply = parse_chat_body(answer.body)
@@ -221,6 +273,9 @@ class ChatClient:
             body["seed"] = seed
         if with_schema:
             body["response_format"] = _response_format(settings.response_format, request)
+        if request.top_logprobs is not None:
+            body["logprobs"] = True
+            body["top_logprobs"] = request.top_logprobs
         return orjson.dumps(body)
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:

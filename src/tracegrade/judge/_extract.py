@@ -11,6 +11,7 @@ JSON parsers resolve silently and differently, are a protocol error too.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -61,6 +62,9 @@ class ChatReply:
     content: str
     input_tokens: int = 0
     output_tokens: int = 0
+    logprobs: tuple[dict[str, Any], ...] | None = None
+    """``choices[0].logprobs.content`` when the server sent it: per answer token ``token``,
+    ``logprob`` and ``top_logprobs`` (a list of ``{"token", "logprob"}``), malformed entries dropped."""
 
 
 def protocol_error(code: str, what: str) -> JudgeError:
@@ -83,7 +87,7 @@ def parse_chat_body(body: bytes) -> ChatReply:
     if content is None:
         raise protocol_error("schema_violation", "no choices[0].message.content string")
     input_tokens, output_tokens = _usage(document)
-    return ChatReply(content, input_tokens, output_tokens)
+    return ChatReply(content, input_tokens, output_tokens, _logprobs(document))
 
 
 def json_objects(text: str) -> list[dict[str, Any]]:
@@ -178,6 +182,31 @@ def _content(document: Any) -> str | None:
         return None
     content = message.get("content")
     return content if isinstance(content, str) else None
+
+
+def _logprobs(document: dict[str, Any]) -> tuple[dict[str, Any], ...] | None:
+    """The answer's token log-probabilities in OpenAI's chat form, or None when absent or malformed."""
+    choice = document["choices"][0]
+    content = choice.get("logprobs", {}).get("content") if isinstance(choice.get("logprobs"), dict) else None
+    if not isinstance(content, list):
+        return None
+    tokens = [_token(entry) for entry in content]
+    return None if any(t is None for t in tokens) else tuple(t for t in tokens if t is not None)
+
+
+def _token(entry: Any) -> dict[str, Any] | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("token"), str) or not _finite(entry.get("logprob")):
+        return None
+    alternatives = entry.get("top_logprobs")
+    if not isinstance(alternatives, list):
+        return None
+    top = [{"token": a["token"], "logprob": float(a["logprob"])} for a in alternatives
+           if isinstance(a, dict) and isinstance(a.get("token"), str) and _finite(a.get("logprob"))]
+    return {"token": entry["token"], "logprob": float(entry["logprob"]), "top_logprobs": top}
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _usage(document: dict[str, Any]) -> tuple[int, int]:

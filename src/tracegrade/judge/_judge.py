@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 from tracegrade.errors import JudgeError
-from tracegrade.judge._cache import JudgeCache, cache_key
+from tracegrade.judge._cache import CacheKeys, JudgeCache, cache_key
 from tracegrade.judge._client import ChatClient
 from tracegrade.judge._extract import AMBIGUOUS_ANSWER, DUPLICATE_KEY, extract_verdict
 from tracegrade.judge._request import JudgeRequest, Reply
@@ -65,6 +65,7 @@ class Judge:
         self._cache = cache
         self._telemetry = telemetry if telemetry is not None else JudgeTelemetry()
         self._provenance = settings.provenance()
+        self._keys = CacheKeys(self._provenance)
         endpoint = resolve_endpoint(settings, os.environ if environ is None else environ)
         self._client = ChatClient(settings, endpoint, self.stats, self._telemetry, ca_bundle=ca_bundle,
                                   environ=environ)
@@ -97,14 +98,14 @@ class Judge:
         Raises:
             JudgeError: with a transport, budget or protocol code.
         """
-        provenance = self._provenance if request.seed is None else {**self._provenance, "seed": request.seed}
-        key = cache_key(provenance, request) if self._cache is not None else None
+        key = self._cache_key(request) if self._cache is not None else None
         cached = self._lookup(key, parse)
         if cached is not None:
             return cached
         try:
             reply = await self._client.complete(request)
-            result = extract_verdict(reply.content, parse, _same_reply)
+            validate = parse if request.top_logprobs is None else _with_logprobs(parse, reply.logprobs)
+            result = extract_verdict(reply.content, validate, _same_reply)
         except JudgeError as error:
             if error.code in PROTOCOL_ERROR_CODES:
                 self.stats.protocol_errors += 1
@@ -113,6 +114,11 @@ class Judge:
         if key is not None and self._cache is not None:
             self._cache.put(key, request.purpose, result.to_json())
         return result
+
+    def _cache_key(self, request: JudgeRequest) -> str:
+        if request.seed is None:
+            return self._keys.key(request)
+        return cache_key({**self._provenance, "seed": request.seed}, request)
 
     def _lookup(self, key: str | None, parse: Callable[[dict[str, Any]], R]) -> R | None:
         if key is None or self._cache is None:
@@ -128,6 +134,13 @@ class Judge:
                 return result
         self.stats.cache_misses += 1
         return None
+
+
+def _with_logprobs(parse: Callable[[dict[str, Any]], R],
+                   logprobs: tuple[dict[str, Any], ...] | None) -> Callable[[dict[str, Any]], R]:
+    """A validator that receives each answer object together with the answer's token log-probabilities."""
+    tokens = list(logprobs) if logprobs is not None else None
+    return lambda answer: parse({"answer": answer, "logprobs": tokens})
 
 
 def _same_reply(first: Reply, second: Reply) -> bool:

@@ -4,6 +4,8 @@ The arguments are those of ``python -m llama_cpp.server`` plus ``--no-extra-buff
 turns off llama.cpp's repacked weight buffers. Builds that compiled in AMX kernels crash with
 SIGILL on machines (often VMs) that advertise AMX but cannot run it; without the extra buffers
 those kernels are never used.
+
+It also offers ``--chat_format tracegrade-plain`` (see :mod:`tracegrade.judge._llama_plain`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import runpy
 import sys
 from typing import Any
+
+from tracegrade.judge._llama_plain import register_plain_format
 
 __all__ = ["main"]
 
@@ -22,6 +26,7 @@ def main(argv: list[str]) -> None:
     if NO_EXTRA_BUFFERS in argv:
         argv = [arg for arg in argv if arg != NO_EXTRA_BUFFERS]
         _disable_extra_buffers()
+    register_plain_format()
     sys.argv = ["llama_cpp.server", *argv]
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 

@@ -1,7 +1,9 @@
 """``--judge local``: a tiny offline judge (Gemma 3 270M on llama.cpp's server) on loopback.
 
 It exists so that everything runs end to end without network access; its judgements are
-weak and must not be read as quality claims.
+weak and must not be read as quality claims. The model is pretrained, not chat-tuned: the server
+gets plain prompts and can return the answer's token log-probabilities, from which the ATIF
+front door scores steps in auto mode (see ``tracegrade.atif._local_verdict``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import aiohttp
 
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge._cache import default_cache_path
+from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT
 from tracegrade.judge._settings import JudgeSettings, ResponseFormat
 
 __all__ = [
@@ -35,7 +38,10 @@ __all__ = [
 
 logger = logging.getLogger("tracegrade.judge")
 
-LOCAL_MODEL_ALIAS = "gemma-3-270m-q4_k_m"
+_MODEL_FILE = "gemma-3-270m-q4_k_m"
+LOCAL_MODEL_ALIAS = f"{_MODEL_FILE}-plain"
+"""The served model's name, also in every cache key: it names the prompt format, so answers cached from
+the earlier chat-format server are not reused."""
 LOCAL_N_CTX = 8192
 LOCAL_MAX_CONTEXT_BYTES = 16384
 """Suggested request budget: about 5-6k tokens of JSON, leaving room for the answer in 8k."""
@@ -84,7 +90,7 @@ class LocalJudge:
     @property
     def model_path(self) -> Path:
         """Where the assembled GGUF file lives."""
-        return self.cache_dir / "models" / f"{LOCAL_MODEL_ALIAS}.gguf"
+        return self.cache_dir / "models" / f"{_MODEL_FILE}.gguf"
 
     @property
     def log_path(self) -> Path:
@@ -146,10 +152,12 @@ class LocalJudge:
 
     def _spawn(self, model: Path) -> int:
         port = _free_port()
+        # Plain prompts (the model is pretrained, not chat-tuned) and answer log-probabilities recorded
+        # while sampling, so no logits are computed for prompt tokens (see judge._llama_plain).
         command = [sys.executable, "-m", "tracegrade.judge._llama_server", "--model", str(model),
-                   "--model_alias", LOCAL_MODEL_ALIAS, "--chat_format", "gemma", "--host", "127.0.0.1",
-                   "--port", str(port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
-                   "--verbose", "false"]
+                   "--model_alias", LOCAL_MODEL_ALIAS, "--chat_format", PLAIN_CHAT_FORMAT, "--logits_all", "false",
+                   "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(self.n_ctx),
+                   "--n_threads", str(self.threads), "--verbose", "false"]
         if not self.extra_buffers:
             command.append("--no-extra-buffers")
         env = {k: v for k, v in os.environ.items() if k.upper() not in _SCRUBBED_ENV}

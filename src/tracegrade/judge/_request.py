@@ -46,9 +46,15 @@ class JudgeRequest:
     seed: int | None = None
     """Sampling seed for this request instead of the settings' seed (repeated judgements); when set it
     replaces the seed in the cache key's provenance, so each seed is cached separately."""
+    top_logprobs: int | None = None
+    """Ask for the answer's token log-probabilities with this many alternatives per token (the
+    local judge's verdicts); the validator then receives ``{"answer": object, "logprobs": [...]}``."""
     canonical: bytes = field(init=False, repr=False)
-    """Deterministic bytes of messages and schema: what the cache key and size limit use."""
+    """Deterministic bytes of messages and schema (and ``top_logprobs`` when set): what the cache key
+    and size limit use."""
 
     def __post_init__(self) -> None:
-        body = dumps({"messages": list(self.messages), "response_schema": self.response_schema})
-        object.__setattr__(self, "canonical", body)
+        document: dict[str, Any] = {"messages": list(self.messages), "response_schema": self.response_schema}
+        if self.top_logprobs is not None:
+            document["top_logprobs"] = self.top_logprobs
+        object.__setattr__(self, "canonical", dumps(document))

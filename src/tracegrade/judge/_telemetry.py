@@ -70,6 +70,8 @@ class JudgeTelemetry:
         self._base = {"evalhub.job_id": job_id}
         if scoring_mode:
             self._base[f"{prefix}.scoring_mode"] = scoring_mode
+        self._input = {**self._base, "token.type": "input"}  # built once: recorded on every call
+        self._output = {**self._base, "token.type": "output"}
         self._latency = meter.create_histogram(f"{prefix}.judge.call.latency", unit="ms",
                                                description="Latency of one judge HTTP attempt")
         self._count = meter.create_counter(f"{prefix}.judge.call.count", unit="{call}",
@@ -102,9 +104,9 @@ class JudgeTelemetry:
     def tokens(self, input_tokens: int, output_tokens: int) -> None:
         """Record token usage reported by the judge."""
         if input_tokens:
-            self._tokens.add(input_tokens, {**self._base, "token.type": "input"})
+            self._tokens.add(input_tokens, self._input)
         if output_tokens:
-            self._tokens.add(output_tokens, {**self._base, "token.type": "output"})
+            self._tokens.add(output_tokens, self._output)
 
 
 def configure_meter_provider(
