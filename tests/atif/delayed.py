@@ -7,6 +7,7 @@ Built on :class:`tracegrade.judge.testing.FakeJudge`: ``SCORE:x`` scores every c
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -18,11 +19,25 @@ from tracegrade.judge.testing import FakeJudge
 R = TypeVar("R")
 
 _CURRENT = re.compile(r'"current_step":\{[^{}]*?"message":"([^"]*)"')
+_LOCAL_CURRENT = re.compile(r"\nStep:\nMessage: (.*)")
+
+
+def local_answer(p_none: float) -> dict[str, Any]:
+    """A local-judge verdict whose token probabilities give the label ``none`` ``p_none`` of the label mass."""
+    top = [{"token": "none", "logprob": math.log(p_none)}] if p_none > 0 else []
+    if p_none < 1:
+        top.append({"token": "made", "logprob": math.log(1 - p_none)})
+    label = "none" if p_none >= 0.5 else "made up facts"
+    tokens = [{"token": '{"problem": "', "logprob": 0.0, "top_logprobs": []},
+              {"token": label.split()[0], "logprob": -0.1, "top_logprobs": top},
+              {"token": label[len(label.split()[0]):] + '"}', "logprob": 0.0, "top_logprobs": []}]
+    return {"answer": {"problem": label}, "logprobs": tokens}
 
 
 def marker_answer(request: JudgeRequest) -> dict[str, Any] | Exception:
     prompt = request.messages[-1]["content"]
-    match = _CURRENT.search(prompt)
+    local = request.top_logprobs is not None and _LOCAL_CURRENT.search(prompt.rsplit("\n\nTask: ", 1)[-1])
+    match = local or _CURRENT.search(prompt)
     message = match.group(1) if match else ""
     if request.purpose == "derive":
         return {"criteria": [{"name": "fits_task", "description": "Serves the task", "weight": 1}]}
@@ -34,6 +49,8 @@ def marker_answer(request: JudgeRequest) -> dict[str, Any] | Exception:
     if "SLOW" in message:
         return JudgeError("scripted timeout", code="timeout")
     score = re.search(r"SCORE:([0-9.]+)", message)
+    if local:
+        return local_answer(float(score.group(1)) if score else 0.9)
     names = request.response_schema["properties"]["scores"]["required"]
     return {"scores": dict.fromkeys(names, float(score.group(1)) if score else 0.9), "rationale": "marker"}
 

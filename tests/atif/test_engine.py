@@ -284,7 +284,7 @@ def test_the_local_judge_gets_a_budget_it_can_hold_unless_one_is_given() -> None
     assert effective_options(ScoringOptions(), JudgeTarget(url="u", model="m")).max_context_bytes == 65536
 
 
-def test_with_the_local_judge_auto_mode_uses_the_generic_rubric_and_coarse_answers(tmp_path: Path) -> None:
+def test_with_the_local_judge_auto_mode_uses_the_generic_rubric_and_label_probabilities(tmp_path: Path) -> None:
     write(tmp_path / "a.json", trajectory("Do it SCORE:1.0", "SCORE:0.25"))
     options, criteria = parse_parameters({})
     judge = DelayedJudge()
@@ -292,10 +292,11 @@ def test_with_the_local_judge_auto_mode_uses_the_generic_rubric_and_coarse_answe
         score_paths([tmp_path], options, criteria, judge, job_id="j", local_judge=True)  # type: ignore[arg-type]
     )
     assert [r.purpose for r in judge.fake.requests] == ["score", "score", "categorize"]  # no derivation
-    scores = judge.fake.requests[0].response_schema["properties"]["scores"]
-    assert scores["required"] == ["step_quality"]
-    assert scores["properties"]["step_quality"]["enum"] == [0.0, 0.25, 0.5, 0.75, 1.0]
+    first = judge.fake.requests[0]  # the local judge's label question, scored from token probabilities
+    assert first.top_logprobs is not None and list(first.response_schema["properties"]) == ["problem"]
+    assert judge.fake.requests[2].response_schema["properties"]["rationale"]["maxLength"] == 400  # coarse
     (node,) = results.nodes
+    assert [s.criterion_scores for s in node.steps] == [{"step_quality": 1.0}, {"step_quality": 0.25}]
     assert node.own_score == pytest.approx(0.625) and node.criteria is not None
     assert node.criteria["rubric_source"] == "local_judge_generic_rubric"
     assert results.parameters["atif_criteria_source"] == "local_judge_generic_rubric"

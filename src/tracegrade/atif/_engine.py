@@ -17,6 +17,8 @@ from evalhub.models.atif import Step
 from tracegrade.atif._content import step_content
 from tracegrade.atif._criteria import CriteriaFailure, ResolvedCriteria
 from tracegrade.atif._evidence import Evidence, build_evidence
+from tracegrade.atif._local_rubric import LOCAL_CRITERIA_SOURCE
+from tracegrade.atif._local_verdict import score_step_locally
 from tracegrade.atif._params import PartialResultPolicy, ScoringOptions
 from tracegrade.atif._questions import StepJudgement, categorize_step, score_step
 from tracegrade.atif._records import LogicalStep, NodeStatus, TrajectoryNode
@@ -183,7 +185,11 @@ class ScoringEngine:
         seed = repeat_seed(self.options.judge_seed, job.repeat) if job.repeat else None
         try:
             evidence = self._evidence(state, logical, criteria)
-            verdict = await score_step(self.judge, criteria.rubric, evidence, coarse=self.coarse, seed=seed)
+            if self.coarse and criteria.rubric_source == LOCAL_CRITERIA_SOURCE:  # the local judge's own question
+                verdict = await score_step_locally(self.judge, _task(criteria), logical.step, evidence,
+                                                   criterion=criteria.rubric.criteria[0].name, seed=seed)
+            else:
+                verdict = await score_step(self.judge, criteria.rubric, evidence, coarse=self.coarse, seed=seed)
         except JudgeError as error:
             if job.verdicts is None:
                 self._step_failed(state, logical, error.code)
@@ -263,7 +269,7 @@ class ScoringEngine:
         assert node.trajectory is not None
         history = [s.step for s in node.steps[: logical.index - 1]]
         return build_evidence(
-            criteria.task or "(no task recorded in the trajectory)",
+            _task(criteria),
             node.trajectory.agent.tool_definitions,
             history,
             logical.step,
@@ -295,6 +301,10 @@ def _states(roots: tuple[TrajectoryNode, ...]) -> Iterator[NodeState]:
 
     for root in roots:
         yield from walk(root, None)
+
+
+def _task(criteria: ResolvedCriteria) -> str:
+    return criteria.task or "(no task recorded in the trajectory)"
 
 
 def _delegation(state: NodeState) -> Step | None:

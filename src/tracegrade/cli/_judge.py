@@ -264,7 +264,8 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     if results.parameters.get("atif_criteria_source") == _LOCAL_RUBRIC:
         Console().print(
             "The local judge cannot derive criteria: every step was scored against one fixed generic criterion "
-            "(step_quality) with coarse scores (0, 0.25, 0.5, 0.75, 1). Its scores are weak; see the README.",
+            "(step_quality), as the probability it gives 'no problem' against five named problems, read from its "
+            "token probabilities. Its scores are weak; see the README.",
             markup=False,
         )
     Console().print(
