@@ -30,8 +30,13 @@ def run(
             judge_max_attempts=1,
             concurrency_limit=options.concurrency_limit,
         )
-        async with Judge(settings, cache=JudgeCache(cache) if cache else None) as judge:
-            return await score_paths(paths, options, criteria, judge, job_id="t", on_engine=hook)
+        store = JudgeCache(cache) if cache else None
+        try:
+            async with Judge(settings, cache=store) as judge:
+                return await score_paths(paths, options, criteria, judge, job_id="t", on_engine=hook)
+        finally:
+            if store is not None:
+                store.close()  # not left to the garbage collector, whose close could land in the next run
 
     return asyncio.run(main())
 
