@@ -109,7 +109,7 @@ def _cards(results: EvaluationResults) -> list[dict[str, Any]]:
         {
             "label": "trajectories scored",
             "value": str(summary.atif_trajectory_count),
-            "hint": f"of {summary.counts.get('roots', 0)} root trajectories",
+            "hint": f"nodes of {summary.counts.get('roots', 0)} root trees (subagents, continuations)",
         },
         {
             "label": "categorisation rate",
