@@ -12,6 +12,7 @@ import pytest
 from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import EvaluationResults, parse_parameters, read_results, score_paths, write_artifacts
 from tracegrade.atif._schemas import json_schemas
+from tracegrade.errors import InputError
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
 
@@ -74,3 +75,11 @@ def test_summary_json_holds_the_three_metrics(results: EvaluationResults, tmp_pa
     assert summary["atif_overall_score"] == pytest.approx((0.5 + 0.65) / 2)
     assert summary["atif_trajectory_count"] == 2 and summary["overall_score"] == summary["atif_overall_score"]
     assert summary["atif_failure_categorization_rate"] == 1.0
+
+
+def test_read_results_names_the_path_of_a_missing_or_foreign_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"nowhere: no evaluation_results.json there"):
+        read_results(tmp_path / "nowhere")
+    (tmp_path / "other.json").write_text('{"not": "results"}')
+    with pytest.raises(InputError, match=r"other.json: not a tracegrade evaluation_results.json \(ValidationError\)"):
+        read_results(tmp_path / "other.json")

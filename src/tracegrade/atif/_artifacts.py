@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tracegrade.atif._report import render_report
 from tracegrade.atif._results import EvaluationResults
+from tracegrade.errors import InputError
 from tracegrade.runs import JobStatus, RunFolder
 
 if TYPE_CHECKING:
@@ -92,9 +93,18 @@ def open_run_folder(path: Path, job_id: str) -> RunFolder:
 
 
 def read_results(path: Path) -> EvaluationResults:
-    """Read an ``evaluation_results.json`` (or the run folder holding one)."""
+    """Read an ``evaluation_results.json`` (or the run folder holding one).
+
+    Raises:
+        InputError: when there is no such file, or it is not tracegrade's results (one line naming ``path``).
+    """
     file = path / "evaluation_results.json" if path.is_dir() else path
-    return EvaluationResults.model_validate_json(file.read_bytes())
+    try:
+        return EvaluationResults.model_validate_json(file.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"{path}: no evaluation_results.json there") from None
+    except ValueError as exc:  # pydantic's ValidationError included
+        raise InputError(f"{path}: not a tracegrade evaluation_results.json ({type(exc).__name__})") from None
 
 
 def _step_schema() -> pa.Schema:

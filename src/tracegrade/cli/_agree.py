@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from tracegrade.errors import InputError, OutputError
+from tracegrade.errors import OutputError
 
 if TYPE_CHECKING:
-    from tracegrade.atif import EvaluationResults
     from tracegrade.atif._agree_records import AgreementReport
 
 __all__ = ["agree"]
@@ -40,13 +39,14 @@ def agree(
     the 1-based index of the results, or step_id with segment), with any of score, failed, category and
     decisive. Labels that match nothing are listed, never dropped.
     """
+    from tracegrade.atif import read_results
     from tracegrade.atif._agree import agreement
     from tracegrade.atif._agree_report import render_agreement
     from tracegrade.atif._labels import read_labels
     from tracegrade.atif._report import render_report
     from tracegrade.runs import amend_manifest, dump_json, write_atomic
 
-    results = _read_run(run)
+    results = read_results(run)
     report = agreement(
         results, read_labels(labels), labels_file=str(labels), resamples=resamples, level=level, seed=seed
     )
@@ -65,19 +65,6 @@ def agree(
         amend_manifest(run, [target.name, page.name, "report.html"])
     if not quiet:
         _print_summary(report, target, page)
-
-
-def _read_run(path: Path) -> EvaluationResults:
-    from pydantic import ValidationError
-
-    from tracegrade.atif import read_results
-
-    try:
-        return read_results(path)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no evaluation_results.json there") from None
-    except (ValidationError, ValueError) as exc:
-        raise InputError(f"{path}: not a tracegrade evaluation_results.json ({type(exc).__name__})") from None
 
 
 def _print_summary(report: AgreementReport, target: Path, page: Path) -> None:

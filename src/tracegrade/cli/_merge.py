@@ -6,14 +6,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
-from tracegrade.errors import ExitCode, InputError
+from tracegrade.errors import ExitCode
 from tracegrade.runs import JobStatus
 
 if TYPE_CHECKING:
-    from tracegrade.atif import EvaluationResults
+    pass
 
 __all__ = ["merge"]
 
@@ -33,9 +32,9 @@ def merge(
     Nodes, steps and the summary then equal an unsharded run's, except the judge request counters
     (summed over shards) and the time stamp.
     """
-    from tracegrade.atif import merge_results, write_artifacts
+    from tracegrade.atif import merge_results, read_results, write_artifacts
 
-    merged = merge_results([_read(path) for path in results])
+    merged = merge_results([read_results(path) for path in results])
     write_artifacts(merged, output)
     summary = merged.summary
     if not quiet:
@@ -50,14 +49,3 @@ def merge(
         raise typer.Exit(int(ExitCode.INTERRUPTED))
     if summary.job_status is JobStatus.FAILED:
         raise typer.Exit(int(ExitCode.OPERATIONAL))
-
-
-def _read(path: Path) -> EvaluationResults:
-    from tracegrade.atif import read_results
-
-    try:
-        return read_results(path)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no evaluation_results.json there") from None
-    except (ValidationError, ValueError) as exc:
-        raise InputError(f"{path}: not a tracegrade evaluation_results.json ({type(exc).__name__})") from None
