@@ -11,14 +11,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import orjson
+from _scripted_server import served, start_server
 
 from tracegrade.atif import parse_parameters, score_paths
 from tracegrade.judge import Judge, JudgeSettings
@@ -36,20 +34,6 @@ def make_collection(folder: Path, steps: int) -> None:
             "steps": [{"step_id": i + 1, "source": "agent", "message": f"trajectory {t} step {i}"} for i in range(per)],
         }
         (folder / f"t{t:03d}.json").write_bytes(orjson.dumps(doc))
-
-
-def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "tracegrade.judge.testing", "--latency", str(latency)]
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    line = process.stdout.readline().split()
-    assert line[:1] == ["READY"], line
-    return process, line[1]
-
-
-def served(url: str) -> int:
-    with urllib.request.urlopen(f"{url}/_scripted/count", timeout=10) as response:
-        return int(json.loads(response.read())["count"])
 
 
 async def score(url: str, folder: Path, concurrency: int, repeats: int) -> tuple[float, int]:

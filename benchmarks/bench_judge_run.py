@@ -10,13 +10,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import orjson
+from _scripted_server import start_server
 
 from tracegrade.atif import parse_parameters, score_paths
 from tracegrade.judge import Judge, JudgeSettings
@@ -35,15 +34,6 @@ def make_collection(folder: Path, trajectories: int, steps: int) -> None:
             ],
         }
         (folder / f"t{t:04d}.json").write_bytes(orjson.dumps(doc))
-
-
-def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "tracegrade.judge.testing", "--latency", str(latency)]
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    line = process.stdout.readline().split()
-    assert line[:1] == ["READY"], line
-    return process, line[1]
 
 
 async def score(url: str, folder: Path, concurrency: int) -> tuple[float, int]:

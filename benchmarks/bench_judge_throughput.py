@@ -41,7 +41,6 @@ import tempfile
 import threading
 import time
 import types
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -51,6 +50,7 @@ from typing import Any
 
 import aiohttp
 import orjson
+from _scripted_server import served, start_server
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
 from tracegrade.atif import build_evidence, score_request, score_step
@@ -244,23 +244,6 @@ async def raw_run(settings: JudgeSettings, bodies: list[bytes], workers: int) ->
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     await session.close()
     return Run(RAW, wall, cpu, len(bodies), 0, failures)
-
-
-def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "tracegrade.judge.testing", "--latency", str(latency)]
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    line = process.stdout.readline().strip()
-    if not line.startswith("READY "):
-        process.kill()
-        raise SystemExit(f"scripted server did not start: {line!r}")
-    return process, line.removeprefix("READY ")
-
-
-def served(base_url: str) -> int:
-    """Requests the scripted server has answered."""
-    with urllib.request.urlopen(f"{base_url}/_scripted/count", timeout=10) as answer:
-        return int(orjson.loads(answer.read())["count"])
 
 
 def trial(settings: JudgeSettings, base_url: str, inputs: Inputs, workers: int,

@@ -27,18 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from _scripted_server import start_server
+
 REPO = Path(__file__).resolve().parents[1]
 RUN = "import sys; from tracegrade.cli._app import app, run_app; sys.exit(run_app(app, sys.argv[1:]))"
-
-
-def start_server() -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "tracegrade.judge.testing"]
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONPATH": str(REPO / "src")})
-    assert process.stdout is not None
-    line = process.stdout.readline().split()
-    assert line[:1] == ["READY"], line
-    return process, line[1]
 
 
 def run_once(src: Path, argv: list[str], cache_dir: str) -> tuple[float, float]:
@@ -72,7 +64,7 @@ def main() -> None:
     parser.add_argument("--only", help="run only the cases whose name contains this")
     parser.add_argument("--baseline-src", type=Path, help="the baseline's src folder, already extracted")
     args = parser.parse_args()
-    server, url = start_server()
+    server, url = start_server(env={"PYTHONPATH": str(REPO / "src")})
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp) / "baseline"
         if args.baseline_src is None:
