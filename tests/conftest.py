@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
+
+from tracegrade.judge import JudgeSettings
+from tracegrade.judge.testing import ScriptedJudgeServer
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -25,3 +29,17 @@ def shared_corpus() -> Path:
     if not corpus.is_dir():
         unavailable("../shared/corpus is not available")
     return corpus
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedJudgeServer]:
+    """A scripted OpenAI-compatible judge on loopback (test folders override it with their own rules)."""
+    with ScriptedJudgeServer() as running:
+        yield running
+
+
+@pytest.fixture
+def settings(server: ScriptedJudgeServer) -> JudgeSettings:
+    """Judge settings for :func:`server` with quick retries."""
+    return JudgeSettings(base_url=server.base_url, model="judge-model", judge_initial_backoff_seconds=0.001,
+                         judge_timeout_seconds=5.0)

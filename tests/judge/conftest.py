@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -9,20 +8,7 @@ from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
 from tracegrade.atif import Evidence, build_evidence
 from tracegrade.judge import JudgeSettings
-from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.rubric import Criterion, Rubric
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedJudgeServer]:
-    with ScriptedJudgeServer() as running:
-        yield running
-
-
-@pytest.fixture
-def settings(server: ScriptedJudgeServer) -> JudgeSettings:
-    return JudgeSettings(base_url=server.base_url, model="judge-model", judge_initial_backoff_seconds=0.001,
-                         judge_timeout_seconds=5.0)
 
 
 def fast(settings: JudgeSettings, **changes: Any) -> JudgeSettings:

@@ -1,28 +1,12 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tracegrade.judge import JudgeSettings
-from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.rubric import Criterion, Rubric
 
 FAST_SETTINGS: dict[str, float | int] = {"judge_initial_backoff_seconds": 0.001, "judge_timeout_seconds": 0.5,
                                           "judge_max_attempts": 2}
 """Judge settings that make retries and timeouts quick (a stalled answer takes 1 s)."""
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedJudgeServer]:
-    with ScriptedJudgeServer() as running:
-        yield running
-
-
-@pytest.fixture
-def settings(server: ScriptedJudgeServer) -> JudgeSettings:
-    return JudgeSettings(base_url=server.base_url, model="judge-model", judge_initial_backoff_seconds=0.001,
-                         judge_timeout_seconds=5.0)
 
 
 @pytest.fixture
