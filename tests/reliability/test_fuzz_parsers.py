@@ -206,8 +206,6 @@ DATASET = {"name": "d", "revision": "1", "suites": [{"name": "s", "workflow": "w
     {"id": "c", "input": {"payload": 1}, "expectations": [{"name": "v", "path": "/v", "expected": 1}]}]}]}
 
 
-
-
 @FUZZ
 @given(data=st.data())
 def test_suite_dataset_loader_survives_mutated_datasets(tmp_path: Path, data: st.DataObject) -> None:
