@@ -14,7 +14,15 @@ from tracegrade.cli import _judge
 from tracegrade.judge.testing import ScriptedJudgeServer
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "atif"
-UNUSED = ("pandas", "matplotlib", "opentelemetry.sdk", "tracegrade.judge._local", "tracegrade.suites._engine")
+UNUSED = (
+    "pandas",
+    "matplotlib",
+    "opentelemetry.sdk",
+    "tracegrade.judge._local",
+    "tracegrade.suites._engine",
+    "evalhub.client",
+    "httpx",
+)
 
 
 def test_no_otlp_endpoint_means_no_sdk_provider(monkeypatch: pytest.MonkeyPatch) -> None:

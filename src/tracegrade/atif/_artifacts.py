@@ -24,6 +24,7 @@ __all__ = ["ARTIFACT_NAMES", "open_run_folder", "read_results", "step_rows", "wr
 
 ARTIFACT_NAMES = ("evaluation_results.json", "summary.json", "steps.parquet", "report.html")
 
+
 def step_rows(results: EvaluationResults) -> list[dict[str, Any]]:
     """One flat row per step, with its node's identifiers."""
     rows = []
@@ -163,7 +164,9 @@ def _column(values: list[Any], kind: pa.DataType) -> pa.Array:
         data = np.array([0 if value is None else value for value in values], dtype=dtype)
         return pa.Array.from_buffers(kind, count, [validity, pa.py_buffer(data)], nulls)
     elif _is_score_map(kind) and all(_map_entries(value) for value in plain):
-        return _score_map(values, kind, present, nulls)
+        array = _score_map(values, kind, validity, nulls)
+        if array is not None:
+            return array
     return pa.array(values, type=kind)
 
 
@@ -203,9 +206,7 @@ def _strings(texts: list[str], validity: pa.Buffer | None, nulls: int) -> pa.Arr
 def _is_score_map(kind: pa.DataType) -> bool:
     import pyarrow as pa
 
-    return bool(
-        pa.types.is_map(kind) and pa.types.is_string(kind.key_type) and pa.types.is_float64(kind.item_type)
-    )
+    return bool(pa.types.is_map(kind) and pa.types.is_string(kind.key_type) and pa.types.is_float64(kind.item_type))
 
 
 def _map_entries(value: Any) -> bool:
@@ -216,24 +217,19 @@ def _map_entries(value: Any) -> bool:
     )
 
 
-def _score_map(values: list[Any], kind: pa.DataType, present: list[bool], nulls: int) -> pa.Array:
+def _score_map(values: list[Any], kind: pa.DataType, validity: pa.Buffer | None, nulls: int) -> pa.Array | None:
+    """A string-to-double map array from buffers (``MapArray.from_arrays`` imports ``pyarrow.compute``)."""
     import numpy as np
     import pyarrow as pa
 
     entries = [entry for value in values if value is not None for entry in value]
-    sizes = [0 if value is None else len(value) for value in values]
     offsets = np.zeros(len(values) + 1, dtype=np.int32)
-    np.cumsum(sizes, out=offsets[1:])
+    np.cumsum([0 if value is None else len(value) for value in values], out=offsets[1:])
     keys = _strings([key for key, _ in entries], None, 0)
-    items = np.array([item for _, item in entries], dtype=np.float64)
-    mask = (
-        pa.Array.from_buffers(pa.bool_(), len(values), [None, _bits([not flag for flag in present])])
-        if nulls else None
+    if keys is None:
+        return None
+    items = pa.Array.from_buffers(
+        pa.float64(), len(entries), [None, pa.py_buffer(np.array([item for _, item in entries], dtype=np.float64))]
     )
-    return pa.MapArray.from_arrays(
-        pa.Array.from_buffers(pa.int32(), len(values) + 1, [None, pa.py_buffer(offsets)]),
-        keys,
-        pa.Array.from_buffers(pa.float64(), len(entries), [None, pa.py_buffer(items)]),
-        type=kind,
-        mask=mask,
-    )
+    pairs = pa.StructArray.from_arrays([keys, items], fields=[kind.key_field, kind.item_field])
+    return pa.Array.from_buffers(kind, len(values), [validity, pa.py_buffer(offsets)], nulls, children=[pairs])

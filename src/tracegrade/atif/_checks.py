@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from evalhub.models.atif import ContentPart, Metrics, Step, Trajectory
-
+from tracegrade.atif._models import ContentPart, Metrics, Step, Trajectory
 from tracegrade.atif._tree import StepRefs, iter_file_refs
 
 __all__ = ["DocumentFacts", "check_trajectory", "document_facts"]

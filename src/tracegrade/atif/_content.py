@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tracegrade.atif._evidence import project_step
 
 if TYPE_CHECKING:
-    from evalhub.models.atif import Step
+    from tracegrade.atif._models import Step
 
 __all__ = ["MAX_ITEMS", "PART_CHARS", "ObservationContent", "StepContent", "ToolCallContent", "step_content"]
 

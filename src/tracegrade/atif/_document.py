@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalhub.models.atif import Trajectory
 from pydantic import ValidationError
 
 from tracegrade.atif._json import JsonProblem, decode_strict
+from tracegrade.atif._models import Trajectory
 from tracegrade.atif._options import LoadOptions
 
 __all__ = ["Document", "DocumentProblem", "read_bounded", "read_documents", "validate_document"]

@@ -12,13 +12,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalhub.models.atif import Step
-
 from tracegrade.atif._content import step_content
 from tracegrade.atif._criteria import CriteriaFailure, ResolvedCriteria
 from tracegrade.atif._evidence import Evidence, build_evidence
 from tracegrade.atif._local_rubric import LOCAL_CRITERIA_SOURCE
 from tracegrade.atif._local_verdict import score_step_locally
+from tracegrade.atif._models import Step
 from tracegrade.atif._params import PartialResultPolicy, ScoringOptions
 from tracegrade.atif._questions import StepJudgement, categorize_step, score_step
 from tracegrade.atif._records import LogicalStep, NodeStatus, TrajectoryNode

@@ -17,7 +17,7 @@ from tracegrade.judge._request import context_overflow, dumps
 from tracegrade.judge._settings import MIN_CONTEXT_BYTES
 
 if TYPE_CHECKING:
-    from evalhub.models.atif import ContentPart, ObservationResult, Step
+    from tracegrade.atif._models import ContentPart, ObservationResult, Step
 
 __all__ = ["Evidence", "build_evidence", "project_step"]
 

@@ -20,9 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from evalhub.models.atif import Step
-
 from tracegrade.atif._evidence import Evidence, project_step
+from tracegrade.atif._models import Step
 from tracegrade.atif._questions import StepJudgement
 from tracegrade.judge._extract import protocol_error
 from tracegrade.judge._judge import Judge

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from evalhub.models.atif import Step, SubagentTrajectoryRef, Trajectory
+from tracegrade.atif._models import Step, SubagentTrajectoryRef, Trajectory
 
 __all__ = [
     "FileReport",

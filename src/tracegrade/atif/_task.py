@@ -11,8 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalhub.models.atif import Step, Trajectory
-
+    from tracegrade.atif._models import Step, Trajectory
     from tracegrade.atif._records import TrajectoryNode
 
 __all__ = ["normalize_task", "resolve_task", "task_hash"]

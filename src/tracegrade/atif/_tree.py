@@ -8,9 +8,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalhub.models.atif import Agent, Observation, ObservationResult, Step, SubagentTrajectoryRef, Trajectory
-
 from tracegrade.atif._document import Document, DocumentProblem
+from tracegrade.atif._models import Agent, Observation, ObservationResult, Step, SubagentTrajectoryRef, Trajectory
 from tracegrade.atif._records import LogicalStep, NodeStatus, TrajectoryNode
 from tracegrade.atif._refs import RefProblem, resolve_ref
 
