@@ -8,6 +8,7 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
+from tracegrade.dabench import _buffer
 from tracegrade.dabench._buffer import TableBuffer
 
 COLUMNS = (("name", "str"), ("n", "int"), ("x", "float"), ("ok", "bool"))
@@ -56,6 +57,16 @@ def test_csv_equals_what_pythons_csv_writer_writes_for_tricky_cells() -> None:
     numbers = [0, -7, 2**62, None]
     floats = [0.1 + 0.2, 1e16, 1e-05, float("inf"), float("nan"), 3, True, -0.0, None]
     rows = [(s, numbers[i % 4], floats[i % 9], (None, True, False)[i % 3]) for i, s in enumerate(TRICKY * 3)]
+    buffer = TableBuffer(columns)
+    buffer.extend(rows)
+    assert buffer.csv_bytes() == python_csv(columns, rows)
+
+
+def test_csv_of_slices_with_and_without_quoted_characters_equals_pythons(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_buffer, "_BATCH_ROWS", 4)  # slices of 4 rows: some need no quoting at all
+    columns = (("clean", "str"), ("mixed", "str"), ("n", "int"))
+    mixed = ["a", "b", None, "c", "d,e", "f", 'g"', "", "h", "i", "j", "k", "l\r", "m\n", "n", "o"]
+    rows = [(f"row {i}", text, i) for i, text in enumerate(mixed)]
     buffer = TableBuffer(columns)
     buffer.extend(rows)
     assert buffer.csv_bytes() == python_csv(columns, rows)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import csv
+import gc
 import shutil
 from pathlib import Path
 
@@ -107,3 +108,12 @@ def test_summary_entries_that_would_leave_the_run_folder_are_refused(tmp_path: P
     assert [r["task_id"] for r in rows_of(tmp_path / "out" / "task_metrics.csv")] == ["task_2", "task_3", "task_1"]
     errors = read_manifest(tmp_path / "out")["metadata"]["task_errors"]
     assert errors[0]["code"] == "invalid_summary_entry" and "tasks[0]" in errors[0]["message"]
+
+
+def test_full_collections_are_paused_during_a_run_and_restored_after(tmp_path: Path) -> None:
+    before = gc.get_threshold()
+    seen: list[tuple[int, int, int]] = []
+    options = EvalOptions(run="demo-run", runs_root=EXAMPLE / "runs", data_root=EXAMPLE / "data", output=tmp_path)
+    evaluate_run(options, on_task=lambda record, metrics, folder: seen.append(gc.get_threshold()))
+    assert seen == [(before[0], before[1], 2**30)] * 3
+    assert gc.get_threshold() == before

@@ -54,6 +54,20 @@ def test_official_react_trace_with_error_step_and_string_wrapped_input() -> None
     assert trace.elapsed_seconds == 3.5
 
 
+def test_action_input_wrapped_in_content_is_unwrapped_and_a_one_key_object_is_kept() -> None:
+    read = {"ok": True, "tool": "read_csv", "content": {"columns": ["x", "y"]}}
+    steps = [
+        react_step(1, "read_csv", read, args={"content": '{"path": "csv/t.csv"}'}),
+        react_step(2, "read_csv", read, args={"path": "csv/u.csv"}),
+        react_step(3, "read_csv", read, args={"content": {"path": "csv/v.csv"}}),
+    ]
+    wrapped, plain, nested = parse_trace({"steps": steps}).steps
+    assert wrapped.action_input == '{"path":"csv/t.csv"}'
+    assert wrapped.facts == (("table", "t"), ("column", "t.x"), ("column", "t.y"))
+    assert plain.facts[0] == ("table", "u") and plain.tool_calls[0].args_key == '{"path":"csv/u.csv"}'
+    assert nested.action_input == '{"content":{"path":"csv/v.csv"}}' and nested.facts == ()
+
+
 def test_dag_trace_unwraps_string_content_and_reads_plan_and_reflector() -> None:
     inspect = {"path": "/input/context/csv/att.csv", "columns": [{"name": "event"}, {"name": "member"}]}
     plan = {

@@ -22,7 +22,7 @@ from tracegrade.dabench._tables import (
     trajectory_columns,
 )
 from tracegrade.errors import TracegradeError
-from tracegrade.runs import JobStatus, RunFolder, job_id_for
+from tracegrade.runs import JobStatus, RunFolder, gc_paused, job_id_for
 
 __all__ = ["EVAL_KIND", "DifficultyStats", "EvalOptions", "EvalSummary", "FinishHook", "TaskSink", "evaluate_run"]
 
@@ -136,14 +136,15 @@ def evaluate_run(
     collector.errors.extend(
         {"task_id": "", "code": "invalid_summary_entry", "message": m} for _, m in summary.entry_errors
     )
-    try:
-        for entry in summary.entries:
-            _evaluate_one(run_dir, summary.run_id, entry, options, collector, folder, on_task)
-            if advance is not None:
-                advance(1)
-    except KeyboardInterrupt:
-        result.status = JobStatus.INTERRUPTED
-    _write(folder, collector, summary, run_dir, options, result, on_finish)
+    with gc_paused():
+        try:
+            for entry in summary.entries:
+                _evaluate_one(run_dir, summary.run_id, entry, options, collector, folder, on_task)
+                if advance is not None:
+                    advance(1)
+        except KeyboardInterrupt:
+            result.status = JobStatus.INTERRUPTED
+        _write(folder, collector, summary, run_dir, options, result, on_finish)
     if result.status is JobStatus.INTERRUPTED:
         raise KeyboardInterrupt
     return result

@@ -215,13 +215,19 @@ def _react_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Pha
     action = get("action")
     if type(action) is not str:
         action = _typed(raw, "action", str, _at(index)) or ""  # None: no action; anything else but text is an error
-    observation = _unwrapped(get("observation"))
-    content = _unwrapped(observation.get("content")) if isinstance(observation, dict) else None
+    observation = get("observation")
+    if observation is not None and (type(observation) is not dict or len(observation) == 1):
+        observation = unwrap(observation)  # what _unwrapped does, without its call for the plain case
+    content = None
+    if isinstance(observation, dict):
+        content = observation.get("content")
+        if content is not None and (type(content) is not dict or len(content) == 1):
+            content = unwrap(content)
     error = _error_of(observation, content)
     tool = get("tool")
     if tool is not None and type(tool) is not str:
         tool = _typed(raw, "tool", str, _at(index))
-    if tool is None and fmt is not _RICH and not _is_pseudo(action):
+    if tool is None and fmt is not _RICH and not (action.startswith("__") or action in _PSEUDO_ACTIONS):
         tool = action  # official and DAG traces name the tool in ``action``; the rich trace names it in ``tool``
     ok = (get("ok") is not False) and error is None
     phase_text = get("phase")
@@ -232,7 +238,9 @@ def _react_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Pha
         step_id = _count(raw, "step_index", _at(index))
     step_id = step_id or index + 1
     rich = _rich_fields(raw, index) if not _RICH_STEP_KEYS.isdisjoint(raw) else {}
-    args = _unwrapped(get("action_input"))
+    args = get("action_input")
+    if args is not None and (type(args) is not dict or (len(args) == 1 and isinstance(args.get("content"), str))):
+        args = unwrap(args)  # a dict of one key other than text ``content`` is returned as it is
     observation_text, observation_size = _dumped(observation)
     call = None
     if tool is not None:
@@ -246,12 +254,14 @@ def _react_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Pha
     p_id, agent, duration, t_in, t_out, t_reason, stamp, conf, decision, review, specialist, checkpoint, retries = (
         _rich_values(rich) if rich else _NO_RICH
     )
+    thought, raw_response = get("thought"), get("raw_response")
     return Step._make(
         (
             step_id, action,
             _phase(phase_text, _at(index)) if phase_text else inferred_phase(action, previous),
             phase_text is None, ok, tool, p_id, agent, agent_type,
-            _text(get("thought")), _text(args), observation_text, _text(get("raw_response")),
+            thought[:TEXT_CAP] if type(thought) is str else _text(thought), _text(args), observation_text,
+            raw_response[:TEXT_CAP] if type(raw_response) is str else _text(raw_response),
             error if not ok else None, fmt is _REACT or _is_llm_call(raw, action, fmt, rich),
             duration, t_in, t_out, t_reason, stamp,
             conf, decision, review, verification_status, specialist, checkpoint, retries,
@@ -277,17 +287,6 @@ def _rich_values(rich: dict[str, Any]) -> tuple[Any, ...]:
 
 
 _PSEUDO_ACTIONS = frozenset({"", "plan", "planner", "replan", "verify", "critic"})
-
-
-def _is_pseudo(action: str) -> bool:
-    return action.startswith("__") or action in _PSEUDO_ACTIONS
-
-
-def _unwrapped(value: object) -> object:
-    """:func:`unwrap` without the call for values it returns unchanged (None, numbers, dicts of several keys)."""
-    if value is None or (type(value) is dict and len(value) != 1):
-        return value
-    return unwrap(value)
 
 
 def _phase(text: str, where: str) -> Phase:

@@ -1,4 +1,4 @@
-"""Run folders, job status and ids, shards, progress and interrupt handling, shared by every front door.
+"""Run folders, job status and ids, shards, progress, interrupt handling and GC pauses, shared by every front door.
 
 A job writes its files through a :class:`RunFolder` (each file atomically) and finishes it with a
 manifest written last; :func:`read_manifest` tells a complete folder from a crashed one::
@@ -10,6 +10,7 @@ manifest written last; :func:`read_manifest` tells a complete folder from a cras
 
 from tracegrade.runs._atomic import write_atomic
 from tracegrade.runs._folder import MANIFEST_NAME, Manifest, RunFolder, amend_manifest, dump_json, read_manifest
+from tracegrade.runs._gc import gc_paused
 from tracegrade.runs._ids import job_id_for
 from tracegrade.runs._progress import progress
 from tracegrade.runs._shard import Shard, parse_shard
@@ -24,6 +25,7 @@ __all__ = [
     "Shard",
     "amend_manifest",
     "dump_json",
+    "gc_paused",
     "interrupts",
     "job_id_for",
     "parse_shard",

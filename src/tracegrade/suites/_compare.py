@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tracegrade.errors import ConfigError
-from tracegrade.suites._gc import gc_paused
+from tracegrade.runs import gc_paused
 from tracegrade.suites._params import IntervalParameters
 from tracegrade.suites._records import FAILED_STATUSES, AttemptRecord
 from tracegrade.suites._report import interval_json

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from tracegrade.errors import InputError
+from tracegrade.runs import gc_paused
 from tracegrade.suites._comparisons import ScorerRegistry
 from tracegrade.suites._dataset import (
     MAX_DATASET_BYTES,
@@ -18,7 +19,6 @@ from tracegrade.suites._dataset import (
     SuiteEntry,
     SuiteSpec,
 )
-from tracegrade.suites._gc import gc_paused
 from tracegrade.suites._json import JsonProblem, loads_strict
 from tracegrade.suites._rules import case_problems, metric_problems
 

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade.errors import InputError
+from tracegrade.runs import gc_paused
 from tracegrade.suites._dataset import Dataset
-from tracegrade.suites._gc import gc_paused
 from tracegrade.suites._json import JsonProblem, loads_strict
 from tracegrade.suites._records import AttemptRequest, Observation
 

@@ -9,10 +9,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from tracegrade.errors import ConfigError, InputError
+from tracegrade.runs import gc_paused
 from tracegrade.suites._comparisons import ScorerRegistry
 from tracegrade.suites._dataset import Dataset, SuiteSpec
 from tracegrade.suites._engine import observation_of, scorer_revisions
-from tracegrade.suites._gc import gc_paused
 from tracegrade.suites._judge_check import JudgeAsker
 from tracegrade.suites._params import SuiteRunParameters
 from tracegrade.suites._records import AttemptRecord

@@ -13,8 +13,8 @@ import orjson
 from pydantic import TypeAdapter, ValidationError
 
 from tracegrade.errors import ConfigError, InputError, TracegradeError
+from tracegrade.runs import gc_paused
 from tracegrade.suites._dataset import SuiteSpec
-from tracegrade.suites._gc import gc_paused
 from tracegrade.suites._params import IntervalParameters
 from tracegrade.suites._records import FAILED_STATUSES, AttemptRecord
 from tracegrade.suites._summaries import summarise_suite

@@ -13,9 +13,9 @@ __all__ = ["gc_paused"]
 def gc_paused() -> Iterator[None]:
     """Skip full (oldest-generation) collections inside, restoring the thresholds after.
 
-    Scoring builds millions of small acyclic records, and every full collection walks all of them:
-    that doubled the time of large runs. Young collections still run, so short-lived cycles (an
-    exception and its traceback) are still freed during long live runs.
+    Scoring a suite or a DataAgent-Bench run builds millions of small acyclic records, and every full
+    collection walks all of them: that doubled the time of large suite runs. Young collections still
+    run, so short-lived cycles (an exception and its traceback) are still freed during long live runs.
     """
     thresholds = gc.get_threshold()
     gc.set_threshold(thresholds[0], thresholds[1], 2**30)
