@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,6 +59,8 @@ def grade_trajectories(
         InputError: an input file is unusable.
         JudgeError: the judge could not be used.
     """
+    import asyncio
+
     from tracegrade.atif import JudgeTarget, open_run_folder, parse_parameters, run_atif_job
 
     parameters["trajectory_path"] = ":".join(str(p) for p in paths)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 from pathlib import Path
@@ -105,6 +104,8 @@ def judge(
     manifest.json. Ctrl-C or SIGTERM stops cleanly: finished results are written, and rerunning the same command
     resumes from the judge cache.
     """
+    import asyncio
+
     from tracegrade.atif import open_run_folder, parse_parameters
     from tracegrade.judge import default_cache_path
     from tracegrade.runs import job_id_for, parse_shard
@@ -168,6 +169,8 @@ async def _run(
     paths: list[Path], options: Any, criteria: Any, target: JudgeTarget, quiet: bool, *, folder: RunFolder,
     **kwargs: Any,
 ) -> tuple[EvaluationResults, dict[str, Path]]:
+    import asyncio
+
     from opentelemetry.metrics import NoOpMeterProvider
 
     from tracegrade.atif import RunProgress, ScoringEngine, run_atif_job
@@ -213,6 +216,8 @@ def _meter_provider() -> SdkMeterProvider | None:
 async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -> None:
     if quiet or not console.is_terminal:
         return
+    import asyncio
+
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     columns = (

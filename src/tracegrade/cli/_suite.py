@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -208,6 +207,8 @@ def _with_judge(data: Dataset, url: str | None, model: str | None, key_env: str 
     async def main() -> dict[str, Any]:
         async with _judge(url, model, key_env, needed) as judge:
             return await go(judge)
+
+    import asyncio
 
     with interrupts():
         return asyncio.run(main())
