@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from tracegrade._cache_root import cache_root
 from tracegrade.errors import ConfigError
 from tracegrade.judge._request import JudgeRequest, dumps
 
@@ -45,10 +46,7 @@ _RUN_BUSY_MS = 100
 
 def default_cache_path(environ: Mapping[str, str] | None = None) -> Path:
     """``$TRACEGRADE_CACHE_DIR/judge.sqlite3``, else ``~/.cache/tracegrade/judge.sqlite3``."""
-    env = os.environ if environ is None else environ
-    base = env.get("TRACEGRADE_CACHE_DIR")
-    directory = Path(base).expanduser() if base else Path.home() / ".cache" / "tracegrade"
-    return directory / "judge.sqlite3"
+    return cache_root(environ) / "judge.sqlite3"
 
 
 def cache_key(provenance: Mapping[str, Any], request: JudgeRequest) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 import jinja2
 from jinja2.bccache import Bucket
 
+from tracegrade._cache_root import cache_root
 from tracegrade.render._filters import bar_percent, fmt_int, fmt_pct, fmt_score, status_kind
 
 __all__ = ["TemplateBytecodeCache", "html_environment", "render_html", "template_cache_dir"]
@@ -70,12 +71,10 @@ class TemplateBytecodeCache(jinja2.FileSystemBytecodeCache):
 
 def template_cache_dir() -> Path | None:
     """``$TRACEGRADE_CACHE_DIR/templates``, else ``~/.cache/tracegrade/templates``; None without a home."""
-    base = os.environ.get("TRACEGRADE_CACHE_DIR")
     try:
-        root = Path(base).expanduser() if base else Path.home() / ".cache" / "tracegrade"
+        return cache_root() / "templates"
     except RuntimeError:  # no home directory to expand
         return None
-    return root / "templates"
 
 
 @cache
