@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from tracegrade.errors import ExitCode
 from tracegrade.runs import JobStatus
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["merge"]
 

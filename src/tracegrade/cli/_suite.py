@@ -197,6 +197,8 @@ def _target(data: Dataset, params: SuiteRunParameters, results: Path | None, com
 
 def _with_judge(data: Dataset, url: str | None, model: str | None, key_env: str | None,
                 go: Callable[[JudgeAsker | None], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+    import asyncio
+
     from tracegrade.runs import interrupts
     from tracegrade.suites import JUDGE_COMPARISON
 
@@ -207,8 +209,6 @@ def _with_judge(data: Dataset, url: str | None, model: str | None, key_env: str 
     async def main() -> dict[str, Any]:
         async with _judge(url, model, key_env, needed) as judge:
             return await go(judge)
-
-    import asyncio
 
     with interrupts():
         return asyncio.run(main())

@@ -16,9 +16,7 @@ __all__ = [
     "TRAJECTORY_COLUMNS",
     "Columns",
     "tool_call_columns",
-    "tool_call_rows",
     "trajectory_columns",
-    "trajectory_rows",
 ]
 
 CELL_CAP = 300
@@ -59,11 +57,6 @@ _STAGES = {phase: (STAGE_PREFIX[phase], LEGACY_STAGE[phase], phase.value) for ph
 
 Columns = list[Sequence[Value]]
 """A table slice held by column (values in row order), as :meth:`TableBuffer.extend_columns` takes it."""
-
-
-def trajectory_rows(record: TaskRecord, trace_id: str | None) -> list[tuple[Value, ...]]:
-    """One trajectory.csv row per step."""
-    return list(zip(*trajectory_columns(record, trace_id), strict=True))
 
 
 def _capped(texts: Sequence[str]) -> list[str]:
@@ -112,11 +105,6 @@ _META_KEYS = ("phase_inferred", "is_llm_call", "tokens_input", "tokens_output", 
 def _metadata(values: tuple[Value, ...], trace_format: str) -> str:
     """The metadata_json cell of a step (``values`` in :data:`_META_KEYS` order)."""
     return orjson.dumps({**dict(zip(_META_KEYS, values, strict=True)), "trace_format": trace_format}).decode()
-
-
-def tool_call_rows(record: TaskRecord, trace_id: str | None) -> list[tuple[Value, ...]]:
-    """One tool_calls.csv row per tool invocation."""
-    return list(zip(*tool_call_columns(record, trace_id), strict=True))
 
 
 def tool_call_columns(record: TaskRecord, trace_id: str | None) -> Columns:

@@ -186,8 +186,8 @@ def _content(document: Any) -> str | None:
 
 def _logprobs(document: dict[str, Any]) -> tuple[dict[str, Any], ...] | None:
     """The answer's token log-probabilities in OpenAI's chat form, or None when absent or malformed."""
-    choice = document["choices"][0]
-    content = choice.get("logprobs", {}).get("content") if isinstance(choice.get("logprobs"), dict) else None
+    logprobs = document["choices"][0].get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
     if not isinstance(content, list):
         return None
     tokens = [_token(entry) for entry in content]
