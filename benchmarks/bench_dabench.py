@@ -1,6 +1,7 @@
 """Benchmark: ``dabench eval-v2`` on a generated run against plain orjson parsing of the same files.
 
-Usage: python benchmarks/bench_dabench.py [--tasks 2000] [--steps 30] [--dir DIR] [--repeat 2] [--phases orjson,eval]
+Usage: python benchmarks/bench_dabench.py [--tasks 2000] [--steps 30] [--dir DIR] [--repeat 2]
+       [--phases orjson,eval,write,rows]
 
 A run of ``--tasks`` tasks in the official ReAct trace shape (``--steps`` steps each, with tool output), a
 prediction.csv and a gold.csv per task, is generated once. Each measurement runs in a fresh child process
@@ -8,6 +9,12 @@ prediction.csv and a gold.csv per task, is generated once. Each measurement runs
 
 - ``orjson``: ``orjson.loads`` of every trace.json plus reading every prediction/gold CSV (the floor);
 - ``eval``: ``evaluate_run`` (read, normalise, score, every metric family, four tables in CSV + Parquet);
+- ``write``: a lower bound for writing those tables from Python: the pyarrow imports plus Arrow's own C++ CSV
+  and Parquet writers on the finished tables (read back from ``eval``'s Parquet files, untimed), so no trace
+  is read and no cell is built in Python (needs ``eval`` first);
+- ``rows``: a lower bound for building the per-step tables' cells in Python: the traces are parsed untimed,
+  then one plain loop builds a 30-cell trajectory row and a 17-cell tool-call row per step (no metric, no
+  answer, no metadata column), the fastest pattern measured (row tuples transposed once at the end);
 - ``pipeline``: ``dabench eval-v2`` end to end in standard mode (part 1 plus reconciliation, replay artifacts,
   health, auditor report, report.json and report.html with figures);
 - ``compare``: the ``dabench compare A B`` command in a fresh process (start-up included) on the pipeline's
@@ -25,6 +32,7 @@ import csv
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,6 +41,8 @@ from pathlib import Path
 
 import orjson
 
+OUTPUTS = {"eval": "out", "write": "write-only", "pipeline": "full"}
+"""The folder each phase writes (removed before it runs; the compare phase reads ``full``)."""
 TOOLS = ("list_context", "read_csv", "read_json", "inspect_sqlite_schema", "execute_context_sql", "execute_python")
 
 
@@ -131,6 +141,10 @@ def child(phase: str, root: Path) -> dict[str, float]:
         from tracegrade.dabench import EvalOptions, evaluate_run
 
         evaluate_run(EvalOptions(run=str(root / "runs" / "bench"), data_root=root / "data", output=root / "out"))
+    elif phase == "write":
+        return _write_only(root / "out", root / "write-only")
+    elif phase == "rows":
+        return _bare_rows(root / "runs" / "bench")
     elif phase == "pipeline":
         from tracegrade.dabench import EvalOptions, PipelineOptions, run_pipeline
 
@@ -142,6 +156,61 @@ def child(phase: str, root: Path) -> dict[str, float]:
         dabench = Path(sys.executable).with_name("dabench")
         command = [str(dabench), "compare", str(root / "full"), str(root / "full-b"), "--resamples", "2000"]
         subprocess.run(command, check=True, capture_output=True)
+    return {
+        "cpu": time.process_time() - start_cpu,
+        "wall": time.perf_counter() - start_wall,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def _write_only(tables: Path, target: Path) -> dict[str, float]:
+    """The imports and Arrow's own writers for ``eval``'s four tables (reading them back is not timed)."""
+    start_cpu, start_wall = time.process_time(), time.perf_counter()
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    cpu, wall = time.process_time() - start_cpu, time.perf_counter() - start_wall
+    loaded = {path.stem: pq.read_table(path) for path in sorted(tables.glob("*.parquet"))}
+    target.mkdir(parents=True, exist_ok=True)
+    start_cpu, start_wall = time.process_time(), time.perf_counter()
+    for name, table in loaded.items():  # Arrow streams each file to disk: no copy of the text in Python
+        pacsv.write_csv(table, target / f"{name}.csv", pacsv.WriteOptions(quoting_style="needed"))
+        pq.write_table(table, target / f"{name}.parquet")
+    return {
+        "cpu": cpu + time.process_time() - start_cpu,
+        "wall": wall + time.perf_counter() - start_wall,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def _bare_rows(run: Path) -> dict[str, float]:
+    """Time only the Python loop that builds the two per-step tables' cells from parsed traces."""
+    traces = [orjson.loads(path.read_bytes()) for path in sorted(run.glob("task_*/trace.json"))]
+    stages = {"read_csv": ("understanding", "explore", "UNDERSTAND")}
+    other = ("execution", "execute", "EXECUTE")
+
+    def cap(text: str) -> str:
+        return text if len(text) <= 300 else text[:299] + "…"
+
+    start_cpu, start_wall = time.process_time(), time.perf_counter()
+    steps, calls = [], []
+    for trace in traces:
+        task_id = trace["task_id"]
+        trace_id = f"{task_id}/trace.json"
+        for step in trace["steps"]:
+            index, action, observation = step.get("step_index"), step.get("action"), step.get("observation")
+            stage, legacy, phase = stages.get(action, other)
+            ok = bool(step.get("ok"))
+            given, seen = orjson.dumps(step.get("action_input")).decode(), orjson.dumps(observation).decode()
+            error = observation.get("error") if isinstance(observation, dict) else None
+            thought, raw = cap(step.get("thought") or ""), cap(step.get("raw_response") or "")
+            steps.append(("bench", task_id, trace_id, index, None, stage, legacy, phase, None, None, None, action,
+                          action, None, None, None, None, None, None, ok, None, None, None, None, None, thought,
+                          cap(given), cap(seen), raw, None))  # fmt: skip
+            calls.append(("bench", task_id, trace_id, index, f"{task_id}:{index}", action, stage, ok, None, None, 0,
+                          len(given), len(seen), error and error.split(":")[0], error, None, None))  # fmt: skip
+    columns = [list(cells) for cells in zip(*steps, strict=True)] + [list(cells) for cells in zip(*calls, strict=True)]
+    assert len(columns) == 47
     return {
         "cpu": time.process_time() - start_cpu,
         "wall": time.perf_counter() - start_wall,
@@ -165,7 +234,8 @@ def _perturbed_copy(source: Path, target: Path) -> None:
 
 
 def measure(phase: str, root: Path) -> dict[str, float]:
-    """Run a phase in a fresh child process."""
+    """Run a phase in a fresh child process, writing into a new folder (replacing files costs the file system more)."""
+    shutil.rmtree(root / OUTPUTS.get(phase, "no-output"), ignore_errors=True)
     result = subprocess.run(
         [sys.executable, __file__, "--child", phase, "--dir", str(root)], check=True, capture_output=True, text=True
     )
@@ -179,7 +249,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--dir", type=Path)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--phases", default="orjson,eval,pipeline,compare", help="part 1 alone: orjson,eval")
+    parser.add_argument("--phases", default="orjson,eval,write,rows,pipeline,compare", help="part 1 alone: orjson,eval")
     parser.add_argument("--child")
     args = parser.parse_args()
     if args.child:
@@ -206,6 +276,12 @@ def main() -> None:
         print(f"{phase:<8} {got['cpu']:>8.2f} {got['wall']:>8.2f} {got['rss_mb']:>12.1f}")
     print(f"eval / orjson: CPU {ratio:.2f}x, wall {wall_ratio:.2f}x (goal <= 3x); eval peak RSS "
           f"{best['eval']['rss_mb']:.0f} MB (goal < 500)")  # fmt: skip
+    if "write" in best:
+        floor = (best["orjson"]["wall"] + best["write"]["wall"]) / best["orjson"]["wall"]
+        print(f"(orjson + write) / orjson: wall {floor:.2f}x: reading the files and writing the tables alone")
+    if "write" in best and "rows" in best:
+        bound = sum(best[p]["wall"] for p in ("orjson", "write", "rows")) / best["orjson"]["wall"]
+        print(f"(orjson + write + rows) / orjson: wall {bound:.2f}x: also building the per-step cells, no metric")
     if "pipeline" in best and "compare" in best:
         full = best["pipeline"]["wall"] / best["eval"]["wall"]
         full_cpu = best["pipeline"]["cpu"] / best["eval"]["cpu"]

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +26,31 @@ def test_a_finished_folder_lists_every_file_with_its_hash(tmp_path: Path) -> Non
     assert sorted(manifest["files"]) == ["a.json", "sub/notes.txt", "t.csv", "t.parquet"]
     assert (tmp_path / "run/t.csv").read_text() == "x,y\n1.0,a\n,b\n"
     assert (tmp_path / "run/a.json").read_text().startswith('{\n  "a"')
+
+
+def test_a_file_written_in_pieces_is_listed_with_the_hash_of_the_whole(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    pieces = [b"a,b\n", memoryview(b"1,2\n"), pa.py_buffer(b"3,4\n" * 5000)]  # Arrow buffers are bytes-like
+    folder = RunFolder(tmp_path, kind="test", job_id="j")
+    folder.write_chunks("t.csv", iter(pieces))
+    folder.finish(JobStatus.COMPLETED)
+
+    whole = b"a,b\n1,2\n" + b"3,4\n" * 5000
+    entry = read_manifest(tmp_path)["files"]["t.csv"]  # read_manifest also checks size and hash
+    assert (tmp_path / "t.csv").read_bytes() == whole and entry["bytes"] == len(whole)
+
+
+def test_a_piece_that_fails_leaves_neither_the_file_nor_a_temporary_one(tmp_path: Path) -> None:
+    def pieces() -> Iterator[bytes]:
+        yield b"header\n"
+        raise RuntimeError("encoding failed")
+
+    folder = RunFolder(tmp_path, kind="test", job_id="j")
+    folder.write_text("t.csv", "earlier\n")
+    with pytest.raises(RuntimeError, match="encoding failed"):
+        folder.write_chunks("t.csv", pieces())
+    assert os.listdir(tmp_path) == ["t.csv"] and (tmp_path / "t.csv").read_text() == "earlier\n"
 
 
 def test_a_folder_without_manifest_is_incomplete(tmp_path: Path) -> None:
@@ -68,6 +94,18 @@ def test_names_cannot_leave_the_folder(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="stay inside"):
         folder.write_text("../escape.txt", "x")
     assert not (tmp_path.parent / "escape.txt").exists()
+
+
+def test_a_sub_folder_linking_out_of_the_folder_is_refused_every_time(tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    folder = RunFolder(tmp_path / "run", kind="test", job_id="j")
+    folder.write_text("inside/a.txt", "a")
+    (tmp_path / "run/sub").symlink_to(tmp_path / "outside")
+    for _ in range(2):  # a refused folder is not remembered as checked
+        with pytest.raises(OutputError, match="leads out of it"):
+            folder.write_text("sub/x.txt", "x")
+    folder.write_text("inside/b.txt", "b")
+    assert os.listdir(tmp_path / "outside") == [] and sorted(folder.files) == ["inside/a.txt", "inside/b.txt"]
 
 
 def test_private_files_get_the_requested_mode(tmp_path: Path) -> None:

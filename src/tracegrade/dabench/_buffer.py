@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -115,19 +115,21 @@ class TableBuffer:
 
     def csv_bytes(self) -> bytes:
         """UTF-8 CSV with a header row, minimal quoting and LF line ends."""
+        return b"".join(self.csv_chunks())
+
+    def csv_chunks(self) -> Iterator[bytes | memoryview]:
+        """The bytes of :meth:`csv_bytes` a slice of rows at a time (for writing without a copy of the text)."""
         if len(self.columns) < 2 or not self._count:
-            return self._python_csv()  # a lone empty field is quoted: the columnar path does not need that rule
+            yield self._python_csv()  # a lone empty field is quoted: the columnar path does not need that rule
+            return
         header = io.StringIO()
         csv.writer(header, lineterminator="\n").writerow([name for name, _ in self.columns])
+        yield header.getvalue().encode()
         arrays = self._typed_arrays()
-        out = io.BytesIO()  # grows in place and hands its buffer over: no second copy of the text
-        out.write(header.getvalue().encode())
         for start in range(0, self._count, _BATCH_ROWS):  # a slice at a time: the quoted copies stay small
             stop = min(start + _BATCH_ROWS, self._count)
             texts = [self._csv_text(i, array.slice(start, stop - start), start, stop) for i, array in enumerate(arrays)]
-            for part in _joined_lines(texts):
-                out.write(part)
-        return out.getvalue()
+            yield from _joined_lines(texts)  # Arrow buffers: bytes-like, not copied
 
     def _csv_text(self, index: int, array: Any, start: int, stop: int) -> Any:
         """The CSV cells of rows ``start:stop`` of one column as an Arrow string array without nulls."""

@@ -222,6 +222,6 @@ def _by_column(pairs: Counter[tuple[str, str]]) -> dict[str, dict[str, int]]:
 
 
 def _write_table(folder: RunFolder, name: str, table: TableBuffer) -> None:
-    # encoded straight from the column lists: pandas' to_csv would hold the text twice more (peak memory)
-    folder.write_bytes(f"{name}.csv", table.csv_bytes())
+    # encoded straight from the column lists and written a slice at a time: the text is never held whole
+    folder.write_chunks(f"{name}.csv", table.csv_chunks())
     folder.write_bytes(f"{name}.parquet", table.parquet_bytes())

@@ -5,9 +5,12 @@ from __future__ import annotations
 import functools
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["write_atomic"]
+__all__ = ["atomic_file", "write_atomic"]
 
 
 def write_atomic(path: Path, data: bytes, *, mode: int | None = None, sync: bool = True) -> None:
@@ -21,11 +24,21 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None, sync: bool
             leaves a partial file, but a power loss may; callers that flush many files at once
             (:class:`~tracegrade.runs.RunFolder`) turn it off.
     """
+    with atomic_file(path, mode=mode, sync=sync) as handle:
+        handle.write(data)
+
+
+@contextmanager
+def atomic_file(path: Path, *, mode: int | None = None, sync: bool = True) -> Iterator[BinaryIO]:
+    """A binary file that appears at ``path`` only when the block ends without an exception.
+
+    The same guarantees and arguments as :func:`write_atomic`, for content written a piece at a time.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle
             if sync:
                 handle.flush()
                 os.fsync(handle.fileno())

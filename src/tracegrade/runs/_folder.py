@@ -13,15 +13,16 @@ import hashlib
 import io
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
 from tracegrade.errors import InputError, OutputError
-from tracegrade.runs._atomic import write_atomic
+from tracegrade.runs._atomic import atomic_file, write_atomic
 from tracegrade.runs._status import JobStatus
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ class RunFolder:
         self._mode = mode
         self._files: dict[str, dict[str, Any]] = {}
         _check_usable(path)
+        self._inside: set[Path] = {path}
+        """Folders made for files and found to stay inside the run folder (checked once each)."""
         try:
             (path / MANIFEST_NAME).unlink(missing_ok=True)
         except OSError as exc:
@@ -70,12 +73,45 @@ class RunFolder:
         """Write one file atomically; ``name`` is relative and may contain sub-folders."""
         target = self.path / _relative(name)
         try:
-            _refuse_escape(self.path, target)
+            self._make_parent(target)
             write_atomic(target, data, mode=self._mode, sync=False)  # flushed once, in finish
         except OSError as exc:
             raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
         self._files[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         return target
+
+    def write_chunks(self, name: str, chunks: Iterable[bytes | memoryview]) -> Path:
+        """Write one file atomically from pieces produced while it is written (the whole is never held).
+
+        A worker thread writes and hashes each piece while the next is produced: both release the GIL.
+        """
+        target = self.path / _relative(name)
+        digest, size = hashlib.sha256(), 0
+        try:
+            self._make_parent(target)
+            with atomic_file(target, mode=self._mode, sync=False) as handle, ThreadPoolExecutor(1) as worker:
+                pending: Future[None] | None = None
+                for piece in chunks:
+                    chunk = memoryview(piece)
+                    if pending is not None:
+                        pending.result()
+                    pending = worker.submit(_write_and_hash, handle, digest, chunk)
+                    size += chunk.nbytes
+                if pending is not None:
+                    pending.result()
+        except OSError as exc:
+            raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
+        self._files[name] = {"bytes": size, "sha256": digest.hexdigest()}
+        return target
+
+    def _make_parent(self, target: Path) -> None:
+        """Create the file's folder; refuse a sub-folder that is a symbolic link leading out of the run folder."""
+        if target.parent in self._inside:
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.parent.resolve().is_relative_to(self.path.resolve()):
+            raise OutputError(f"{target}: a symbolic link inside the run folder leads out of it; nothing was written")
+        self._inside.add(target.parent)
 
     def write_text(self, name: str, text: str) -> Path:
         """Write UTF-8 text."""
@@ -126,6 +162,11 @@ class RunFolder:
         except OSError as exc:
             raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
         return target
+
+
+def _write_and_hash(handle: BinaryIO, digest: Any, chunk: memoryview) -> None:
+    handle.write(chunk)
+    digest.update(chunk)
 
 
 def flush_filesystem(path: Path) -> None:
@@ -231,13 +272,6 @@ def _relative(name: str) -> PurePosixPath:
     if relative.is_absolute() or ".." in relative.parts or not relative.parts:
         raise ValueError(f"run-folder file names are relative and stay inside the folder: {name!r}")
     return relative
-
-
-def _refuse_escape(folder: Path, target: Path) -> None:
-    """Refuse a sub-folder that is a symbolic link leading out of the run folder."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.parent.resolve().is_relative_to(folder.resolve()):
-        raise OutputError(f"{target}: a symbolic link inside the run folder leads out of it; nothing was written")
 
 
 def _check_usable(path: Path) -> None:
