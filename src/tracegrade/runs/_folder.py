@@ -62,6 +62,7 @@ class RunFolder:
         self._mode = mode
         self._files: dict[str, dict[str, Any]] = {}
         _check_usable(path)
+        self._root = path.resolve()
         self._inside: set[Path] = {path}
         """Folders made for files and found to stay inside the run folder (checked once each)."""
         try:
@@ -109,7 +110,7 @@ class RunFolder:
         if target.parent in self._inside:
             return
         target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.parent.resolve().is_relative_to(self.path.resolve()):
+        if not target.parent.resolve().is_relative_to(self._root):
             raise OutputError(f"{target}: a symbolic link inside the run folder leads out of it; nothing was written")
         self._inside.add(target.parent)
 
