@@ -77,9 +77,9 @@ def _prepare(phase: str) -> None:
     if phase == "sdk":
         import evalhub.models.atif  # noqa: F401
     elif phase == "load":
-        import tracegrade.atif._load
+        import tracegrade.atif.reading._load
     elif phase == "validate":
-        import tracegrade.atif._load
+        import tracegrade.atif.reading._load
         import tracegrade.cli._app
         import tracegrade.cli._validate  # noqa: F401
 

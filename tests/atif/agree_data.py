@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracegrade.atif._results import EvaluationResults
-from tracegrade.atif._scores import CategorizationStatus, NodeResult, RunSummary, StepResult, StepStatus
+from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, RunSummary, StepResult, StepStatus
+from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.runs import JobStatus
 
 FAILURE_THRESHOLD = 0.5

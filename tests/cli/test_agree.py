@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from tests.atif.agree_data import two_trajectories
-from tracegrade.atif._artifacts import write_artifacts
+from tracegrade.atif.output._artifacts import write_artifacts
 from tracegrade.cli._app import app, run_app
 from tracegrade.runs import read_manifest
 

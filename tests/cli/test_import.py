@@ -5,7 +5,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.atif.test_whowhen import ALGORITHM, write_logs
+from tests.atif.importing.test_whowhen import ALGORITHM, write_logs
 from tracegrade.cli._app import app, run_app
 
 

@@ -20,7 +20,7 @@ from tracegrade.atif import (
     write_artifacts,
 )
 from tracegrade.atif._job import JudgeTarget, run_atif_job
-from tracegrade.atif._maths import SubagentAggregation
+from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.cli._app import app, run_app
 from tracegrade.errors import ConfigError
 from tracegrade.judge.testing import ScriptedJudgeServer

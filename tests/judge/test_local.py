@@ -14,7 +14,7 @@ from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
 from tests.conftest import unavailable
 from tracegrade.atif import build_evidence, score_step
-from tracegrade.atif._local_verdict import PROBLEMS, local_verdict_request, parse_local_verdict
+from tracegrade.atif.asking._local_verdict import PROBLEMS, local_verdict_request, parse_local_verdict
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, LocalJudge, _local
 from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT, _Recorder, plain_prompt

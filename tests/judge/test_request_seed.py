@@ -4,7 +4,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tracegrade.atif import Evidence, score_request
-from tracegrade.atif._replies import score_parser
+from tracegrade.atif.asking._replies import score_parser
 from tracegrade.judge import Judge, JudgeCache, JudgeSettings, cache_key
 from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.rubric import Rubric

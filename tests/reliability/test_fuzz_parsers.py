@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from tests.atif.scripted import trajectory
 from tracegrade.atif import load_reference_rubric, load_trajectories
-from tracegrade.atif._options import LoadOptions
-from tracegrade.atif._replies import score_parser
-from tracegrade.dabench._cells import read_answer_csv
-from tracegrade.dabench._traces import read_trace
+from tracegrade.atif.asking._replies import score_parser
+from tracegrade.atif.reading._options import LoadOptions
+from tracegrade.dabench.reading._cells import read_answer_csv
+from tracegrade.dabench.reading._traces import read_trace
 from tracegrade.errors import ConfigError, InputError, JudgeError
 from tracegrade.judge._extract import extract_verdict, parse_chat_body
 from tracegrade.judge._judge import PROTOCOL_ERROR_CODES

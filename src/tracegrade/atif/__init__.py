@@ -15,39 +15,14 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from tracegrade.atif._agree import agreement
-    from tracegrade.atif._agree_records import AgreementReport
-    from tracegrade.atif._artifacts import ARTIFACT_NAMES, open_run_folder, read_results, step_rows, write_artifacts
-    from tracegrade.atif._assemble import node_results, summarize
-    from tracegrade.atif._benchmark_rubrics import (
-        BENCHMARK_REGISTRY,
-        BENCHMARK_REGISTRY_VERSION,
-        BENCHMARK_RUBRIC_NOTE,
-        benchmark_rubric,
-        canonical_benchmark_name,
-    )
-    from tracegrade.atif._checks import check_trajectory
-    from tracegrade.atif._content import ObservationContent, StepContent, ToolCallContent, step_content
-    from tracegrade.atif._criteria import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
-    from tracegrade.atif._criteria_params import DEFAULT_REFERENCE_RUBRIC, CriteriaParams, validate_criteria_params
-    from tracegrade.atif._document import validate_document
-    from tracegrade.atif._engine import NodeState, RunProgress, ScoringEngine
-    from tracegrade.atif._evidence import Evidence, build_evidence, project_step
     from tracegrade.atif._job import JudgeTarget, judge_settings, open_judge, run_atif_job
-    from tracegrade.atif._labels import Label, read_labels
-    from tracegrade.atif._load import load_trajectories
-    from tracegrade.atif._maths import (
-        NodeDraft,
-        NodeRollup,
-        SubagentAggregation,
-        categorization_rate,
-        collection_score,
-        rollup,
-    )
-    from tracegrade.atif._merge import merge_results
-    from tracegrade.atif._options import LoadOptions
-    from tracegrade.atif._params import CriteriaInputs, PartialResultPolicy, ScoringOptions, parse_parameters
-    from tracegrade.atif._prompts import (
+    from tracegrade.atif._run import run_parameters, score_loaded, score_paths
+    from tracegrade.atif.agreement._agree import agreement
+    from tracegrade.atif.agreement._labels import Label, read_labels
+    from tracegrade.atif.agreement._records import AgreementReport
+    from tracegrade.atif.asking._content import ObservationContent, StepContent, ToolCallContent, step_content
+    from tracegrade.atif.asking._evidence import Evidence, build_evidence, project_step
+    from tracegrade.atif.asking._prompts import (
         CATEGORIES,
         PROMPT_VERSION,
         SYSTEM_INSTRUCTION,
@@ -56,8 +31,48 @@ if TYPE_CHECKING:
         score_request,
         template_hash,
     )
-    from tracegrade.atif._questions import StepJudgement, categorize_step, derive_criteria, score_step
-    from tracegrade.atif._records import (
+    from tracegrade.atif.asking._questions import StepJudgement, categorize_step, derive_criteria, score_step
+    from tracegrade.atif.asking._replies import (
+        MAX_RATIONALE_CHARS,
+        Categorization,
+        DerivedCriteria,
+        ScoreReply,
+        parse_categorization,
+        parse_criteria,
+        parse_scores,
+    )
+    from tracegrade.atif.criteria._benchmark import (
+        BENCHMARK_REGISTRY,
+        BENCHMARK_REGISTRY_VERSION,
+        BENCHMARK_RUBRIC_NOTE,
+        benchmark_rubric,
+        canonical_benchmark_name,
+    )
+    from tracegrade.atif.criteria._params import DEFAULT_REFERENCE_RUBRIC, CriteriaParams, validate_criteria_params
+    from tracegrade.atif.criteria._reference import (
+        DEFAULT_REFERENCE_ID,
+        REFERENCE_REGISTRY_MAX_BYTES,
+        ReferenceChoice,
+        ReferenceRubric,
+        load_reference_rubric,
+    )
+    from tracegrade.atif.criteria._resolver import CriteriaResolver, DeriveCriteria, build_resolver
+    from tracegrade.atif.criteria._sources import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
+    from tracegrade.atif.importing._whowhen import import_whowhen
+    from tracegrade.atif.output._artifacts import (
+        ARTIFACT_NAMES,
+        open_run_folder,
+        read_results,
+        step_rows,
+        write_artifacts,
+    )
+    from tracegrade.atif.output._merge import merge_results
+    from tracegrade.atif.output._report import render_report
+    from tracegrade.atif.reading._checks import check_trajectory
+    from tracegrade.atif.reading._document import validate_document
+    from tracegrade.atif.reading._load import load_trajectories
+    from tracegrade.atif.reading._options import LoadOptions
+    from tracegrade.atif.reading._records import (
         FileReport,
         InputAccount,
         InputStatus,
@@ -67,29 +82,19 @@ if TYPE_CHECKING:
         TrajectoryNode,
         iter_nodes,
     )
-    from tracegrade.atif._reference import (
-        DEFAULT_REFERENCE_ID,
-        REFERENCE_REGISTRY_MAX_BYTES,
-        ReferenceChoice,
-        ReferenceRubric,
-        load_reference_rubric,
+    from tracegrade.atif.reading._task import normalize_task, resolve_task, task_hash
+    from tracegrade.atif.scoring._assemble import node_results, summarize
+    from tracegrade.atif.scoring._engine import NodeState, RunProgress, ScoringEngine
+    from tracegrade.atif.scoring._maths import (
+        NodeDraft,
+        NodeRollup,
+        SubagentAggregation,
+        categorization_rate,
+        collection_score,
+        rollup,
     )
-    from tracegrade.atif._repeat_records import RepeatSummary, StepRepeats
-    from tracegrade.atif._repeats import repeat_seed
-    from tracegrade.atif._replies import (
-        MAX_RATIONALE_CHARS,
-        Categorization,
-        DerivedCriteria,
-        ScoreReply,
-        parse_categorization,
-        parse_criteria,
-        parse_scores,
-    )
-    from tracegrade.atif._report import render_report
-    from tracegrade.atif._resolver import CriteriaResolver, DeriveCriteria, build_resolver
-    from tracegrade.atif._results import RESULTS_FORMAT, EvaluationResults, InputRecord
-    from tracegrade.atif._run import run_parameters, score_loaded, score_paths
-    from tracegrade.atif._scores import (
+    from tracegrade.atif.scoring._params import CriteriaInputs, PartialResultPolicy, ScoringOptions, parse_parameters
+    from tracegrade.atif.scoring._records import (
         CategorizationStatus,
         NodeResult,
         NodeStatusCode,
@@ -97,39 +102,40 @@ if TYPE_CHECKING:
         StepResult,
         StepStatus,
     )
-    from tracegrade.atif._task import normalize_task, resolve_task, task_hash
-    from tracegrade.atif._whowhen import import_whowhen
+    from tracegrade.atif.scoring._repeat_records import RepeatSummary, StepRepeats
+    from tracegrade.atif.scoring._repeats import repeat_seed
+    from tracegrade.atif.scoring._results import RESULTS_FORMAT, EvaluationResults, InputRecord
 
 _LAZY: dict[str, tuple[str, ...]] = {
-    "_agree_records": ("AgreementReport",),
-    "_agree": ("agreement",),
-    "_labels": ("Label", "read_labels"),
-    "_repeat_records": ("RepeatSummary", "StepRepeats"),
-    "_repeats": ("repeat_seed",),
-    "_whowhen": ("import_whowhen",),
-    "_artifacts": ("ARTIFACT_NAMES", "open_run_folder", "read_results", "step_rows", "write_artifacts"),
-    "_assemble": ("node_results", "summarize"),
-    "_benchmark_rubrics": (
+    "agreement._records": ("AgreementReport",),
+    "agreement._agree": ("agreement",),
+    "agreement._labels": ("Label", "read_labels"),
+    "scoring._repeat_records": ("RepeatSummary", "StepRepeats"),
+    "scoring._repeats": ("repeat_seed",),
+    "importing._whowhen": ("import_whowhen",),
+    "output._artifacts": ("ARTIFACT_NAMES", "open_run_folder", "read_results", "step_rows", "write_artifacts"),
+    "scoring._assemble": ("node_results", "summarize"),
+    "criteria._benchmark": (
         "BENCHMARK_REGISTRY",
         "BENCHMARK_REGISTRY_VERSION",
         "BENCHMARK_RUBRIC_NOTE",
         "benchmark_rubric",
         "canonical_benchmark_name",
     ),
-    "_checks": ("check_trajectory",),
-    "_content": ("ObservationContent", "StepContent", "ToolCallContent", "step_content"),
-    "_criteria": ("CriteriaFailure", "CriteriaFailureCode", "ResolvedCriteria"),
-    "_criteria_params": ("DEFAULT_REFERENCE_RUBRIC", "CriteriaParams", "validate_criteria_params"),
-    "_document": ("validate_document",),
-    "_engine": ("NodeState", "RunProgress", "ScoringEngine"),
-    "_evidence": ("Evidence", "build_evidence", "project_step"),
+    "reading._checks": ("check_trajectory",),
+    "asking._content": ("ObservationContent", "StepContent", "ToolCallContent", "step_content"),
+    "criteria._sources": ("CriteriaFailure", "CriteriaFailureCode", "ResolvedCriteria"),
+    "criteria._params": ("DEFAULT_REFERENCE_RUBRIC", "CriteriaParams", "validate_criteria_params"),
+    "reading._document": ("validate_document",),
+    "scoring._engine": ("NodeState", "RunProgress", "ScoringEngine"),
+    "asking._evidence": ("Evidence", "build_evidence", "project_step"),
     "_job": ("JudgeTarget", "judge_settings", "open_judge", "run_atif_job"),
-    "_load": ("load_trajectories",),
-    "_maths": ("NodeDraft", "NodeRollup", "SubagentAggregation", "categorization_rate", "collection_score", "rollup"),
-    "_merge": ("merge_results",),
-    "_options": ("LoadOptions",),
-    "_params": ("CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "parse_parameters"),
-    "_prompts": (
+    "reading._load": ("load_trajectories",),
+    "scoring._maths": ("NodeDraft", "NodeRollup", "SubagentAggregation", "categorization_rate", "collection_score", "rollup"),
+    "output._merge": ("merge_results",),
+    "reading._options": ("LoadOptions",),
+    "scoring._params": ("CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "parse_parameters"),
+    "asking._prompts": (
         "CATEGORIES",
         "PROMPT_VERSION",
         "SYSTEM_INSTRUCTION",
@@ -138,8 +144,8 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "score_request",
         "template_hash",
     ),
-    "_questions": ("StepJudgement", "categorize_step", "derive_criteria", "score_step"),
-    "_records": (
+    "asking._questions": ("StepJudgement", "categorize_step", "derive_criteria", "score_step"),
+    "reading._records": (
         "FileReport",
         "InputAccount",
         "InputStatus",
@@ -149,14 +155,14 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "TrajectoryNode",
         "iter_nodes",
     ),
-    "_reference": (
+    "criteria._reference": (
         "DEFAULT_REFERENCE_ID",
         "REFERENCE_REGISTRY_MAX_BYTES",
         "ReferenceChoice",
         "ReferenceRubric",
         "load_reference_rubric",
     ),
-    "_replies": (
+    "asking._replies": (
         "MAX_RATIONALE_CHARS",
         "Categorization",
         "DerivedCriteria",
@@ -165,12 +171,12 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "parse_criteria",
         "parse_scores",
     ),
-    "_report": ("render_report",),
-    "_resolver": ("CriteriaResolver", "DeriveCriteria", "build_resolver"),
-    "_results": ("RESULTS_FORMAT", "EvaluationResults", "InputRecord"),
+    "output._report": ("render_report",),
+    "criteria._resolver": ("CriteriaResolver", "DeriveCriteria", "build_resolver"),
+    "scoring._results": ("RESULTS_FORMAT", "EvaluationResults", "InputRecord"),
     "_run": ("run_parameters", "score_loaded", "score_paths"),
-    "_scores": ("CategorizationStatus", "NodeResult", "NodeStatusCode", "RunSummary", "StepResult", "StepStatus"),
-    "_task": ("normalize_task", "resolve_task", "task_hash"),
+    "scoring._records": ("CategorizationStatus", "NodeResult", "NodeStatusCode", "RunSummary", "StepResult", "StepStatus"),
+    "reading._task": ("normalize_task", "resolve_task", "task_hash"),
 }
 """Private module of each public name; a name is imported when first used (fast start-up)."""
 

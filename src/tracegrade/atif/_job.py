@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracegrade.atif._artifacts import write_artifacts
-from tracegrade.atif._criteria_params import CriteriaParams
-from tracegrade.atif._engine import RunProgress, ScoringEngine
-from tracegrade.atif._params import ScoringOptions
-from tracegrade.atif._results import EvaluationResults
 from tracegrade.atif._run import score_paths
+from tracegrade.atif.criteria._params import CriteriaParams
+from tracegrade.atif.output._artifacts import write_artifacts
+from tracegrade.atif.scoring._engine import RunProgress, ScoringEngine
+from tracegrade.atif.scoring._params import ScoringOptions
+from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError
 from tracegrade.judge._judge import Judge
 from tracegrade.judge._settings import JudgeSettings, ResponseFormat

@@ -8,18 +8,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tracegrade.atif._assemble import node_results, summarize
-from tracegrade.atif._criteria_params import CriteriaParams
-from tracegrade.atif._engine import RunProgress, ScoringEngine
-from tracegrade.atif._load import load_trajectories
-from tracegrade.atif._local_rubric import LOCAL_CRITERIA_SOURCE, LOCAL_GENERIC_RUBRIC
-from tracegrade.atif._params import ScoringOptions
-from tracegrade.atif._prompts import PROMPT_VERSION, template_hash
-from tracegrade.atif._questions import derive_criteria
-from tracegrade.atif._records import InputAccount, LoadResult, iter_nodes
-from tracegrade.atif._resolver import CriteriaResolver, build_resolver
-from tracegrade.atif._results import EvaluationResults, InputRecord
-from tracegrade.atif._scores import NodeResult
+from tracegrade.atif.asking._prompts import PROMPT_VERSION, template_hash
+from tracegrade.atif.asking._questions import derive_criteria
+from tracegrade.atif.criteria._local import LOCAL_CRITERIA_SOURCE, LOCAL_GENERIC_RUBRIC
+from tracegrade.atif.criteria._params import CriteriaParams
+from tracegrade.atif.criteria._resolver import CriteriaResolver, build_resolver
+from tracegrade.atif.reading._load import load_trajectories
+from tracegrade.atif.reading._records import InputAccount, LoadResult, iter_nodes
+from tracegrade.atif.scoring._assemble import node_results, summarize
+from tracegrade.atif.scoring._engine import RunProgress, ScoringEngine
+from tracegrade.atif.scoring._params import ScoringOptions
+from tracegrade.atif.scoring._records import NodeResult
+from tracegrade.atif.scoring._results import EvaluationResults, InputRecord
 from tracegrade.judge._judge import Judge
 from tracegrade.rubric._models import Rubric, ScoringMode
 from tracegrade.runs._shard import Shard

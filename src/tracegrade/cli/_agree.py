@@ -12,7 +12,7 @@ from rich.console import Console
 from tracegrade.errors import OutputError
 
 if TYPE_CHECKING:
-    from tracegrade.atif._agree_records import AgreementReport
+    from tracegrade.atif.agreement._records import AgreementReport
 
 __all__ = ["agree"]
 
@@ -40,10 +40,10 @@ def agree(
     decisive. Labels that match nothing are listed, never dropped.
     """
     from tracegrade.atif import read_results
-    from tracegrade.atif._agree import agreement
-    from tracegrade.atif._agree_report import render_agreement
-    from tracegrade.atif._labels import read_labels
-    from tracegrade.atif._report import render_report
+    from tracegrade.atif.agreement._agree import agreement
+    from tracegrade.atif.agreement._labels import read_labels
+    from tracegrade.atif.agreement._report import render_agreement
+    from tracegrade.atif.output._report import render_report
     from tracegrade.runs import amend_manifest, dump_json, write_atomic
 
     results = read_results(run)
@@ -68,7 +68,7 @@ def agree(
 
 
 def _print_summary(report: AgreementReport, target: Path, page: Path) -> None:
-    from tracegrade.atif._agree_report import agreement_rows, issue_rows
+    from tracegrade.atif.agreement._report import agreement_rows, issue_rows
     from tracegrade.render import Column, fit_table
 
     console = Console(highlight=False)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from tracegrade.atif._params import CriteriaInputs, ScoringOptions
+from tracegrade.atif.scoring._params import CriteriaInputs, ScoringOptions
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ConfigError, ExitCode, ThresholdNotMetError
 from tracegrade.judge._settings import ResponseFormat
@@ -29,7 +29,7 @@ _SCORING = "Scoring"
 _LIMITS = "Limits"
 _OUTPUT = "Output"
 _LOCAL_RUBRIC = "local_judge_generic_rubric"
-"""``atif_criteria_source`` of a local-judge run in auto mode (tracegrade.atif._local_rubric)."""
+"""``atif_criteria_source`` of a local-judge run in auto mode (tracegrade.atif.criteria._local)."""
 _LIMIT_FIELDS = (
     "max_subagent_depth", "max_total_steps", "max_file_bytes", "max_trajectory_files", "max_steps_per_trajectory",
     "num_examples", "tolerant_inputs",

@@ -21,27 +21,31 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from tracegrade.dabench._ablation import ablation_sections
-    from tracegrade.dabench._answer import AnswerScore, KddMatch, dataspace_check, kdd_match, kdd_score, score_answer
-    from tracegrade.dabench._auditor import AnalystTeam, analyst_team, format_auditor_report
-    from tracegrade.dabench._build import DabenchReport, FigureEntry, build_report
-    from tracegrade.dabench._cells import answer_from_json, normalise_cell, read_answer_csv
-    from tracegrade.dabench._columns import CATEGORIES, TASK_COLUMNS, Column
-    from tracegrade.dabench._compare import Comparison, compare_runs, comparison_sections
-    from tracegrade.dabench._docs import render_columns_doc
-    from tracegrade.dabench._evaluate import EVAL_KIND, EvalOptions, EvalSummary, FinishHook, TaskSink, evaluate_run
-    from tracegrade.dabench._family import Family, MetricContext, MetricParams, Out
-    from tracegrade.dabench._figures import FIGURES, FigureResult, draw_figures
-    from tracegrade.dabench._frame import RunRows, read_evaluated
-    from tracegrade.dabench._health import EngineeringHealth, assess_health, format_health
-    from tracegrade.dabench._html import render_report_html
-    from tracegrade.dabench._mas import specialist_section
-    from tracegrade.dabench._metrics_failure import ATTRIBUTION, evaluation_bucket
-    from tracegrade.dabench._observe import TaskSignals, observe
-    from tracegrade.dabench._paper import PaperTable, paper_tables, render_latex, render_markdown
     from tracegrade.dabench._pipeline import PipelineOptions, PipelineResult, run_pipeline
-    from tracegrade.dabench._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
-    from tracegrade.dabench._records import (
+    from tracegrade.dabench.analyses._ablation import ablation_sections
+    from tracegrade.dabench.analyses._auditor import AnalystTeam, analyst_team, format_auditor_report
+    from tracegrade.dabench.analyses._compare import Comparison, compare_runs, comparison_sections
+    from tracegrade.dabench.analyses._health import EngineeringHealth, assess_health, format_health
+    from tracegrade.dabench.analyses._mas import specialist_section
+    from tracegrade.dabench.analyses._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
+    from tracegrade.dabench.analyses._replay import build_replay
+    from tracegrade.dabench.analyses._replay_schema import TaskReplay, replay_schema
+    from tracegrade.dabench.analyses._sections import Section
+    from tracegrade.dabench.metrics._answer import (
+        AnswerScore,
+        KddMatch,
+        dataspace_check,
+        kdd_match,
+        kdd_score,
+        score_answer,
+    )
+    from tracegrade.dabench.metrics._columns import CATEGORIES, TASK_COLUMNS, Column
+    from tracegrade.dabench.metrics._failure import ATTRIBUTION, evaluation_bucket
+    from tracegrade.dabench.metrics._families import Family, MetricContext, MetricParams, Out
+    from tracegrade.dabench.metrics._registry import FAMILIES, TaskMetrics, column_family, evaluate_task
+    from tracegrade.dabench.reading._cells import answer_from_json, normalise_cell, read_answer_csv
+    from tracegrade.dabench.reading._observe import TaskSignals, observe
+    from tracegrade.dabench.reading._records import (
         AnswerTable,
         Phase,
         Step,
@@ -51,47 +55,57 @@ if TYPE_CHECKING:
         TraceFormat,
         Value,
     )
-    from tracegrade.dabench._registry import FAMILIES, TaskMetrics, column_family, evaluate_task
-    from tracegrade.dabench._replay import build_replay
-    from tracegrade.dabench._replay_schema import TaskReplay, replay_schema
-    from tracegrade.dabench._report import render_summary
-    from tracegrade.dabench._runs import RunSummary, SummaryEntry, read_summary, read_task, resolve_run
-    from tracegrade.dabench._sections import Section
-    from tracegrade.dabench._tables import TOOL_CALL_COLUMNS, TRAJECTORY_COLUMNS
-    from tracegrade.dabench._terminal import render_report, render_sections
-    from tracegrade.dabench._traces import RICH_FORMAT, ParsedTrace, parse_trace, read_trace
+    from tracegrade.dabench.reading._runs import RunSummary, SummaryEntry, read_summary, read_task, resolve_run
+    from tracegrade.dabench.reading._traces import RICH_FORMAT, ParsedTrace, parse_trace, read_trace
+    from tracegrade.dabench.report._build import DabenchReport, FigureEntry, build_report
+    from tracegrade.dabench.report._figures import FIGURES, FigureResult, draw_figures
+    from tracegrade.dabench.report._html import render_report_html
+    from tracegrade.dabench.report._paper import PaperTable, paper_tables, render_latex, render_markdown
+    from tracegrade.dabench.report._summary import render_summary
+    from tracegrade.dabench.report._terminal import render_report, render_sections
+    from tracegrade.dabench.tables._docs import render_columns_doc
+    from tracegrade.dabench.tables._evaluate import (
+        EVAL_KIND,
+        EvalOptions,
+        EvalSummary,
+        FinishHook,
+        TaskSink,
+        evaluate_run,
+    )
+    from tracegrade.dabench.tables._evaluated import RunRows, read_evaluated
+    from tracegrade.dabench.tables._layout import TOOL_CALL_COLUMNS, TRAJECTORY_COLUMNS
 
 _LAZY: dict[str, tuple[str, ...]] = {
-    "_ablation": ("ablation_sections",),
-    "_answer": ("AnswerScore", "KddMatch", "dataspace_check", "kdd_match", "kdd_score", "score_answer"),
-    "_auditor": ("AnalystTeam", "analyst_team", "format_auditor_report"),
-    "_build": ("DabenchReport", "FigureEntry", "build_report"),
-    "_cells": ("answer_from_json", "normalise_cell", "read_answer_csv"),
-    "_columns": ("CATEGORIES", "TASK_COLUMNS", "Column"),
-    "_compare": ("Comparison", "compare_runs", "comparison_sections"),
-    "_docs": ("render_columns_doc",),
-    "_evaluate": ("EVAL_KIND", "EvalOptions", "EvalSummary", "FinishHook", "TaskSink", "evaluate_run"),
-    "_family": ("Family", "MetricContext", "MetricParams", "Out"),
-    "_figures": ("FIGURES", "FigureResult", "draw_figures"),
-    "_frame": ("RunRows", "read_evaluated"),
-    "_health": ("EngineeringHealth", "assess_health", "format_health"),
-    "_html": ("render_report_html",),
-    "_mas": ("specialist_section",),
-    "_metrics_failure": ("ATTRIBUTION", "evaluation_bucket"),
-    "_observe": ("TaskSignals", "observe"),
-    "_paper": ("PaperTable", "paper_tables", "render_latex", "render_markdown"),
+    "analyses._ablation": ("ablation_sections",),
+    "metrics._answer": ("AnswerScore", "KddMatch", "dataspace_check", "kdd_match", "kdd_score", "score_answer"),
+    "analyses._auditor": ("AnalystTeam", "analyst_team", "format_auditor_report"),
+    "report._build": ("DabenchReport", "FigureEntry", "build_report"),
+    "reading._cells": ("answer_from_json", "normalise_cell", "read_answer_csv"),
+    "metrics._columns": ("CATEGORIES", "TASK_COLUMNS", "Column"),
+    "analyses._compare": ("Comparison", "compare_runs", "comparison_sections"),
+    "tables._docs": ("render_columns_doc",),
+    "tables._evaluate": ("EVAL_KIND", "EvalOptions", "EvalSummary", "FinishHook", "TaskSink", "evaluate_run"),
+    "metrics._families": ("Family", "MetricContext", "MetricParams", "Out"),
+    "report._figures": ("FIGURES", "FigureResult", "draw_figures"),
+    "tables._evaluated": ("RunRows", "read_evaluated"),
+    "analyses._health": ("EngineeringHealth", "assess_health", "format_health"),
+    "report._html": ("render_report_html",),
+    "analyses._mas": ("specialist_section",),
+    "metrics._failure": ("ATTRIBUTION", "evaluation_bucket"),
+    "reading._observe": ("TaskSignals", "observe"),
+    "report._paper": ("PaperTable", "paper_tables", "render_latex", "render_markdown"),
     "_pipeline": ("PipelineOptions", "PipelineResult", "run_pipeline"),
-    "_reconcile": ("Reconciliation", "format_reconciliation", "reconcile", "table_facts"),
-    "_records": ("AnswerTable", "Phase", "Step", "TaskInput", "TaskRecord", "ToolCall", "TraceFormat", "Value"),
-    "_registry": ("FAMILIES", "TaskMetrics", "column_family", "evaluate_task"),
-    "_replay": ("build_replay",),
-    "_replay_schema": ("TaskReplay", "replay_schema"),
-    "_report": ("render_summary",),
-    "_runs": ("RunSummary", "SummaryEntry", "read_summary", "read_task", "resolve_run"),
-    "_sections": ("Section",),
-    "_tables": ("TOOL_CALL_COLUMNS", "TRAJECTORY_COLUMNS"),
-    "_terminal": ("render_report", "render_sections"),
-    "_traces": ("RICH_FORMAT", "ParsedTrace", "parse_trace", "read_trace"),
+    "analyses._reconcile": ("Reconciliation", "format_reconciliation", "reconcile", "table_facts"),
+    "reading._records": ("AnswerTable", "Phase", "Step", "TaskInput", "TaskRecord", "ToolCall", "TraceFormat", "Value"),
+    "metrics._registry": ("FAMILIES", "TaskMetrics", "column_family", "evaluate_task"),
+    "analyses._replay": ("build_replay",),
+    "analyses._replay_schema": ("TaskReplay", "replay_schema"),
+    "report._summary": ("render_summary",),
+    "reading._runs": ("RunSummary", "SummaryEntry", "read_summary", "read_task", "resolve_run"),
+    "analyses._sections": ("Section",),
+    "tables._layout": ("TOOL_CALL_COLUMNS", "TRAJECTORY_COLUMNS"),
+    "report._terminal": ("render_report", "render_sections"),
+    "reading._traces": ("RICH_FORMAT", "ParsedTrace", "parse_trace", "read_trace"),
 }
 """Private module of each public name; a name is imported when first used (fast start-up)."""
 

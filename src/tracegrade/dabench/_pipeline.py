@@ -15,21 +15,21 @@ from typing import Any
 
 import orjson
 
-from tracegrade.dabench._auditor import AnalystTeam, analyst_team, format_auditor_report
-from tracegrade.dabench._build import DabenchReport, FigureEntry, build_report
-from tracegrade.dabench._compare import Comparison, compare_runs, comparison_sections
-from tracegrade.dabench._evaluate import EvalOptions, EvalSummary, evaluate_run
-from tracegrade.dabench._figures import FigureResult, draw_figures
-from tracegrade.dabench._frame import RunRows, read_evaluated, read_table
-from tracegrade.dabench._health import EngineeringHealth, assess_health, format_health
-from tracegrade.dabench._html import render_report_html
-from tracegrade.dabench._observe import TaskSignals, observe
-from tracegrade.dabench._paper import paper_tables, render_latex, render_markdown
-from tracegrade.dabench._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
-from tracegrade.dabench._records import TaskRecord
-from tracegrade.dabench._registry import TaskMetrics
-from tracegrade.dabench._replay import answer_csv, build_replay, final_answer, finish_replay
-from tracegrade.dabench._sections import Mode
+from tracegrade.dabench.analyses._auditor import AnalystTeam, analyst_team, format_auditor_report
+from tracegrade.dabench.analyses._compare import Comparison, compare_runs, comparison_sections
+from tracegrade.dabench.analyses._health import EngineeringHealth, assess_health, format_health
+from tracegrade.dabench.analyses._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
+from tracegrade.dabench.analyses._replay import answer_csv, build_replay, final_answer, finish_replay
+from tracegrade.dabench.analyses._sections import Mode
+from tracegrade.dabench.metrics._registry import TaskMetrics
+from tracegrade.dabench.reading._observe import TaskSignals, observe
+from tracegrade.dabench.reading._records import TaskRecord
+from tracegrade.dabench.report._build import DabenchReport, FigureEntry, build_report
+from tracegrade.dabench.report._figures import FigureResult, draw_figures
+from tracegrade.dabench.report._html import render_report_html
+from tracegrade.dabench.report._paper import paper_tables, render_latex, render_markdown
+from tracegrade.dabench.tables._evaluate import EvalOptions, EvalSummary, evaluate_run
+from tracegrade.dabench.tables._evaluated import RunRows, read_evaluated, read_table
 from tracegrade.runs import RunFolder
 
 __all__ = ["PipelineOptions", "PipelineResult", "run_pipeline"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tracegrade.dabench._docs import render_columns_doc
+from tracegrade.dabench.tables._docs import render_columns_doc
 from tracegrade.runs import write_atomic
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 It exists so that everything runs end to end without network access; its judgements are
 weak and must not be read as quality claims. The model is pretrained, not chat-tuned: the server
 gets plain prompts and can return the answer's token log-probabilities, from which the ATIF
-front door scores steps in auto mode (see ``tracegrade.atif._local_verdict``).
+front door scores steps in auto mode (see ``tracegrade.atif.asking._local_verdict``).
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from tracegrade.suites._compare import compare_reports
-    from tracegrade.suites._comparisons import (
+    from tracegrade.suites._compare_reports import compare_reports
+    from tracegrade.suites._comparison_registry import (
         BUILTIN_COMPARISONS,
         BUILTIN_REVISION,
         JUDGE_COMPARISON,
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from tracegrade.suites._load import Problem, check_dataset, load_dataset
     from tracegrade.suites._metrics import observe, summarise_metric
     from tracegrade.suites._params import IntervalParameters, SuiteRunParameters
-    from tracegrade.suites._recorded import RecordedResults
+    from tracegrade.suites._recorded_results import RecordedResults
     from tracegrade.suites._records import (
         AttemptRecord,
         AttemptRequest,
@@ -50,8 +50,8 @@ if TYPE_CHECKING:
     from tracegrade.suites._summaries import latency_summary, summarise_suite, usage_summary
 
 _LAZY: dict[str, tuple[str, ...]] = {
-    "_compare": ("compare_reports",),
-    "_comparisons": (
+    "_compare_reports": ("compare_reports",),
+    "_comparison_registry": (
         "BUILTIN_COMPARISONS",
         "BUILTIN_REVISION",
         "JUDGE_COMPARISON",
@@ -66,7 +66,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "_load": ("Problem", "check_dataset", "load_dataset"),
     "_metrics": ("observe", "summarise_metric"),
     "_params": ("IntervalParameters", "SuiteRunParameters"),
-    "_recorded": ("RecordedResults",),
+    "_recorded_results": ("RecordedResults",),
     "_records": ("AttemptRecord", "AttemptRequest", "CheckResult", "Invocation", "MetricObservation", "Observation"),
     "_replay": ("replay_report",),
     "_report": ("exit_code", "read_report", "report_summary", "write_private"),

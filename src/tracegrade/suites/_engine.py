@@ -11,7 +11,12 @@ from typing import Any
 
 from tracegrade.runs import gc_paused
 from tracegrade.suites._checkpoint import Checkpoint
-from tracegrade.suites._comparisons import BUILTIN_COMPARISONS, BUILTIN_REVISION, JUDGE_COMPARISON, ScorerRegistry
+from tracegrade.suites._comparison_registry import (
+    BUILTIN_COMPARISONS,
+    BUILTIN_REVISION,
+    JUDGE_COMPARISON,
+    ScorerRegistry,
+)
 from tracegrade.suites._dataset import Dataset, SuiteSpec, sha256_json
 from tracegrade.suites._judge_check import CHECK_PROMPT_VERSION, JudgeAsker
 from tracegrade.suites._params import SuiteRunParameters

@@ -10,7 +10,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from tracegrade.errors import InputError
 from tracegrade.runs import gc_paused
-from tracegrade.suites._comparisons import ScorerRegistry
+from tracegrade.suites._comparison_registry import ScorerRegistry
 from tracegrade.suites._dataset import (
     MAX_DATASET_BYTES,
     Case,

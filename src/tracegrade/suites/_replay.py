@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.runs import gc_paused
-from tracegrade.suites._comparisons import ScorerRegistry
+from tracegrade.suites._comparison_registry import ScorerRegistry
 from tracegrade.suites._dataset import Dataset, SuiteSpec
 from tracegrade.suites._engine import observation_of, scorer_revisions
 from tracegrade.suites._judge_check import JudgeAsker

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tracegrade.suites._comparisons import ScorerRegistry, gold_problem
+from tracegrade.suites._comparison_registry import ScorerRegistry, gold_problem
 from tracegrade.suites._dataset import Case, Expectation, Metric
 from tracegrade.suites._json import canonical, valid_pointer
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tracegrade.suites._comparisons import JUDGE_COMPARISON, ProjectionError, ScorerRegistry, matches, project
+from tracegrade.suites._comparison_registry import JUDGE_COMPARISON, ProjectionError, ScorerRegistry, matches, project
 from tracegrade.suites._dataset import Case, Expectation, Metric, SuiteSpec, sha256_json
 from tracegrade.suites._json import ABSENT, pointer_tokens, resolve
 from tracegrade.suites._judge_check import JudgeAsker, judge_check

@@ -15,12 +15,12 @@ from pathlib import Path
 from evalhub.adapter import AdapterSettings, FrameworkAdapter, JobCallbacks, JobPhase, JobResults, JobSpec
 from opentelemetry.sdk.metrics import MeterProvider
 
-from tracegrade.atif._artifacts import write_artifacts
-from tracegrade.atif._criteria_params import CriteriaParams
-from tracegrade.atif._engine import RunProgress, ScoringEngine
 from tracegrade.atif._job import JudgeTarget, run_atif_job
-from tracegrade.atif._params import ScoringOptions, parse_parameters
-from tracegrade.atif._results import EvaluationResults
+from tracegrade.atif.criteria._params import CriteriaParams
+from tracegrade.atif.output._artifacts import write_artifacts
+from tracegrade.atif.scoring._engine import RunProgress, ScoringEngine
+from tracegrade.atif.scoring._params import ScoringOptions, parse_parameters
+from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import TracegradeError
 from tracegrade.integrations.evalhub._mlflow import save_run
 from tracegrade.integrations.evalhub._params import job_parameters, judge_target

@@ -1,0 +1,1 @@
+"""Stage 6: other formats turned into ATIF trajectories (Who&When logs)."""

@@ -1,0 +1,1 @@
+"""Stage 7: run folders: artifacts, JSON Schemas, the HTML report, merging shards."""

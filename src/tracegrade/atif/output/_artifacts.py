@@ -1,0 +1,235 @@
+"""Write a scoring run's artifacts: results JSON, summary JSON, per-step Parquet and the HTML report.
+
+``steps.parquet`` is built column by column from typed buffers: ``pyarrow.array`` and
+``Table.from_pylist`` import pandas (a quarter of a second) to look for pandas objects, which a
+small run would otherwise spend more time on than on writing the file. The table is the one
+``Table.from_pylist(step_rows(results), schema=...)`` builds, so the file's bytes are the same.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tracegrade.atif.output._report import render_report
+from tracegrade.atif.scoring._results import EvaluationResults
+from tracegrade.errors import InputError
+from tracegrade.runs import JobStatus, RunFolder
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["ARTIFACT_NAMES", "open_run_folder", "read_results", "step_rows", "write_artifacts"]
+
+ARTIFACT_NAMES = ("evaluation_results.json", "summary.json", "steps.parquet", "report.html")
+
+
+def step_rows(results: EvaluationResults) -> list[dict[str, Any]]:
+    """One flat row per step, with its node's identifiers."""
+    rows = []
+    for node in results.nodes:
+        for step in node.steps:
+            rows.append(
+                {
+                    "job_id": results.job_id,
+                    "root_id": node.root_id,
+                    "node_id": node.node_id,
+                    "parent_id": node.parent_id,
+                    "depth": node.depth,
+                    "agent": node.agent,
+                    "source_path": node.source_path,
+                    "node_status": node.status.value,
+                    "index": step.index,
+                    "segment": step.segment,
+                    "step_id": step.step_id,
+                    "source": step.source,
+                    "status": step.status.value,
+                    "score": step.score,
+                    "criterion_scores": list((step.criterion_scores or {}).items()) or None,
+                    "rationale": step.rationale,
+                    "omitted_history": step.omitted_history,
+                    "error_code": step.error_code,
+                    "failure_candidate": step.failure_candidate,
+                    "category": step.category,
+                    "categorization_status": step.categorization_status.value,
+                    "categorization_error_code": step.categorization_error_code,
+                }
+            )
+    return rows
+
+
+def steps_table(results: EvaluationResults) -> pa.Table:
+    """The ``steps.parquet`` table: :func:`step_rows` in the step schema (pandas is not imported)."""
+    import pyarrow as pa
+
+    rows = step_rows(results)
+    schema = _step_schema()
+    columns = [_column([row[name] for row in rows], schema.field(name).type) for name in schema.names]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> dict[str, Path]:
+    """Write the four artifacts into the run folder, then its manifest; returns their paths by name.
+
+    Raises:
+        OutputError: when the folder cannot be written.
+    """
+    import pyarrow.parquet as pq
+
+    folder = out_dir if isinstance(out_dir, RunFolder) else open_run_folder(out_dir, results.job_id)
+    folder.write_json("evaluation_results.json", results.model_dump(mode="json"))
+    folder.write_json("summary.json", {"job_id": results.job_id, **results.summary.model_dump(mode="json")})
+    buffer = io.BytesIO()
+    pq.write_table(steps_table(results), buffer)
+    folder.write_bytes("steps.parquet", buffer.getvalue())
+    folder.write_text("report.html", render_report(results))
+    folder.finish(JobStatus(results.summary.job_status), {"atif_complete": results.summary.atif_complete})
+    return {name: folder.path / name for name in ARTIFACT_NAMES}
+
+
+def open_run_folder(path: Path, job_id: str) -> RunFolder:
+    """The run folder of an ATIF judge job, checked to be writable before any judge call is paid."""
+    return RunFolder(path, kind="atif-judge", job_id=job_id)
+
+
+def read_results(path: Path) -> EvaluationResults:
+    """Read an ``evaluation_results.json`` (or the run folder holding one).
+
+    Raises:
+        InputError: when there is no such file, or it is not tracegrade's results (one line naming ``path``).
+    """
+    file = path / "evaluation_results.json" if path.is_dir() else path
+    try:
+        return EvaluationResults.model_validate_json(file.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"{path}: no evaluation_results.json there") from None
+    except ValueError as exc:  # pydantic's ValidationError included
+        raise InputError(f"{path}: not a tracegrade evaluation_results.json ({type(exc).__name__})") from None
+
+
+def _step_schema() -> pa.Schema:
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("job_id", pa.string()),
+            ("root_id", pa.string()),
+            ("node_id", pa.string()),
+            ("parent_id", pa.string()),
+            ("depth", pa.int32()),
+            ("agent", pa.string()),
+            ("source_path", pa.string()),
+            ("node_status", pa.string()),
+            ("index", pa.int32()),
+            ("segment", pa.int32()),
+            ("step_id", pa.int32()),
+            ("source", pa.string()),
+            ("status", pa.string()),
+            ("score", pa.float64()),
+            ("criterion_scores", pa.map_(pa.string(), pa.float64())),
+            ("rationale", pa.string()),
+            ("omitted_history", pa.int32()),
+            ("error_code", pa.string()),
+            ("failure_candidate", pa.bool_()),
+            ("category", pa.string()),
+            ("categorization_status", pa.string()),
+            ("categorization_error_code", pa.string()),
+        ]
+    )
+
+
+def _column(values: list[Any], kind: pa.DataType) -> pa.Array:
+    """The array ``pyarrow.array(values, type=kind)`` returns, built from buffers (no pandas import).
+
+    Strings, 32-bit integers, doubles, booleans and string-to-double maps are built here; anything
+    else (a value of another type, strings past 2 GiB) goes through ``pyarrow.array`` itself, so
+    the same values give the same array and the same errors.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    count = len(values)
+    present = [value is not None for value in values]
+    nulls = count - sum(present)
+    validity = _bits(present) if nulls else None
+    plain = [value for value in values if value is not None]
+    if pa.types.is_string(kind) and all(type(value) is str for value in plain):
+        array = _strings(["" if value is None else value for value in values], validity, nulls)
+        if array is not None:
+            return array
+    elif pa.types.is_boolean(kind) and all(type(value) is bool for value in plain):
+        return pa.Array.from_buffers(kind, count, [validity, _bits([value is True for value in values])], nulls)
+    elif (dtype := _numeric_dtype(kind, plain)) is not None:
+        data = np.array([0 if value is None else value for value in values], dtype=dtype)
+        return pa.Array.from_buffers(kind, count, [validity, pa.py_buffer(data)], nulls)
+    elif _is_score_map(kind) and all(_map_entries(value) for value in plain):
+        array = _score_map(values, kind, validity, nulls)
+        if array is not None:
+            return array
+    return pa.array(values, type=kind)
+
+
+def _numeric_dtype(kind: pa.DataType, plain: list[Any]) -> Any:
+    """The NumPy dtype holding ``plain`` exactly as Arrow ``kind`` (int32 or float64), or None."""
+    import numpy as np
+    import pyarrow as pa
+
+    if pa.types.is_int32(kind) and all(type(v) is int and -(1 << 31) <= v < 1 << 31 for v in plain):
+        return np.int32
+    if pa.types.is_float64(kind) and all(type(v) is float for v in plain):
+        return np.float64
+    return None
+
+
+def _bits(flags: list[bool]) -> pa.Buffer:
+    import numpy as np
+    import pyarrow as pa
+
+    return pa.py_buffer(np.packbits(np.array(flags, dtype=bool), bitorder="little"))
+
+
+def _strings(texts: list[str], validity: pa.Buffer | None, nulls: int) -> pa.Array | None:
+    """A string array from one UTF-8 buffer and its offsets; None past what 32-bit offsets reach."""
+    import numpy as np
+    import pyarrow as pa
+
+    encoded = [text.encode() for text in texts]
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(data) for data in encoded], out=offsets[1:])
+    if offsets[-1] >= 1 << 31:
+        return None
+    data = pa.py_buffer(b"".join(encoded))
+    return pa.StringArray.from_buffers(len(texts), pa.py_buffer(offsets.astype(np.int32)), data, validity, nulls)
+
+
+def _is_score_map(kind: pa.DataType) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_map(kind) and pa.types.is_string(kind.key_type) and pa.types.is_float64(kind.item_type))
+
+
+def _map_entries(value: Any) -> bool:
+    """Whether ``value`` is a list of (str, float) pairs, the shape :func:`step_rows` gives a map."""
+    return isinstance(value, list) and all(
+        type(entry) is tuple and len(entry) == 2 and type(entry[0]) is str and type(entry[1]) is float
+        for entry in value
+    )
+
+
+def _score_map(values: list[Any], kind: pa.DataType, validity: pa.Buffer | None, nulls: int) -> pa.Array | None:
+    """A string-to-double map array from buffers (``MapArray.from_arrays`` imports ``pyarrow.compute``)."""
+    import numpy as np
+    import pyarrow as pa
+
+    entries = [entry for value in values if value is not None for entry in value]
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum([0 if value is None else len(value) for value in values], out=offsets[1:])
+    keys = _strings([key for key, _ in entries], None, 0)
+    if keys is None:
+        return None
+    items = pa.Array.from_buffers(
+        pa.float64(), len(entries), [None, pa.py_buffer(np.array([item for _, item in entries], dtype=np.float64))]
+    )
+    pairs = pa.StructArray.from_arrays([keys, items], fields=[kind.key_field, kind.item_field])
+    return pa.Array.from_buffers(kind, len(values), [validity, pa.py_buffer(offsets)], nulls, children=[pairs])

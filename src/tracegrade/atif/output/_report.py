@@ -1,0 +1,288 @@
+"""The self-contained HTML report of a scoring run (template ``atif_report.html``).
+
+This module turns :class:`EvaluationResults` into plain template context (numbers stay numbers,
+None stays None: the template's filters show it as "—"); the page layout, escaping and client-side
+filters live in the template.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tracegrade.atif.scoring._records import NodeResult, RunSummary, StepResult, StepStatus
+from tracegrade.atif.scoring._results import EvaluationResults
+from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html, score_bins
+
+if TYPE_CHECKING:
+    from tracegrade.atif.agreement._records import AgreementReport
+
+__all__ = ["render_report"]
+
+LOWEST_LIMIT = 10
+"""Trajectories listed in the "lowest" table."""
+NOT_A_CANDIDATE = "not_a_candidate"
+"""Category filter value of steps that did not score below the failure threshold."""
+
+_SECTIONS = (
+    ("overview", "Overview"),
+    ("distributions", "Score distributions"),
+    ("lowest", "Lowest trajectories"),
+    ("categories", "Failure categories"),
+    ("inputs", "Skipped and refused inputs"),
+    ("run", "Run parameters"),
+    ("steps", "Steps"),
+)
+_SECRET_NAME = re.compile(r"api_key|secret|password|credential|authorization|header|(^|_)url$", re.IGNORECASE)
+_STEP_NOTES = {
+    StepStatus.COPIED_CONTEXT: "Copied context: a replay of earlier context, kept but not scored and not counted.",
+    StepStatus.NOT_RUN: "Not scored: never sent to the judge (its node failed or was not scored, or the run stopped).",
+    StepStatus.FAILED: "Not scored: the judge gave no usable answer; see the error code.",
+}
+
+
+def render_report(results: EvaluationResults, agreement: AgreementReport | None = None) -> str:
+    """The complete, self-contained HTML document of ``results`` (no external assets).
+
+    With ``agreement`` (from ``tracegrade agree``) the report gains a section comparing the judge with
+    human labels.
+    """
+    context = report_context(results)
+    if agreement is not None:
+        from tracegrade.atif.agreement._report import agreement_rows, issue_rows
+
+        context["sections"] = [*context["sections"], {"id": "agreement", "label": "Agreement with labels"}]
+        context["agreement"] = {"report": agreement, "rows": agreement_rows(agreement),
+                                "unmatched": issue_rows(agreement.unmatched)}
+    return render_html("atif_report.html", **context)
+
+
+def report_context(results: EvaluationResults) -> dict[str, Any]:
+    """Everything the template shows, as plain values."""
+    summary = results.summary
+    steps = [step for node in results.nodes for step in node.steps]
+    return {
+        "agreement": None,
+        "title": "ATIF trajectory judge",
+        "subtitle": _subtitle(results),
+        "sections": [{"id": key, "label": label} for key, label in _SECTIONS],
+        "generated_at": results.created_at,
+        "summary": summary,
+        "cards": _cards(results),
+        "judge": _judge_rows(results.provenance),
+        "distribution": _distribution(results),
+        "lowest": _lowest(results.nodes),
+        "unranked": sum(1 for n in results.nodes if n.aggregate is None),
+        "categories": [{"label": k, "value": v} for k, v in summary.categories.items()],
+        "inputs": [i.model_dump() for i in results.inputs if i.status != "loaded"],
+        "input_count": len(results.inputs),
+        "refused_nodes": [_node_row(n) for n in results.nodes if n.status.value in ("invalid", "unscored")],
+        "parameters": _key_values(results.parameters),
+        "counts": _key_values(summary.counts),
+        "judge_counts": _key_values(summary.judge),
+        "nodes": [_node(n) for n in results.nodes],
+        "status_options": sorted(Counter(s.status.value for s in steps).items()),
+        "category_options": sorted(Counter(_filter_category(s) for s in steps).items()),
+        "not_a_candidate": NOT_A_CANDIDATE,
+    }
+
+
+def _subtitle(results: EvaluationResults) -> str:
+    parts = [f"job {results.job_id}", results.created_at]
+    if results.shard:
+        parts.append(f"shard {results.shard}")
+    return " · ".join(parts)
+
+
+def _cards(results: EvaluationResults) -> list[dict[str, Any]]:
+    summary, provenance = results.summary, results.provenance
+    recorded = provenance.get("judge")
+    judge: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
+    return [
+        {
+            "label": "collection score",
+            "value": fmt_score(summary.atif_overall_score),
+            "hint": f"{summary.subagent_aggregation} aggregation",
+        },
+        {
+            "label": "trajectories scored",
+            "value": str(summary.atif_trajectory_count),
+            "hint": f"nodes of {summary.counts.get('roots', 0)} root trees (subagents, continuations)",
+        },
+        {
+            "label": "categorisation rate",
+            "value": fmt_pct(summary.atif_failure_categorization_rate),
+            "hint": _rate_hint(summary),
+        },
+        {
+            "label": "atif_complete",
+            "value": "yes" if summary.atif_complete else "no",
+            "hint": "every input and node scored" if summary.atif_complete else "something was not scored",
+            "kind": "good" if summary.atif_complete else "bad",
+        },
+        {
+            "label": "job status",
+            "value": summary.job_status.value,
+            "hint": summary.failure_reason,
+            "kind": "good" if summary.job_status.value == "completed" else "bad",
+        },
+        *_repeat_cards(summary),
+        {"label": "judge", "value": str(judge.get("model", MISSING)), "hint": _judge_hint(judge), "kind": "text"},
+        {
+            "label": "prompt version",
+            "value": str(provenance.get("prompt_version", MISSING)),
+            "hint": f"copied context: {provenance.get('copied_context', '—')}",
+            "kind": "text",
+        },
+    ]
+
+
+def _rate_hint(summary: RunSummary) -> str:
+    if not summary.counts.get("failure_candidates"):
+        return "validity proxy; no step scored below the failure threshold"
+    return "validity proxy (judge answers usable), not detection accuracy"
+
+
+def _judge_hint(judge: Mapping[str, Any]) -> str:
+    return f"temperature {_text(judge.get('temperature'))} · seed {_text(judge.get('seed'))}"
+
+
+def _judge_rows(provenance: Mapping[str, Any]) -> list[dict[str, str]]:
+    judge = provenance.get("judge")
+    rows = _key_values(judge) if isinstance(judge, dict) else []
+    hashes = provenance.get("template_hashes")
+    if isinstance(hashes, dict):
+        rows += [{"key": f"{k} template", "value": f"{str(v)[:16]}…"} for k, v in hashes.items()]
+    rows += _key_values({k: v for k, v in provenance.items() if k not in ("judge", "template_hashes")})
+    return rows
+
+
+def _distribution(results: EvaluationResults) -> dict[str, Any] | None:
+    """Histograms of step scores and node own scores (bins of 0.1); None when nothing was scored."""
+    steps = [s.score for n in results.nodes for s in n.steps if s.score is not None]
+    if not steps:
+        return None
+    nodes = [n.own_score for n in results.nodes if n.own_score is not None]
+    threshold = results.parameters.get("failure_threshold")
+    marker = threshold if isinstance(threshold, int | float) and not isinstance(threshold, bool) else None
+    return {"steps": score_bins(steps), "nodes": score_bins(nodes), "n_steps": len(steps),
+            "n_nodes": len(nodes), "threshold": marker}
+
+
+def _lowest(nodes: list[NodeResult]) -> list[dict[str, Any]]:
+    ranked = sorted((n for n in nodes if n.aggregate is not None), key=lambda n: (n.aggregate, n.node_id))
+    return [_node_row(n) for n in ranked[:LOWEST_LIMIT]]
+
+
+def _node_row(node: NodeResult) -> dict[str, Any]:
+    return {
+        "node": {"text": node.node_id, "href": f"#{_anchor(node.node_id)}"},
+        "agent": node.agent,
+        "depth": node.depth,
+        "status": node.status.value,
+        "error_code": node.error_code,
+        "message": node.message,
+        "own_score": node.own_score,
+        "aggregate": node.aggregate,
+        "passed": _yes_no(node.passed),
+        "complete": _yes_no(node.complete),
+        "scored_steps": f"{node.step_count} of {node.total_steps}",
+    }
+
+
+def _node(node: NodeResult) -> dict[str, Any]:
+    criteria = node.criteria or {}
+    listed = criteria.get("criteria")
+    return {
+        **_node_row(node),
+        "anchor": _anchor(node.node_id),
+        "source": node.source_path + (f" {node.location}" if node.location else ""),
+        "low_steps": sum(s.failure_candidate for s in node.steps),
+        "criteria_mode": criteria.get("scoring_mode"),
+        "rubric": criteria.get("rubric_name"),
+        "criteria": listed if isinstance(listed, list) else [],
+        "steps": [_step(s) for s in node.steps],
+    }
+
+
+def _step(step: StepResult) -> dict[str, Any]:
+    return {
+        "index": step.index,
+        "segment": step.segment,
+        "step_id": step.step_id,
+        "source": step.source,
+        "status": step.status.value,
+        "note": _STEP_NOTES.get(step.status),
+        "score": step.score,
+        "criterion_scores": sorted((step.criterion_scores or {}).items()),
+        "rationale": step.rationale,
+        "omitted_history": step.omitted_history,
+        "spread": _spread(step),
+        "error_code": step.error_code,
+        "failure_candidate": step.failure_candidate,
+        "category": step.category,
+        "categorization_status": step.categorization_status.value,
+        "categorization_rationale": step.categorization_rationale,
+        "categorization_error_code": step.categorization_error_code,
+        "filter_category": _filter_category(step),
+        "content": step.content,
+    }
+
+
+def _spread(step: StepResult) -> str | None:
+    """The verdicts of a repeated step in one line; None without repeats."""
+    spread = step.repeats
+    if spread is None:
+        return None
+    verdicts = ", ".join(fmt_score(score) for score in spread.scores)
+    unstable = " · straddles the failure threshold" if spread.unstable else ""
+    return f"{len(spread.scores)} verdicts ({verdicts}) · sd {fmt_score(spread.std)}{unstable}"
+
+
+def _repeat_cards(summary: RunSummary) -> list[dict[str, Any]]:
+    repeats = summary.repeats
+    if repeats is None:
+        return []
+    interval = repeats.overall_score_interval
+    bounds = (MISSING if interval.low is None or interval.high is None
+              else f"{fmt_score(interval.low)}–{fmt_score(interval.high)}")
+    return [
+        {"label": "unstable steps", "value": fmt_pct(repeats.unstable_share),
+         "hint": f"{repeats.unstable_steps} of {repeats.steps} steps straddle the threshold "
+                 f"({repeats.repeats} verdicts each)",
+         "kind": "warn" if repeats.unstable_steps else "good"},
+        {"label": "score interval", "value": bounds, "kind": "text",
+         "hint": interval.reason or f"{interval.level:.0%} bootstrap over steps"},
+    ]
+
+
+def _filter_category(step: StepResult) -> str:
+    if not step.failure_candidate:
+        return NOT_A_CANDIDATE
+    return step.category or step.categorization_status.value
+
+
+def _key_values(values: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Rows of name and shown value; values whose name suggests a secret are withheld."""
+    return [
+        {"key": key, "value": "(withheld)" if _SECRET_NAME.search(key) else _text(value)}
+        for key, value in values.items()
+    ]
+
+
+def _anchor(node_id: str) -> str:
+    return "node-" + re.sub(r"[^A-Za-z0-9_-]", lambda m: f".{ord(m.group()):x}", node_id)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _yes_no(value: bool | None) -> str:
+    return MISSING if value is None else ("yes" if value else "no")

@@ -1,0 +1,321 @@
+"""Load files, directories or several paths of ATIF trajectories into trees."""
+
+from __future__ import annotations
+
+import gc
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from tracegrade.atif.reading._checks import DocumentFacts, document_facts
+from tracegrade.atif.reading._document import Document, DocumentProblem, read_documents
+from tracegrade.atif.reading._options import LoadOptions
+from tracegrade.atif.reading._records import (
+    FileReport,
+    InputAccount,
+    InputStatus,
+    LoadResult,
+    NodeStatus,
+    TrajectoryNode,
+    iter_nodes,
+)
+from tracegrade.atif.reading._refs import RefProblem, resolve_ref
+from tracegrade.atif.reading._tree import RefIssue, StepRefs, TreeBuilder, iter_file_refs, skeleton
+from tracegrade.errors import InputError, LimitExceededError
+
+__all__ = ["load_trajectories"]
+
+_SUFFIXES = (".json", ".jsonl")
+
+
+class _Store:
+    """Reads each file at most once, enforcing the file-count limit.
+
+    With ``slim`` (``validate``), each document's report facts are taken as it is read and only its
+    skeleton (what tree building reads) is kept, so memory stays small however many files there are.
+    """
+
+    def __init__(self, options: LoadOptions, *, reports: bool, slim: bool) -> None:
+        self.options = options
+        self.reports = reports
+        self.slim = slim
+        self.files: dict[Path, list[Document | DocumentProblem]] = {}
+        self.facts: dict[tuple[Path, str], DocumentFacts] = {}
+        self.refs = StepRefs()
+        """Shared by root finding and tree building; filled as each document is read."""
+
+    def read(self, path: Path) -> list[Document | DocumentProblem]:
+        if path not in self.files:
+            if len(self.files) >= self.options.max_trajectory_files:
+                raise LimitExceededError(
+                    f"{path}: more than max_trajectory_files={self.options.max_trajectory_files} files"
+                )
+            self.files[path] = [self._keep(item) for item in read_documents(path, self.options)]
+        return self.files[path]
+
+    def _keep(self, item: Document | DocumentProblem) -> Document | DocumentProblem:
+        if isinstance(item, DocumentProblem):
+            return item
+        # validate keeps skeletons only: there a load-wide search would keep every full model alive
+        refs = StepRefs() if self.slim else self.refs
+        if self.reports:
+            self.facts[(item.path, item.location)] = document_facts(item.trajectory, refs)
+        if self.slim:
+            item = Document(item.path, item.location, skeleton(item.trajectory, refs))
+        self.refs.of(item.trajectory)  # now, while its steps are still in the CPU caches
+        return item
+
+    def single(self, path: Path) -> Document | DocumentProblem:
+        """The one document of a referenced file (a JSONL file cannot be a reference target)."""
+        documents = self.read(path)
+        if path.suffix == ".jsonl" or len(documents) != 1:
+            return DocumentProblem(path, "", "invalid_reference_target", "a reference must name a .json file")
+        return documents[0]
+
+
+def load_trajectories(
+    paths: Sequence[str | Path],
+    options: LoadOptions | None = None,
+    *,
+    reports: bool = False,
+    trees: bool = True,
+) -> LoadResult:
+    """Read files, directories (recursive) or several paths into trajectory trees.
+
+    ``reports=True`` also fills ``LoadResult.files`` with per-file verdicts and warnings. ``trees=False``
+    (with ``reports=True``, as ``tracegrade validate`` does) keeps only each document's report facts and
+    references while reading, so memory does not grow with the size of the inputs; ``roots`` is then empty.
+
+    Raises:
+        InputError: a path does not exist, is not a regular file or a directory, is a directory without
+            trajectory files, or (strict mode) an input file is invalid.
+        LimitExceededError: a file-count or total-step limit was exceeded.
+    """
+    options = options or LoadOptions()
+    if not paths:
+        raise InputError("no input paths given")
+    with _no_cyclic_gc():
+        return _load(paths, options, reports, trees)
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while loading.
+
+    Loading only allocates objects that live as long as the job, so collections during the load find nothing
+    and their cost grows with the heap. Afterwards the survivors are moved straight to the oldest generation
+    (``freeze`` then ``unfreeze``, two list splices) instead of being scanned by the next young collection,
+    which would only find them alive; the collector runs as usual afterwards. When the caller has frozen
+    objects itself the move is skipped, since ``unfreeze`` would release those too.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def _load(paths: Sequence[str | Path], options: LoadOptions, reports: bool, trees: bool) -> LoadResult:
+    inputs, skipped = _collect(paths, options)
+    base = _common_base([root for _, root in inputs])
+    store = _Store(options, reports=reports, slim=not trees)
+    for path, _ in inputs:
+        store.read(path)
+    if options.strict:
+        _raise_first_problem(store)
+    roots = _root_documents(inputs, store, store.refs)
+    built: list[TrajectoryNode] = []
+    issues: list[RefIssue] = []
+    steps = 0
+    for document, root in roots:
+        builder = TreeBuilder(
+            root=root,
+            base=base,
+            max_depth=options.max_subagent_depth,
+            load_file=store.single,
+            keep_steps=trees,
+            refs=store.refs,
+        )
+        tree = builder.build(document)
+        steps += builder.step_count
+        built.append(tree)
+        issues.extend(builder.issues)
+    _check_total_steps(steps, options)
+    accounts = _accounts(store, skipped, issues)
+    files = _file_reports(store, built, issues) if reports else ()
+    return LoadResult(tuple(built) if trees else (), accounts, files)
+
+
+def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tuple[Path, Path]], list[InputAccount]]:
+    found: dict[Path, Path] = {}
+    skipped: list[InputAccount] = []
+    for raw in paths:
+        given = Path(raw)
+        try:
+            mode = given.stat().st_mode
+        except OSError:
+            raise InputError(f"{given}: no such file or directory") from None
+        if stat.S_ISDIR(mode):
+            root = given.resolve()
+            before = len(found) + len(skipped)
+            for file in _walk(root, skipped):
+                found.setdefault(file, root)
+            if len(found) + len(skipped) == before:
+                raise InputError(f"{given}: no trajectory files (.json, .jsonl) in this directory", code="no_inputs")
+        elif stat.S_ISREG(mode):
+            real = given.resolve()
+            found.setdefault(real, real.parent)
+        else:
+            raise InputError(
+                f"{given}: not a regular file or a directory (a FIFO, socket or device is never read)",
+                code="not_a_file",
+            )
+        if len(found) > options.max_trajectory_files:
+            raise LimitExceededError(
+                f"{given}: more than max_trajectory_files={options.max_trajectory_files} trajectory files"
+            )
+    return sorted(found.items()), skipped
+
+
+def _walk(root: Path, skipped: list[InputAccount]) -> Iterator[Path]:
+    """Trajectory files under ``root`` (already resolved), without following directory links.
+
+    A plain file reached through plain directories is already its real path; links and anything else
+    named like a trajectory go through ``resolve_ref``, which refuses what leaves the root.
+    """
+    folders = [str(root)]
+    while folders:
+        with os.scandir(folders.pop()) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(entry.path)
+            elif entry.name.endswith(_SUFFIXES):
+                if entry.is_file(follow_symlinks=False):
+                    yield Path(entry.path)
+                    continue
+                path = Path(entry.path)
+                target = resolve_ref(entry.path, path, root)
+                if isinstance(target, RefProblem):
+                    skipped.append(InputAccount(entry.path, "", InputStatus.SKIPPED, target.code, target.message))
+                else:
+                    yield target
+
+
+def _common_base(roots: list[Path]) -> Path:
+    if not roots:
+        return Path.cwd()
+    return Path(os.path.commonpath([str(r) for r in roots]))
+
+
+def _raise_first_problem(store: _Store) -> None:
+    for documents in store.files.values():
+        for item in documents:
+            if isinstance(item, DocumentProblem):
+                raise InputError(item.describe(), code=item.code)
+
+
+def _root_documents(inputs: list[tuple[Path, Path]], store: _Store, refs: StepRefs) -> list[tuple[Document, Path]]:
+    """Documents no other input file references; files only reachable through a cycle become roots too."""
+    referenced: dict[Path, set[Path]] = {}
+    for path, root in inputs:
+        for item in store.files[path]:
+            if isinstance(item, Document):
+                for ref in iter_file_refs(item.trajectory, refs):
+                    target = resolve_ref(ref, path, root)
+                    if isinstance(target, Path) and target != path:
+                        referenced.setdefault(target, set()).add(path)
+    roots = [(path, root) for path, root in inputs if path not in referenced]
+    reached = _reachable([p for p, _ in roots], referenced)
+    for path, root in inputs:
+        if path not in reached:
+            roots.append((path, root))
+            reached |= _reachable([path], referenced)
+    return [(doc, root) for path, root in roots for doc in store.files[path] if isinstance(doc, Document)]
+
+
+def _reachable(starts: list[Path], referenced: dict[Path, set[Path]]) -> set[Path]:
+    children: dict[Path, set[Path]] = {}
+    for target, referrers in referenced.items():
+        for referrer in referrers:
+            children.setdefault(referrer, set()).add(target)
+    seen: set[Path] = set()
+    stack = list(starts)
+    while stack:
+        path = stack.pop()
+        if path not in seen:
+            seen.add(path)
+            stack.extend(children.get(path, ()))
+    return seen
+
+
+def _check_total_steps(total: int, options: LoadOptions) -> None:
+    if total > options.max_total_steps:
+        raise LimitExceededError(f"inputs hold {total} steps, over max_total_steps={options.max_total_steps}")
+
+
+def _accounts(store: _Store, skipped: list[InputAccount], issues: list[RefIssue]) -> tuple[InputAccount, ...]:
+    accounts = list(skipped)
+    for documents in store.files.values():
+        for item in documents:
+            if isinstance(item, Document):
+                accounts.append(InputAccount(str(item.path), item.location, InputStatus.LOADED))
+            else:
+                accounts.append(
+                    InputAccount(str(item.path), item.location, InputStatus.INVALID, item.code, item.describe())
+                )
+    for issue in issues:
+        if issue.code in {"unresolvable_ref", "ref_outside_root", "url_ref", "symlink_loop", "cycle"}:
+            accounts.append(
+                InputAccount(
+                    issue.target,
+                    f"{issue.referrer}#{issue.location}",
+                    InputStatus.INVALID,
+                    issue.code,
+                    f"{issue.referrer}: {issue.location}: {issue.message}",
+                )
+            )
+    return tuple(accounts)
+
+
+def _file_reports(store: _Store, trees: list[TrajectoryNode], issues: list[RefIssue]) -> tuple[FileReport, ...]:
+    roles: dict[str, str] = {}
+    for tree in trees:
+        for node in iter_nodes(tree):
+            if node.status is not NodeStatus.INVALID and not node.embedded:
+                roles.setdefault(node.source_path, "root" if node.depth == 0 else "subagent")
+            for segment in node.segments:
+                roles[segment] = "continuation"
+    by_file: dict[Path, list[str]] = {}
+    for issue in issues:
+        by_file.setdefault(issue.referrer, []).append(f"{issue.location}: {issue.message}")
+    reports = []
+    for path, documents in store.files.items():
+        for item in documents:
+            if isinstance(item, DocumentProblem):
+                reports.append(FileReport(str(path), item.location, False, code=item.code, error=item.describe()))
+                continue
+            facts = store.facts[(item.path, item.location)]
+            reports.append(
+                FileReport(
+                    path=str(path),
+                    location=item.location,
+                    valid=True,
+                    schema_version=facts.schema_version,
+                    agent=facts.agent,
+                    steps=facts.steps,
+                    embedded_subagents=facts.embedded_subagents,
+                    file_subagents=facts.file_subagents,
+                    continuation=facts.continuation,
+                    role=roles.get(str(path), "root"),
+                    warnings=facts.warnings + tuple(by_file.get(path, ())),
+                )
+            )
+    return tuple(reports)

@@ -1,0 +1,107 @@
+"""Find the task a trajectory was asked to do, and give it a stable hash.
+
+The task comes from the trajectory's own metadata or from what the user said first;
+it is never guessed from tool output, observations or agent messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tracegrade.atif.reading._models import Step, Trajectory
+    from tracegrade.atif.reading._records import TrajectoryNode
+
+__all__ = ["normalize_task", "resolve_task", "task_hash"]
+
+
+def resolve_task(node: TrajectoryNode) -> str | None:
+    """Return the normalised task of a trajectory node, or None when it has none.
+
+    The order is: a non-blank string ``extra.task_instruction`` on the trajectory, then
+    the text of the first user step that carries any text (the text parts of a multimodal
+    message are joined; images and audio are ignored). Later user messages are history
+    and never replace the first one.
+
+    Args:
+        node: A loaded trajectory node.
+
+    Returns:
+        The task after :func:`normalize_task`, or None when no task can be found.
+
+    """
+    trajectory = node.trajectory
+    if trajectory is None:
+        return None
+    declared = _declared_task(trajectory)
+    if declared is not None:
+        return declared
+    return _first_user_text(_node_steps(node, trajectory))
+
+
+def normalize_task(text: str) -> str:
+    """Tidy task text: unify line endings and drop trailing and surrounding whitespace.
+
+    Line endings become LF, trailing spaces are removed from every line and blank lines
+    at both ends are dropped. Indentation inside the text is kept, because it can carry
+    meaning (code in the task); :func:`task_hash` ignores it.
+
+    Args:
+        text: Raw task text.
+
+    Returns:
+        The normalised text (empty when ``text`` holds only whitespace).
+
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip()
+
+
+def task_hash(task: str) -> str:
+    """SHA-256 (hex) of the task with all whitespace runs collapsed to one space and the ends stripped.
+
+    Tasks that differ only in spacing, indentation or line breaks share a hash, and so
+    share one criteria derivation.
+
+    Args:
+        task: Task text.
+
+    Returns:
+        A 64-character hex digest.
+
+    """
+    return hashlib.sha256(" ".join(task.split()).encode("utf-8")).hexdigest()
+
+
+def _declared_task(trajectory: Trajectory) -> str | None:
+    value = (trajectory.extra or {}).get("task_instruction")
+    if not isinstance(value, str):
+        return None
+    return normalize_task(value) or None
+
+
+def _node_steps(node: TrajectoryNode, trajectory: Trajectory) -> Iterable[Step]:
+    # Nodes built by the loader carry the logical steps (continuations joined); a node
+    # built by hand may only carry the trajectory model.
+    if node.steps:
+        return (logical.step for logical in node.steps)
+    return trajectory.steps
+
+
+def _first_user_text(steps: Iterable[Step]) -> str | None:
+    for step in steps:
+        if step.source != "user":
+            continue
+        text = normalize_task(_message_text(step))
+        if text:
+            return text
+    return None
+
+
+def _message_text(step: Step) -> str:
+    message = step.message
+    if isinstance(message, str):
+        return message
+    return "\n".join(part.text for part in message if part.type == "text" and part.text)

@@ -1,0 +1,164 @@
+"""Turn finished node states into result records and the run summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from tracegrade.atif.criteria._sources import CriteriaFailure, ResolvedCriteria
+from tracegrade.atif.reading._records import InputAccount, InputStatus, NodeStatus
+from tracegrade.atif.scoring._engine import NodeState
+from tracegrade.atif.scoring._maths import (
+    NodeDraft,
+    NodeRollup,
+    SubagentAggregation,
+    categorization_rate,
+    collection_score,
+    rollup,
+)
+from tracegrade.atif.scoring._records import NodeResult, NodeStatusCode, RunSummary, StepResult, StepStatus
+from tracegrade.atif.scoring._repeats import repeat_summary
+from tracegrade.runs._status import JobStatus
+
+__all__ = ["node_results", "summarize"]
+
+
+def node_results(states: Sequence[NodeState], completion_threshold: float) -> list[NodeResult]:
+    """Result records in tree order, with own scores, aggregates, completeness and pass/fail."""
+    children: dict[str, list[NodeState]] = {}
+    for state in states:
+        if state.parent is not None:
+            children.setdefault(state.parent.node.node_id, []).append(state)
+    statuses = {s.node.node_id: _status(s) for s in states}
+    rollups: dict[str, NodeRollup] = {}
+    for state in states:
+        if state.parent is None:
+            rollups.update(rollup(_draft(state, children, statuses), completion_threshold))
+    return [_record(s, statuses[s.node.node_id], rollups[s.node.node_id], children) for s in states]
+
+
+def _status(state: NodeState) -> NodeStatusCode:
+    node = state.node
+    if node.status is NodeStatus.INVALID:
+        return NodeStatusCode.INVALID
+    if node.status is NodeStatus.UNSCORED:
+        return NodeStatusCode.UNSCORED
+    if state.error_code is not None:
+        return NodeStatusCode.FAILED
+    if any(s.status is StepStatus.NOT_RUN for s in state.steps.values()) or state.criteria is None:
+        return NodeStatusCode.NOT_RUN
+    return NodeStatusCode.SCORED
+
+
+def _draft(
+    state: NodeState, children: Mapping[str, list[NodeState]], statuses: Mapping[str, NodeStatusCode]
+) -> NodeDraft:
+    node_id = state.node.node_id
+    scores = tuple(s.score for s in _ordered(state) if s.status is StepStatus.SCORED and s.score is not None)
+    kids = tuple(_draft(c, children, statuses) for c in children.get(node_id, []))
+    return NodeDraft(node_id, statuses[node_id], scores, kids)
+
+
+def _ordered(state: NodeState) -> list[StepResult]:
+    return [state.steps[i] for i in sorted(state.steps)]
+
+
+def _record(
+    state: NodeState, status: NodeStatusCode, roll: NodeRollup, children: Mapping[str, list[NodeState]]
+) -> NodeResult:
+    node = state.node
+    trajectory = node.trajectory
+    root = state
+    while root.parent is not None:
+        root = root.parent
+    criteria = state.criteria
+    provenance = criteria.provenance() if isinstance(criteria, ResolvedCriteria | CriteriaFailure) else None
+    error_code = state.error_code
+    if status in (NodeStatusCode.INVALID, NodeStatusCode.UNSCORED):
+        error_code = node.reason
+    return NodeResult(
+        node_id=node.node_id,
+        parent_id=state.parent.node.node_id if state.parent is not None else None,
+        root_id=root.node.node_id,
+        source_path=node.source_path,
+        location=node.location,
+        trajectory_id=node.trajectory_id,
+        session_id=trajectory.session_id if trajectory is not None else None,
+        agent=node.agent_name,
+        depth=node.depth,
+        status=status,
+        error_code=error_code,
+        message=state.message or node.message,
+        complete=roll.complete,
+        own_score=roll.own_score,
+        aggregate=roll.aggregate,
+        passed=roll.passed,
+        step_count=roll.step_count,
+        subtree_step_count=roll.subtree_step_count,
+        total_steps=len(node.steps),
+        parent_step_index=node.parent_step_index,
+        children=[c.node.node_id for c in children.get(node.node_id, [])],
+        criteria=provenance,
+        steps=_ordered(state),
+    )
+
+
+def summarize(
+    nodes: Sequence[NodeResult],
+    inputs: Sequence[InputAccount],
+    mode: SubagentAggregation,
+    *,
+    job_status: JobStatus,
+    failure_reason: str | None,
+    judge_counts: Mapping[str, int],
+    shard: bool = False,
+    repeats: int = 1,
+) -> RunSummary:
+    """The headline metrics and counts of a run (pure: a merge of shards calls it too).
+
+    A shard that received no roots completes with zero roots (``shard=True``); a whole job with
+    nothing to score fails. ``atif_complete`` is false when any input was invalid or skipped.
+    """
+    score, count = collection_score(nodes, mode)
+    roots = [n for n in nodes if n.depth == 0]
+    if job_status == JobStatus.COMPLETED and roots and all(n.status is NodeStatusCode.FAILED for n in roots):
+        job_status, failure_reason = JobStatus.FAILED, "every root trajectory failed"
+    if job_status == JobStatus.COMPLETED and not roots and not shard:
+        job_status, failure_reason = JobStatus.FAILED, "no trajectories to score"
+    invalid_inputs = sum(1 for a in inputs if a.status is InputStatus.INVALID)
+    skipped_inputs = sum(1 for a in inputs if a.status is InputStatus.SKIPPED)
+    complete = (
+        job_status == JobStatus.COMPLETED
+        and invalid_inputs == 0
+        and skipped_inputs == 0
+        and all(n.status is NodeStatusCode.SCORED and n.complete for n in nodes)
+    )
+    steps = [s for n in nodes for s in n.steps]
+    step_status = Counter(s.status.value for s in steps)
+    node_status = Counter(n.status.value for n in nodes)
+    counts = {
+        "roots": len(roots),
+        "nodes": len(nodes),
+        **{f"nodes_{k}": v for k, v in sorted(node_status.items())},
+        "steps": len(steps),
+        **{f"steps_{k}": v for k, v in sorted(step_status.items())},
+        "failure_candidates": sum(s.failure_candidate for s in steps),
+        "invalid_inputs": invalid_inputs,
+        "skipped_inputs": skipped_inputs,
+    }
+    categories = Counter(s.category or s.categorization_status.value for s in steps if s.failure_candidate)
+    return RunSummary(
+        atif_overall_score=score,
+        atif_trajectory_count=count,
+        atif_failure_categorization_rate=categorization_rate(nodes),
+        overall_score=score,
+        num_examples_evaluated=count,
+        atif_complete=complete,
+        subagent_aggregation=mode.value,
+        job_status=job_status,
+        failure_reason=failure_reason,
+        counts=counts,
+        categories=dict(sorted(categories.items())),
+        judge=dict(judge_counts),
+        repeats=repeat_summary(nodes, score, mode.value, repeats) if repeats > 1 else None,
+    )

@@ -1,0 +1,123 @@
+"""Pure score maths: node roll-ups over the subagent tree and collection metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode
+
+__all__ = [
+    "NodeDraft",
+    "NodeRollup",
+    "SubagentAggregation",
+    "categorization_rate",
+    "collection_score",
+    "mean",
+    "rollup",
+]
+
+
+class SubagentAggregation(StrEnum):
+    """How node scores combine into the collection score."""
+
+    FLAT = "flat"
+    """Mean of the own scores of the scored nodes under scored roots (each node counts once, whatever its size)."""
+    HIERARCHICAL = "hierarchical"
+    """Mean of the roots' subtree aggregates."""
+    SEPARATE = "separate"
+    """Mean of the roots' own scores; descendants appear only in the details."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeDraft:
+    """What the maths needs of a node: its status, its scored steps and its children."""
+
+    node_id: str
+    status: NodeStatusCode
+    step_scores: tuple[float, ...]
+    children: tuple[NodeDraft, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRollup:
+    """Scores of one node once its subtree is known."""
+
+    own_score: float | None
+    aggregate: float | None
+    complete: bool
+    passed: bool | None
+    step_count: int
+    subtree_step_count: int
+
+
+def mean(values: Iterable[float]) -> float | None:
+    """Arithmetic mean, or None for no values."""
+    items = list(values)
+    return sum(items) / len(items) if items else None
+
+
+def rollup(draft: NodeDraft, completion_threshold: float) -> dict[str, NodeRollup]:
+    """Roll scores up the tree rooted at ``draft``; returns one entry per node id.
+
+    own = mean of the node's step scores; aggregate = (own * own_steps + sum(child_aggregate *
+    child_steps)) / (own_steps + sum(child_steps)) over children that have an aggregate. A node is
+    complete when it scored and every descendant scored; it passes when complete and its aggregate
+    is at least ``completion_threshold``.
+    """
+    out: dict[str, NodeRollup] = {}
+    _rollup(draft, completion_threshold, out)
+    return out
+
+
+def _rollup(draft: NodeDraft, threshold: float, out: dict[str, NodeRollup]) -> NodeRollup:
+    children = [_rollup(child, threshold, out) for child in draft.children]
+    scored = draft.status is NodeStatusCode.SCORED
+    own = mean(draft.step_scores) if scored else None
+    own_steps = len(draft.step_scores) if scored else 0
+    weighted = [(c.aggregate, c.subtree_step_count) for c in children if c.aggregate is not None]
+    total_steps = own_steps + sum(steps for _, steps in weighted)
+    aggregate: float | None = None
+    if scored and total_steps > 0:
+        aggregate = ((own or 0.0) * own_steps + sum(a * s for a, s in weighted)) / total_steps
+    complete = scored and all(c.complete for c in children)
+    passed = None if aggregate is None else complete and aggregate >= threshold
+    result = NodeRollup(own, aggregate, complete, passed, own_steps, total_steps if scored else 0)
+    out[draft.node_id] = result
+    return result
+
+
+def collection_score(nodes: Sequence[NodeResult], mode: SubagentAggregation) -> tuple[float | None, int]:
+    """The collection score and how many trajectories contribute to it."""
+    if mode is SubagentAggregation.FLAT:
+        # only the subtrees of roots that scored count (as in the other modes)
+        good_roots = {n.node_id for n in nodes if n.depth == 0 and n.status is NodeStatusCode.SCORED}
+        values = [
+            n.own_score
+            for n in nodes
+            if n.status is NodeStatusCode.SCORED and n.own_score is not None and n.root_id in good_roots
+        ]
+    elif mode is SubagentAggregation.HIERARCHICAL:
+        values = [n.aggregate for n in nodes if n.depth == 0 and n.aggregate is not None]
+    else:
+        values = [n.own_score for n in nodes if n.depth == 0 and n.own_score is not None]
+    scores = [v for v in values if v is not None]
+    return mean(scores), len(scores)
+
+
+def categorization_rate(nodes: Sequence[NodeResult]) -> float:
+    """Share of nodes with low-scoring steps whose every low step got an actionable category.
+
+    ``none`` (abstention), uncategorised answers and judge errors all count against coverage.
+    By convention the rate is 1.0 when no step scored low. It reflects the validity of the judge's
+    answers, not whether the categories are right.
+    """
+    low = [n for n in nodes if any(s.failure_candidate for s in n.steps)]
+    if not low:
+        return 1.0
+    covered = sum(
+        all(s.categorization_status is CategorizationStatus.CATEGORIZED for s in n.steps if s.failure_candidate)
+        for n in low
+    )
+    return covered / len(low)

@@ -1,0 +1,188 @@
+"""Every parameter of an ATIF scoring job, declared once (the EvalHub provider's names).
+
+The CLI options of ``tracegrade judge``, the EvalHub provider's parameter table and the run
+metadata are all generated from :class:`CriteriaInputs` and :class:`ScoringOptions`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+
+from tracegrade.atif.criteria._params import DEFAULT_REFERENCE_RUBRIC, CriteriaParams, validate_criteria_params
+from tracegrade.atif.reading._options import LoadOptions
+from tracegrade.atif.scoring._maths import SubagentAggregation
+from tracegrade.errors import ConfigError
+from tracegrade.judge._settings import JudgeSettings
+from tracegrade.rubric._models import ScoringMode
+
+__all__ = ["CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "parse_parameters"]
+
+_LOAD: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(LoadOptions)}
+_JUDGE: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(JudgeSettings)}
+_INT64 = 2**63 - 1
+"""Largest integer a parameter takes: what JSON tools, telemetry and Parquet carry (int64)."""
+_DAY = 86_400.0
+"""Longest judge deadline or retry delay accepted, in seconds."""
+
+
+class PartialResultPolicy(StrEnum):
+    """What a failed node does to the job."""
+
+    FAIL_FAST = "fail_fast"
+    """The first failed node stops new judge calls and fails the job (finished results are kept)."""
+    SKIP_FAILED_TRAJECTORY = "skip_failed_trajectory"
+    """Failed nodes are kept with their code; successful roots still count."""
+
+
+class CriteriaInputs(BaseModel):
+    """Where the criteria come from, as given (validated and loaded by ``validate_criteria_params``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scoring_mode: ScoringMode = Field(
+        ScoringMode.AUTO,
+        description="Where the criteria come from: auto (derived from each task), benchmark, reference or custom.",
+    )
+    benchmark_name: str | None = Field(
+        None, description="Built-in benchmark rubric for scoring_mode=benchmark "
+        "(swebench-verified, terminal-bench, humanevalfix)."
+    )
+    reference_registry_path: str | None = Field(
+        None, description="JSON registry of reference rubrics for scoring_mode=reference."
+    )
+    reference_rubric: str = Field(DEFAULT_REFERENCE_RUBRIC, description="Rubric picked from the reference registry.")
+    provider_params: dict[str, Any] | None = Field(
+        None, description="Provider options; provider_params.rubric holds a custom rubric "
+        "(object, or YAML/JSON text) for scoring_mode=custom."
+    )
+    custom_rubric: str | dict[str, Any] | None = Field(None, description="Older spelling of provider_params.rubric.")
+    custom_rubric_path: str | None = Field(
+        None, description="Custom rubric file (YAML or JSON) for scoring_mode=custom."
+    )
+
+
+class ScoringOptions(BaseModel):
+    """Everything except the criteria source that shapes a scoring run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    trajectory_path: str = Field(
+        "/test_data/trajectory.json", description="ATIF file or folder to score (folders are read recursively)."
+    )
+    completion_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, allow_inf_nan=False,
+        description="A trajectory passes when complete and its aggregate is at least this.",
+    )
+    failure_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, allow_inf_nan=False,
+        description="Steps scoring below this are sent for failure categorisation.",
+    )
+    subagent_aggregation: SubagentAggregation = Field(
+        SubagentAggregation.FLAT,
+        description="How subagents count in atif_overall_score: flat, hierarchical or separate.",
+    )
+    partial_result_policy: PartialResultPolicy = Field(
+        PartialResultPolicy.FAIL_FAST,
+        description="fail_fast stops at the first failed trajectory; skip_failed_trajectory keeps going.",
+    )
+    score_copied_context: bool = Field(
+        False,
+        description="Also score steps marked is_copied_context (replayed earlier context), so that every "
+        "recorded frame is scored; by default they are kept in the results but not scored again.",
+    )
+    max_subagent_depth: StrictInt = Field(
+        _LOAD["max_subagent_depth"], ge=0, le=_INT64, description="Deeper subagents are kept but left unscored."
+    )
+    max_total_steps: StrictInt = Field(
+        _LOAD["max_total_steps"], ge=1, le=_INT64, description="Most steps in the whole input."
+    )
+    max_file_bytes: StrictInt = Field(
+        _LOAD["max_file_bytes"], ge=1, le=_INT64, description="Largest trajectory file read."
+    )
+    max_trajectory_files: StrictInt = Field(
+        _LOAD["max_trajectory_files"], ge=1, le=_INT64, description="Most trajectory files read."
+    )
+    max_steps_per_trajectory: StrictInt = Field(
+        _LOAD["max_steps_per_trajectory"], ge=1, le=_INT64, description="Most steps in one trajectory."
+    )
+    tolerant_inputs: bool = Field(
+        False, description="Record unreadable files and go on (atif_complete is then false) instead of failing."
+    )
+    num_examples: StrictInt | None = Field(
+        None, ge=1, le=_INT64, description="Score only the first N root trajectories (sorted by path)."
+    )
+    concurrency_limit: StrictInt = Field(
+        _JUDGE["concurrency_limit"], ge=1, le=1024, description="Judge requests in flight at once."
+    )
+    judge_timeout_seconds: float = Field(
+        _JUDGE["judge_timeout_seconds"], gt=0, le=_DAY, allow_inf_nan=False,
+        description="Deadline of one judge HTTP attempt.",
+    )
+    judge_max_attempts: StrictInt = Field(
+        _JUDGE["judge_max_attempts"], ge=1, le=10, description="Attempts per judge call, retries included."
+    )
+    judge_initial_backoff_seconds: float = Field(
+        _JUDGE["judge_initial_backoff_seconds"], ge=0, le=_DAY, allow_inf_nan=False,
+        description="First retry delay; it doubles on each retry.",
+    )
+    max_judge_requests: StrictInt | None = Field(
+        None, ge=1, le=_INT64, description="Budget of judge HTTP attempts for the whole job (unlimited if unset)."
+    )
+    max_context_bytes: StrictInt = Field(
+        _JUDGE["max_context_bytes"], ge=1024, le=_INT64, description="Byte budget of one judge request."
+    )
+    judge_temperature: float = Field(
+        _JUDGE["temperature"], ge=0.0, le=2.0, allow_inf_nan=False, description="Judge sampling temperature."
+    )
+    judge_max_tokens: StrictInt | None = Field(
+        _JUDGE["max_tokens"], ge=1, le=_INT64, description="Judge answer token limit."
+    )
+    judge_seed: StrictInt | None = Field(
+        None, ge=-_INT64 - 1, le=_INT64, description="Judge sampling seed, when the endpoint supports one."
+    )
+    judge_repeats: StrictInt = Field(
+        1, ge=1, le=20,
+        description="Independent verdicts per step (distinct seeds, each cached); the step score is their mean "
+        "and the results report their spread. 1 keeps single-verdict results unchanged.",
+    )
+
+    def load_options(self) -> LoadOptions:
+        """The loader's limits and mode."""
+        return LoadOptions(
+            max_file_bytes=self.max_file_bytes,
+            max_trajectory_files=self.max_trajectory_files,
+            max_steps_per_trajectory=self.max_steps_per_trajectory,
+            max_total_steps=self.max_total_steps,
+            max_subagent_depth=self.max_subagent_depth,
+            strict=not self.tolerant_inputs,
+        )
+
+
+def parse_parameters(parameters: Mapping[str, Any]) -> tuple[ScoringOptions, CriteriaParams]:
+    """Validate job parameters before any file is read or any judge call is made.
+
+    Raises:
+        ConfigError: naming the parameter and the rule it breaks.
+        InputError: a rubric or reference registry file named by the parameters is unusable.
+    """
+    params = {k: v for k, v in parameters.items() if v is not None}
+    if "training_threshold" in params:
+        raise ConfigError("training_threshold: training manifests are not supported by tracegrade")
+    criteria_names = set(CriteriaInputs.model_fields)
+    known = set(ScoringOptions.model_fields) | criteria_names
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise ConfigError(f"unknown parameter(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    criteria = validate_criteria_params({k: v for k, v in params.items() if k in criteria_names})
+    try:
+        options = ScoringOptions.model_validate({k: v for k, v in params.items() if k not in criteria_names})
+    except ValidationError as exc:
+        error = exc.errors(include_url=False, include_input=False)[0]
+        name = ".".join(str(p) for p in error["loc"])
+        raise ConfigError(f"{name}: {error['msg']}") from None
+    return options, criteria

@@ -1,0 +1,1 @@
+"""Stage 4: run-level analyses: reconciliation, health, replays, auditor, comparison, ablation, research."""

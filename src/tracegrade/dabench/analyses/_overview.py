@@ -1,0 +1,196 @@
+"""Standard report sections: health panels, per-task table, overall summary, difficulty breakdown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from statistics import fmean
+
+from tracegrade.dabench.analyses._health import EngineeringHealth
+from tracegrade.dabench.analyses._sections import Cell, Section, column
+from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
+
+__all__ = ["difficulty_section", "health_sections", "overall_section", "per_task_section", "value_row"]
+
+DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2, "extreme": 3}
+
+
+def value_row(measure: str, value: str, raw: Cell = None) -> dict[str, Cell]:
+    """A measure/value row (``raw`` keeps the number for machines)."""
+    return {"measure": measure, "value": value, "raw": raw}
+
+
+MEASURE_COLUMNS = [column("measure", "Measure", min_width=20), column("value", "Value", min_width=12)]
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def _of(hits: int, known: int) -> str:
+    return f"{_pct(rate(hits, known))} ({hits}/{known})" if known else "— (no data)"
+
+
+def health_sections(health: EngineeringHealth) -> list[Section]:
+    """The two separate assessments: harness health (infrastructure) and run quality (outcomes)."""
+    h, q = health.harness, health.quality
+    harness = Section(
+        id="harness-health",
+        title="Harness health",
+        panel=True,
+        columns=MEASURE_COLUMNS,
+        status=h.status,
+        headline=f"{h.score:.1f}/10 {h.status} — is the evaluation trustworthy?",
+        rows=[
+            value_row("Reconciliation pass rate", _pct(h.reconciliation_pass_rate), h.reconciliation_pass_rate),
+            value_row("Reconciliation errors", str(h.reconciliation_errors), h.reconciliation_errors),
+            value_row("Validator errors", f"{h.validator_errors} tasks", h.validator_errors),
+            value_row(
+                "Attribution coverage",
+                _pct(h.attribution_coverage) if h.attribution_coverage is not None else "— (no failed task)",
+                h.attribution_coverage,
+            ),
+        ],
+    )
+    quality = Section(
+        id="run-quality",
+        title="Run quality",
+        panel=True,
+        columns=MEASURE_COLUMNS,
+        status=q.status,
+        headline=(
+            f"{q.status} {_pct(q.answer_accuracy)} accuracy — how well did the agent do?"
+            if q.answer_accuracy is not None
+            else f"{q.status} (no gold answers) — how well did the agent do?"
+        ),
+        rows=[
+            value_row(
+                "Answer accuracy", f"{_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold", q.answer_accuracy
+            ),
+            value_row(
+                "Execution success",
+                f"{_pct(q.execution_success_rate)} of {q.tasks_with_execution}",
+                q.execution_success_rate,
+            ),
+        ],
+    )
+    return [harness, quality]
+
+
+def _exec_mark(value: Cell) -> str:
+    return "—" if value is None else "✓" if value == 1 else "✗"
+
+
+def per_task_section(run: RunRows, limit: int | None) -> Section:
+    """One row per task: execution, score, outcome, time, steps, tokens and root cause."""
+    columns = [
+        column("task_id", "Task", min_width=8),
+        column("difficulty", "Diff", priority=2, min_width=6),
+        column("exec", "Exec", min_width=4),
+        column("final_score", "Score", "score", min_width=5),
+        column("outcome", "Outcome", min_width=7),
+        column("time", "Time", "seconds", priority=1, min_width=6),
+        column("steps", "Steps", "int", priority=3, min_width=5),
+        column("tokens", "Tokens", "int", priority=4, min_width=6),
+        column("root_cause", "Root cause", min_width=12),
+    ]
+    rows = [
+        {
+            "task_id": r.get("task_id"),
+            "difficulty": r.get("difficulty"),
+            "exec": _exec_mark(r.get("execution_success")),
+            "final_score": r.get("final_score"),
+            "outcome": r.get("outcome_status"),
+            "time": r.get("execution_time"),
+            "steps": r.get("trajectory_length"),
+            "tokens": r.get("total_tokens"),
+            "root_cause": r.get("root_cause") or r.get("task_errors") or "",
+        }
+        for r in run.rows
+    ]
+    notes = ["Exec: ✓ the task ran and submitted an answer, ✗ it crashed or gave up; Score: final_score."]
+    if limit is not None and len(rows) > limit:
+        notes.append(f"{len(rows) - limit} more tasks not shown: see task_metrics.csv (or --mode verbose).")
+        rows = rows[:limit]
+    empty = "no tasks in this run" if not rows else None
+    return Section(id="per-task", title="Per-task results", columns=columns, rows=rows, notes=notes, empty=empty)
+
+
+def overall_section(run: RunRows) -> Section:
+    """Execution success (the code ran) apart from answer accuracy (the answer is right)."""
+    rows, thr = run.rows, run.success_threshold
+    scores = numbers(rows, "final_score")
+    executed, known = count_true(rows, "execution_success")
+    correct = sum(s >= thr for s in scores)
+    partial = sum(1 for r in rows if r.get("outcome_status") == "partial")
+    times, tokens = numbers(rows, "execution_time"), numbers(rows, "total_tokens")
+    out = [
+        value_row("Tasks", str(len(rows)), len(rows)),
+        value_row("Execution success", _of(executed, known), rate(executed, known)),
+        value_row(f"Answer accuracy (≥ {thr:g})", _of(correct, len(scores)), rate(correct, len(scores))),
+        value_row("Partial answers", str(partial) if scores else "— (no gold)", partial if scores else None),
+        value_row(
+            "Mean final score", f"{fmean(scores):.3f}" if scores else "— (no gold)", fmean(scores) if scores else None
+        ),
+        value_row(
+            "Mean runtime", f"{fmean(times):.1f}s" if times else "— (no timing)", fmean(times) if times else None
+        ),
+        value_row(
+            "Total tokens", f"{sum(tokens):,.0f}" if tokens else "— (not recorded)", sum(tokens) if tokens else None
+        ),
+    ]
+    notes = ["Execution success counts tasks that ran without crashing; accuracy counts correct answers."]
+    return Section(
+        id="overall",
+        title="Overall summary",
+        columns=MEASURE_COLUMNS,
+        rows=out,
+        notes=notes,
+        empty=None if rows else "no tasks in this run",
+    )
+
+
+def _difficulty_row(name: str, rows: Sequence[Row], thr: float) -> dict[str, Cell]:
+    scores = numbers(rows, "final_score")
+    executed, known = count_true(rows, "execution_success")
+    times, tokens = numbers(rows, "execution_time"), numbers(rows, "total_tokens")
+    return {
+        "difficulty": name,
+        "tasks": len(rows),
+        "exec": rate(executed, known),
+        "accuracy": rate(sum(s >= thr for s in scores), len(scores)),
+        "mean_score": fmean(scores) if scores else None,
+        "runtime": fmean(times) if times else None,
+        "tokens": fmean(tokens) if tokens else None,
+    }
+
+
+def difficulty_section(run: RunRows) -> Section:
+    """Execution success, answer accuracy, mean score, runtime and tokens per difficulty."""
+    groups: dict[str, list[Row]] = {}
+    for row in run.rows:
+        groups.setdefault(str(row.get("difficulty") or "unknown"), []).append(row)
+    names = sorted(groups, key=lambda d: (DIFFICULTY_ORDER.get(d, 9), d))
+    rows = [_difficulty_row(name, groups[name], run.success_threshold) for name in names]
+    if len(names) > 1:
+        rows.append(_difficulty_row("all", run.rows, run.success_threshold))
+    columns = [
+        column("difficulty", "Difficulty", min_width=10),
+        column("tasks", "Tasks", "int", min_width=5),
+        column("exec", "Exec OK", "pct", min_width=7),
+        column("accuracy", "Accuracy", "pct", min_width=8),
+        column("mean_score", "Score", "score", min_width=6),
+        column("runtime", "Runtime", "seconds", 1, 8),
+        column("tokens", "Tokens", "int", 2, 7),
+    ]
+    notes = [
+        f"Exec OK: execution success; Accuracy: tasks with gold whose final_score ≥ {run.success_threshold:g}; "
+        "Score, Runtime, Tokens: means per task."
+    ]
+    return Section(
+        id="difficulty",
+        title="Difficulty breakdown",
+        columns=columns,
+        rows=rows,
+        notes=notes,
+        empty=None if run.rows else "no tasks in this run",
+    )

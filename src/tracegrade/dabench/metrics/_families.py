@@ -1,0 +1,95 @@
+"""Shared types of the metric families: the context a family reads and the values it returns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from tracegrade.dabench.metrics._answer import AnswerScore
+from tracegrade.dabench.reading._records import TaskRecord, Value
+
+__all__ = [
+    "NO_STEPS",
+    "NO_TIMINGS",
+    "NO_TOKENS",
+    "Family",
+    "MetricContext",
+    "MetricParams",
+    "Out",
+    "ratio",
+]
+
+NO_STEPS = "no steps in this trace (failure payload without steps, or no trace file)"
+NO_TIMINGS = "no per-step timings in this trace format"
+NO_TOKENS = "no token counts in this trace format"
+
+
+@dataclass(frozen=True, slots=True)
+class MetricParams:
+    """Parameters of the metric families (CLI options)."""
+
+    lam: float = 0.5
+    """λ of the KDD Cup Phase-1 score (extra-column penalty)."""
+    success_threshold: float = 0.8
+    """final_score at or above which an answer counts as correct."""
+    max_replans: int = 3
+    """Denominator of autonomy_score."""
+    baseline_coordinator_calls: int = 3
+    """Coordinator calls a normal run makes (checkpoints); more are interventions."""
+
+
+@dataclass(frozen=True, slots=True)
+class MetricContext:
+    """What a metric family reads: the task, its answer score and the values of earlier families."""
+
+    record: TaskRecord
+    score: AnswerScore | None
+    score_reason: str | None
+    """Why ``score`` is None (no gold)."""
+    params: MetricParams
+    prior: Mapping[str, Value]
+    prior_reasons: Mapping[str, str] = field(default_factory=dict)
+
+    def reasons_for(self, name: str) -> str:
+        """Why an earlier family left ``name`` null."""
+        return self.prior_reasons.get(name, "not computed")
+
+
+@dataclass
+class Out:
+    """Values one family computes, with the reason for every null."""
+
+    values: dict[str, Value] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    def put(self, name: str, value: Value, reason: str | None = None) -> None:
+        """Set a value; a None value needs the reason it is null."""
+        self.values[name] = value
+        if value is None:
+            self.reasons[name] = reason or "not applicable"
+
+    def null(self, names: tuple[str, ...] | list[str], reason: str) -> None:
+        """Set several columns null for one reason."""
+        for name in names:
+            self.put(name, None, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """A metric family: one pure function and the columns it fills."""
+
+    name: str
+    compute: Callable[[MetricContext], Out]
+    columns: tuple[str, ...]
+
+
+def ratio(numerator: float, denominator: float) -> float | None:
+    """Numerator / denominator, None when the denominator is 0."""
+    return numerator / denominator if denominator else None
+
+
+def f1(precision: float | None, recall: float | None) -> float | None:
+    """Harmonic mean; 0 when both are 0; None when either is unknown."""
+    if precision is None or recall is None:
+        return None
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0

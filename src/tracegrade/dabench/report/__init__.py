@@ -1,0 +1,1 @@
+"""Stage 5: the report: sections assembled, then drawn for the terminal, HTML, figures and paper tables."""

@@ -1,0 +1,70 @@
+"""How a section cell is shown (terminal and HTML share it)."""
+
+from __future__ import annotations
+
+import math
+
+from tracegrade.dabench.analyses._sections import Cell, ColumnKind
+from tracegrade.render import MISSING, fmt_int, fmt_pct, fmt_score
+
+__all__ = ["format_cell", "sort_key"]
+
+
+def _number(value: Cell) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _pair(value: Cell) -> tuple[float | None, float | None] | None:
+    if isinstance(value, list) and len(value) == 2:
+        return value[0], value[1]
+    return None
+
+
+def _short(value: float) -> str:
+    """Three decimals for small numbers, fewer for large ones (tokens, seconds) so cells stay narrow."""
+    size = abs(value)
+    if size >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if size >= 100 else f"{value:.3f}"
+
+
+def format_cell(value: Cell, kind: ColumnKind) -> str:
+    """The text of one cell; None (and an undefined number) is "—"."""
+    if kind in ("pm", "ci"):
+        pair = _pair(value)
+        if pair is None or pair[0] is None:
+            return MISSING
+        if kind == "pm":
+            return f"{_short(pair[0])} ± {_short(pair[1])}" if pair[1] is not None else f"{_short(pair[0])} (n=1)"
+        return f"[{_short(pair[0])}, {_short(pair[1])}]" if pair[1] is not None else MISSING
+    if value is None:
+        return MISSING
+    number = _number(value)
+    if kind == "text" or number is None:
+        return str(value)
+    if kind == "int":
+        return fmt_int(number)
+    if kind == "pct":
+        return fmt_pct(number)
+    if kind == "score":
+        return fmt_score(number)
+    if kind == "seconds":
+        return f"{number:.1f}s"
+    if kind == "signed":
+        return f"{number * 100:+.1f} pp"
+    return f"{number:.2f}"
+
+
+def sort_key(value: Cell) -> str:
+    """The ``data-sort`` attribute of an HTML cell (the raw number, else the text)."""
+    pair = _pair(value)
+    if pair is not None:
+        return "" if pair[0] is None else repr(pair[0])
+    number = _number(value)
+    if number is not None:
+        return repr(number)
+    return "" if value is None else str(value)

@@ -1,0 +1,81 @@
+"""The rich terminal report: panels for the two health assessments, fitted tables for the rest.
+
+Tables never wrap cells: less important columns give way in a narrow terminal (the caption names
+them). A section without data prints one line saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.text import Text
+
+from tracegrade.dabench.analyses._sections import Section, SectionColumn
+from tracegrade.dabench.report._build import DabenchReport
+from tracegrade.dabench.report._cells import format_cell
+from tracegrade.render import Column, fit_table
+
+__all__ = ["render_report", "render_sections"]
+
+_STYLE = {"HEALTHY": "green", "GOOD": "green", "DEGRADED": "yellow", "UNHEALTHY": "red", "POOR": "red"}
+_NUMERIC = frozenset({"int", "pct", "score", "float", "seconds", "pm", "ci", "signed"})
+
+
+def _column(spec: SectionColumn) -> Column:
+    return Column(
+        spec.label,
+        spec.key,
+        min_width=spec.min_width,
+        priority=spec.priority,
+        justify="right" if spec.kind in _NUMERIC else "left",
+        formatter=partial(format_cell, kind=spec.kind),
+    )
+
+
+def _panel(section: Section, width: int) -> RenderableType:
+    lines = Text()
+    mark = "✓" if section.status in ("HEALTHY", "GOOD") else "⚠" if section.status == "DEGRADED" else "✗"
+    if section.status == "UNKNOWN":
+        mark = "?"
+    lines.append(f"{mark} {section.headline}\n", style=_STYLE.get(section.status or "", "bold"))
+    label = max(len(str(r["measure"])) for r in section.rows) if section.rows else 0
+    for row in section.rows:
+        lines.append(f"{str(row['measure']).ljust(label)}  {row['value']}\n")
+    lines.rstrip()
+    return Panel(lines, title=section.title, title_align="left", width=min(width, 78), expand=False)
+
+
+def _section(section: Section, width: int) -> RenderableType:
+    if section.empty is not None:
+        return Text(f"{section.title}: {section.empty}", style="dim")
+    if section.panel:
+        return _panel(section, width)
+    keys = [c.key for c in section.columns]
+    rows = [{k: row.get(k) for k in keys} for row in section.rows]
+    table = fit_table(section.title, [_column(c) for c in section.columns], rows, width=width)
+    # notes wrap at the terminal width, not the (possibly narrow) table's
+    return Group(table, *(Text(note, style="dim") for note in section.notes))
+
+
+def render_sections(sections: Iterable[Section], width: int) -> RenderableType:
+    """Sections one after another, each fitted to ``width`` columns."""
+    parts: list[RenderableType] = []
+    for section in sections:
+        parts.append(_section(section, width))
+        parts.append(Text(""))
+    return Group(*parts)
+
+
+def render_report(report: DabenchReport, *, width: int, footer: Iterable[str] = ()) -> RenderableType:
+    """The whole report of one run."""
+    title = f"DataAgent-Bench eval-v2: {report.run_id} ({report.tasks} tasks, {report.mode} mode)"
+    lines: list[RenderableType] = [Rule(title, style="bold"), render_sections(report.sections, width)]
+    skipped = [f"{f.name}: {f.skipped}" for f in report.figures if f.skipped]
+    if skipped:
+        lines.append(Text("Figures skipped: " + "; ".join(skipped), style="dim"))
+    lines.extend(Text(line) for line in footer)
+    return Group(*lines)

@@ -1,0 +1,227 @@
+"""``eval-v2``: stream a run's tasks through the metric registry and write the tables atomically."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tracegrade.dabench.metrics._families import MetricParams
+from tracegrade.dabench.metrics._registry import TaskMetrics, evaluate_task, failed_task_metrics
+from tracegrade.dabench.reading._records import TaskRecord
+from tracegrade.dabench.reading._runs import SummaryEntry, read_summary, read_task, resolve_run
+from tracegrade.dabench.tables._buffer import TableBuffer
+from tracegrade.dabench.tables._layout import (
+    COMPREHENSIVE_COLUMNS,
+    TOOL_CALL_COLUMNS,
+    TRAJECTORY_COLUMNS,
+    task_metric_columns,
+    tool_call_columns,
+    trajectory_columns,
+)
+from tracegrade.errors import TracegradeError
+from tracegrade.runs import JobStatus, RunFolder, gc_paused, job_id_for
+
+__all__ = ["EVAL_KIND", "DifficultyStats", "EvalOptions", "EvalSummary", "FinishHook", "TaskSink", "evaluate_run"]
+
+EVAL_KIND = "dabench-eval-v2"
+TABLES = ("task_metrics", "trajectory", "tool_calls", "comprehensive_evaluation")
+
+
+@dataclass(frozen=True, slots=True)
+class EvalOptions:
+    """Where the run and dataset are and where the tables go."""
+
+    run: str
+    runs_root: Path = Path("artifacts/runs")
+    data_root: Path | None = None
+    output: Path | None = None
+    """Folder for the tables (default: the run folder itself)."""
+    params: MetricParams = field(default_factory=MetricParams)
+
+
+@dataclass
+class DifficultyStats:
+    """Running totals of one difficulty level."""
+
+    tasks: int = 0
+    executed: int = 0
+    execution_known: int = 0
+    scores: list[float] = field(default_factory=list)
+
+
+@dataclass
+class EvalSummary:
+    """What the terminal summary shows, and where the files went."""
+
+    run_id: str
+    output_dir: Path
+    status: JobStatus
+    tasks: int = 0
+    task_errors: int = 0
+    by_difficulty: dict[str, DifficultyStats] = field(default_factory=lambda: defaultdict(DifficultyStats))
+    success_threshold: float = 0.8
+
+    def add(self, difficulty: str, values: dict[str, Any]) -> None:
+        """Count one task row."""
+        stats = self.by_difficulty[difficulty]
+        stats.tasks += 1
+        self.tasks += 1
+        if values.get("execution_success") is not None:
+            stats.execution_known += 1
+            stats.executed += int(values["execution_success"] == 1)
+        if isinstance(values.get("final_score"), float):
+            stats.scores.append(values["final_score"])
+
+
+class _Collector:
+    """Buffers of the four tables plus the run metadata, filled one task at a time."""
+
+    def __init__(self, summary: EvalSummary) -> None:
+        self.tasks = TableBuffer(task_metric_columns())
+        self.trajectory = TableBuffer(TRAJECTORY_COLUMNS)
+        self.tool_calls = TableBuffer(TOOL_CALL_COLUMNS)
+        self.null_pairs: Counter[tuple[str, str]] = Counter()
+        """(column, reason) of every null cell, counted in C (regrouped by column when the run is written)."""
+        self.errors: list[dict[str, str]] = []
+        self.formats: Counter[str] = Counter()
+        self.summary = summary
+
+    def add(self, task_id: str, metrics: TaskMetrics, errors: list[tuple[str, str]]) -> None:
+        self.tasks.add(tuple(metrics.values.values()))
+        self.null_pairs.update(metrics.reasons.items())
+        self.errors.extend({"task_id": task_id, "code": code, "message": msg} for code, msg in errors)
+        self.formats[str(metrics.values.get("trace_format"))] += 1
+        self.summary.task_errors += bool(errors)
+        self.summary.add(str(metrics.values.get("difficulty") or "unknown"), metrics.values)
+
+
+TaskSink = Callable[[TaskRecord, TaskMetrics, RunFolder], None]
+"""Called once per evaluated task with its record, metrics and the output folder (per-task artifacts)."""
+FinishHook = Callable[[RunFolder, dict[str, Any]], None]
+"""Called after the tables are written and before the manifest, with the folder and the (mutable) metadata."""
+
+
+def evaluate_run(
+    options: EvalOptions,
+    *,
+    advance: Callable[[int], None] | None = None,
+    on_task: TaskSink | None = None,
+    on_finish: FinishHook | None = None,
+) -> EvalSummary:
+    """Evaluate every task of a run and write the tables; Ctrl-C writes what finished, then re-raises.
+
+    Args:
+        options: Run, dataset, output folder and metric parameters.
+        advance: Progress callback, called with 1 after each task.
+        on_task: Optional sink for per-task artifacts, called while the task's record is still in memory
+            (tasks that could not be read at all are not passed).
+        on_finish: Optional hook that writes more files into the folder (reports read back from the tables)
+            before ``manifest.json`` is written last; it may add keys to the manifest metadata.
+
+    Raises:
+        TracegradeError: the run or its summary cannot be read, or the output folder is unusable.
+        KeyboardInterrupt: after the finished tasks were written with status ``interrupted``.
+    """
+    run_dir = resolve_run(options.run, options.runs_root)
+    summary = read_summary(run_dir)
+    output = options.output or run_dir
+    params = options.params
+    job_id = job_id_for({"run": str(run_dir.resolve()), "params": asdict(params)}, prefix="dabench")
+    folder = RunFolder(output, kind=EVAL_KIND, job_id=job_id)
+    result = EvalSummary(summary.run_id, output, JobStatus.COMPLETED, success_threshold=params.success_threshold)
+    collector = _Collector(result)
+    collector.errors.extend(
+        {"task_id": "", "code": "invalid_summary_entry", "message": m} for _, m in summary.entry_errors
+    )
+    with gc_paused():
+        try:
+            for entry in summary.entries:
+                _evaluate_one(run_dir, summary.run_id, entry, options, collector, folder, on_task)
+                if advance is not None:
+                    advance(1)
+        except KeyboardInterrupt:
+            result.status = JobStatus.INTERRUPTED
+        _write(folder, collector, summary, run_dir, options, result, on_finish)
+    if result.status is JobStatus.INTERRUPTED:
+        raise KeyboardInterrupt
+    return result
+
+
+def _evaluate_one(
+    run_dir: Path,
+    run_id: str,
+    entry: SummaryEntry,
+    options: EvalOptions,
+    collector: _Collector,
+    folder: RunFolder,
+    on_task: TaskSink | None,
+) -> None:
+    try:
+        record = read_task(run_dir, run_id, entry, options.data_root)
+        metrics = evaluate_task(record, options.params)
+    except TracegradeError as exc:
+        collector.add(entry.task_id, failed_task_metrics(run_id, entry.task_id, exc.code), [(exc.code, exc.message)])
+        return
+    except Exception as exc:  # a bug must cost one task, not the run; the type name is safe to record
+        code = "internal_error"
+        message = f"{entry.task_id}: internal error {type(exc).__name__}"
+        collector.add(entry.task_id, failed_task_metrics(run_id, entry.task_id, code), [(code, message)])
+        return
+    trace_id = metrics.values.get("trace_id")
+    trace_id = trace_id if isinstance(trace_id, str) else None
+    steps, calls = trajectory_columns(record, trace_id), tool_call_columns(record, trace_id)
+    collector.trajectory.extend_columns(steps)  # the three tables grow together: an interrupt leaves them whole
+    collector.tool_calls.extend_columns(calls)
+    collector.add(entry.task_id, metrics, list(record.errors))
+    if on_task is not None:
+        on_task(record, metrics, folder)
+
+
+def _write(
+    folder: RunFolder,
+    collector: _Collector,
+    summary: Any,
+    run_dir: Path,
+    options: EvalOptions,
+    result: EvalSummary,
+    on_finish: FinishHook | None = None,
+) -> None:
+    rows = {"task_metrics": len(collector.tasks), "trajectory": len(collector.trajectory),
+            "tool_calls": len(collector.tool_calls)}  # fmt: skip
+    _write_table(folder, "task_metrics", collector.tasks)
+    _write_table(folder, "comprehensive_evaluation", collector.tasks.select(COMPREHENSIVE_COLUMNS))
+    _write_table(folder, "trajectory", collector.trajectory)
+    _write_table(folder, "tool_calls", collector.tool_calls)
+    metadata = {
+        "run_id": summary.run_id,
+        "run_folder": str(run_dir),
+        "data_root": str(options.data_root) if options.data_root else None,
+        "parameters": asdict(options.params),
+        "task_count": result.tasks,
+        "has_summary_json": summary.has_summary,
+        "tasks_not_in_summary": list(summary.unlisted_tasks),
+        "trace_formats": dict(sorted(collector.formats.items())),
+        "null_reasons": _by_column(collector.null_pairs),
+        "task_errors": collector.errors,
+        "rows": rows,
+    }
+    if on_finish is not None:
+        on_finish(folder, metadata)
+    folder.finish(result.status, metadata, stamp=False)  # reruns on the same inputs reproduce every file
+
+
+def _by_column(pairs: Counter[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    """The null reasons as column → {reason: tasks}, both levels sorted."""
+    grouped: dict[str, dict[str, int]] = defaultdict(dict)
+    for (column, reason), count in sorted(pairs.items()):
+        grouped[column][reason] = count
+    return dict(grouped)
+
+
+def _write_table(folder: RunFolder, name: str, table: TableBuffer) -> None:
+    # encoded straight from the column lists and written a slice at a time: the text is never held whole
+    folder.write_chunks(f"{name}.csv", table.csv_chunks())
+    folder.write_bytes(f"{name}.parquet", table.parquet_bytes())

@@ -1,0 +1,117 @@
+"""An evaluated run read back from its folder: task_metrics rows plus the manifest's parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from tracegrade.dabench.reading._records import Value
+from tracegrade.errors import InputError
+
+__all__ = ["Row", "RunRows", "count_true", "num", "numbers", "rate", "read_columns", "read_evaluated", "read_table"]
+
+Row = Mapping[str, Value]
+"""One task_metrics row (column → value; None is a null metric)."""
+
+
+@dataclass(frozen=True)
+class RunRows:
+    """The task_metrics rows of one evaluated run and the parameters they were computed with."""
+
+    run_id: str
+    folder: Path
+    rows: tuple[Row, ...]
+    success_threshold: float = 0.8
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+def read_table(path: Path, columns: Sequence[str] | None = None) -> list[dict[str, Value]]:
+    """Rows of a Parquet table written by eval-v2 (only ``columns`` when given).
+
+    Raises:
+        InputError: the file is missing or unreadable.
+    """
+    table = _read_parquet(path, columns)
+    names = table.column_names  # what Table.to_pylist returns, built by column: several times faster
+    if not names:
+        return [{} for _ in range(table.num_rows)]
+    return [dict(zip(names, row, strict=True)) for row in zip(*(c.to_pylist() for c in table.columns), strict=True)]
+
+
+def read_columns(path: Path, columns: Sequence[str] | None = None) -> dict[str, list[Value]]:
+    """The cells of a Parquet table written by eval-v2, column by column (only ``columns`` when given).
+
+    Raises:
+        InputError: the file is missing or unreadable, or lacks one of ``columns``.
+    """
+    table = _read_parquet(path, columns)
+    return {name: table.column(i).to_pylist() for i, name in enumerate(table.column_names)}
+
+
+def _read_parquet(path: Path, columns: Sequence[str] | None) -> Any:
+    import pyarrow.parquet as pq
+
+    try:  # ParquetFile, not pq.read_table: that one imports pyarrow.dataset and pandas (a quarter of a second)
+        with pq.ParquetFile(path) as file:
+            missing = [c for c in columns or () if c not in file.schema_arrow.names]
+            if missing:  # ParquetFile.read skips unknown columns; pq.read_table refused them
+                raise ValueError(f"no column {', '.join(missing)}")
+            table = file.read(columns=list(columns) if columns is not None else None)
+    except FileNotFoundError:
+        raise InputError(f"{path}: missing (run `dabench eval-v2` on this run first)", code="not_evaluated") from None
+    except (OSError, ValueError) as exc:  # pyarrow raises ArrowInvalid (a ValueError) on a damaged file
+        raise InputError(f"{path}: unreadable Parquet table ({exc})", code="invalid_table") from None
+    return table
+
+
+def read_evaluated(folder: Path) -> RunRows:
+    """The task_metrics rows and manifest metadata of a folder ``dabench eval-v2`` wrote.
+
+    Raises:
+        InputError: the folder has no task_metrics table or its manifest is unreadable.
+    """
+    if not folder.is_dir():
+        raise InputError(f"{folder}: no such folder", code="not_evaluated")
+    rows = read_table(folder / "task_metrics.parquet")
+    metadata: dict[str, Any] = {}
+    manifest = folder / "manifest.json"
+    if manifest.is_file():
+        try:
+            metadata = dict(orjson.loads(manifest.read_bytes()).get("metadata") or {})
+        except (orjson.JSONDecodeError, AttributeError):
+            raise InputError(f"{manifest}: unreadable manifest", code="invalid_manifest") from None
+    parameters = dict(metadata.get("parameters") or {})
+    run_id = str(metadata.get("run_id") or (rows[0].get("run_id") if rows else None) or folder.name)
+    threshold = float(parameters.get("success_threshold", 0.8))
+    return RunRows(run_id, folder, tuple(rows), threshold, parameters, metadata)
+
+
+def num(value: object) -> float | None:
+    """A numeric cell as float (booleans as 0/1), None for anything else."""
+    return float(value) if isinstance(value, int | float) else None
+
+
+def numbers(rows: Iterable[Row], column: str) -> list[float]:
+    """The non-null numeric values of ``column`` (booleans count as 0/1)."""
+    out: list[float] = []
+    for row in rows:
+        value = row.get(column)
+        if isinstance(value, int | float) and not isinstance(value, str):
+            out.append(float(value))
+    return out
+
+
+def count_true(rows: Iterable[Row], column: str) -> tuple[int, int]:
+    """(rows where ``column`` is 1/true, rows where it is known)."""
+    values = numbers(rows, column)
+    return sum(1 for v in values if v == 1), len(values)
+
+
+def rate(hits: int, known: int) -> float | None:
+    """Hits / known, None without a denominator."""
+    return hits / known if known else None

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracegrade.atif.agreement._labels import LABEL_CATEGORIES, parse_labels, read_labels
+from tracegrade.errors import InputError
+
+
+def parse(*lines: str) -> list:
+    return list(parse_labels([line.encode() for line in lines], "labels.jsonl"))
+
+
+def test_reads_step_and_trajectory_labels_with_their_lines(tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_text(
+        '{"trajectory_id": "t", "failed": true}\n\n{"node_id": "a.json", "step": 3, "score": 2, '
+        '"decisive": true, "category": "context_loss"}\n'
+    )
+    first, second = read_labels(path)
+    assert (first.line, first.is_step, first.failed) == (1, False, True)
+    assert (second.line, second.step, second.score, second.decisive) == (3, 3, 2.0, True)
+    assert second.target() == "node_id=a.json step=3"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"trajectory_id": "t", "failed": tru}', "labels.jsonl:2: "),
+        ('["t"]', "labels.jsonl:2: expected a JSON object, got list"),
+        ('{"trajectory_id": "t", "failed": true, "falied": true}', "labels.jsonl:2: falied: Extra inputs"),
+        ('{"trajectory_id": "t", "step": 1, "category": "oops"}', "labels.jsonl:2: category: Value error, must be"),
+        ('{"trajectory_id": "t", "category": "none"}', "labels.jsonl:2: category and decisive need a step"),
+        ('{"failed": true}', "labels.jsonl:2: name the trajectory"),
+        ('{"trajectory_id": "t", "step": 1, "step_id": 1, "failed": true}', "labels.jsonl:2: give step or step_id"),
+        ('{"trajectory_id": "t", "score": true}', "labels.jsonl:2: score: Input should be a valid number"),
+        ('{"trajectory_id": "t", "score": "0.5"}', "labels.jsonl:2: score: Input should be a valid number"),
+        ('{"trajectory_id": "t", "score": NaN}', "labels.jsonl:2: NaN and Infinity are not JSON"),
+        ('{"trajectory_id": "t", "failed": "yes"}', "labels.jsonl:2: failed: Input should be a valid boolean"),
+        ('{"trajectory_id": "t", "step": 0, "failed": true}', "labels.jsonl:2: step: Input should be greater"),
+        ('{"trajectory_id": "t", "step": 2}', "labels.jsonl:2: give at least one of"),
+        ('{"trajectory_id": "t", "trajectory_id": "u", "failed": true}', "labels.jsonl:2: duplicate key"),
+    ],
+)
+def test_a_bad_line_is_an_error_naming_file_and_line(line: str, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse('{"trajectory_id": "ok", "failed": false}', line)
+    assert caught.value.message.startswith(message), caught.value.message
+
+
+def test_an_empty_file_is_an_error() -> None:
+    with pytest.raises(InputError, match="no labels"):
+        parse("", "  ")
+
+
+def test_categories_are_the_judge_taxonomy() -> None:
+    assert LABEL_CATEGORIES == (
+        "tool_selection_failure",
+        "context_loss",
+        "policy_boundary_violation",
+        "reasoning_failure",
+        "none",
+    )

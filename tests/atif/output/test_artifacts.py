@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import jsonschema
+import orjson
+import pandas as pd
+import pytest
+
+from tests.atif.scripted import CUSTOM, trajectory, write
+from tracegrade.atif import EvaluationResults, parse_parameters, read_results, score_paths, write_artifacts
+from tracegrade.atif.output._schemas import json_schemas
+from tracegrade.errors import InputError
+from tracegrade.judge import Judge, JudgeSettings
+from tracegrade.judge.testing import ScriptedJudgeServer
+
+SCHEMAS = Path(__file__).resolve().parents[3] / "docs" / "schemas"
+
+
+@pytest.fixture
+def results(judge_server: ScriptedJudgeServer, tmp_path: Path) -> EvaluationResults:
+    write(
+        tmp_path / "in/p.json",
+        trajectory("SCORE:0.8", "SCORE:0.2 CAT:context_loss", refs={2: [{"trajectory_path": "c.json"}]}),
+    )
+    write(tmp_path / "in/c.json", trajectory("SCORE:0.4", "<script>alert(1)</script>"))
+    options, criteria = parse_parameters(CUSTOM)
+
+    async def main() -> EvaluationResults:
+        async with Judge(JudgeSettings(base_url=judge_server.base_url, model="scripted")) as judge:
+            return await score_paths([tmp_path / "in"], options, criteria, judge, job_id="job-1")
+
+    return asyncio.run(main())
+
+
+def test_committed_schemas_are_current() -> None:
+    for name, schema in json_schemas().items():
+        assert orjson.loads((SCHEMAS / name).read_bytes()) == schema, f"regenerate {name}"
+
+
+def test_artifacts_validate_and_round_trip(results: EvaluationResults, tmp_path: Path) -> None:
+    paths = write_artifacts(results, tmp_path / "run")
+    for name in ("evaluation_results", "summary"):
+        schema = orjson.loads((SCHEMAS / f"{name}.schema.json").read_bytes())
+        jsonschema.validate(orjson.loads(paths[f"{name}.json"].read_bytes()), schema)
+    assert read_results(tmp_path / "run") == results
+    parameters = results.parameters
+    assert parameters["atif_prompt_version"] == "atif-context-v3" and parameters["atif_scored_frames"] == "all"
+    assert parameters["atif_judge"] == "scripted" and parameters["atif_complete"] is True
+
+
+def test_steps_parquet_has_one_row_per_step(results: EvaluationResults, tmp_path: Path) -> None:
+    frame = pd.read_parquet(write_artifacts(results, tmp_path)["steps.parquet"])
+    assert len(frame) == 4
+    assert list(frame.sort_values(["node_id", "index"])["score"]) == pytest.approx([0.8, 0.2, 0.4, 0.9])
+    low = frame[frame["failure_candidate"]]
+    assert list(low["category"]) == ["context_loss", "reasoning_failure"]
+
+
+def test_report_is_self_contained_and_escaped(results: EvaluationResults, tmp_path: Path) -> None:
+    html = write_artifacts(results, tmp_path)["report.html"].read_text()
+    counts = "0.0: 0; 0.1: 0; 0.2: 1; 0.3: 0; 0.4: 1; 0.5: 0; 0.6: 0; 0.7: 0; 0.8: 1; 0.9: 1"
+    assert f'aria-label="Step scores (n=4): {counts}"' in html
+    assert "<img" not in html  # the histograms are drawn in HTML, not embedded images
+    assert not re.search(r"(src|href)=['\"]https?://", html)
+    assert "<script>alert(1)</script>" not in html
+    assert "proxy of judge response validity" in html
+    assert "p.json::c.json" in html
+
+
+def test_summary_json_holds_the_three_metrics(results: EvaluationResults, tmp_path: Path) -> None:
+    summary = orjson.loads(write_artifacts(results, tmp_path)["summary.json"].read_bytes())
+    assert summary["atif_overall_score"] == pytest.approx((0.5 + 0.65) / 2)
+    assert summary["atif_trajectory_count"] == 2 and summary["overall_score"] == summary["atif_overall_score"]
+    assert summary["atif_failure_categorization_rate"] == 1.0
+
+
+def test_read_results_names_the_path_of_a_missing_or_foreign_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"nowhere: no evaluation_results.json there"):
+        read_results(tmp_path / "nowhere")
+    (tmp_path / "other.json").write_text('{"not": "results"}')
+    with pytest.raises(InputError, match=r"other.json: not a tracegrade evaluation_results.json \(ValidationError\)"):
+        read_results(tmp_path / "other.json")

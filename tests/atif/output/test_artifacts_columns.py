@@ -1,0 +1,103 @@
+"""steps.parquet is built from typed buffers: same table and bytes as ``Table.from_pylist``, without pandas."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.atif.scripted import CUSTOM, trajectory, write
+from tracegrade.atif import EvaluationResults, parse_parameters, score_paths
+from tracegrade.atif.output._artifacts import _column, _step_schema
+from tracegrade.judge import Judge, JudgeSettings
+from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.runs import JobStatus
+
+MAP = pa.map_(pa.string(), pa.float64())
+
+
+def _parquet(array: pa.Array) -> bytes:
+    buffer = io.BytesIO()
+    pq.write_table(pa.Table.from_arrays([array], names=["c"]), buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("kind", "values"),
+    [
+        (pa.string(), ["a", None, "é✓ ünïcode", "", None]),
+        (pa.string(), [None, None]),
+        (pa.string(), []),
+        (pa.int32(), [1, None, -5, 2**31 - 1, -(2**31)]),
+        (pa.int32(), [None]),
+        (pa.float64(), [0.5, None, 1.0, 0.0]),
+        (pa.bool_(), [True, False, None, True, True, False, False, False, True]),
+        (pa.bool_(), [False] * 17),
+        (MAP, [[("a", 0.5), ("b", 1.0)], None, [], [("c", 0.25)], None]),
+        (MAP, [None, None]),
+        (MAP, [[("x", 1.0)]]),
+    ],
+)
+def test_column_is_the_array_pyarrow_builds(kind: pa.DataType, values: list[Any]) -> None:
+    built = _column(values, kind)
+    built.validate(full=True)
+    expected = pa.array(values, type=kind)
+    assert built.equals(expected) and built.null_count == expected.null_count
+    assert _parquet(built) == _parquet(expected)
+
+
+def test_nan_scores_give_the_same_file() -> None:
+    values = [math.nan, None, 0.25]
+    assert _parquet(_column(values, pa.float64())) == _parquet(pa.array(values, type=pa.float64()))
+
+
+@pytest.mark.parametrize(
+    ("kind", "values"),
+    [(pa.int32(), [1, 2**40]), (pa.int32(), [1, "2"]), (pa.string(), ["a", 3]), (pa.float64(), [1.5, "x"])],
+)
+def test_values_of_another_kind_fail_as_pyarrow_fails(kind: pa.DataType, values: list[Any]) -> None:
+    with pytest.raises((pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError)) as built:
+        _column(values, kind)
+    with pytest.raises(type(built.value)):
+        pa.array(values, type=kind)
+
+
+def test_other_python_types_take_pyarrows_own_path() -> None:
+    assert _column([1, None, 3], pa.float64()).to_pylist() == [1.0, None, 3.0]  # ints in a double column
+    assert _column([JobStatus.COMPLETED, None], pa.string()).to_pylist() == ["completed", None]  # a str subclass
+
+
+def test_step_schema_columns_are_all_built_from_buffers() -> None:
+    kinds = {field.type for field in _step_schema()}
+    assert kinds == {pa.string(), pa.int32(), pa.float64(), pa.bool_(), MAP}
+
+
+def test_writing_the_artifacts_does_not_import_pandas(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "in/p.json", trajectory("SCORE:0.8", "SCORE:0.2 CAT:context_loss"))
+    options, criteria = parse_parameters(CUSTOM)
+
+    async def main() -> EvaluationResults:
+        async with Judge(JudgeSettings(base_url=judge_server.base_url, model="scripted")) as judge:
+            return await score_paths([tmp_path / "in"], options, criteria, judge, job_id="job-1")
+
+    (tmp_path / "results.json").write_text(asyncio.run(main()).model_dump_json())
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from tracegrade.atif import read_results, write_artifacts\n"
+        f"write_artifacts(read_results(Path({str(tmp_path / 'results.json')!r})), Path({str(tmp_path / 'run')!r}))\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "False"
+    table = pq.read_table(tmp_path / "run/steps.parquet")
+    assert table.column("score").to_pylist() == [0.8, 0.2]
+    assert table.column("failure_candidate").to_pylist() == [False, True]

@@ -1,0 +1,261 @@
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evalhub.models.atif import Step
+
+from tests.atif.scripted import trajectory, write
+from tests.conftest import unavailable
+from tracegrade.atif import EvaluationResults, parse_parameters, score_paths
+from tracegrade.atif.asking._content import PART_CHARS, StepContent, ToolCallContent, step_content
+from tracegrade.atif.output._report import render_report
+from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, RunSummary, StepResult
+from tracegrade.atif.scoring._results import InputRecord
+from tracegrade.judge import Judge, JudgeSettings
+from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.runs import JobStatus
+
+SECTIONS = ("overview", "distributions", "lowest", "categories", "inputs", "run", "steps")
+HOSTILE = "<script>alert('x')</script>"
+
+
+def _step(index: int, status: str, **values: Any) -> StepResult:
+    return StepResult(index=index, segment=0, step_id=index, source="agent", status=status, **values)
+
+
+def _node(node_id: str, steps: list[StepResult], **values: Any) -> NodeResult:
+    defaults: dict[str, Any] = {
+        "parent_id": None,
+        "root_id": node_id,
+        "source_path": f"/in/{node_id}",
+        "location": "",
+        "trajectory_id": None,
+        "session_id": None,
+        "agent": "coder",
+        "depth": 0,
+        "status": NodeStatusCode.SCORED,
+        "complete": True,
+        "own_score": None,
+        "aggregate": None,
+        "passed": None,
+        "step_count": 0,
+        "subtree_step_count": 0,
+        "total_steps": len(steps),
+    }
+    return NodeResult(node_id=node_id, steps=steps, **(defaults | values))
+
+
+def sample_results() -> EvaluationResults:
+    """Two roots: one with a scored, a low (categorised), a copied and an unrun step; one refused subagent."""
+    seen = StepContent(
+        message=HOSTILE,
+        reasoning="x" * 900,
+        tool_calls=[ToolCallContent(function_name="bash", tool_call_id="c1", arguments='{\n  "cmd": "ls"\n}')],
+    )
+    steps = [
+        _step(
+            1,
+            "scored",
+            score=0.9,
+            criterion_scores={"quality": 0.9},
+            rationale="fine",
+            omitted_history=0,
+            content=StepContent(message="look at the repo"),
+        ),
+        _step(
+            2,
+            "scored",
+            score=0.0,
+            criterion_scores={"quality": 0.0},
+            rationale="deleted the repo",
+            omitted_history=3,
+            failure_candidate=True,
+            category="policy_boundary_violation",
+            categorization_status=CategorizationStatus.CATEGORIZED,
+            content=seen,
+        ),
+        _step(3, "copied_context", content=StepContent(message="replayed")),
+        _step(4, "not_run"),
+    ]
+    good = _node(
+        "a.json",
+        steps,
+        own_score=0.45,
+        aggregate=0.45,
+        passed=False,
+        step_count=2,
+        subtree_step_count=2,
+        children=["a.json::sub.json"],
+    )
+    refused = _node(
+        "a.json::sub.json",
+        [],
+        parent_id="a.json",
+        root_id="a.json",
+        depth=1,
+        status=NodeStatusCode.INVALID,
+        complete=False,
+        error_code="ref_outside_root",
+    )
+    failed = _node(
+        "b.json",
+        [_step(1, "failed", error_code="invalid_json")],
+        status=NodeStatusCode.FAILED,
+        complete=False,
+        error_code="invalid_json",
+    )
+    summary = RunSummary(
+        atif_overall_score=0.45,
+        atif_trajectory_count=1,
+        atif_failure_categorization_rate=None,
+        overall_score=0.45,
+        num_examples_evaluated=1,
+        atif_complete=False,
+        subagent_aggregation="flat",
+        job_status=JobStatus.FAILED,
+        failure_reason="fail_fast: node b.json failed (invalid_json)",
+        counts={"roots": 2, "failure_candidates": 1},
+        categories={"policy_boundary_violation": 1},
+    )
+    return EvaluationResults(
+        job_id="job-7",
+        created_at="2026-11-30T12:00:00+00:00",
+        parameters={"failure_threshold": 0.5, "judge_api_key": "sk-secret", "num_examples": None},
+        provenance={"judge": {"model": "judge-x", "temperature": 0.0, "seed": None}, "prompt_version": "p-1"},
+        summary=summary,
+        nodes=[good, refused, failed],
+        inputs=[InputRecord(path="/in/link.json", location="", status="skipped", code="symlink_outside_input")],
+    )
+
+
+@pytest.fixture(scope="module")
+def html() -> str:
+    return render_report(sample_results())
+
+
+def test_step_content_from_the_trajectory_stays_text(html: str) -> None:
+    assert HOSTILE not in html
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html
+
+
+def test_every_section_is_present_and_linked(html: str) -> None:
+    for section in SECTIONS:
+        assert f'<section id="{section}">' in html and f'href="#{section}"' in html
+
+
+def test_missing_numbers_show_a_dash_never_zero(html: str) -> None:
+    card = re.search(r'categorisation rate</div>\s*<div class="value">([^<]*)<', html)
+    assert card is not None and card.group(1) == "—"
+    unrun = html.split('data-status="not_run"')[1].split("</article>")[0]
+    assert '<span class="step-score">—</span>' in unrun and "0.000" not in unrun
+    assert '<span class="step-score">0.000</span>' in html  # a genuine 0.0 is a score
+
+
+def test_copied_and_unscored_steps_are_labelled(html: str) -> None:
+    assert "Copied context: a replay of earlier context, kept but not scored" in html
+    assert "Not scored: never sent to the judge" in html
+    assert "Not scored: the judge gave no usable answer" in html and "invalid_json" in html
+
+
+def test_verdict_sits_beside_what_the_judge_saw(html: str) -> None:
+    low = html.split('data-category="policy_boundary_violation"')[1].split("</article>")[0]
+    for shown in ("bash", "&#34;cmd&#34;: &#34;ls&#34;", "deleted the repo", "policy_boundary_violation", ">3 earlier"):
+        assert shown in low, shown
+    preview = low.split('<details class="long">')[1].split("</summary>")[0]  # the 900-character reasoning
+    assert "x" * 600 + "…" in preview and "x" * 601 not in preview and "x" * 900 in low
+
+
+def test_header_shows_status_reason_provenance_and_refusals(html: str) -> None:
+    for shown in (
+        "fail_fast: node b.json failed (invalid_json)",
+        "judge-x",
+        "p-1",
+        "validity proxy",
+        "symlink_outside_input",
+        "ref_outside_root",
+        'href="#node-a.2ejson"',
+    ):
+        assert shown in html, shown
+    assert "sk-secret" not in html and "(withheld)" in html
+
+
+def test_filters_offer_the_statuses_and_categories_present(html: str) -> None:
+    options = re.findall(r'<option value="([a-z_]+)">', html)
+    assert options == ["copied_context", "failed", "not_run", "scored", "not_a_candidate", "policy_boundary_violation"]
+
+
+def test_step_content_is_bounded_and_flags_the_cut() -> None:
+    step = Step(
+        step_id=1,
+        source="agent",
+        message="m" * (PART_CHARS + 10),
+        tool_calls=[{"tool_call_id": "c", "function_name": "f", "arguments": {"n": 2**70}}],
+    )
+    content = step_content(step)
+    assert content.truncated and content.message is not None
+    assert content.message.startswith("m" * PART_CHARS) and f"{PART_CHARS + 10:,} characters" in content.message
+    assert "1180591620717411303424" in content.tool_calls[0].arguments
+    assert not step_content(Step(step_id=2, source="user", message="hi")).truncated
+
+
+def test_scored_run_records_what_the_judge_saw(tmp_path: Path) -> None:
+    write(tmp_path / "in/p.json", trajectory("SCORE:0.8", "SCORE:0.3 <b>bold</b>"))
+    rubric = "criteria:\n  - name: quality\n    description: Good step\n    weight: 1\n"
+    options, criteria = parse_parameters({"scoring_mode": "custom", "custom_rubric": rubric})
+    from tests.atif.scripted import marker_rule
+
+    async def main() -> EvaluationResults:
+        with ScriptedJudgeServer(marker_rule) as server:
+            async with Judge(JudgeSettings(base_url=server.base_url, model="scripted")) as judge:
+                return await score_paths([tmp_path / "in"], options, criteria, judge, job_id="j")
+
+    results = asyncio.run(main())
+    step = results.nodes[0].steps[1]
+    assert step.content == StepContent(message="SCORE:0.3 <b>bold</b>") and step.score == pytest.approx(0.3)
+    assert "SCORE:0.3 &lt;b&gt;bold&lt;/b&gt;" in render_report(results)
+
+
+CHOOSE_CATEGORY = """<script>
+var select = document.getElementById("step-category");
+select.value = "policy_boundary_violation";
+select.dispatchEvent(new Event("change"));
+</script></body>"""
+
+
+def _browse(html: str, page: Path) -> str:
+    """The DOM after the page's scripts ran in headless Chromium; fails on any console message."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        unavailable("chromium is not installed")
+    page.write_text(html, encoding="utf-8")
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
+    command = [browser, *flags, "--virtual-time-budget=3000", "--dump-dom", page.as_uri()]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    console = [line for line in run.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert console == [], console
+    return run.stdout
+
+
+@pytest.mark.slow
+def test_report_renders_in_headless_chromium_without_console_errors(html: str, tmp_path: Path) -> None:
+    dom = _browse(html, tmp_path / "report.html")
+    for section in SECTIONS:
+        assert f'<section id="{section}">' in dom
+    assert "5 of 5 steps shown" in dom  # the filter script ran over every step
+    assert "<script>alert(" not in dom and dom.count('<figure class="histogram">') == 2
+
+
+@pytest.mark.slow
+def test_category_filter_hides_other_steps_in_chromium(html: str, tmp_path: Path) -> None:
+    dom = _browse(html.replace("</body>", CHOOSE_CATEGORY), tmp_path / "filtered.html")
+    assert "1 of 5 steps shown" in dom
+    shown = re.findall(r'<article class="step[^"]*" data-status="(\w+)" data-category="(\w+)">', dom)
+    assert shown == [("scored", "policy_boundary_violation")]
+    assert re.search(r'<details class="node" id="node-b.2ejson"[^>]* hidden=""', dom)

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from evalhub.models.atif import Trajectory
+
+from tests.atif.helpers import delegating, trajectory
+from tracegrade.atif.reading._tree import StepRefs, iter_file_refs, skeleton
+
+
+def _delegating() -> Trajectory:
+    return Trajectory.model_validate(delegating({"trajectory_path": "sub.json"}, continued_trajectory_ref="next.json"))
+
+
+def test_step_refs_walks_each_trajectory_once() -> None:
+    doc = _delegating()
+    refs = StepRefs()
+    first = refs.of(doc)
+    assert [(offset, r, k, ref.trajectory_path) for offset, r, k, ref in first] == [(1, 0, 0, "sub.json")]
+    assert refs.of(doc) is first
+
+
+def test_iter_file_refs_is_the_same_with_a_shared_search() -> None:
+    doc = _delegating()
+    assert list(iter_file_refs(doc, StepRefs())) == list(iter_file_refs(doc)) == ["next.json", "sub.json"]
+
+
+def test_skeleton_keeps_only_referencing_steps() -> None:
+    kept = skeleton(_delegating())
+    assert len(kept.steps) == 2 and kept.steps[0].observation is None
+    assert kept.steps[1].step_id == 2
+    assert list(iter_file_refs(kept)) == ["next.json", "sub.json"]
+
+
+def test_skeleton_of_document_without_refs_has_no_observations() -> None:
+    kept = skeleton(Trajectory.model_validate(trajectory(3)))
+    assert [step.observation for step in kept.steps] == [None, None, None]

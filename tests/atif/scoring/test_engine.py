@@ -1,0 +1,313 @@
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.atif.delayed import DelayedJudge
+from tests.atif.scripted import CUSTOM, trajectory, write
+from tracegrade.atif import EvaluationResults, NodeStatusCode, ScoringEngine, parse_parameters, score_paths
+from tracegrade.atif._job import JudgeTarget, effective_options
+from tracegrade.atif.scoring._params import ScoringOptions
+from tracegrade.judge import Judge, JudgeCache, JudgeSettings
+from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES
+from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.runs import Shard
+
+
+def run(
+    server: ScriptedJudgeServer, paths: list[Path], cache: Path | None = None, hook: Any = None, **params: Any
+) -> EvaluationResults:
+    options, criteria = parse_parameters({**CUSTOM, **params})
+
+    async def main() -> EvaluationResults:
+        settings = JudgeSettings(
+            base_url=server.base_url,
+            model="scripted",
+            judge_max_attempts=1,
+            concurrency_limit=options.concurrency_limit,
+        )
+        store = JudgeCache(cache) if cache else None
+        try:
+            async with Judge(settings, cache=store) as judge:
+                return await score_paths(paths, options, criteria, judge, job_id="t", on_engine=hook)
+        finally:
+            if store is not None:
+                store.close()  # not left to the garbage collector, whose close could land in the next run
+
+    return asyncio.run(main())
+
+
+def by_id(results: EvaluationResults) -> dict[str, Any]:
+    return {n.node_id: n for n in results.nodes}
+
+
+@pytest.fixture
+def nested(tmp_path: Path) -> Path:
+    # parent steps 0.8, 0.6 (step 2 delegates), child steps 0.4, 0.2
+    write(tmp_path / "p.json", trajectory("SCORE:0.8", "SCORE:0.6", refs={2: [{"trajectory_path": "c.json"}]}))
+    write(tmp_path / "c.json", trajectory("SCORE:0.4", "SCORE:0.2"))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected", "count"), [("flat", 0.5, 2), ("hierarchical", 0.5, 1), ("separate", 0.7, 1)]
+)
+def test_nested_tree_under_each_mode(
+    judge_server: ScriptedJudgeServer, nested: Path, mode: str, expected: float, count: int
+) -> None:
+    results = run(judge_server, [nested], subagent_aggregation=mode)
+    assert results.summary.atif_overall_score == pytest.approx(expected)
+    assert results.summary.atif_trajectory_count == count == results.summary.num_examples_evaluated
+    nodes = by_id(results)
+    assert nodes["p.json"].own_score == pytest.approx(0.7)
+    assert nodes["p.json::c.json"].own_score == pytest.approx(0.3)
+    assert nodes["p.json"].aggregate == pytest.approx(0.5)
+    assert nodes["p.json::c.json"].parent_step_index == 2
+
+
+def test_zero_parent_step_and_three_perfect_child_steps(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "p.json", trajectory("SCORE:0.0", refs={1: [{"trajectory_path": "c.json"}]}))
+    write(tmp_path / "c.json", trajectory("SCORE:1.0", "SCORE:1.0", "SCORE:1.0"))
+    results = run(judge_server, [tmp_path], subagent_aggregation="hierarchical")
+    assert results.summary.atif_overall_score == pytest.approx(0.75)
+    assert by_id(results)["p.json"].own_score == 0.0  # a genuine zero is a score
+
+
+def test_depth_limit_leaves_child_unscored_and_parent_incomplete(
+    judge_server: ScriptedJudgeServer, nested: Path
+) -> None:
+    results = run(judge_server, [nested], max_subagent_depth=0, subagent_aggregation="hierarchical")
+    nodes = by_id(results)
+    child = nodes["p.json::c.json"]
+    assert child.status is NodeStatusCode.UNSCORED and child.error_code == "depth_limit"
+    assert [s.status.value for s in child.steps] == ["not_run", "not_run"]
+    assert nodes["p.json"].complete is False and nodes["p.json"].passed is False
+    assert results.summary.atif_overall_score == pytest.approx(0.7)
+    assert results.summary.atif_complete is False and results.summary.job_status == "completed"
+
+
+def test_unresolvable_child_makes_root_incomplete(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "p.json", trajectory("SCORE:0.6", refs={1: [{"trajectory_path": "missing.json"}]}))
+    results = run(judge_server, [tmp_path])
+    root = by_id(results)["p.json"]
+    assert root.complete is False and root.aggregate == pytest.approx(0.6)
+    assert by_id(results)["p.json::missing.json"].error_code == "unresolvable_ref"
+    assert results.parameters["atif_complete"] is False
+
+
+def test_fail_fast_stops_and_keeps_finished(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("FAIL", *["SCORE:0.9"] * 30))
+    write(tmp_path / "b.json", trajectory("SCORE:0.9"))
+    results = run(judge_server, [tmp_path], concurrency_limit=1)
+    assert results.summary.job_status == "failed" and "a.json" in (results.summary.failure_reason or "")
+    a = by_id(results)["a.json"]
+    assert a.status is NodeStatusCode.FAILED and a.error_code == "http_status_400"
+    assert a.steps[0].error_code == "http_status_400" and a.steps[0].score is None
+    assert judge_server.count < 31  # new calls stopped
+
+
+def test_skip_failed_trajectory_lets_good_roots_count(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("SCORE:0.9", "FAIL"))
+    write(tmp_path / "b.json", trajectory("SCORE:0.4"))
+    results = run(judge_server, [tmp_path], partial_result_policy="skip_failed_trajectory")
+    assert results.summary.job_status == "completed"
+    assert results.summary.atif_overall_score == pytest.approx(0.4)
+    assert by_id(results)["a.json"].status is NodeStatusCode.FAILED
+    assert by_id(results)["a.json"].steps[0].score == pytest.approx(0.9)  # finished work is kept
+    assert results.summary.atif_complete is False
+
+
+@pytest.mark.parametrize("policy", ["fail_fast", "skip_failed_trajectory"])
+def test_all_roots_failed_fails_the_job(judge_server: ScriptedJudgeServer, tmp_path: Path, policy: str) -> None:
+    write(tmp_path / "a.json", trajectory("FAIL"))
+    write(tmp_path / "b.json", trajectory("FAIL"))
+    results = run(judge_server, [tmp_path], partial_result_policy=policy)
+    assert results.summary.job_status == "failed"
+    assert results.summary.atif_overall_score is None and results.summary.atif_trajectory_count == 0
+
+
+def test_categorization_statuses_and_rate(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("SCORE:0.1 CAT:tool_selection_failure", "SCORE:0.9"))
+    write(tmp_path / "b.json", trajectory("SCORE:0.1 CAT:none"))
+    write(tmp_path / "c.json", trajectory("SCORE:0.1 CAT:garbage"))
+    write(tmp_path / "d.json", trajectory("SCORE:0.1 CAT:http500"))
+    write(tmp_path / "e.json", trajectory("SCORE:0.5"))  # not strictly below the threshold
+    results = run(judge_server, [tmp_path])
+    first = {n.node_id: n.steps[0] for n in results.nodes}
+    assert (first["a.json"].category, first["a.json"].categorization_status.value) == (
+        "tool_selection_failure",
+        "categorized",
+    )
+    assert (first["b.json"].category, first["b.json"].categorization_status.value) == ("none", "abstained")
+    assert (first["c.json"].category, first["c.json"].categorization_status.value) == ("uncategorized", "uncategorized")
+    assert first["d.json"].categorization_status.value == "judge_error"
+    assert first["d.json"].categorization_error_code == "http_status_500"
+    assert first["e.json"].failure_candidate is False
+    assert results.summary.atif_failure_categorization_rate == pytest.approx(1 / 4)
+
+
+def test_copied_context_is_kept_but_not_scored(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    doc = trajectory("SCORE:0.2", "SCORE:0.4")
+    doc["steps"][0]["is_copied_context"] = True
+    write(tmp_path / "a.json", doc)
+    (node,) = run(judge_server, [tmp_path]).nodes
+    assert [s.status.value for s in node.steps] == ["copied_context", "scored"]
+    assert node.own_score == pytest.approx(0.4) and node.step_count == 1 and node.total_steps == 2
+
+
+def test_copied_context_treatment_is_recorded_and_literal_scoring_is_offered(
+    judge_server: ScriptedJudgeServer, tmp_path: Path
+) -> None:
+    doc = trajectory("SCORE:0.2", "SCORE:0.4")
+    doc["steps"][0]["is_copied_context"] = True
+    write(tmp_path / "a.json", doc)
+    kept = run(judge_server, [tmp_path])
+    assert kept.parameters["atif_copied_context"] == "kept_not_scored"
+    assert kept.provenance["copied_context"] == "kept_not_scored"
+    literal = run(judge_server, [tmp_path], score_copied_context=True)
+    (node,) = literal.nodes
+    assert [s.status.value for s in node.steps] == ["scored", "scored"]
+    assert node.own_score == pytest.approx(0.3) and node.step_count == 2
+    assert literal.parameters["atif_copied_context"] == "scored" and literal.parameters["score_copied_context"]
+
+
+def test_a_skipped_input_makes_the_run_incomplete(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "outside.json", trajectory("SCORE:0.9"))
+    write(tmp_path / "in" / "a.json", trajectory("SCORE:0.9"))
+    (tmp_path / "in" / "link.json").symlink_to(tmp_path / "outside.json")
+    results = run(judge_server, [tmp_path / "in"])
+    assert [(i.status, i.code) for i in results.inputs if i.status != "loaded"] == [
+        ("skipped", "ref_outside_root")
+    ]
+    assert results.summary.job_status == "completed" and results.nodes[0].complete is True
+    assert results.summary.atif_complete is False and results.parameters["atif_complete"] is False
+
+
+def test_an_empty_shard_completes_with_zero_roots(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("SCORE:0.9"))
+    shards = [Shard(i, 3) for i in range(3)]
+    empty = next(s for s in shards if not s.owns("a.json"))  # the root's id is its path in the input
+    options, criteria = parse_parameters(CUSTOM)
+    results = asyncio.run(
+        score_paths([tmp_path], options, criteria, DelayedJudge(), job_id="j", shard=empty)  # type: ignore[arg-type]
+    )
+    assert results.summary.job_status == "completed" and results.summary.failure_reason is None
+    assert results.summary.counts["roots"] == 0 and results.summary.atif_overall_score is None
+
+
+def test_all_steps_share_one_pool_across_trajectories(tmp_path: Path) -> None:
+    for i in range(4):
+        write(tmp_path / f"t{i}.json", trajectory(*["SCORE:0.9"] * 10))
+    from tests.atif.scripted import marker_rule
+
+    with ScriptedJudgeServer(marker_rule, latency=0.05) as server:
+        start = time.perf_counter()
+        results = run(server, [tmp_path], concurrency_limit=8)
+        elapsed = time.perf_counter() - start
+        assert server.peak_in_flight == 8
+    assert results.summary.counts["steps_scored"] == 40
+    assert elapsed < 40 * 0.05 / 8 * 3  # far from the 2 s a one-trajectory-at-a-time scorer would need
+
+
+def test_interrupt_keeps_finished_steps_and_rerun_resumes_from_cache(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory(*["SCORE:0.9"] * 20))
+    from tests.atif.scripted import marker_rule
+
+    cache = tmp_path / "cache.sqlite3"
+    with ScriptedJudgeServer(marker_rule, latency=0.05) as server:
+
+        def hook(engine: ScoringEngine) -> None:
+            asyncio.get_running_loop().call_later(0.22, engine.interrupt)
+
+        first = run(server, [tmp_path / "a.json"], cache=cache, hook=hook, concurrency_limit=2)
+        done = first.summary.counts.get("steps_scored", 0)
+        assert first.summary.job_status == "interrupted" and 0 < done < 20
+        assert first.summary.counts["steps_not_run"] == 20 - done
+        calls = server.count
+        second = run(server, [tmp_path / "a.json"], cache=cache, concurrency_limit=2)
+    assert second.summary.job_status == "completed" and second.summary.counts["steps_scored"] == 20
+    assert server.count - calls == 20 - done
+    assert second.summary.judge["cache_hits"] == done
+
+
+def test_harbor_trials_score_end_to_end(judge_server: ScriptedJudgeServer, shared_corpus: Path) -> None:
+    results = run(judge_server, [shared_corpus / "atif/harbor/trials"], scoring_mode="auto", custom_rubric=None)
+    roots = [n for n in results.nodes if n.depth == 0]
+    assert len(roots) == 7 and results.summary.job_status == "completed"
+    assert all(n.status is NodeStatusCode.SCORED for n in roots)
+    linear = by_id(results)["terminus2-context-summarization-linear-history/trajectory.json"]
+    assert linear.complete is False and linear.total_steps == 13
+    summarized = by_id(results)["terminus2-context-summarization/trajectory.json"]
+    assert summarized.complete is True and len(summarized.children) == 3
+    assert results.summary.atif_complete is False
+    assert results.summary.atif_overall_score == pytest.approx(0.9)
+
+
+def test_evalhub_fixtures_score_in_reference_mode(judge_server: ScriptedJudgeServer, shared_corpus: Path) -> None:
+    fixtures = shared_corpus / "atif/evalhub-contrib/tests/fixtures"
+    registry = fixtures / "reference_registry.json"
+    results = run(
+        judge_server,
+        [fixtures / "trajectory.json", fixtures / "trajectory_v1_7.json"],
+        scoring_mode="reference",
+        reference_registry_path=str(registry),
+        reference_rubric="answer_quality",
+        custom_rubric=None,
+        partial_result_policy="skip_failed_trajectory",
+    )
+    nodes = by_id(results)
+    scored, missing = nodes["trajectory.json"], nodes["trajectory_v1_7.json"]
+    assert scored.status is NodeStatusCode.SCORED and scored.criteria is not None
+    assert scored.criteria["reference_id"] == "t1"
+    assert set(scored.steps[0].criterion_scores or {}) == {"correctness", "safety"}
+    assert missing.status is NodeStatusCode.FAILED and missing.error_code == "reference_missing"
+    prompts = [r.json()["messages"][-1]["content"] for r in judge_server.requests]
+    assert any("safe and helpful answer" in p for p in prompts)  # the reference reached the judge as evidence
+
+
+def test_criteria_derivation_uses_the_same_request_budget_as_scoring(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("Summarise this: " + "x" * 5000 + " SCORE:0.9", "SCORE:0.9"))
+    write(tmp_path / "b.json", trajectory("Short task SCORE:0.9"))
+    options, criteria = parse_parameters({"max_context_bytes": 4096, "partial_result_policy": "skip_failed_trajectory"})
+    judge = DelayedJudge()  # its own settings allow 64 KiB requests; the job's budget is 4 KiB
+    results = asyncio.run(score_paths([tmp_path], options, criteria, judge, job_id="j"))  # type: ignore[arg-type]
+    nodes = by_id(results)
+    assert nodes["a.json"].error_code == "context_overflow" and nodes["b.json"].status == "scored"
+    assert [r.purpose for r in judge.fake.requests].count("derive") == 1
+    assert results.parameters["max_context_bytes"] == 4096
+
+
+def test_the_local_judge_gets_a_budget_it_can_hold_unless_one_is_given() -> None:
+    local = JudgeTarget(local=True)
+    assert effective_options(ScoringOptions(), local).max_context_bytes == LOCAL_MAX_CONTEXT_BYTES
+    given = ScoringOptions(max_context_bytes=4096)
+    assert effective_options(given, local).max_context_bytes == 4096
+    assert effective_options(ScoringOptions(), JudgeTarget(url="u", model="m")).max_context_bytes == 65536
+
+
+def test_with_the_local_judge_auto_mode_uses_the_generic_rubric_and_label_probabilities(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory("Do it SCORE:1.0", "SCORE:0.25"))
+    options, criteria = parse_parameters({})
+    judge = DelayedJudge()
+    results = asyncio.run(
+        score_paths([tmp_path], options, criteria, judge, job_id="j", local_judge=True)  # type: ignore[arg-type]
+    )
+    assert [r.purpose for r in judge.fake.requests] == ["score", "score", "categorize"]  # no derivation
+    first = judge.fake.requests[0]  # the local judge's label question, scored from token probabilities
+    assert first.top_logprobs is not None and list(first.response_schema["properties"]) == ["problem"]
+    assert judge.fake.requests[2].response_schema["properties"]["rationale"]["maxLength"] == 400  # coarse
+    (node,) = results.nodes
+    assert [s.criterion_scores for s in node.steps] == [{"step_quality": 1.0}, {"step_quality": 0.25}]
+    assert node.own_score == pytest.approx(0.625) and node.criteria is not None
+    assert node.criteria["rubric_source"] == "local_judge_generic_rubric"
+    assert results.parameters["atif_criteria_source"] == "local_judge_generic_rubric"
+    assert run_without_local(tmp_path).parameters["atif_criteria_source"] == "derived_by_judge"
+
+
+def run_without_local(folder: Path) -> EvaluationResults:
+    options, criteria = parse_parameters({})
+    return asyncio.run(score_paths([folder], options, criteria, DelayedJudge(), job_id="j"))  # type: ignore[arg-type]
