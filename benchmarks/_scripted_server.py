@@ -8,12 +8,16 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Mapping
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def start_server(latency: float = 0.0, *, env: Mapping[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
-    """Start ``python -m tracegrade.judge.testing`` answering after ``latency`` seconds; returns it and its URL."""
-    command = [sys.executable, "-m", "tracegrade.judge.testing", "--latency", str(latency)]
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    """Start the scripted ATIF judge (``tests.atif.scripted``) answering after ``latency`` s; returns it and its URL."""
+    command = [sys.executable, "-m", "tracegrade.judge.testing", "--rule", "tests.atif.scripted:judge_rule",
+               "--latency", str(latency)]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO,
                                env={**os.environ, **(env or {})})
     assert process.stdout is not None
     line = process.stdout.readline().strip()

@@ -53,7 +53,9 @@ import orjson
 from _scripted_server import served, start_server
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
-from tracegrade.atif import build_evidence, score_request, score_step
+from tracegrade.atif.asking._evidence import build_evidence
+from tracegrade.atif.asking._prompts import score_request
+from tracegrade.atif.asking._questions import score_step
 from tracegrade.judge import Judge, JudgeCache, JudgeRequest, JudgeSettings, ResponseFormat
 from tracegrade.judge._client import _Answer, _Turns
 from tracegrade.judge._transport import new_session

@@ -25,7 +25,7 @@ from tracegrade.suites import (
     run_dataset,
     write_private,
 )
-from tracegrade.suites._report import dumps_report
+from tracegrade.suites.reporting._report import dumps_report
 
 LABELS = ["billing", "cancellation", "technical"]
 

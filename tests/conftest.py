@@ -7,6 +7,7 @@ from typing import NoReturn
 
 import pytest
 
+from tests.atif.scripted import judge_rule
 from tracegrade.judge import JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
 
@@ -34,7 +35,7 @@ def shared_corpus() -> Path:
 @pytest.fixture
 def server() -> Iterator[ScriptedJudgeServer]:
     """A scripted OpenAI-compatible judge on loopback (test folders override it with their own rules)."""
-    with ScriptedJudgeServer() as running:
+    with ScriptedJudgeServer(judge_rule()) as running:
         yield running
 
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from evalhub.models.atif import Trajectory
 
-from tracegrade.atif import LogicalStep, NodeStatus, TrajectoryNode
+from tracegrade.atif import TrajectoryNode
+from tracegrade.atif.reading._records import LogicalStep, NodeStatus
 from tracegrade.rubric import Criterion, Rubric
 
 NodeFactory = Callable[..., TrajectoryNode]

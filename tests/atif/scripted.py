@@ -1,4 +1,5 @@
-"""A scripted judge whose verdicts are written into the trajectories themselves.
+"""Scripted judges for ATIF prompts: a fixed verdict for every request kind, or verdicts written into the
+trajectories themselves.
 
 A step whose message contains ``SCORE:x`` gets score ``x`` on every criterion; ``FAIL`` makes the judge answer
 HTTP 400 for that step; ``CAT:name`` picks the failure category (``CAT:garbage`` answers unusable text).
@@ -14,7 +15,61 @@ from typing import Any
 import orjson
 import pytest
 
-from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply, scripted_answer
+from tracegrade.judge.testing import ReceivedRequest, Rule, ScriptedJudgeServer, ScriptedReply
+
+
+def scripted_answer(request_body: Any, *, score: float = 0.75, category: str = "reasoning_failure") -> Any:
+    """A valid judge answer for a tracegrade request body (scoring, derivation or categorisation)."""
+    messages = request_body.get("messages", []) if isinstance(request_body, dict) else []
+    prompt = messages[-1].get("content", "") if messages and isinstance(messages[-1], dict) else ""
+    if "<criteria>" in prompt:
+        return {"scores": dict.fromkeys(_criterion_names(prompt), score), "rationale": "scripted verdict"}
+    if "<categories>" in prompt:
+        return {"category": category, "rationale": "scripted category"}
+    if "<task>" in prompt:
+        return {"criteria": [{"name": "correctness", "description": "Does the right thing", "weight": 2},
+                             {"name": "efficiency", "description": "Wastes no steps", "weight": 1}]}
+    return {}
+
+
+def judge_rule(*, score: float = 0.75, category: str = "reasoning_failure") -> Rule:
+    """A rule answering every tracegrade request validly, with a fixed score and category."""
+    return lambda request: ScriptedReply.answer(scripted_answer(request.json(), score=score, category=category))
+
+
+_CRITERIA_BLOCK = re.compile(r"<criteria>\n(.*?)\n</criteria>", re.DOTALL)
+
+
+def _criterion_names(prompt: str) -> list[str]:
+    match = _CRITERIA_BLOCK.search(prompt)
+    if match is None:
+        return []
+    try:
+        return [item["name"] for item in orjson.loads(match.group(1))]
+    except (orjson.JSONDecodeError, TypeError, KeyError):
+        return []
+
+
+def quoted_step(request: ReceivedRequest) -> str:
+    """The current step's message as the judge saw it, quoted back raw when it is JSON text.
+
+    A step whose message is a forged verdict thus reaches the extractor as a verdict-shaped object
+    of its own, beside the judge's real one: the hostile case extraction must not be steered by.
+    """
+    body: Any = request.json()
+    prompt = body["messages"][-1]["content"] if isinstance(body, dict) and body.get("messages") else ""
+    start = prompt.find("<evidence>\n")
+    end = prompt.find("\n</evidence>")
+    try:
+        evidence = orjson.loads(prompt[start + len("<evidence>\n"): end]) if 0 <= start < end else {}
+    except orjson.JSONDecodeError:
+        evidence = {}
+    step = evidence.get("current_step", {}) if isinstance(evidence, dict) else {}
+    message = step.get("message") if isinstance(step, dict) else None
+    if isinstance(message, str) and message.lstrip().startswith("{"):
+        return message
+    return orjson.dumps({"current_step": step}).decode()
+
 
 _CURRENT = re.compile(r'"current_step":\{[^{}]*?"message":"([^"]*)"')
 

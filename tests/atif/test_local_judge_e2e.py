@@ -10,8 +10,9 @@ import orjson
 import pytest
 
 from tests.conftest import EXAMPLES, unavailable
-from tracegrade.atif import EvaluationResults, NodeStatusCode, StepStatus, parse_parameters
+from tracegrade.atif import EvaluationResults, StepStatus, parse_parameters
 from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.atif.scoring._records import NodeStatusCode
 from tracegrade.judge._judge import PROTOCOL_ERROR_CODES
 from tracegrade.runs import JobStatus
 

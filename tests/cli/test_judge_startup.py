@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import tracegrade.judge
+from tests.atif.scripted import judge_rule
 from tracegrade.cli import _judge
 from tracegrade.judge.testing import ScriptedJudgeServer
 
@@ -19,7 +20,7 @@ UNUSED = (
     "matplotlib",
     "opentelemetry.sdk",
     "tracegrade.judge._local",
-    "tracegrade.suites._engine",
+    "tracegrade.suites.running._engine",
     "evalhub.client",
     "httpx",
 )
@@ -37,7 +38,7 @@ def test_no_otlp_endpoint_means_no_sdk_provider(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_a_judge_run_imports_no_unused_library(tmp_path: Path) -> None:
-    with ScriptedJudgeServer() as server:
+    with ScriptedJudgeServer(judge_rule()) as server:
         argv = [
             "judge",
             str(EXAMPLES),

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracegrade.dabench import (
-    AnswerTable,
-    MetricParams,
-    TaskInput,
-    TaskRecord,
-    Value,
-    evaluate_task,
-    parse_trace,
-)
+from tracegrade.dabench import MetricParams, TaskRecord, evaluate_task, parse_trace
+from tracegrade.dabench.reading._records import AnswerTable, TaskInput, Value
 
 
 def table(header: list[str], *rows: list[str]) -> AnswerTable:

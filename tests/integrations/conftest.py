@@ -9,6 +9,7 @@ import orjson
 import pytest
 from evalhub.adapter import DefaultCallbacks
 
+from tests.atif.scripted import judge_rule
 from tests.conftest import EXAMPLES
 from tests.integrations.servers import _Recorder, recording_server, url_of
 from tracegrade.integrations.evalhub import AtifAdapter
@@ -26,7 +27,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture
 def judge() -> Iterator[ScriptedJudgeServer]:
-    with ScriptedJudgeServer() as server:
+    with ScriptedJudgeServer(judge_rule()) as server:
         yield server
 
 

@@ -18,6 +18,7 @@ import orjson
 import pytest
 import yaml
 
+from tests.atif.scripted import judge_rule
 from tests.conftest import unavailable
 from tests.integrations.servers import free_port, stop, wait_http
 from tracegrade.atif import PROMPT_VERSION
@@ -142,7 +143,7 @@ def jobs(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dic
     corpus = tmp_path_factory.mktemp("data") / "atif"
     shutil.copytree(Path(__file__).parents[2] / "examples" / "atif", corpus)
     submitted: dict[str, str] = {}
-    with ScriptedJudgeServer() as judge, SyncEvalHubClient(base_url=stack.evalhub) as client:
+    with ScriptedJudgeServer(judge_rule()) as judge, SyncEvalHubClient(base_url=stack.evalhub) as client:
         try:
             for name, provider, parameters in (
                 ("odh", "atif", {"trajectory_path": str(corpus)}),

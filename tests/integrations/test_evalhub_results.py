@@ -5,6 +5,7 @@ import asyncio
 import pytest
 from evalhub.adapter import JobSpec
 
+from tests.atif.scripted import judge_rule
 from tracegrade.atif import EvaluationResults, parse_parameters
 from tracegrade.atif._job import JudgeTarget, run_atif_job
 from tracegrade.errors import ConfigError, TracegradeError
@@ -32,7 +33,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> EvaluationResults:
     options, criteria = parse_parameters({})
 
     async def score() -> EvaluationResults:
-        with ScriptedJudgeServer() as judge:
+        with ScriptedJudgeServer(judge_rule()) as judge:
             target = JudgeTarget(url=judge.base_url, model="m")
             done, _ = await run_atif_job(
                 [EXAMPLES / "atif"], options, criteria, target, job_id="j", out_dir=None, cache_path=None

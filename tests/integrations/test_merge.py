@@ -9,17 +9,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from tests.atif.scripted import judge_rule
 from tests.conftest import EXAMPLES, SHARED, unavailable
-from tracegrade.atif import (
-    EvaluationResults,
-    InputAccount,
-    InputStatus,
-    merge_results,
-    parse_parameters,
-    summarize,
-    write_artifacts,
-)
+from tracegrade.atif import EvaluationResults, InputAccount, merge_results, parse_parameters, write_artifacts
 from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.atif.reading._records import InputStatus
+from tracegrade.atif.scoring._assemble import summarize
 from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.cli._app import app, run_app
 from tracegrade.errors import ConfigError
@@ -47,7 +42,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[EvaluationResults, l
     )
 
     async def score(shard: Shard | None) -> EvaluationResults:
-        with ScriptedJudgeServer() as judge:
+        with ScriptedJudgeServer(judge_rule()) as judge:
             target = JudgeTarget(url=judge.base_url, model="scripted-judge")
             results, _ = await run_atif_job(
                 [corpus], options, criteria, target, job_id="job-m", out_dir=None, cache_path=None, shard=shard

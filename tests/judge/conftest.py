@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
-from tracegrade.atif import Evidence, build_evidence
+from tracegrade.atif.asking._evidence import Evidence, build_evidence
 from tracegrade.judge import JudgeSettings
 from tracegrade.rubric import Criterion, Rubric
 

@@ -11,7 +11,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tracegrade.atif import Evidence, score_request, score_step
+from tracegrade.atif.asking._evidence import Evidence
+from tracegrade.atif.asking._prompts import score_request
+from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import ConfigError
 from tracegrade.judge import Judge, JudgeCache, JudgeSettings, cache_key, default_cache_path, dumps
 from tracegrade.judge._cache import CacheKeys

@@ -8,11 +8,15 @@ from typing import Any
 
 import pytest
 
-from tracegrade.atif import PROMPT_VERSION, Evidence, StepJudgement, score_request, score_step
+from tests.atif.scripted import judge_rule, scripted_answer
+from tracegrade.atif import PROMPT_VERSION
+from tracegrade.atif.asking._evidence import Evidence
+from tracegrade.atif.asking._prompts import score_request
+from tracegrade.atif.asking._questions import StepJudgement, score_step
 from tracegrade.errors import ConfigError, JudgeError
 from tracegrade.judge import Judge, JudgeSettings, ResponseFormat
 from tracegrade.judge._client import TURNS_PER_ITERATION, _Turns
-from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply, judge_rule, scripted_answer
+from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Rubric
 
 from .conftest import fast
@@ -132,7 +136,7 @@ async def test_dropped_connections_are_retried(server: ScriptedJudgeServer, sett
 
 async def test_refused_connection_is_a_transport_error(settings: JudgeSettings, rubric: Rubric,
                                                        evidence: Evidence) -> None:
-    closed = ScriptedJudgeServer().start()
+    closed = ScriptedJudgeServer(judge_rule()).start()
     closed.stop()
     code, judge = await failure(fast(settings, base_url=closed.base_url, judge_max_attempts=2), rubric, evidence)
     assert code == "transport_error"

@@ -16,7 +16,8 @@ from evalhub.models.atif import (
     ToolCall,
 )
 
-from tracegrade.atif import build_evidence, project_step, score_request
+from tracegrade.atif.asking._evidence import build_evidence, project_step
+from tracegrade.atif.asking._prompts import score_request
 from tracegrade.errors import ConfigError, JudgeError
 from tracegrade.rubric import Rubric
 

@@ -12,9 +12,11 @@ import orjson
 import pytest
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
+from tests.atif.scripted import judge_rule
 from tests.conftest import unavailable
-from tracegrade.atif import build_evidence, score_step
+from tracegrade.atif.asking._evidence import build_evidence
 from tracegrade.atif.asking._local_verdict import PROBLEMS, local_verdict_request, parse_local_verdict
+from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, LocalJudge, _local
 from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT, _Recorder, plain_prompt
@@ -119,7 +121,7 @@ def test_verdict_requests_ask_for_logprobs_and_the_validator_receives_them() -> 
                {"token": '"}', "logprob": 0.0, "top_logprobs": []}]
     body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": '{"problem": "none"}'},
                          "logprobs": {"content": content}}]}
-    with ScriptedJudgeServer() as server:
+    with ScriptedJudgeServer(judge_rule()) as server:
         server.queue(ScriptedReply(body=orjson.dumps(body)), ScriptedReply.answer({"problem": "none"}))
         settings = dataclasses.replace(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
         request = local_verdict_request("task", steps()[1], LOCAL_MAX_CONTEXT_BYTES)
@@ -150,7 +152,7 @@ def steps() -> list[Step]:
 
 
 def test_the_local_judge_is_sent_the_exact_criterion_schema() -> None:
-    with ScriptedJudgeServer() as server:
+    with ScriptedJudgeServer(judge_rule()) as server:
         settings = dataclasses.replace(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
 
         async def ask() -> None:

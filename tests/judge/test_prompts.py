@@ -3,10 +3,10 @@ from __future__ import annotations
 import json
 import re
 
-from tracegrade.atif import (
-    PROMPT_VERSION,
+from tracegrade.atif import PROMPT_VERSION
+from tracegrade.atif.asking._evidence import build_evidence
+from tracegrade.atif.asking._prompts import (
     SYSTEM_INSTRUCTION,
-    build_evidence,
     categorize_request,
     derive_request,
     score_request,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracegrade.atif import MAX_RATIONALE_CHARS, parse_categorization, parse_criteria, parse_scores
+from tracegrade.atif.asking._replies import MAX_RATIONALE_CHARS, parse_categorization, parse_criteria, parse_scores
 from tracegrade.errors import JudgeError
 
 NAMES = frozenset({"a", "b"})

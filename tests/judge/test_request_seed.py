@@ -3,7 +3,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tracegrade.atif import Evidence, score_request
+from tracegrade.atif.asking._evidence import Evidence
+from tracegrade.atif.asking._prompts import score_request
 from tracegrade.atif.asking._replies import score_parser
 from tracegrade.judge import Judge, JudgeCache, JudgeSettings, cache_key
 from tracegrade.judge.testing import ScriptedJudgeServer

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tracegrade.atif import Evidence, score_step
+from tracegrade.atif.asking._evidence import Evidence
+from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError
 from tracegrade.judge import Judge, JudgeCache, JudgeSettings
 from tracegrade.judge._settings import resolve_endpoint

@@ -7,7 +7,8 @@ import pytest
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
-from tracegrade.atif import Evidence, score_step
+from tracegrade.atif.asking._evidence import Evidence
+from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError
 from tracegrade.judge import Judge, JudgeSettings, JudgeTelemetry, configure_meter_provider
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import httpx
 
-from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply, scripted_answer
+from tests.atif.scripted import scripted_answer
+from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 
 
 def test_models_endpoint_and_queued_replies_before_the_rule() -> None:

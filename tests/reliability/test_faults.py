@@ -6,11 +6,13 @@ import json
 
 import pytest
 
-from tracegrade.atif import build_evidence, score_step
+from tests.atif.scripted import judge_rule, quoted_step
+from tracegrade.atif.asking._evidence import build_evidence
+from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge._faults import RETRIED, Fault, FaultInjector
-from tracegrade.judge.testing import ScriptedJudgeServer, judge_rule
+from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.rubric import Criterion, Rubric
 
 from .conftest import FAST_SETTINGS
@@ -43,13 +45,14 @@ async def judged(injector: FaultInjector, message: str = "working") -> tuple[flo
 
 @pytest.mark.parametrize("fault", sorted(RETRIED))
 async def test_a_retried_fault_once_is_recovered_by_the_next_attempt(fault: Fault) -> None:
-    injector = FaultInjector(judge_rule(score=0.5), rate=1.0, faults=(fault,), limit=1, stall_seconds=1.0)
+    injector = FaultInjector(judge_rule(score=0.5), rate=1.0, faults=(fault,), limit=1, stall_seconds=1.0,
+                             quote=quoted_step)
     assert await judged(injector) == (0.5, 2)
 
 
 @pytest.mark.parametrize("fault", list(Fault))
 async def test_a_fault_on_every_attempt_ends_in_its_own_code_or_the_true_verdict(fault: Fault) -> None:
-    injector = FaultInjector(judge_rule(score=0.5), rate=1.0, faults=(fault,), stall_seconds=1.0)
+    injector = FaultInjector(judge_rule(score=0.5), rate=1.0, faults=(fault,), stall_seconds=1.0, quote=quoted_step)
     outcome, requests = await judged(injector, FORGED)
     expected = FINAL_CODE.get(fault, 0.5)  # slow drip: the verdict, only slower
     assert outcome == expected

@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.atif.scripted import trajectory
-from tracegrade.atif import load_reference_rubric, load_trajectories
+from tracegrade.atif import load_trajectories
 from tracegrade.atif.asking._replies import score_parser
+from tracegrade.atif.criteria._reference import load_reference_rubric
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.dabench.reading._cells import read_answer_csv
 from tracegrade.dabench.reading._traces import read_trace

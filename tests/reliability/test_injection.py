@@ -11,14 +11,9 @@ from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracegrade.atif import (
-    SYSTEM_INSTRUCTION,
-    build_evidence,
-    categorize_request,
-    derive_request,
-    score_request,
-    score_step,
-)
+from tracegrade.atif.asking._evidence import build_evidence
+from tracegrade.atif.asking._prompts import SYSTEM_INSTRUCTION, categorize_request, derive_request, score_request
+from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.atif.scripted import trajectory, write
+from tests.atif.scripted import quoted_step, scripted_answer, trajectory, write
 from tests.reliability.crash import TRACEGRADE, record
 from tracegrade.judge.testing import (
     Fault,
@@ -25,7 +25,6 @@ from tracegrade.judge.testing import (
     ReceivedRequest,
     ScriptedJudgeServer,
     ScriptedReply,
-    scripted_answer,
 )
 
 CRITERIA = ("task_completion", "tool_effectiveness", "environment_safety")
@@ -125,7 +124,7 @@ def _node_code(results: dict[str, Any], node_id: str) -> str:
 @pytest.mark.slow
 def test_two_thousand_steps_through_thirty_percent_faults(tmp_path: Path) -> None:
     started = time.monotonic()
-    injector = FaultInjector(marker, rate=0.3, seed=14, stall_seconds=1.0)
+    injector = FaultInjector(marker, rate=0.3, seed=14, stall_seconds=1.0, quote=quoted_step)
     budget = 6000
     results, messages, received, samples = soak(tmp_path, injector, trajectories=200, steps=10, budget=budget)
     outcomes = check_every_step(results, messages)
@@ -145,7 +144,7 @@ def test_two_thousand_steps_through_thirty_percent_faults(tmp_path: Path) -> Non
 
 
 def test_a_tight_request_budget_is_never_exceeded_under_faults(tmp_path: Path) -> None:
-    injector = FaultInjector(marker, rate=0.3, seed=3, stall_seconds=1.0,
+    injector = FaultInjector(marker, rate=0.3, seed=3, stall_seconds=1.0, quote=quoted_step,
                              faults=(Fault.RATE_LIMITED, Fault.SERVER_ERROR, Fault.RESET, Fault.INVALID_UTF8))
     results, messages, received, _ = soak(tmp_path, injector, trajectories=20, steps=10, budget=120)
     outcomes = check_every_step(results, messages)

@@ -4,7 +4,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tracegrade.suites import Case, Dataset, Metric, SuiteSpec, load_dataset
+from tracegrade.suites import Case, Dataset, load_dataset
+from tracegrade.suites.reading._dataset import Metric, SuiteSpec
 
 
 def expectation(name: str, path: str, expected: Any, **extra: Any) -> dict[str, Any]:

@@ -16,16 +16,13 @@ from tracegrade.atif.scoring._engine import RunProgress, ScoringEngine
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError
-from tracegrade.judge._judge import Judge
-from tracegrade.judge._settings import JudgeSettings, ResponseFormat
-from tracegrade.judge._telemetry import JudgeTelemetry
-from tracegrade.runs._folder import RunFolder
-from tracegrade.runs._shard import Shard
+from tracegrade.judge import Judge, JudgeSettings, JudgeTelemetry, ResponseFormat
+from tracegrade.runs import RunFolder, Shard
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
 
-    from tracegrade.judge._cache import JudgeCache
+    from tracegrade.judge import JudgeCache
 
 __all__ = ["JudgeTarget", "effective_options", "judge_settings", "open_judge", "run_atif_job"]
 
@@ -74,7 +71,7 @@ async def open_judge(
     cache = _open_cache(cache_path) if cache_path is not None else None
     try:
         if target.local:
-            from tracegrade.judge._local import LocalJudge  # the local judge's module stays out of endpoint runs
+            from tracegrade.judge import LocalJudge
 
             async with LocalJudge() as local:
                 settings = dataclasses.replace(
@@ -95,7 +92,7 @@ async def open_judge(
 
 
 def _open_cache(path: Path) -> JudgeCache:
-    from tracegrade.judge._cache import JudgeCache  # sqlite3 only when a cache is used
+    from tracegrade.judge import JudgeCache
 
     return JudgeCache(path)
 
@@ -104,7 +101,7 @@ def effective_options(options: ScoringOptions, target: JudgeTarget) -> ScoringOp
     """The options a job runs with: the local judge's smaller request budget unless one was given."""
     if not target.local or "max_context_bytes" in options.model_fields_set:
         return options
-    from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES
+    from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES
 
     budget = min(options.max_context_bytes, LOCAL_MAX_CONTEXT_BYTES)
     return options.model_copy(update={"max_context_bytes": budget})

@@ -20,10 +20,9 @@ from tracegrade.atif.scoring._engine import RunProgress, ScoringEngine
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults, InputRecord
-from tracegrade.judge._judge import Judge
-from tracegrade.rubric._models import Rubric, ScoringMode
-from tracegrade.runs._shard import Shard
-from tracegrade.runs._status import JobStatus
+from tracegrade.judge import Judge
+from tracegrade.rubric import Rubric, ScoringMode
+from tracegrade.runs import JobStatus, Shard
 
 __all__ = ["copied_context_policy", "criteria_source", "run_parameters", "score_loaded", "score_paths"]
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from tracegrade.errors import OutputError
 
 if TYPE_CHECKING:
-    from tracegrade.atif.agreement._records import AgreementReport
+    from tracegrade.atif import AgreementReport
 
 __all__ = ["agree"]
 
@@ -39,15 +39,11 @@ def agree(
     the 1-based index of the results, or step_id with segment), with any of score, failed, category and
     decisive. Labels that match nothing are listed, never dropped.
     """
-    from tracegrade.atif import read_results
-    from tracegrade.atif.agreement._agree import agreement
-    from tracegrade.atif.agreement._labels import read_labels
-    from tracegrade.atif.agreement._report import render_agreement
-    from tracegrade.atif.output._report import render_report
+    from tracegrade.atif import measure_agreement, read_labels, read_results, render_agreement, render_report
     from tracegrade.runs import amend_manifest, dump_json, write_atomic
 
     results = read_results(run)
-    report = agreement(
+    report = measure_agreement(
         results, read_labels(labels), labels_file=str(labels), resamples=resamples, level=level, seed=seed
     )
     target = output or ((run if run.is_dir() else run.parent) / "agreement.json")
@@ -68,7 +64,7 @@ def agree(
 
 
 def _print_summary(report: AgreementReport, target: Path, page: Path) -> None:
-    from tracegrade.atif.agreement._report import agreement_rows, issue_rows
+    from tracegrade.atif import agreement_rows, issue_rows
     from tracegrade.render import Column, fit_table
 
     console = Console(highlight=False)

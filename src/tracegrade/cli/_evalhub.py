@@ -51,8 +51,8 @@ def provider_yaml(
     env: Annotated[list[str] | None, typer.Option("--env", help="NAME=VALUE for local-mode runs (repeatable).")] = None,
 ) -> None:
     """Print the EvalHub provider definition (providers/atif.yaml) for this installation."""
+    from tracegrade.integrations.evalhub import DEFAULT_IMAGE
     from tracegrade.integrations.evalhub import provider_yaml as render
-    from tracegrade.integrations.evalhub._provider import DEFAULT_IMAGE
 
     text = render(command=command, image=image or DEFAULT_IMAGE, env=_env(env or []), provider_id=provider_id)
     if output is None:

@@ -34,7 +34,7 @@ def whowhen(
     OUTPUT/labels.jsonl, ready for: tracegrade judge OUTPUT/trajectories -o RUN, then
     tracegrade agree RUN --labels OUTPUT/labels.jsonl.
     """
-    from tracegrade.atif.importing._whowhen import import_whowhen
+    from tracegrade.atif import import_whowhen
 
     result = import_whowhen(logs, output)
     if quiet:

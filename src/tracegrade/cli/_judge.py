@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from tracegrade.atif.scoring._params import CriteriaInputs, ScoringOptions
+from tracegrade.atif import CriteriaInputs, ScoringOptions
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ConfigError, ExitCode, ThresholdNotMetError
-from tracegrade.judge._settings import ResponseFormat
+from tracegrade.judge import ResponseFormat
 from tracegrade.runs import JobStatus
 
 if TYPE_CHECKING:

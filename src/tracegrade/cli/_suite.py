@@ -15,11 +15,10 @@ from rich.console import Console
 
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ConfigError
-from tracegrade.suites._params import IntervalParameters, SuiteRunParameters
+from tracegrade.suites import IntervalParameters, SuiteRunParameters
 
 if TYPE_CHECKING:
-    from tracegrade.suites import Dataset, Target
-    from tracegrade.suites._judge_check import JudgeAsker
+    from tracegrade.suites import Dataset, JudgeAsker, Target
 
 __all__ = ["suite_app"]
 
@@ -146,8 +145,7 @@ def compare(
 
     Exits 0 whenever the comparison is produced, regressions included: it describes, it does not gate.
     """
-    from tracegrade.suites import compare_reports, read_report
-    from tracegrade.suites._report import write_private
+    from tracegrade.suites import compare_reports, read_report, write_private
 
     params = _validated(IntervalParameters, parameters)
     _refuse_existing(output, None)
@@ -158,14 +156,14 @@ def compare(
                 "suites": [{"suite": s["suite"], "changes": s["changes"],
                             "deltas": {k: v["delta"] for k, v in s["deltas"].items()}} for s in result["suites"]]})
     if _stderr().is_terminal:
-        from tracegrade.suites._terminal import print_comparison
+        from tracegrade.suites import print_comparison
 
         print_comparison(result, _stderr())
     return 0
 
 
 def _validated(model: Any, parameters: dict[str, Any]) -> Any:
-    from tracegrade.suites._params import parameters_error
+    from tracegrade.suites import parameters_error
 
     try:
         return model.model_validate(parameters)
@@ -227,18 +225,17 @@ async def _judge(url: str | None, model: str | None, key_env: str | None, needed
 
 
 def _publish(report: dict[str, Any], output: Path, html: Path | None) -> int:
-    from tracegrade.suites import exit_code, report_summary
-    from tracegrade.suites._report import dumps_report, write_private
+    from tracegrade.suites import dumps_report, exit_code, report_summary, write_private
 
     write_private(output, dumps_report(report))
     if html is not None:
-        from tracegrade.suites._html import render_report_html
+        from tracegrade.suites import render_report_html
 
         write_private(html, render_report_html(report).encode())
     _echo_json(report_summary(report, output))
     console = _stderr()
     if console.is_terminal:
-        from tracegrade.suites._terminal import print_report
+        from tracegrade.suites import print_report
 
         print_report(report, console)
     return exit_code(report)

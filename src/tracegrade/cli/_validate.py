@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from tracegrade.atif.scoring._params import ScoringOptions
+from tracegrade.atif import ScoringOptions
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ExitCode, InputError
 

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 import orjson
 
-from tracegrade.atif.scoring._results import EvaluationResults
+from tracegrade.atif import EvaluationResults
 from tracegrade.runs import JobStatus
 
 __all__ = [

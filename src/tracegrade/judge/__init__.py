@@ -18,70 +18,30 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from tracegrade.judge._cache import JudgeCache, cache_key, default_cache_path
-    from tracegrade.judge._client import MAX_RESPONSE_BYTES
-    from tracegrade.judge._extract import extract_json_object, protocol_error
-    from tracegrade.judge._judge import PROTOCOL_ERROR_CODES, Judge, JudgeProtocol
-    from tracegrade.judge._local import (
-        LOCAL_JUDGE_NOTICE,
-        LOCAL_MAX_CONTEXT_BYTES,
-        LocalJudge,
-        check_local_judge_installed,
-    )
-    from tracegrade.judge._request import JudgeRequest, Reply, context_overflow, dumps
-    from tracegrade.judge._settings import (
-        DEFAULT_MAX_CONTEXT_BYTES,
-        MIN_CONTEXT_BYTES,
-        JudgeSettings,
-        ResponseFormat,
-        chat_completions_url,
-    )
-    from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry, configure_meter_provider
+    from tracegrade.judge._cache import JudgeCache as JudgeCache
+    from tracegrade.judge._cache import cache_key as cache_key
+    from tracegrade.judge._cache import default_cache_path as default_cache_path
+    from tracegrade.judge._client import MAX_RESPONSE_BYTES as MAX_RESPONSE_BYTES
+    from tracegrade.judge._extract import extract_json_object as extract_json_object
+    from tracegrade.judge._extract import protocol_error as protocol_error
+    from tracegrade.judge._judge import PROTOCOL_ERROR_CODES as PROTOCOL_ERROR_CODES
+    from tracegrade.judge._judge import Judge as Judge
+    from tracegrade.judge._judge import JudgeProtocol as JudgeProtocol
+    from tracegrade.judge._local import LOCAL_JUDGE_NOTICE as LOCAL_JUDGE_NOTICE
+    from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES as LOCAL_MAX_CONTEXT_BYTES
+    from tracegrade.judge._local import LocalJudge as LocalJudge
+    from tracegrade.judge._local import check_local_judge_installed as check_local_judge_installed
+    from tracegrade.judge._request import JudgeRequest as JudgeRequest
+    from tracegrade.judge._request import Reply as Reply
+    from tracegrade.judge._request import context_overflow as context_overflow
+    from tracegrade.judge._request import dumps as dumps
+    from tracegrade.judge._settings import DEFAULT_MAX_CONTEXT_BYTES as DEFAULT_MAX_CONTEXT_BYTES
+    from tracegrade.judge._settings import MIN_CONTEXT_BYTES as MIN_CONTEXT_BYTES
+    from tracegrade.judge._settings import JudgeSettings as JudgeSettings
+    from tracegrade.judge._settings import ResponseFormat as ResponseFormat
+    from tracegrade.judge._settings import chat_completions_url as chat_completions_url
+    from tracegrade.judge._telemetry import JudgeStats as JudgeStats
+    from tracegrade.judge._telemetry import JudgeTelemetry as JudgeTelemetry
+    from tracegrade.judge._telemetry import configure_meter_provider as configure_meter_provider
 
-_LAZY: dict[str, tuple[str, ...]] = {
-    "_cache": ("JudgeCache", "cache_key", "default_cache_path"),
-    "_client": ("MAX_RESPONSE_BYTES",),
-    "_extract": ("extract_json_object", "protocol_error"),
-    "_judge": ("PROTOCOL_ERROR_CODES", "Judge", "JudgeProtocol"),
-    "_local": ("LOCAL_JUDGE_NOTICE", "LOCAL_MAX_CONTEXT_BYTES", "LocalJudge", "check_local_judge_installed"),
-    "_request": ("JudgeRequest", "Reply", "context_overflow", "dumps"),
-    "_settings": (
-        "DEFAULT_MAX_CONTEXT_BYTES",
-        "MIN_CONTEXT_BYTES",
-        "JudgeSettings",
-        "ResponseFormat",
-        "chat_completions_url",
-    ),
-    "_telemetry": ("JudgeStats", "JudgeTelemetry", "configure_meter_provider"),
-}
-"""Private module of each public name; a name is imported when first used (fast start-up)."""
-
-__all__ = [
-    "DEFAULT_MAX_CONTEXT_BYTES",
-    "LOCAL_JUDGE_NOTICE",
-    "LOCAL_MAX_CONTEXT_BYTES",
-    "MAX_RESPONSE_BYTES",
-    "MIN_CONTEXT_BYTES",
-    "PROTOCOL_ERROR_CODES",
-    "Judge",
-    "JudgeCache",
-    "JudgeProtocol",
-    "JudgeRequest",
-    "JudgeSettings",
-    "JudgeStats",
-    "JudgeTelemetry",
-    "LocalJudge",
-    "Reply",
-    "ResponseFormat",
-    "cache_key",
-    "chat_completions_url",
-    "check_local_judge_installed",
-    "configure_meter_provider",
-    "context_overflow",
-    "default_cache_path",
-    "dumps",
-    "extract_json_object",
-    "protocol_error",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, __all__)
+__getattr__, __dir__, __all__ = lazy_attributes(__name__)

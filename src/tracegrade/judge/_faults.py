@@ -5,7 +5,7 @@ requests, answers with one of the failures a real judge endpoint or the network 
 produces, instead of the rule's answer. Every decision is kept in :attr:`FaultInjector.ledger`, so
 a test can account for each request::
 
-    injector = FaultInjector(judge_rule(), rate=0.3, seed=7)
+    injector = FaultInjector(rule, rate=0.3, seed=7)
     with ScriptedJudgeServer(injector) as server:
         ...
     assert sum(injector.counts.values()) == server.count
@@ -16,13 +16,13 @@ from __future__ import annotations
 import random
 import threading
 from collections import Counter
+from collections.abc import Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
-if TYPE_CHECKING:
-    from tracegrade.judge.testing import ReceivedRequest, Rule, ScriptedReply
+from tracegrade.judge._scripted import ReceivedRequest, Rule, ScriptedReply
 
 __all__ = ["Fault", "FaultInjector"]
 
@@ -79,10 +79,13 @@ class FaultInjector:
         stall_seconds: How long a ``timeout`` fault waits before answering.
         retry_after: The ``Retry-After`` seconds of a 429.
         limit: Most faults injected in all (None: no limit); later requests get the rule's answer.
+        quote: What a ``quotes_evidence`` answer quotes from the request before its verdict (by
+            default the last message, as sent); a front door's tests pass what its prompts hold.
     """
 
     def __init__(self, rule: Rule, *, rate: float = 0.3, seed: int = 0, faults: tuple[Fault, ...] = tuple(Fault),
-                 stall_seconds: float = 2.0, retry_after: float = 0.05, limit: int | None = None) -> None:
+                 stall_seconds: float = 2.0, retry_after: float = 0.05, limit: int | None = None,
+                 quote: Callable[[ReceivedRequest], str] | None = None) -> None:
         if not 0.0 <= rate <= 1.0 or not faults:
             raise ValueError("rate must be in [0, 1] and faults must not be empty")
         self._rule = rule
@@ -93,6 +96,7 @@ class FaultInjector:
         self._stall = stall_seconds
         self._retry_after = retry_after
         self._left = limit
+        self._quote = quote or _last_message
         self.ledger: list[Fault | None] = []
         """The fault given to each request, by arrival index (None: the rule answered)."""
 
@@ -113,8 +117,6 @@ class FaultInjector:
         return self._reply(fault, request)
 
     def _reply(self, fault: Fault, request: ReceivedRequest) -> ScriptedReply:
-        from tracegrade.judge.testing import ScriptedReply
-
         simple: dict[Fault, ScriptedReply] = {
             Fault.RATE_LIMITED: ScriptedReply.error(429, retry_after=self._retry_after),
             Fault.SERVER_ERROR: ScriptedReply.error(500),
@@ -134,7 +136,7 @@ class FaultInjector:
             return ScriptedReply(content=answer.content, drip=0.01)
         if fault is Fault.WRONG_TYPES:
             return ScriptedReply(content=_wrong_types(answer.content))
-        return ScriptedReply(content=f"The step under review reads {_quoted_step(request)}. "
+        return ScriptedReply(content=f"The step under review reads {self._quote(request)}. "
                                      f"Having weighed it, my verdict is {answer.content}")
 
 
@@ -142,33 +144,28 @@ _HTML = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gat
 
 
 def _wrong_types(content: str | None) -> str:
+    """The answer with every number turned into a word and every string into a number."""
     try:
         answer = orjson.loads(content or "{}")
     except orjson.JSONDecodeError:
         answer = {}
-    if isinstance(answer, dict) and isinstance(answer.get("scores"), dict):
-        answer["scores"] = {name: "high" for name in answer["scores"]}
-        answer["rationale"] = 42
-        return orjson.dumps(answer).decode()
-    return orjson.dumps({"scores": "high", "rationale": 42}).decode()
+    return orjson.dumps(_mistyped(answer) if isinstance(answer, dict) and answer else {"value": "high"}).decode()
 
 
-def _quoted_step(request: ReceivedRequest) -> str:
-    """The current step's message as the judge saw it, quoted back raw when it is JSON text.
+def _mistyped(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _mistyped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_mistyped(item) for item in value]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return value
+    return 42 if isinstance(value, str) else "high"
 
-    A step whose message is a forged verdict thus reaches the extractor as a verdict-shaped object
-    of its own, beside the judge's real one: the hostile case extraction must not be steered by.
-    """
+
+def _last_message(request: ReceivedRequest) -> str:
+    """The last message of the request, as sent."""
     body: Any = request.json()
-    prompt = body["messages"][-1]["content"] if isinstance(body, dict) and body.get("messages") else ""
-    start = prompt.find("<evidence>\n")
-    end = prompt.find("\n</evidence>")
-    try:
-        evidence = orjson.loads(prompt[start + len("<evidence>\n"): end]) if 0 <= start < end else {}
-    except orjson.JSONDecodeError:
-        evidence = {}
-    step = evidence.get("current_step", {}) if isinstance(evidence, dict) else {}
-    message = step.get("message") if isinstance(step, dict) else None
-    if isinstance(message, str) and message.lstrip().startswith("{"):
-        return message
-    return orjson.dumps({"current_step": step}).decode()
+    messages = body.get("messages") if isinstance(body, dict) else None
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    content = last.get("content") if isinstance(last, dict) else None
+    return content if isinstance(content, str) else ""

@@ -3,14 +3,16 @@
 It speaks just enough HTTP/1.1 (keep-alive, ``Content-Length`` bodies) over real sockets to
 serve many concurrent connections cheaply from one asyncio loop in a background thread::
 
-    with ScriptedJudgeServer(latency=0.05) as server:
+    with ScriptedJudgeServer(lambda request: ScriptedReply.answer({"verdict": "ok"}), latency=0.05) as server:
         settings = JudgeSettings(base_url=server.base_url, model="scripted")
         server.queue(ScriptedReply.status(429, retry_after=1.0))   # first answer, then the rule
         ...
         assert server.count == 2
 
-Run ``python -m tracegrade.judge.testing --latency 0.05`` to serve from a separate process (it
-prints ``READY <base_url>`` and stops on SIGTERM/SIGINT or when stdin closes).
+Run ``python -m tracegrade.judge.testing --rule package.module:factory --latency 0.05`` to serve
+from a separate process: ``factory(**options)`` returns the rule, ``--option score=0.5`` passes
+options (JSON values). It prints ``READY <base_url>`` and stops on SIGTERM/SIGINT or when stdin
+closes.
 
 ``FaultInjector(rule, rate=0.3)`` makes any rule answer a seeded share of requests with the
 failures real endpoints produce (429, 5xx, HTML error pages, resets, timeouts, truncated, 10 MB,
@@ -22,14 +24,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import logging
-import re
 import signal
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -38,6 +39,7 @@ import orjson
 
 from tracegrade.judge._fake import FakeJudge
 from tracegrade.judge._faults import Fault, FaultInjector
+from tracegrade.judge._scripted import REASONS, ReceivedRequest, Rule, ScriptedReply
 
 __all__ = [
     "FakeJudge",
@@ -47,136 +49,9 @@ __all__ = [
     "Rule",
     "ScriptedJudgeServer",
     "ScriptedReply",
-    "judge_rule",
-    "scripted_answer",
 ]
 
 logger = logging.getLogger("tracegrade.judge.testing")
-
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests",
-            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
-
-
-@dataclass(frozen=True, slots=True)
-class ReceivedRequest:
-    """One request as the server received it."""
-
-    index: int
-    """0-based arrival order."""
-    method: str
-    path: str
-    headers: dict[str, str]
-    """Header names in lower case."""
-    body: bytes
-
-    def json(self) -> Any:
-        """The body parsed as JSON (None when empty or not JSON)."""
-        try:
-            return orjson.loads(self.body) if self.body else None
-        except orjson.JSONDecodeError:
-            return None
-
-
-@dataclass(frozen=True, slots=True)
-class ScriptedReply:
-    """How the server answers one request."""
-
-    status: int = 200
-    content: str | None = None
-    """Assistant message text, wrapped in a chat-completions body (ignored when ``body`` is set)."""
-    body: bytes | None = None
-    """Raw response body."""
-    headers: tuple[tuple[str, str], ...] = ()
-    delay: float = 0.0
-    """Seconds to wait before answering (added to the server's latency)."""
-    drop: bool = False
-    """Close the connection instead of answering."""
-    truncate: bool = False
-    """Send the headers and only half of the body (``Content-Length`` promises all of it), then close."""
-    drip: float = 0.0
-    """Seconds between the 16-byte pieces the answer is sent in (0: all at once)."""
-    usage: tuple[int, int] | None = (100, 20)
-    """Prompt and completion tokens reported in ``usage``."""
-
-    @classmethod
-    def answer(cls, obj: Any, **kwargs: Any) -> ScriptedReply:
-        """Content that is exactly the JSON of ``obj``."""
-        return cls(content=orjson.dumps(obj).decode(), **kwargs)
-
-    @classmethod
-    def fenced(cls, obj: Any) -> ScriptedReply:
-        """The JSON of ``obj`` inside a Markdown ```json fence with prose around it."""
-        text = orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode()
-        return cls(content=f"Here is my assessment:\n```json\n{text}\n```\nHope this helps.")
-
-    @classmethod
-    def prose(cls, obj: Any) -> ScriptedReply:
-        """The JSON of ``obj`` embedded in prose that itself contains braces."""
-        text = orjson.dumps(obj).decode()
-        return cls(content=f"Thinking about {{the step}} carefully... verdict: {text} -- done {{end}}")
-
-    @classmethod
-    def text(cls, content: str) -> ScriptedReply:
-        """Arbitrary assistant text (e.g. garbage)."""
-        return cls(content=content)
-
-    @classmethod
-    def huge(cls, size: int = 200_000) -> ScriptedReply:
-        """A body of roughly ``size`` bytes."""
-        return cls(content="x" * size)
-
-    @classmethod
-    def error(cls, status: int, *, retry_after: float | str | None = None, body: bytes = b"") -> ScriptedReply:
-        """An HTTP error status, optionally with ``Retry-After``."""
-        headers = (("retry-after", str(retry_after)),) if retry_after is not None else ()
-        return cls(status=status, body=body or orjson.dumps({"error": {"message": _REASONS.get(status, "")}}),
-                   headers=headers)
-
-    @classmethod
-    def stall(cls, seconds: float) -> ScriptedReply:
-        """Wait ``seconds`` before a normal answer (to outlast a client timeout)."""
-        return cls(delay=seconds, content='{"stalled": true}')
-
-    @classmethod
-    def dropped(cls) -> ScriptedReply:
-        """Close the connection without answering."""
-        return cls(drop=True)
-
-
-Rule = Callable[[ReceivedRequest], ScriptedReply]
-"""Chooses the reply for a request."""
-
-
-def scripted_answer(request_body: Any, *, score: float = 0.75, category: str = "reasoning_failure") -> Any:
-    """A valid judge answer for a tracegrade request body (scoring, derivation or categorisation)."""
-    messages = request_body.get("messages", []) if isinstance(request_body, dict) else []
-    prompt = messages[-1].get("content", "") if messages and isinstance(messages[-1], dict) else ""
-    if "<criteria>" in prompt:
-        return {"scores": dict.fromkeys(_criterion_names(prompt), score), "rationale": "scripted verdict"}
-    if "<categories>" in prompt:
-        return {"category": category, "rationale": "scripted category"}
-    if "<task>" in prompt:
-        return {"criteria": [{"name": "correctness", "description": "Does the right thing", "weight": 2},
-                             {"name": "efficiency", "description": "Wastes no steps", "weight": 1}]}
-    return {}
-
-
-def judge_rule(*, score: float = 0.75, category: str = "reasoning_failure") -> Rule:
-    """A rule answering every tracegrade request validly, with a fixed score and category."""
-    return lambda request: ScriptedReply.answer(scripted_answer(request.json(), score=score, category=category))
-
-
-_CRITERIA_BLOCK = re.compile(r"<criteria>\n(.*?)\n</criteria>", re.DOTALL)
-
-
-def _criterion_names(prompt: str) -> list[str]:
-    match = _CRITERIA_BLOCK.search(prompt)
-    if match is None:
-        return []
-    try:
-        return [item["name"] for item in orjson.loads(match.group(1))]
-    except (orjson.JSONDecodeError, TypeError, KeyError):
-        return []
 
 
 @dataclass
@@ -189,16 +64,16 @@ class ScriptedJudgeServer:
     """An OpenAI-compatible HTTP server answering by rule, on a loopback port, in a thread.
 
     Args:
-        rule: Chooses each reply; by default every tracegrade request gets a valid answer.
+        rule: Chooses each reply (a front door's tests supply one that answers its prompts).
         latency: Seconds added before every answer.
         host: Interface to bind.
         port: Port (0 picks a free one).
         record_bodies: Keep request bodies in :attr:`requests` (turn off for long benchmarks).
     """
 
-    def __init__(self, rule: Rule | None = None, *, latency: float = 0.0, host: str = "127.0.0.1",
+    def __init__(self, rule: Rule, *, latency: float = 0.0, host: str = "127.0.0.1",
                  port: int = 0, record_bodies: bool = True) -> None:
-        self._script = _Script(rule or judge_rule())
+        self._script = _Script(rule)
         self.latency = latency
         self._host = host
         self._port = port
@@ -434,20 +309,22 @@ def _reply_body(reply: ScriptedReply, request_body: bytes) -> bytes:
 
 def _render(status: int, body: bytes, headers: tuple[tuple[str, str], ...]) -> bytes:
     typed = any(name.lower() == "content-type" for name, _ in headers)
-    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+    lines = [f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}",
              *([] if typed else ["content-type: application/json"]),
              f"content-length: {len(body)}", *(f"{name}: {value}" for name, value in headers)]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Serve the default rule from this process until SIGTERM/SIGINT or stdin closes."""
+    """Serve a rule from this process until SIGTERM/SIGINT or stdin closes."""
     parser = argparse.ArgumentParser(description="Scripted OpenAI-compatible judge server (for tests).")
+    parser.add_argument("--rule", required=True, help="MODULE:FACTORY returning the rule")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=JSON",
+                        help="keyword argument of the factory (repeatable)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before every answer")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--score", type=float, default=0.75)
     args = parser.parse_args(argv)
-    server = ScriptedJudgeServer(judge_rule(score=args.score), latency=args.latency, port=args.port,
+    server = ScriptedJudgeServer(_load_rule(args.rule, args.option), latency=args.latency, port=args.port,
                                  record_bodies=False)
     done = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -461,6 +338,14 @@ def main(argv: list[str] | None = None) -> None:
     with server:
         print(f"READY {server.base_url}", flush=True)
         done.wait()
+
+
+def _load_rule(spec: str, options: list[str]) -> Rule:
+    module, _, name = spec.partition(":")
+    factory = getattr(importlib.import_module(module), name)
+    kwargs = {key: orjson.loads(value) for key, _, value in (option.partition("=") for option in options)}
+    rule: Rule = factory(**kwargs)
+    return rule
 
 
 if __name__ == "__main__":

@@ -6,29 +6,30 @@ cached in ``$TRACEGRADE_CACHE_DIR/templates`` (:class:`TemplateBytecodeCache`). 
 imported only when a figure is drawn.
 """
 
-from tracegrade.render._bins import score_bins
-from tracegrade.render._figures import figure_png, figure_to_data_uri, new_figure, save_figure
-from tracegrade.render._filters import MISSING, bar_percent, fmt_int, fmt_pct, fmt_score, status_kind
-from tracegrade.render._html import TemplateBytecodeCache, html_environment, render_html
-from tracegrade.render._terminal import Column, console_width, fit_table, table_width
+from __future__ import annotations
 
-__all__ = [
-    "MISSING",
-    "Column",
-    "TemplateBytecodeCache",
-    "bar_percent",
-    "console_width",
-    "figure_png",
-    "figure_to_data_uri",
-    "fit_table",
-    "fmt_int",
-    "fmt_pct",
-    "fmt_score",
-    "html_environment",
-    "new_figure",
-    "render_html",
-    "save_figure",
-    "score_bins",
-    "status_kind",
-    "table_width",
-]
+from typing import TYPE_CHECKING
+
+from tracegrade._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from tracegrade.render._bins import score_bins as score_bins
+    from tracegrade.render._figures import figure_png as figure_png
+    from tracegrade.render._figures import figure_to_data_uri as figure_to_data_uri
+    from tracegrade.render._figures import new_figure as new_figure
+    from tracegrade.render._figures import save_figure as save_figure
+    from tracegrade.render._filters import MISSING as MISSING
+    from tracegrade.render._filters import bar_percent as bar_percent
+    from tracegrade.render._filters import fmt_int as fmt_int
+    from tracegrade.render._filters import fmt_pct as fmt_pct
+    from tracegrade.render._filters import fmt_score as fmt_score
+    from tracegrade.render._filters import status_kind as status_kind
+    from tracegrade.render._html import TemplateBytecodeCache as TemplateBytecodeCache
+    from tracegrade.render._html import html_environment as html_environment
+    from tracegrade.render._html import render_html as render_html
+    from tracegrade.render._terminal import Column as Column
+    from tracegrade.render._terminal import console_width as console_width
+    from tracegrade.render._terminal import fit_table as fit_table
+    from tracegrade.render._terminal import table_width as table_width
+
+__getattr__, __dir__, __all__ = lazy_attributes(__name__)

@@ -8,28 +8,26 @@ manifest written last; :func:`read_manifest` tells a complete folder from a cras
     folder.finish(JobStatus.COMPLETED, {"cases": 12})
 """
 
-from tracegrade.runs._atomic import write_atomic
-from tracegrade.runs._folder import MANIFEST_NAME, Manifest, RunFolder, amend_manifest, dump_json, read_manifest
-from tracegrade.runs._gc import gc_paused
-from tracegrade.runs._ids import job_id_for
-from tracegrade.runs._progress import progress
-from tracegrade.runs._shard import Shard, parse_shard
-from tracegrade.runs._signals import interrupts
-from tracegrade.runs._status import JobStatus
+from __future__ import annotations
 
-__all__ = [
-    "MANIFEST_NAME",
-    "JobStatus",
-    "Manifest",
-    "RunFolder",
-    "Shard",
-    "amend_manifest",
-    "dump_json",
-    "gc_paused",
-    "interrupts",
-    "job_id_for",
-    "parse_shard",
-    "progress",
-    "read_manifest",
-    "write_atomic",
-]
+from typing import TYPE_CHECKING
+
+from tracegrade._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from tracegrade.runs._atomic import write_atomic as write_atomic
+    from tracegrade.runs._folder import MANIFEST_NAME as MANIFEST_NAME
+    from tracegrade.runs._folder import Manifest as Manifest
+    from tracegrade.runs._folder import RunFolder as RunFolder
+    from tracegrade.runs._folder import amend_manifest as amend_manifest
+    from tracegrade.runs._folder import dump_json as dump_json
+    from tracegrade.runs._folder import read_manifest as read_manifest
+    from tracegrade.runs._gc import gc_paused as gc_paused
+    from tracegrade.runs._ids import job_id_for as job_id_for
+    from tracegrade.runs._progress import progress as progress
+    from tracegrade.runs._shard import Shard as Shard
+    from tracegrade.runs._shard import parse_shard as parse_shard
+    from tracegrade.runs._signals import interrupts as interrupts
+    from tracegrade.runs._status import JobStatus as JobStatus
+
+__getattr__, __dir__, __all__ = lazy_attributes(__name__)

@@ -4,35 +4,33 @@ The only package of tracegrade that uses scipy; it is imported inside the functi
 so importing this package stays cheap. Undefined results are None, never NaN.
 """
 
-from tracegrade.stats._agreement import cohens_kappa, confusion_matrix
-from tracegrade.stats._correlation import kendall_tau, pearson, spearman
-from tracegrade.stats._descriptive import mean, median, nearest_rank_percentile, std
-from tracegrade.stats._effect import cohens_d, cohens_d_paired
-from tracegrade.stats._intervals import bootstrap_mean_ci, mean_ci, paired_bootstrap_ci
-from tracegrade.stats._many import PairedSample, paired_bootstrap_many
-from tracegrade.stats._rank_tests import mann_whitney_u, wilcoxon_signed_rank
-from tracegrade.stats._records import ConfusionMatrix, Interval, TestResult
+from __future__ import annotations
 
-__all__ = [
-    "ConfusionMatrix",
-    "Interval",
-    "PairedSample",
-    "TestResult",
-    "bootstrap_mean_ci",
-    "cohens_d",
-    "cohens_d_paired",
-    "cohens_kappa",
-    "confusion_matrix",
-    "kendall_tau",
-    "mann_whitney_u",
-    "mean",
-    "mean_ci",
-    "median",
-    "nearest_rank_percentile",
-    "paired_bootstrap_ci",
-    "paired_bootstrap_many",
-    "pearson",
-    "spearman",
-    "std",
-    "wilcoxon_signed_rank",
-]
+from typing import TYPE_CHECKING
+
+from tracegrade._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from tracegrade.stats._agreement import cohens_kappa as cohens_kappa
+    from tracegrade.stats._agreement import confusion_matrix as confusion_matrix
+    from tracegrade.stats._correlation import kendall_tau as kendall_tau
+    from tracegrade.stats._correlation import pearson as pearson
+    from tracegrade.stats._correlation import spearman as spearman
+    from tracegrade.stats._descriptive import mean as mean
+    from tracegrade.stats._descriptive import median as median
+    from tracegrade.stats._descriptive import nearest_rank_percentile as nearest_rank_percentile
+    from tracegrade.stats._descriptive import std as std
+    from tracegrade.stats._effect import cohens_d as cohens_d
+    from tracegrade.stats._effect import cohens_d_paired as cohens_d_paired
+    from tracegrade.stats._intervals import bootstrap_mean_ci as bootstrap_mean_ci
+    from tracegrade.stats._intervals import mean_ci as mean_ci
+    from tracegrade.stats._intervals import paired_bootstrap_ci as paired_bootstrap_ci
+    from tracegrade.stats._many import PairedSample as PairedSample
+    from tracegrade.stats._many import paired_bootstrap_many as paired_bootstrap_many
+    from tracegrade.stats._rank_tests import mann_whitney_u as mann_whitney_u
+    from tracegrade.stats._rank_tests import wilcoxon_signed_rank as wilcoxon_signed_rank
+    from tracegrade.stats._records import ConfusionMatrix as ConfusionMatrix
+    from tracegrade.stats._records import Interval as Interval
+    from tracegrade.stats._records import TestResult as TestResult
+
+__getattr__, __dir__, __all__ = lazy_attributes(__name__)

@@ -18,114 +18,36 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from tracegrade.suites._compare_reports import compare_reports
-    from tracegrade.suites._comparison_registry import (
-        BUILTIN_COMPARISONS,
-        BUILTIN_REVISION,
-        JUDGE_COMPARISON,
-        CustomScorer,
-        ScorerRegistry,
-        matches,
-        normalized_text,
-    )
-    from tracegrade.suites._dataset import Case, CaseInput, Dataset, Expectation, Manifest, Metric, SuiteSpec
-    from tracegrade.suites._engine import run_dataset, run_key, scorer_revisions
-    from tracegrade.suites._judge_check import JudgeVerdict, check_request, judge_check, parse_verdict
-    from tracegrade.suites._load import Problem, check_dataset, load_dataset
-    from tracegrade.suites._metrics import observe, summarise_metric
-    from tracegrade.suites._params import IntervalParameters, SuiteRunParameters
-    from tracegrade.suites._recorded_results import RecordedResults
-    from tracegrade.suites._records import (
-        AttemptRecord,
-        AttemptRequest,
-        CheckResult,
-        Invocation,
-        MetricObservation,
-        Observation,
-    )
-    from tracegrade.suites._replay import replay_report
-    from tracegrade.suites._report import exit_code, read_report, report_summary, write_private
-    from tracegrade.suites._runners import CallableTarget, CommandTarget, HttpTarget, Target
-    from tracegrade.suites._scoring import CaseScorer
-    from tracegrade.suites._summaries import latency_summary, summarise_suite, usage_summary
+    from tracegrade.suites.checking._judge import JudgeAsker as JudgeAsker
+    from tracegrade.suites.checking._records import AttemptRecord as AttemptRecord
+    from tracegrade.suites.checking._records import CheckResult as CheckResult
+    from tracegrade.suites.reading._comparisons import BUILTIN_COMPARISONS as BUILTIN_COMPARISONS
+    from tracegrade.suites.reading._comparisons import JUDGE_COMPARISON as JUDGE_COMPARISON
+    from tracegrade.suites.reading._comparisons import CustomScorer as CustomScorer
+    from tracegrade.suites.reading._comparisons import ScorerRegistry as ScorerRegistry
+    from tracegrade.suites.reading._dataset import Case as Case
+    from tracegrade.suites.reading._dataset import Dataset as Dataset
+    from tracegrade.suites.reading._dataset import Expectation as Expectation
+    from tracegrade.suites.reading._load import check_dataset as check_dataset
+    from tracegrade.suites.reading._load import load_dataset as load_dataset
+    from tracegrade.suites.reporting._compare import compare_reports as compare_reports
+    from tracegrade.suites.reporting._html import render_report_html as render_report_html
+    from tracegrade.suites.reporting._params import IntervalParameters as IntervalParameters
+    from tracegrade.suites.reporting._params import SuiteRunParameters as SuiteRunParameters
+    from tracegrade.suites.reporting._params import parameters_error as parameters_error
+    from tracegrade.suites.reporting._report import dumps_report as dumps_report
+    from tracegrade.suites.reporting._report import exit_code as exit_code
+    from tracegrade.suites.reporting._report import read_report as read_report
+    from tracegrade.suites.reporting._report import report_summary as report_summary
+    from tracegrade.suites.reporting._report import write_private as write_private
+    from tracegrade.suites.reporting._terminal import print_comparison as print_comparison
+    from tracegrade.suites.reporting._terminal import print_report as print_report
+    from tracegrade.suites.running._engine import run_dataset as run_dataset
+    from tracegrade.suites.running._recorded_results import RecordedResults as RecordedResults
+    from tracegrade.suites.running._replay import replay_report as replay_report
+    from tracegrade.suites.running._runners import CallableTarget as CallableTarget
+    from tracegrade.suites.running._runners import CommandTarget as CommandTarget
+    from tracegrade.suites.running._runners import HttpTarget as HttpTarget
+    from tracegrade.suites.running._runners import Target as Target
 
-_LAZY: dict[str, tuple[str, ...]] = {
-    "_compare_reports": ("compare_reports",),
-    "_comparison_registry": (
-        "BUILTIN_COMPARISONS",
-        "BUILTIN_REVISION",
-        "JUDGE_COMPARISON",
-        "CustomScorer",
-        "ScorerRegistry",
-        "matches",
-        "normalized_text",
-    ),
-    "_dataset": ("Case", "CaseInput", "Dataset", "Expectation", "Manifest", "Metric", "SuiteSpec"),
-    "_engine": ("run_dataset", "run_key", "scorer_revisions"),
-    "_judge_check": ("JudgeVerdict", "check_request", "judge_check", "parse_verdict"),
-    "_load": ("Problem", "check_dataset", "load_dataset"),
-    "_metrics": ("observe", "summarise_metric"),
-    "_params": ("IntervalParameters", "SuiteRunParameters"),
-    "_recorded_results": ("RecordedResults",),
-    "_records": ("AttemptRecord", "AttemptRequest", "CheckResult", "Invocation", "MetricObservation", "Observation"),
-    "_replay": ("replay_report",),
-    "_report": ("exit_code", "read_report", "report_summary", "write_private"),
-    "_runners": ("CallableTarget", "CommandTarget", "HttpTarget", "Target"),
-    "_scoring": ("CaseScorer",),
-    "_summaries": ("latency_summary", "summarise_suite", "usage_summary"),
-}
-"""Private module of each public name; a name is imported when first used (fast start-up)."""
-
-__all__ = [
-    "BUILTIN_COMPARISONS",
-    "BUILTIN_REVISION",
-    "JUDGE_COMPARISON",
-    "AttemptRecord",
-    "AttemptRequest",
-    "CallableTarget",
-    "Case",
-    "CaseInput",
-    "CaseScorer",
-    "CheckResult",
-    "CommandTarget",
-    "CustomScorer",
-    "Dataset",
-    "Expectation",
-    "HttpTarget",
-    "IntervalParameters",
-    "Invocation",
-    "JudgeVerdict",
-    "Manifest",
-    "Metric",
-    "MetricObservation",
-    "Observation",
-    "Problem",
-    "RecordedResults",
-    "ScorerRegistry",
-    "SuiteRunParameters",
-    "SuiteSpec",
-    "Target",
-    "check_dataset",
-    "check_request",
-    "compare_reports",
-    "exit_code",
-    "judge_check",
-    "latency_summary",
-    "load_dataset",
-    "matches",
-    "normalized_text",
-    "observe",
-    "parse_verdict",
-    "read_report",
-    "replay_report",
-    "report_summary",
-    "run_dataset",
-    "run_key",
-    "scorer_revisions",
-    "summarise_metric",
-    "summarise_suite",
-    "usage_summary",
-    "write_private",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, __all__)
+__getattr__, __dir__, __all__ = lazy_attributes(__name__)

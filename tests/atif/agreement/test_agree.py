@@ -4,7 +4,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from tests.atif.agree_data import node, results, step, two_trajectories
-from tracegrade.atif.agreement._agree import agreement, match_labels
+from tracegrade.atif.agreement._agree import match_labels, measure_agreement
 from tracegrade.atif.agreement._labels import Label
 from tracegrade.atif.scoring._records import StepStatus
 from tracegrade.errors import InputError
@@ -24,7 +24,8 @@ ROOT_LABELS = [
 
 
 def report(labels: list[Label] | None = None):
-    return agreement(two_trajectories(), labels or [*STEP_LABELS, *ROOT_LABELS], labels_file="l.jsonl", resamples=500)
+    labels = labels or [*STEP_LABELS, *ROOT_LABELS]
+    return measure_agreement(two_trajectories(), labels, labels_file="l.jsonl", resamples=500)
 
 
 def test_score_correlations_equal_scipy_on_the_pairs() -> None:
@@ -92,7 +93,7 @@ def test_unmatched_labels_are_listed_with_a_reason() -> None:
 
 def test_a_step_without_judge_score_is_excluded_not_dropped() -> None:
     data = results(node("a.json", [step(1, 0.9), step(2, None, status=StepStatus.FAILED)], trajectory_id="A"))
-    out = agreement(
+    out = measure_agreement(
         data,
         [
             Label(line=1, trajectory_id="A", step=2, score=1, failed=True),

@@ -9,7 +9,7 @@ import pytest
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
 from tests.atif.delayed import local_answer
-from tracegrade.atif import build_evidence
+from tracegrade.atif.asking._evidence import build_evidence
 from tracegrade.atif.asking._local_verdict import (
     PART_CHARS,
     PROBLEMS,

@@ -1,14 +1,14 @@
 import pytest
 
-from tracegrade.atif import (
+from tracegrade.atif.criteria._benchmark import (
     BENCHMARK_REGISTRY,
     BENCHMARK_REGISTRY_VERSION,
     BENCHMARK_RUBRIC_NOTE,
+    _lookup_key,
     benchmark_rubric,
-    build_resolver,
     canonical_benchmark_name,
 )
-from tracegrade.atif.criteria._benchmark import _lookup_key
+from tracegrade.atif.criteria._resolver import build_resolver
 from tracegrade.errors import ConfigError
 from tracegrade.rubric import ScoringMode
 

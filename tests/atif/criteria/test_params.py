@@ -1,6 +1,7 @@
 import pytest
 
-from tracegrade.atif import CriteriaParams, validate_criteria_params
+from tracegrade.atif import CriteriaParams
+from tracegrade.atif.criteria._params import validate_criteria_params
 from tracegrade.errors import ConfigError
 from tracegrade.rubric import ScoringMode
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tracegrade.atif import build_resolver
+from tracegrade.atif.criteria._resolver import build_resolver
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.rubric import Aggregation, ScoringMode
 

@@ -4,14 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from tracegrade.atif import (
-    REFERENCE_REGISTRY_MAX_BYTES,
-    CriteriaFailure,
-    CriteriaFailureCode,
-    ResolvedCriteria,
-    build_resolver,
-    load_reference_rubric,
-)
+from tracegrade.atif.criteria._reference import REFERENCE_REGISTRY_MAX_BYTES, load_reference_rubric
+from tracegrade.atif.criteria._resolver import build_resolver
+from tracegrade.atif.criteria._sources import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
 from tracegrade.errors import ConfigError, InputError
 
 CRITERIA = [{"name": "correctness", "description": "Matches the reference", "weight": 1}]

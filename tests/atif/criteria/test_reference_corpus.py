@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import unavailable
-from tracegrade.atif import CriteriaFailure, ResolvedCriteria, build_resolver
+from tracegrade.atif.criteria._resolver import build_resolver
+from tracegrade.atif.criteria._sources import CriteriaFailure, ResolvedCriteria
 
 SHARED = Path(__file__).resolve().parents[3] / ".." / "shared"
 FIXTURES = SHARED / "corpus" / "atif" / "evalhub-contrib" / "tests" / "fixtures"

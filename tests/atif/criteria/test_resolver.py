@@ -2,17 +2,12 @@ import asyncio
 
 import pytest
 
-from tracegrade.atif import (
-    CriteriaFailure,
-    CriteriaFailureCode,
-    CriteriaResolver,
-    NodeStatus,
-    ResolvedCriteria,
-    TrajectoryNode,
-    build_resolver,
-    task_hash,
-    validate_criteria_params,
-)
+from tracegrade.atif import TrajectoryNode
+from tracegrade.atif.criteria._params import validate_criteria_params
+from tracegrade.atif.criteria._resolver import CriteriaResolver, build_resolver
+from tracegrade.atif.criteria._sources import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
+from tracegrade.atif.reading._records import NodeStatus
+from tracegrade.atif.reading._task import task_hash
 from tracegrade.errors import JudgeError
 from tracegrade.rubric import Rubric, ScoringMode
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.atif.delayed import DelayedJudge
 from tracegrade.atif._run import score_paths
-from tracegrade.atif.agreement._agree import agreement
+from tracegrade.atif.agreement._agree import measure_agreement
 from tracegrade.atif.agreement._labels import read_labels
 from tracegrade.atif.importing._whowhen import convert_log, import_whowhen, source_of
 from tracegrade.atif.output._artifacts import write_artifacts
@@ -126,7 +126,7 @@ async def test_imported_logs_run_through_judge_and_agree(tmp_path: Path) -> None
     options, criteria = parse_parameters({})
     results = await score_paths([tmp_path / "out" / "trajectories"], options, criteria, DelayedJudge(), job_id="ww")
     write_artifacts(results, tmp_path / "run")
-    report = agreement(results, read_labels(imported.labels_path), labels_file="labels.jsonl")
+    report = measure_agreement(results, read_labels(imported.labels_path), labels_file="labels.jsonl")
     # Hand-Crafted: decisive step 3 is the lowest (0.2); Algorithm-Generated: decisive 1, lowest 2 (0.3)
     assert [(r.decisive_step, r.judge_lowest_step) for r in report.localisation.rows] == [(1, 2), (3, 3)]
     localisation = report.localisation

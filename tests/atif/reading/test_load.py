@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from tests.atif.helpers import delegating, trajectory, write
-from tracegrade.atif import InputStatus, LoadOptions, NodeStatus, iter_nodes, load_trajectories
+from tracegrade.atif import LoadOptions, iter_nodes, load_trajectories
+from tracegrade.atif.reading._records import InputStatus, NodeStatus
 from tracegrade.errors import ConfigError, InputError, LimitExceededError
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "atif"

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracegrade.atif import InputStatus, LoadOptions, NodeStatus, iter_nodes, load_trajectories
+from tracegrade.atif import LoadOptions, iter_nodes, load_trajectories
+from tracegrade.atif.reading._records import InputStatus, NodeStatus
 
 
 def test_harbor_trials_load_as_seven_trees(shared_corpus: Path) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.atif.helpers import delegating, trajectory, write
-from tracegrade.atif import LoadOptions, NodeStatus, load_trajectories
+from tracegrade.atif import LoadOptions, load_trajectories
+from tracegrade.atif.reading._records import NodeStatus
 from tracegrade.errors import InputError
 
 

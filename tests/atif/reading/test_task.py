@@ -1,4 +1,4 @@
-from tracegrade.atif import normalize_task, resolve_task, task_hash
+from tracegrade.atif.reading._task import normalize_task, resolve_task, task_hash
 
 IMAGE = {"type": "image", "source": {"media_type": "image/png", "path": "shot.png"}}
 

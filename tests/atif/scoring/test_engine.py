@@ -9,9 +9,10 @@ import pytest
 
 from tests.atif.delayed import DelayedJudge
 from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.atif import EvaluationResults, NodeStatusCode, ScoringEngine, parse_parameters, score_paths
+from tracegrade.atif import EvaluationResults, ScoringEngine, parse_parameters, score_paths
 from tracegrade.atif._job import JudgeTarget, effective_options
 from tracegrade.atif.scoring._params import ScoringOptions
+from tracegrade.atif.scoring._records import NodeStatusCode
 from tracegrade.judge import Judge, JudgeCache, JudgeSettings
 from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES
 from tracegrade.judge.testing import ScriptedJudgeServer

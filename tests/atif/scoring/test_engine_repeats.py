@@ -11,14 +11,14 @@ from typing import Any, TypeVar
 import orjson
 import pytest
 
-from tests.atif.scripted import CUSTOM, trajectory, write
+from tests.atif.scripted import CUSTOM, scripted_answer, trajectory, write
 from tracegrade.atif import EvaluationResults, StepStatus, parse_parameters, score_paths
 from tracegrade.atif.output._artifacts import write_artifacts
 from tracegrade.atif.output._merge import merge_results
 from tracegrade.atif.scoring._repeats import repeat_seed
 from tracegrade.errors import JudgeError
 from tracegrade.judge import Judge, JudgeCache, JudgeRequest, JudgeSettings, cache_key
-from tracegrade.judge.testing import FakeJudge, ScriptedJudgeServer, ScriptedReply, scripted_answer
+from tracegrade.judge.testing import FakeJudge, ScriptedJudgeServer, ScriptedReply
 from tracegrade.runs import Shard
 
 R = TypeVar("R")

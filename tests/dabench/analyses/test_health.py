@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracegrade.dabench import assess_health, format_health, reconcile
-from tracegrade.dabench.analyses._reconcile import TableFacts, TaskFacts
+from tracegrade.dabench.analyses._health import assess_health, format_health
+from tracegrade.dabench.analyses._reconcile import TableFacts, TaskFacts, reconcile
 
 
 def rows(outcomes: list[str | None], categories: list[str | None], scores: list[float | None]) -> list[dict[str, Any]]:

@@ -3,8 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tracegrade.dabench import Reconciliation, format_reconciliation, reconcile, table_facts
-from tracegrade.dabench.analyses._reconcile import TableFacts, TaskFacts
+from tracegrade.dabench import Reconciliation
+from tracegrade.dabench.analyses._reconcile import TableFacts, TaskFacts, format_reconciliation, reconcile, table_facts
 from tracegrade.dabench.tables._buffer import TableBuffer
 
 GOOD: dict[str, Any] = {

@@ -5,8 +5,10 @@ from pathlib import Path
 import orjson
 
 from tests.dabench.builders import record, table, tool_step
-from tracegrade.dabench import MetricParams, TaskReplay, build_replay, evaluate_task, observe, replay_schema
-from tracegrade.dabench.analyses._replay import answer_csv, finish_replay
+from tracegrade.dabench import MetricParams, TaskReplay, evaluate_task
+from tracegrade.dabench.analyses._replay import answer_csv, build_replay, finish_replay
+from tracegrade.dabench.analyses._replay_schema import replay_schema
+from tracegrade.dabench.reading._observe import observe
 
 SCHEMA = Path(__file__).resolve().parents[3] / "docs" / "schemas" / "dabench-task-replay.schema.json"
 CONTEXT = {"harness_health_status": "HEALTHY", "harness_health_score": 10.0, "run_quality_status": "GOOD"}

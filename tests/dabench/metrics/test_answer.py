@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from tracegrade.dabench import AnswerTable, KddMatch, dataspace_check, kdd_match, kdd_score, score_answer
+from tracegrade.dabench import score_answer
+from tracegrade.dabench.metrics._answer import KddMatch, dataspace_check, kdd_match, kdd_score
+from tracegrade.dabench.reading._records import AnswerTable
 
 
 def table(header: list[str], *rows: list[str]) -> AnswerTable:

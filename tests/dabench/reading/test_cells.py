@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tracegrade.dabench import AnswerTable, answer_from_json, normalise_cell, read_answer_csv
+from tracegrade.dabench.reading._cells import answer_from_json, normalise_cell, read_answer_csv
+from tracegrade.dabench.reading._records import AnswerTable
 from tracegrade.errors import InputError
 
 

@@ -5,7 +5,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tracegrade.dabench import Phase, TraceFormat, parse_trace, read_trace
+from tracegrade.dabench import parse_trace, read_trace
+from tracegrade.dabench.reading._records import Phase, TraceFormat
 from tracegrade.errors import InputError
 
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracegrade.dabench import FIGURES, RunRows, draw_figures
+from tracegrade.dabench import RunRows, draw_figures
+from tracegrade.dabench.report._figures import FIGURES
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -9,17 +9,8 @@ import pytest
 from rich.console import Console
 
 from tests.dabench.test_pipeline import evaluate
-from tracegrade.dabench import (
-    DabenchReport,
-    RunRows,
-    Section,
-    ablation_sections,
-    analyst_team,
-    reconcile,
-    render_report,
-    render_sections,
-)
-from tracegrade.dabench.analyses._auditor import analyst_team_section
+from tracegrade.dabench import DabenchReport, RunRows, ablation_sections, render_report, render_sections
+from tracegrade.dabench.analyses._auditor import analyst_team, analyst_team_section
 from tracegrade.dabench.analyses._mas import (
     aat_section,
     coordinator_section,
@@ -28,8 +19,9 @@ from tracegrade.dabench.analyses._mas import (
     specialist_section,
     verification_timeline_section,
 )
-from tracegrade.dabench.analyses._reconcile import TableFacts
+from tracegrade.dabench.analyses._reconcile import TableFacts, reconcile
 from tracegrade.dabench.analyses._research import correlation_section
+from tracegrade.dabench.analyses._sections import Section
 from tracegrade.dabench.analyses._timing import phase_timing_section
 
 

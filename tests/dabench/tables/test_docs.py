@@ -3,7 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import tracegrade.dabench as dabench
-from tracegrade.dabench import CATEGORIES, FAMILIES, TASK_COLUMNS, render_columns_doc
+from tracegrade.dabench.metrics._columns import CATEGORIES, TASK_COLUMNS
+from tracegrade.dabench.metrics._registry import FAMILIES
+from tracegrade.dabench.tables._docs import render_columns_doc
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 

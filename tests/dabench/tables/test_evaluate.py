@@ -8,7 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tracegrade.dabench import FAMILIES, EvalOptions, TaskMetrics, TaskRecord, evaluate_run
+from tracegrade.dabench import EvalOptions, TaskRecord, evaluate_run
+from tracegrade.dabench.metrics._registry import FAMILIES, TaskMetrics
 from tracegrade.runs import RunFolder, read_manifest
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "dabench"

@@ -24,6 +24,7 @@ from tracegrade.atif.agreement._records import (
     Estimate,
     LabelIssue,
     LevelAgreement,
+    Match,
     PassFailAgreement,
     ScoreAgreement,
 )
@@ -31,19 +32,10 @@ from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, S
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import InputError
 
-__all__ = ["Match", "agreement", "match_labels"]
+__all__ = ["match_labels", "measure_agreement"]
 
 UNCATEGORIZED = "uncategorized"
 _VERDICTS = ("failed", "passed")
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """A label and what it names in the run."""
-
-    label: Label
-    node: NodeResult
-    step: StepResult | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +47,7 @@ class _Pairs:
     units: list[str]
 
 
-def agreement(
+def measure_agreement(
     results: EvaluationResults,
     labels: Sequence[Label],
     *,

@@ -8,15 +8,11 @@ the pointer is right when it is the decisive step (exact), or close to it (withi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from tracegrade import stats
-from tracegrade.atif.agreement._records import Estimate, LabelIssue, Localisation, LocalisationRow
+from tracegrade.atif.agreement._records import Estimate, LabelIssue, Localisation, LocalisationRow, Match
 from tracegrade.atif.scoring._records import NodeResult, StepResult, StepStatus
 from tracegrade.errors import InputError
-
-if TYPE_CHECKING:
-    from tracegrade.atif.agreement._agree import Match
 
 __all__ = ["judge_lowest_step", "localisation"]
 

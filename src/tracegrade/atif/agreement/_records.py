@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from tracegrade.atif.agreement._labels import Label
+from tracegrade.atif.scoring._records import NodeResult, StepResult
 
 __all__ = [
     "AGREEMENT_FORMAT",
@@ -15,11 +19,21 @@ __all__ = [
     "LevelAgreement",
     "Localisation",
     "LocalisationRow",
+    "Match",
     "PassFailAgreement",
     "ScoreAgreement",
 ]
 
 AGREEMENT_FORMAT: Literal["tracegrade.atif.agreement/1"] = "tracegrade.atif.agreement/1"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A label and what it names in the run."""
+
+    label: Label
+    node: NodeResult
+    step: StepResult | None
 
 
 class _Record(BaseModel):

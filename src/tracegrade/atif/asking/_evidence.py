@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tracegrade.errors import ConfigError
-from tracegrade.judge._request import context_overflow, dumps
-from tracegrade.judge._settings import MIN_CONTEXT_BYTES
+from tracegrade.judge import MIN_CONTEXT_BYTES, context_overflow, dumps
 
 if TYPE_CHECKING:
     from tracegrade.atif.reading._models import ContentPart, ObservationResult, Step

@@ -23,9 +23,7 @@ from typing import Any
 from tracegrade.atif.asking._evidence import Evidence, project_step
 from tracegrade.atif.asking._questions import StepJudgement
 from tracegrade.atif.reading._models import Step
-from tracegrade.judge._extract import protocol_error
-from tracegrade.judge._judge import Judge
-from tracegrade.judge._request import JudgeRequest, context_overflow, dumps
+from tracegrade.judge import Judge, JudgeRequest, context_overflow, dumps, protocol_error
 
 __all__ = [
     "LOCAL_VERDICT_VERSION",

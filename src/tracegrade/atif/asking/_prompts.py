@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from tracegrade.atif.asking._evidence import Evidence
 from tracegrade.atif.criteria._local import COARSE_SCORES, LOCAL_RATIONALE_CHARS
-from tracegrade.judge._request import JudgeRequest, context_overflow, dumps
-from tracegrade.rubric._models import MAX_CRITERIA, Rubric
+from tracegrade.judge import JudgeRequest, context_overflow, dumps
+from tracegrade.rubric import MAX_CRITERIA, Rubric
 
 __all__ = [
     "CATEGORIES",

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from tracegrade.atif.asking._evidence import Evidence
 from tracegrade.atif.asking._prompts import PROMPT_VERSION, categorize_request, derive_request, score_request
 from tracegrade.atif.asking._replies import Categorization, parse_categorization, parse_criteria, score_parser
-from tracegrade.judge._judge import Judge
-from tracegrade.rubric._models import Rubric
+from tracegrade.judge import Judge
+from tracegrade.rubric import Rubric
 
 __all__ = ["StepJudgement", "categorize_step", "derive_criteria", "score_step"]
 

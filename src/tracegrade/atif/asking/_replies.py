@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from tracegrade.atif.asking._prompts import CATEGORIES
-from tracegrade.judge._extract import protocol_error
-from tracegrade.rubric._models import MAX_CRITERIA, Criterion, Rubric
+from tracegrade.judge import protocol_error
+from tracegrade.rubric import MAX_CRITERIA, Criterion, Rubric
 
 __all__ = [
     "MAX_DERIVED_WEIGHT",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from tracegrade.errors import ConfigError
-from tracegrade.rubric._models import Criterion, Rubric
+from tracegrade.rubric import Criterion, Rubric
 
 __all__ = [
     "BENCHMARK_REGISTRY",

@@ -10,7 +10,7 @@ node's recorded criteria tell how the local judge scored.
 
 from __future__ import annotations
 
-from tracegrade.rubric._models import Criterion, Rubric
+from tracegrade.rubric import Criterion, Rubric
 
 __all__ = ["COARSE_SCORES", "LOCAL_CRITERIA_SOURCE", "LOCAL_GENERIC_RUBRIC", "LOCAL_RATIONALE_CHARS"]
 

@@ -15,9 +15,7 @@ from typing import Any
 from tracegrade.atif.criteria._benchmark import BENCHMARK_REGISTRY, canonical_benchmark_name
 from tracegrade.atif.criteria._reference import ReferenceRubric, load_reference_rubric
 from tracegrade.errors import ConfigError
-from tracegrade.rubric._custom import custom_sources_given, load_custom_rubric
-from tracegrade.rubric._models import Rubric, ScoringMode
-from tracegrade.rubric._shape import MAX_NAME_CHARS, text_field
+from tracegrade.rubric import MAX_NAME_CHARS, Rubric, ScoringMode, custom_sources_given, load_custom_rubric, text_field
 
 __all__ = ["DEFAULT_REFERENCE_RUBRIC", "CriteriaParams", "validate_criteria_params"]
 

@@ -18,10 +18,18 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from tracegrade.errors import ConfigError, InputError
-from tracegrade.rubric._files import as_path, read_capped_text
-from tracegrade.rubric._models import Rubric
-from tracegrade.rubric._shape import MAX_NAME_CHARS, check_keys, rubric_from_data, text_field, version_text
-from tracegrade.rubric._yaml import TextParseError, parse_json
+from tracegrade.rubric import (
+    MAX_NAME_CHARS,
+    Rubric,
+    TextParseError,
+    as_path,
+    check_keys,
+    parse_json,
+    read_capped_text,
+    rubric_from_data,
+    text_field,
+    version_text,
+)
 
 if TYPE_CHECKING:
     from tracegrade.atif.reading._records import TrajectoryNode

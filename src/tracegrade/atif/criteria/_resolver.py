@@ -21,7 +21,7 @@ from tracegrade.atif.criteria._params import CriteriaParams, validate_criteria_p
 from tracegrade.atif.criteria._sources import CriteriaFailure, CriteriaFailureCode, ResolvedCriteria
 from tracegrade.atif.reading._task import resolve_task, task_hash
 from tracegrade.errors import InputError, JudgeError
-from tracegrade.rubric._models import Rubric, ScoringMode
+from tracegrade.rubric import Rubric, ScoringMode
 
 if TYPE_CHECKING:
     from tracegrade.atif.reading._records import TrajectoryNode

@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from tracegrade.atif.criteria._benchmark import BENCHMARK_RUBRIC_NOTE
-from tracegrade.rubric._models import Rubric, ScoringMode
+from tracegrade.rubric import Rubric, ScoringMode
 
 __all__ = ["CriteriaFailure", "CriteriaFailureCode", "ResolvedCriteria"]
 

@@ -21,8 +21,7 @@ from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults, InputRecord
 from tracegrade.errors import ConfigError
-from tracegrade.runs._shard import parse_shard
-from tracegrade.runs._status import JobStatus
+from tracegrade.runs import JobStatus, parse_shard
 
 __all__ = ["merge_results"]
 

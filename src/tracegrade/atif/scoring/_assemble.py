@@ -18,7 +18,7 @@ from tracegrade.atif.scoring._maths import (
 )
 from tracegrade.atif.scoring._records import NodeResult, NodeStatusCode, RunSummary, StepResult, StepStatus
 from tracegrade.atif.scoring._repeats import repeat_summary
-from tracegrade.runs._status import JobStatus
+from tracegrade.runs import JobStatus
 
 __all__ = ["node_results", "summarize"]
 

@@ -17,8 +17,8 @@ from tracegrade.atif.criteria._params import DEFAULT_REFERENCE_RUBRIC, CriteriaP
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.errors import ConfigError
-from tracegrade.judge._settings import JudgeSettings
-from tracegrade.rubric._models import ScoringMode
+from tracegrade.judge import JudgeSettings
+from tracegrade.rubric import ScoringMode
 
 __all__ = ["CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "parse_parameters"]
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from tracegrade.atif.asking._content import StepContent
 from tracegrade.atif.scoring._repeat_records import RepeatSummary, StepRepeats
-from tracegrade.runs._status import JobStatus
+from tracegrade.runs import JobStatus
 
 __all__ = [
     "CategorizationStatus",

@@ -15,19 +15,24 @@ from pathlib import Path
 from evalhub.adapter import AdapterSettings, FrameworkAdapter, JobCallbacks, JobPhase, JobResults, JobSpec
 from opentelemetry.sdk.metrics import MeterProvider
 
-from tracegrade.atif._job import JudgeTarget, run_atif_job
-from tracegrade.atif.criteria._params import CriteriaParams
-from tracegrade.atif.output._artifacts import write_artifacts
-from tracegrade.atif.scoring._engine import RunProgress, ScoringEngine
-from tracegrade.atif.scoring._params import ScoringOptions, parse_parameters
-from tracegrade.atif.scoring._results import EvaluationResults
+from tracegrade.atif import (
+    CriteriaParams,
+    EvaluationResults,
+    JudgeTarget,
+    RunProgress,
+    ScoringEngine,
+    ScoringOptions,
+    parse_parameters,
+    run_atif_job,
+    write_artifacts,
+)
 from tracegrade.errors import TracegradeError
 from tracegrade.integrations.evalhub._mlflow import save_run
 from tracegrade.integrations.evalhub._params import job_parameters, judge_target
 from tracegrade.integrations.evalhub._results import check_outcome, job_results
 from tracegrade.integrations.evalhub._status import StatusReporter
 from tracegrade.integrations.mlflow import run_params
-from tracegrade.judge._telemetry import configure_meter_provider
+from tracegrade.judge import configure_meter_provider
 
 __all__ = ["AtifAdapter"]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from evalhub.adapter import JobSpec, read_model_auth_key
 
-from tracegrade.atif._job import JudgeTarget
+from tracegrade.atif import JudgeTarget
 from tracegrade.errors import ConfigError
 
 __all__ = ["JUDGE_KEY_ENV", "KEY_ENV_SETTING", "job_parameters", "judge_target"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from tracegrade.atif.scoring._params import CriteriaInputs, ScoringOptions
+from tracegrade.atif import CriteriaInputs, ScoringOptions
 from tracegrade.params import parameter_table
 
 __all__ = [

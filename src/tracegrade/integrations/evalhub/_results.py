@@ -6,7 +6,7 @@ from typing import Any
 
 from evalhub.adapter import EvaluationResult, JobResults, JobSpec
 
-from tracegrade.atif.scoring._results import EvaluationResults
+from tracegrade.atif import EvaluationResults
 from tracegrade.errors import TracegradeError
 from tracegrade.runs import JobStatus
 

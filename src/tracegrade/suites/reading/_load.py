@@ -1,0 +1,183 @@
+"""Reading and validating a dataset; every problem is named with its file and JSON-pointer place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from tracegrade.errors import InputError
+from tracegrade.runs import gc_paused
+from tracegrade.suites.reading._comparisons import ScorerRegistry
+from tracegrade.suites.reading._dataset import (
+    MAX_DATASET_BYTES,
+    Case,
+    Dataset,
+    Manifest,
+    SuiteEntry,
+    SuiteSpec,
+)
+from tracegrade.suites.reading._json import JsonProblem, loads_strict
+from tracegrade.suites.reading._rules import case_problems, metric_problems
+
+__all__ = ["Problem", "check_dataset", "load_dataset"]
+
+_CASES = TypeAdapter(list[Case])
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason a dataset is invalid."""
+
+    file: str
+    where: str
+    """A JSON pointer (``/suites/0/cases/2/id``) or ``line L, column C``."""
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.where or '/'}: {self.message}"
+
+
+def load_dataset(path: Path, registry: ScorerRegistry | None = None) -> Dataset:
+    """Read and validate a dataset.
+
+    Raises:
+        InputError: naming the file and place of the first problem (and how many more there are).
+    """
+    with gc_paused():
+        dataset, problems = check_dataset(path, registry)
+    if problems or dataset is None:
+        more = f" (and {len(problems) - 1} more; run `tracegrade suite check`)" if len(problems) > 1 else ""
+        raise InputError(f"invalid dataset: {problems[0]}{more}", code="invalid_dataset")
+    return dataset
+
+
+def check_dataset(path: Path, registry: ScorerRegistry | None = None) -> tuple[Dataset | None, list[Problem]]:
+    """Validate a dataset without running anything: the dataset (when valid) and every problem found."""
+    registry = registry or ScorerRegistry()
+    problems: list[Problem] = []
+    raw = _read_json(path, problems)
+    if raw is _UNREADABLE:
+        return None, problems
+    try:
+        manifest = Manifest.model_validate(raw)
+    except ValidationError as exc:
+        return None, [*problems, *_pydantic_problems(str(path), "", exc)]
+    suites = [_suite(path, index, entry, manifest.revision, registry, problems)
+              for index, entry in enumerate(manifest.suites)]
+    _unique([entry.name for entry in manifest.suites], str(path), "/suites", "name", "suite name", problems)
+    if problems:
+        return None, problems
+    resolved = tuple(suite for suite in suites if suite is not None)
+    return Dataset(manifest.name, manifest.revision, str(path), resolved), problems
+
+
+_UNREADABLE = object()
+"""What :func:`_read_json` returns for a file it could not read (its problem is recorded); JSON ``null`` is None."""
+
+
+def _read_json(path: Path, problems: list[Problem]) -> Any:
+    try:
+        size = path.stat().st_size
+        if size > MAX_DATASET_BYTES:
+            problems.append(Problem(str(path), "", f"file is {size} bytes; the limit is {MAX_DATASET_BYTES}"))
+            return _UNREADABLE
+        data = path.read_bytes()
+    except OSError as exc:
+        problems.append(Problem(str(path), "", f"cannot read file ({exc.strerror or type(exc).__name__})"))
+        return _UNREADABLE
+    try:
+        return loads_strict(data)
+    except JsonProblem as exc:
+        problems.append(Problem(str(path), exc.where, exc.message))
+        return _UNREADABLE
+
+
+def _suite(manifest_path: Path, index: int, entry: SuiteEntry, revision: str, registry: ScorerRegistry,
+           problems: list[Problem]) -> SuiteSpec | None:
+    base = f"/suites/{index}"
+    found = len(problems)
+    if entry.step is not None and entry.flow is None:
+        problems.append(Problem(str(manifest_path), f"{base}/step", "a step target needs a flow target"))
+    cases, file, where = _cases(manifest_path, base, entry.cases, problems)
+    if cases is None:
+        return None
+    for number, case in enumerate(cases):
+        for place, message in case_problems(case, registry):
+            problems.append(Problem(file, f"{where}/{number}{place}", message))
+    _unique([case.id for case in cases], file, where, "id", "case id", problems)
+    for number, metric in enumerate(entry.metrics):
+        for place, message in metric_problems(metric, cases):
+            problems.append(Problem(str(manifest_path), f"{base}/metrics/{number}{place}", message))
+    _unique([m.name for m in entry.metrics], str(manifest_path), f"{base}/metrics", "name", "metric name", problems)
+    if len(problems) > found:
+        return None
+    return SuiteSpec(entry.name, entry.workflow, entry.flow, entry.step, cases, tuple(entry.metrics), revision)
+
+
+def _cases(manifest_path: Path, base: str, value: Any,
+           problems: list[Problem]) -> tuple[tuple[Case, ...] | None, str, str]:
+    if isinstance(value, str):
+        if not value or Path(value).is_absolute():
+            problems.append(Problem(str(manifest_path), f"{base}/cases", "case file must be a relative path"))
+            return None, "", ""
+        case_path = manifest_path.parent / value
+        if not _inside(case_path, manifest_path.parent):
+            problems.append(Problem(str(manifest_path), f"{base}/cases",
+                                    "case file must stay inside the dataset folder (no '..', no links out of it)"))
+            return None, "", ""
+        raw = _read_json(case_path, problems)
+        if raw is _UNREADABLE:
+            return None, "", ""
+        return _validate_cases(raw, str(case_path), "", problems, nested=True)
+    return _validate_cases(value, str(manifest_path), f"{base}/cases", problems, nested=False)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path``, with every link followed, stays inside ``folder``."""
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def _validate_cases(raw: Any, file: str, where: str, problems: list[Problem],
+                    *, nested: bool) -> tuple[tuple[Case, ...] | None, str, str]:
+    if not isinstance(raw, list) or not raw:
+        what = "a case file must hold a non-empty array of cases" if nested else \
+            "cases must be a non-empty array or a case-file path"
+        problems.append(Problem(file, where, what))
+        return None, file, where
+    for number, item in enumerate(raw):
+        if isinstance(item, str):
+            problems.append(Problem(file, f"{where}/{number}", "case files cannot point to further files"))
+            return None, file, where
+    try:
+        return tuple(_CASES.validate_python(raw)), file, where
+    except ValidationError as exc:
+        problems.extend(_pydantic_problems(file, where, exc))
+        return None, file, where
+
+
+def _unique(values: list[str], file: str, where: str, key: str, what: str, problems: list[Problem]) -> None:
+    seen: set[str] = set()
+    for number, value in enumerate(values):
+        if value in seen:
+            problems.append(Problem(file, f"{where}/{number}/{key}", f"duplicate {what} {value!r}"))
+        seen.add(value)
+
+
+def _pydantic_problems(file: str, where: str, exc: ValidationError) -> list[Problem]:
+    found = []
+    for error in exc.errors(include_url=False, include_input=False):
+        place = "".join(f"/{_escape(part)}" for part in error["loc"])
+        message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        found.append(Problem(file, f"{where}{place}", message))
+    return found
+
+
+def _escape(part: str | int) -> str:
+    return str(part).replace("~", "~0").replace("/", "~1")

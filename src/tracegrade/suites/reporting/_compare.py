@@ -1,0 +1,144 @@
+"""Compare two reports of the same dataset: per-attempt changes and bootstrap deltas over source cases."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tracegrade.errors import ConfigError
+from tracegrade.runs import gc_paused
+from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord
+from tracegrade.suites.reporting._params import IntervalParameters
+from tracegrade.suites.reporting._report import interval_json
+from tracegrade.suites.reporting._summaries import latency_summary
+
+__all__ = ["COMPARE_FORMAT", "compare_reports"]
+
+COMPARE_FORMAT = "tracegrade.suite-compare/1"
+_CHECK_RANK = {"passed": 2, "failed": 1}
+_SAME = ("fingerprint", "target_workflow", "target_flow", "target_step", "scorers", "metric_specs", "repeat")
+
+
+def _refuse(message: str) -> ConfigError:
+    return ConfigError(f"reports are not comparable: {message}", code="compare_incompatible")
+
+
+def _compatible(candidate: dict[str, Any], baseline: dict[str, Any]) -> None:
+    if candidate["dataset"] != baseline["dataset"]:
+        raise _refuse("dataset name or revision differs")
+    if [s["suite"] for s in candidate["suites"]] != [s["suite"] for s in baseline["suites"]]:
+        raise _refuse("suites differ")
+    for cand, base in zip(candidate["suites"], baseline["suites"], strict=True):
+        for key in _SAME:
+            if cand.get(key) != base.get(key):
+                raise _refuse(f"suite {cand['suite']!r}: {key} differs")
+        keys = [(a.id, a.repetition, a.input_sha256, a.expectations_sha256) for a in cand["attempts"]]
+        if keys != [(a.id, a.repetition, a.input_sha256, a.expectations_sha256) for a in base["attempts"]]:
+            raise _refuse(f"suite {cand['suite']!r}: attempts or their saved inputs/expectations differ")
+
+
+def _status_rank(status: str) -> int:
+    return 0 if status in FAILED_STATUSES else 1
+
+
+def attempt_change(candidate: AttemptRecord, baseline: AttemptRecord) -> tuple[str, list[str], list[str]]:
+    """``improved`` / ``regressed`` / ``mixed`` / ``unchanged`` and the checks that went up and down."""
+    before = {c.name: _CHECK_RANK.get(c.outcome, 0) for c in baseline.checks}
+    up = [c.name for c in candidate.checks if _CHECK_RANK.get(c.outcome, 0) > before.get(c.name, 0)]
+    down = [c.name for c in candidate.checks if _CHECK_RANK.get(c.outcome, 0) < before.get(c.name, 0)]
+    status = _status_rank(candidate.status) - _status_rank(baseline.status)
+    rose, fell = bool(up) or status > 0, bool(down) or status < 0
+    change = "mixed" if rose and fell else "improved" if rose else "regressed" if fell else "unchanged"
+    return change, up, down
+
+
+Measure = Callable[[AttemptRecord], list[float]]
+
+_MEASURES: dict[str, Measure] = {
+    "check_pass_rate": lambda a: [1.0 if c.outcome == "passed" else 0.0 for c in a.checks],
+    "check_coverage": lambda a: [1.0 if c.outcome in ("passed", "failed") else 0.0 for c in a.checks],
+    "case_pass_rate": lambda a: [1.0 if a.passed else 0.0],
+    "failure_rate": lambda a: [1.0 if a.status in FAILED_STATUSES else 0.0],
+    "review_rate": lambda a: [1.0 if a.status == "needs_review" else 0.0],
+}
+
+
+def _deltas(cand: Sequence[AttemptRecord], base: Sequence[AttemptRecord], measures: dict[str, Measure],
+            params: IntervalParameters) -> dict[str, dict[str, Any]]:
+    """Per measure: candidate and baseline means and the paired bootstrap interval of the difference."""
+    from tracegrade.stats import PairedSample, paired_bootstrap_many
+
+    samples: dict[str, PairedSample] = {}
+    means: dict[str, tuple[float | None, float | None]] = {}
+    for name, measure in measures.items():
+        x: list[float] = []
+        y: list[float] = []
+        groups: list[str] = []
+        for a, b in zip(cand, base, strict=True):
+            values_a, values_b = measure(a), measure(b)
+            x.extend(values_a)
+            y.extend(values_b)
+            groups.extend([a.id] * len(values_a))
+        samples[name] = (x, y, groups)
+        means[name] = (sum(x) / len(x), sum(y) / len(y)) if x else (None, None)
+    intervals = paired_bootstrap_many(samples, resamples=params.resamples, level=params.level, seed=params.seed)
+    return {name: {"candidate": means[name][0], "baseline": means[name][1], "delta": interval_json(intervals[name])}
+            for name in samples}
+
+
+def _metric_measures(section: dict[str, Any]) -> dict[str, Measure]:
+    measures: dict[str, Measure] = {}
+    for spec in section.get("metric_specs", []):
+        measures[f"metric:{spec['name']}:accuracy"] = _metric_measure(spec["name"], "accuracy")
+        measures[f"metric:{spec['name']}:coverage"] = _metric_measure(spec["name"], "coverage")
+    return measures
+
+
+def _metric_measure(name: str, what: str) -> Measure:
+    def measure(attempt: AttemptRecord) -> list[float]:
+        observation = attempt.metrics[name]
+        if observation.state == "excluded":
+            return []
+        hit = observation.correct if what == "accuracy" else observation.state == "observed"
+        return [1.0 if hit else 0.0]
+
+    return measure
+
+
+def _suite(cand: dict[str, Any], base: dict[str, Any], params: IntervalParameters, replay: bool) -> dict[str, Any]:
+    changes = [attempt_change(a, b) for a, b in zip(cand["attempts"], base["attempts"], strict=True)]
+    measures = {**_MEASURES, **_metric_measures(cand)}
+    deltas = _deltas(cand["attempts"], base["attempts"], measures, params)
+    latency: dict[str, Any] = {"compared": False, "reason": "a side is a replay"} if replay else {
+        "compared": True,
+        "candidate": latency_summary([a.elapsed_seconds for a in cand["attempts"]]),
+        "baseline": latency_summary([a.elapsed_seconds for a in base["attempts"]])}
+    return {
+        "suite": cand["suite"], "attempt_count": len(changes),
+        "source_case_count": len({a.id for a in cand["attempts"]}),
+        "changes": {k: Counter(c[0] for c in changes)[k] for k in ("improved", "regressed", "mixed", "unchanged")},
+        "deltas": deltas,
+        "latency": latency,
+        "attempts": [{"id": a.id, "repetition": a.repetition, "change": change, "checks_up": up, "checks_down": down}
+                     for a, (change, up, down) in zip(cand["attempts"], changes, strict=True)],
+    }
+
+
+def compare_reports(candidate: dict[str, Any], baseline: dict[str, Any],
+                    params: IntervalParameters | None = None) -> dict[str, Any]:
+    """Compare two reports read with :func:`read_report`; saved aggregates are ignored and recomputed.
+
+    Raises:
+        ConfigError: when the reports are not of the same dataset, suites, gold, targets, scorers,
+            metrics and attempts.
+    """
+    params = params or IntervalParameters()
+    _compatible(candidate, baseline)
+    replay = "replay" in (candidate.get("mode"), baseline.get("mode"))
+    with gc_paused():
+        suites = [_suite(c, b, params, replay) for c, b in zip(candidate["suites"], baseline["suites"], strict=True)]
+    return {"format": COMPARE_FORMAT, "dataset": candidate["dataset"],
+            "parameters": params.model_dump(mode="json"),
+            "modes": {"candidate": candidate.get("mode"), "baseline": baseline.get("mode")},
+            "suites": suites}

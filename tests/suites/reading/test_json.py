@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import pytest
+
+from tracegrade.suites.reading._json import (
+    ABSENT,
+    JsonProblem,
+    canonical,
+    loads_strict,
+    pointer_tokens,
+    resolve,
+    valid_pointer,
+)
+
+
+def test_duplicate_keys_are_refused_with_the_key() -> None:
+    with pytest.raises(JsonProblem, match="duplicate key 'a'"):
+        loads_strict(b'{"a": 1, "a": 2}')
+
+
+@pytest.mark.parametrize("text", [b'{"a": NaN}', b'{"a": Infinity}', b'{"a": 1e400}',
+                                  b'{"a": 99999999999999999999999}', b'{"a": -9223372036854775809}'])
+def test_nan_infinity_and_overflow_are_refused(text: bytes) -> None:
+    with pytest.raises(JsonProblem):
+        loads_strict(text)
+
+
+def test_syntax_errors_name_line_and_column() -> None:
+    with pytest.raises(JsonProblem) as info:
+        loads_strict(b'{\n  "a": }')
+    assert info.value.where == "line 2, column 8"
+
+
+def test_pointer_syntax_and_escapes() -> None:
+    assert valid_pointer("") and valid_pointer("/a~1b/~0c")
+    assert not valid_pointer("a/b") and not valid_pointer("/a~2") and not valid_pointer("/a~")
+    assert pointer_tokens("/a~1b/~0c") == ("a/b", "~c")
+
+
+def test_resolve_distinguishes_absent_from_null() -> None:
+    doc = {"a": [{"b": None}]}
+    assert resolve(doc, ("a", "0", "b")) is None
+    assert resolve(doc, ("a", "0", "c")) is ABSENT
+    assert resolve(doc, ("a", "01")) is ABSENT
+    assert resolve(doc, ("a", "1")) is ABSENT
+
+
+def test_canonical_is_type_sensitive_and_key_order_free() -> None:
+    assert canonical(True) != canonical(1)
+    assert canonical({"b": 1, "a": 2}) == canonical({"a": 2, "b": 1})

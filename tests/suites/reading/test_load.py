@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.suites.helpers import case, expectation, manifest, suite, write_dataset
+from tracegrade.errors import InputError
+from tracegrade.suites import CustomScorer, ScorerRegistry, check_dataset, load_dataset
+
+OK = case("c1", expectation("status", "/execution/status", "completed"))
+
+
+def problems(tmp_path: Path, data: object) -> list[str]:
+    dataset, found = check_dataset(write_dataset(tmp_path, data if isinstance(data, str) else json.dumps(data)))
+    assert dataset is None
+    return [str(p) for p in found]
+
+
+def test_a_valid_dataset_loads_with_defaults(tmp_path: Path) -> None:
+    dataset = load_dataset(write_dataset(tmp_path, manifest(suite("s", [OK]))))
+    exp = dataset.suites[0].cases[0].expectations[0]
+    assert (exp.comparison, exp.each, exp.absent_as_null) == ("exact", None, False)
+    assert len(dataset.suites[0].fingerprint) == 64
+
+
+def test_unknown_keys_are_named_with_their_place(tmp_path: Path) -> None:
+    bad = case("c1", {**expectation("a", "/x", 1), "weight": 2})
+    found = problems(tmp_path, manifest(suite("s", [bad])))
+    assert found == [f"{tmp_path}/dataset.json: /suites/0/cases/0/expectations/0/weight: unknown key"]
+
+
+def test_expected_is_required_but_may_be_null(tmp_path: Path) -> None:
+    found = problems(tmp_path, manifest(suite("s", [case("c1", {"name": "a", "path": "/x"})])))
+    assert any("/suites/0/cases/0/expectations/0/expected: Field required" in p for p in found)
+    assert load_dataset(write_dataset(tmp_path, manifest(suite("s", [case("c1", expectation("a", "/x", None))]))))
+
+
+def test_every_problem_is_reported(tmp_path: Path) -> None:
+    cases = [case("c1", expectation("a", "x", 1), expectation("a", "/y", 1)), case("c1", expectation("b", "/z", 1))]
+    found = problems(tmp_path, manifest(suite("s", cases, step="only")))
+    places = sorted(p.split(": ")[1] for p in found)
+    assert places == ["/suites/0/cases/0/expectations/0/path", "/suites/0/cases/0/expectations/1/name",
+                      "/suites/0/cases/1/id", "/suites/0/step"]
+
+
+def test_duplicate_json_keys_and_nan_name_the_line(tmp_path: Path) -> None:
+    assert problems(tmp_path, '{"name": "a", "name": "b"}') == [
+        f"{tmp_path}/dataset.json: key 'name': duplicate key 'name'"]
+    assert problems(tmp_path, '{"name": "a",\n "revision": NaN}') == [
+        f"{tmp_path}/dataset.json: line 2, column 14: NaN is not JSON"]
+
+
+def test_case_files_are_relative_and_one_level(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "a.json").write_text(json.dumps(["more.json"]))
+    found = problems(tmp_path, manifest(suite("s", "cases/a.json")))
+    assert found == [f"{tmp_path}/cases/a.json: /0: case files cannot point to further files"]
+    (tmp_path / "cases" / "a.json").write_text(json.dumps([OK]))
+    assert load_dataset(write_dataset(tmp_path, manifest(suite("s", "cases/a.json")))).suites[0].cases[0].id == "c1"
+    assert "relative path" in problems(tmp_path, manifest(suite("s", str(tmp_path / "cases/a.json"))))[0]
+
+
+def test_case_file_problems_name_the_case_file(tmp_path: Path) -> None:
+    (tmp_path / "c.json").write_text(json.dumps([case("x", expectation("a", "/x", 1, comparison="nope"))]))
+    assert problems(tmp_path, manifest(suite("s", "c.json"))) == [
+        f"{tmp_path}/c.json: /0/expectations/0/comparison: unknown comparison 'nope'"]
+
+
+def test_limits_on_suites_and_case_ids(tmp_path: Path) -> None:
+    assert problems(tmp_path, manifest())[0].endswith("/suites: List should have at least 1 item after validation, "
+                                                      "not 0")
+    long_id = case("x" * 513, expectation("a", "/x", 1))
+    assert "/suites/0/cases/0/id" in problems(tmp_path, manifest(suite("s", [long_id])))[0]
+
+
+def test_gold_shapes_are_checked_per_comparison(tmp_path: Path) -> None:
+    cases = [case("c", expectation("a", "/x", "s", comparison="set"),
+                  expectation("b", "/x", [1, 1], comparison="one_of"),
+                  expectation("c", "/x", 3, comparison="text"),
+                  expectation("d", "/x", {"input_path": "/payload/m", "required": [0, 5], "allowed": [0, 3]},
+                              comparison="source_span"))]
+    found = problems(tmp_path, manifest(suite("s", cases)))
+    assert [p.split(": ", 2)[2] for p in found] == [
+        "set gold must be an array", "one_of gold must not repeat a value", "text gold must be a string",
+        "source_span required range must lie inside the allowed range"]
+
+
+def test_custom_scorers_must_be_registered(tmp_path: Path) -> None:
+    path = write_dataset(tmp_path, manifest(suite("s", [case("c", expectation("a", "/x", 1, comparison="near"))])))
+    with pytest.raises(InputError, match="unknown comparison 'near'"):
+        load_dataset(path)
+
+    async def near(actual: object, expected: object) -> bool:
+        return True
+
+    assert load_dataset(path, ScorerRegistry([CustomScorer("near", "r1", near)]))
+
+
+def test_metric_rules(tmp_path: Path) -> None:
+    gold = case("c", expectation("cat", "/cat", "x"))
+    metric = {"name": "m", "path": "/cat", "kind": "classification", "labels": ["a", "b"]}
+    assert "classification gold must be a declared label" in problems(tmp_path, manifest(suite("s", [gold],
+                                                                                                   metrics=[metric])))[0]
+    unmatched = {**metric, "path": "/other", "labels": ["x"]}
+    assert "no case has gold" in problems(tmp_path, manifest(suite("s", [gold], metrics=[unmatched])))[0]
+    multi = {"name": "m", "path": "/cat", "kind": "multilabel", "labels": ["x", None]}
+    assert "null is a label only in classification" in problems(tmp_path, manifest(suite("s", [gold],
+                                                                                           metrics=[multi])))[0]
+
+
+def test_fingerprint_ignores_spelling_of_defaults(tmp_path: Path) -> None:
+    plain = load_dataset(write_dataset(tmp_path, manifest(suite("s", [OK]))))
+    explicit = case("c1", expectation("status", "/execution/status", "completed", comparison="exact",
+                                      absent_as_null=False))
+    spelled = load_dataset(write_dataset(tmp_path, manifest(suite("s", [explicit])), "other.json"))
+    assert plain.suites[0].fingerprint == spelled.suites[0].fingerprint
+    changed = load_dataset(write_dataset(tmp_path, manifest(suite("s", [OK]), revision="2"), "third.json"))
+    assert changed.suites[0].fingerprint != plain.suites[0].fingerprint

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.suites.helpers import case, expectation, load, manifest, suite
+from tracegrade.errors import InputError
+from tracegrade.suites import RecordedResults, SuiteRunParameters, run_dataset
+
+
+def lines(tmp_path: Path, *items: Any) -> Path:
+    path = tmp_path / "results.jsonl"
+    path.write_text("\n".join(item if isinstance(item, str) else json.dumps(item) for item in items) + "\n")
+    return path
+
+
+def two_cases(tmp_path: Path) -> Any:
+    return load(tmp_path, manifest(suite("s", [case("a", expectation("v", "/v", 1)),
+                                               case("b", expectation("v", "/v", 2))])))
+
+
+async def test_recorded_results_are_scored_with_their_timing_and_usage(tmp_path: Path) -> None:
+    data = two_cases(tmp_path)
+    path = lines(tmp_path, {"id": "a", "result": {"v": 1}, "elapsed_seconds": 1.5, "usage": {"input_tokens": 3}},
+                 {"id": "a", "repetition": 2, "result": None}, {"id": "b", "result": {"v": 2}})
+    report = await run_dataset(data, RecordedResults(path, data, 2), SuiteRunParameters(repeat=2))
+    attempts = report["suites"][0]["attempts"]
+    assert [(a.id, a.repetition, a.status, a.error_code) for a in attempts] == [
+        ("a", 1, "completed", None), ("a", 2, "error", "invalid_result"), ("b", 1, "completed", None),
+        ("b", 2, "error", "no_recorded_result")]
+    assert attempts[0].elapsed_seconds == 1.5 and attempts[0].usage is not None
+    assert attempts[0].usage["input_tokens"] == 3 and attempts[0].usage["output_tokens"] is None
+
+
+@pytest.mark.parametrize(("item", "message"), [
+    ('{"id": "a"}', "line 1: expected an object with id, result"),
+    ('{"id": "zz", "result": {}}', "line 1: id 'zz' is not a case"),
+    ('{"id": "a", "result": {}, "repetition": 3}', "line 1: repetition must be an integer from 1 to --repeat"),
+    ('{"id": "a", "result": {}, "elapsed_seconds": -1}', "line 1: elapsed_seconds must be a non-negative"),
+    ('{"id": "a", "result": {}, "extra": 1}', "line 1: expected an object"),
+    ('{"id": "a", "result": {"x": NaN}}', "line 1: NaN is not JSON"),
+])
+def test_bad_lines_are_named(tmp_path: Path, item: str, message: str) -> None:
+    data = two_cases(tmp_path)
+    with pytest.raises(InputError, match=message):
+        RecordedResults(lines(tmp_path, item), data, 1)
+
+
+def test_a_second_result_for_one_attempt_is_refused(tmp_path: Path) -> None:
+    data = two_cases(tmp_path)
+    with pytest.raises(InputError, match="line 2: a second result for id 'a' repetition 1"):
+        RecordedResults(lines(tmp_path, {"id": "a", "result": {}}, {"id": "a", "repetition": 1, "result": {}}), data, 1)
