@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from tests.dabench.corpus_gold import RUNS, write_dataset
-from tracegrade.dabench import EvalOptions, PipelineOptions, TaskReplay, run_pipeline
+from tracegrade.dabench import EvalOptions, Mode, PipelineOptions, Resampling, TaskReplay, run_pipeline
 from tracegrade.runs import read_manifest
 
 
@@ -19,7 +19,7 @@ def test_participant_run_goes_through_the_full_pipeline(
 ) -> None:
     data = write_dataset(tmp_path / "data")
     options = EvalOptions(run=str(shared_corpus / RUNS[run]), data_root=data, output=tmp_path / "out")
-    result = run_pipeline(options, PipelineOptions(mode=mode, resamples=500))  # type: ignore[arg-type]
+    result = run_pipeline(options, PipelineOptions(mode=Mode(mode), resampling=Resampling(resamples=500)))
     manifest = read_manifest(tmp_path / "out")
     assert manifest["status"] == "completed" and manifest["metadata"]["report"]["mode"] == mode
     assert result.reconciliation is not None and result.reconciliation.errors == 0, result.reconciliation.findings[:3]

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tracegrade.dabench import EvalOptions, PipelineOptions, TaskReplay, run_pipeline
+from tracegrade.dabench import EvalOptions, Mode, PipelineOptions, TaskReplay, run_pipeline
 from tracegrade.runs import read_manifest
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dabench"
@@ -22,7 +22,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dabench"
 
 def evaluate(out: Path, mode: str = "research", **extra: Any) -> Path:
     options = EvalOptions(run="demo-run", runs_root=EXAMPLE / "runs", data_root=EXAMPLE / "data", output=out)
-    run_pipeline(options, PipelineOptions(mode=mode, **extra))  # type: ignore[arg-type]
+    run_pipeline(options, PipelineOptions(mode=Mode(mode), **extra))
     return out
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
+from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.dabench import MetricParams, PipelineOptions, Resampling, RunLocation
 from tracegrade.errors import ConfigError, OutputError
 
 if TYPE_CHECKING:
@@ -27,13 +30,7 @@ dabench_app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-
-class Mode(StrEnum):
-    """How much the terminal report shows."""
-
-    STANDARD = "standard"
-    VERBOSE = "verbose"
-    RESEARCH = "research"
+M = TypeVar("M", bound=BaseModel)
 
 
 class Format(StrEnum):
@@ -43,9 +40,12 @@ class Format(StrEnum):
     JSON = "json"
 
 
-RunsRoot = Annotated[Path, typer.Option(help="Where run ids are looked up.")]
+_OPTIONS = "Options"
+_FLAGS = {"lam": "--lambda"}
+"""Fields offered under another flag than their name."""
+_RUNS_ROOT = OptionGroup(RunLocation, _OPTIONS)
+_RESAMPLES = OptionGroup(Resampling, _OPTIONS, only=("resamples",))
 FormatOption = Annotated[Format, typer.Option("--format", help="text (rich report) or json (stdout).")]
-ResamplesOption = Annotated[int, typer.Option(help="Bootstrap resamples (seed 0).")]
 
 
 @dabench_app.callback()
@@ -63,16 +63,27 @@ def _print_json(document: Any) -> None:
     sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
 
 
-def _check_resamples(resamples: int) -> None:
-    if not 100 <= resamples <= 100_000:
-        raise ConfigError(f"--resamples {resamples}: must be between 100 and 100000")
+def _validated(model: type[M], parameters: dict[str, Any]) -> M:
+    """The model of the generated options' values; a value out of bounds is one line naming its flag."""
+    try:
+        return model.model_validate({k: v for k, v in parameters.items() if k in model.model_fields})
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        name = str(error["loc"][0])
+        flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
+        raise ConfigError(f"{flag} {parameters[name]}: {error['msg'].lower()}") from None
 
 
 @dabench_app.command("eval-v2", epilog=EXIT_CODES_HELP)
+@with_model_options(
+    OptionGroup(PipelineOptions, _OPTIONS, only=("mode",)),
+    _RUNS_ROOT,
+    OptionGroup(MetricParams, _OPTIONS, only=("lam", "max_replans"), flags=_FLAGS),
+    OptionGroup(PipelineOptions, _OPTIONS, only=("baseline",)),
+    _RESAMPLES,
+)
 def eval_v2(
     run: Annotated[str, typer.Argument(help="A run id under --runs-root, or a path to a run folder.")],
-    mode: Annotated[Mode, typer.Option("--mode", help="standard, verbose or research.")] = Mode.STANDARD,
-    runs_root: RunsRoot = Path("artifacts/runs"),
     data_root: Annotated[
         Path | None,
         typer.Option(
@@ -82,14 +93,10 @@ def eval_v2(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Folder for every artifact (default: the run folder).")
     ] = None,
-    lam: Annotated[float, typer.Option("--lambda", help="Extra-column penalty λ of the Phase-1 score.")] = 0.5,
-    max_replans: Annotated[int, typer.Option(help="Replans at which autonomy_score reaches 0.")] = 3,
-    baseline: Annotated[
-        Path | None, typer.Option(help="An evaluated baseline run folder: research mode adds the comparison table.")
-    ] = None,
-    resamples: ResamplesOption = 2000,
     output_format: FormatOption = Format.TEXT,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no report.")] = False,
+    *,
+    parameters: dict[str, Any],
 ) -> None:
     """Evaluate a run and write everything: tables, reconciliation, replays, health, reports.
 
@@ -98,19 +105,16 @@ def eval_v2(
     task_<id>/task_replay.json and answer.csv, report.json and report.html (research mode also
     figures/*.png and paper_tables.md/.tex), then manifest.json last. A malformed task costs only that task.
     """
-    from tracegrade.dabench import EvalOptions, MetricParams, PipelineOptions, read_summary, resolve_run, run_pipeline
+    from tracegrade.dabench import EvalOptions, read_summary, resolve_run, run_pipeline
     from tracegrade.runs import interrupts, progress
 
-    if not 0 <= lam <= 10:
-        raise ConfigError(f"--lambda {lam}: must be between 0 and 10")
-    if max_replans < 1:
-        raise ConfigError(f"--max-replans {max_replans}: must be at least 1")
+    params, location = _validated(MetricParams, parameters), _validated(RunLocation, parameters)
+    resampling = _validated(Resampling, parameters)
     if data_root is not None and not data_root.is_dir():
         raise ConfigError(f"--data-root {data_root}: not a folder", code="data_root_not_found")
-    _check_resamples(resamples)
-    options = EvalOptions(run, runs_root, data_root, output, MetricParams(lam=lam, max_replans=max_replans))
-    pipeline = PipelineOptions(mode=mode.value, baseline=baseline, resamples=resamples)
-    total = len(read_summary(resolve_run(run, runs_root)).entries)
+    pipeline = _validated(PipelineOptions, {**parameters, "resampling": resampling})
+    options = EvalOptions(run, location.runs_root, data_root, output, params)
+    total = len(read_summary(resolve_run(run, location.runs_root)).entries)
     show = not quiet and output_format is Format.TEXT
     with interrupts(), progress(total, "evaluating tasks", enabled=show) as advance:
         result = run_pipeline(options, pipeline, advance=advance)
@@ -130,10 +134,10 @@ def _show_report(report: Any, output_dir: Path) -> None:
     console.print(render_report(report, width=console.width, footer=footer))
 
 
-def _evaluated(run: str, runs_root: Path) -> RunRows:
+def _evaluated(run: str, location: RunLocation) -> RunRows:
     from tracegrade.dabench import read_evaluated, resolve_run
 
-    return read_evaluated(resolve_run(run, runs_root))
+    return read_evaluated(resolve_run(run, location.runs_root))
 
 
 def _write_json(path: Path | None, document: Any) -> None:
@@ -154,15 +158,16 @@ def _write_file(path: Path, data: bytes) -> None:
 
 
 @dabench_app.command("compare", epilog=EXIT_CODES_HELP)
+@with_model_options(_RUNS_ROOT, _RESAMPLES)
 def compare(
     run_a: Annotated[str, typer.Argument(help="Baseline: an evaluated run folder (or run id under --runs-root).")],
     run_b: Annotated[str, typer.Argument(help="Candidate: an evaluated run folder (or run id).")],
     metric: Annotated[str, typer.Option(help="task_metrics column to compare.")] = "final_score",
-    runs_root: RunsRoot = Path("artifacts/runs"),
-    resamples: ResamplesOption = 2000,
     strict: Annotated[bool, typer.Option(help="Refuse runs whose task sets differ.")] = False,
     output_format: FormatOption = Format.TEXT,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write the comparison as JSON.")] = None,
+    *,
+    parameters: dict[str, Any],
 ) -> None:
     """Compare two evaluated runs paired by task_id: improved/regressed, Wilcoxon, Cohen's d, bootstrap CI.
 
@@ -171,10 +176,9 @@ def compare(
     """
     from tracegrade.dabench import compare_runs, comparison_sections, render_sections
 
-    _check_resamples(resamples)
-    result = compare_runs(
-        _evaluated(run_a, runs_root), _evaluated(run_b, runs_root), metric=metric, resamples=resamples, strict=strict
-    )
+    resampling, location = _validated(Resampling, parameters), _validated(RunLocation, parameters)
+    a, b = _evaluated(run_a, location), _evaluated(run_b, location)
+    result = compare_runs(a, b, metric=metric, resampling=resampling, strict=strict)
     _write_json(output, result.model_dump(mode="json"))
     if output_format is Format.JSON:
         _print_json(result.model_dump(mode="json"))
@@ -184,16 +188,18 @@ def compare(
 
 
 @dabench_app.command("ablation", epilog=EXIT_CODES_HELP)
+@with_model_options(_RUNS_ROOT)
 def ablation(
     run: Annotated[str, typer.Argument(help="An evaluated run folder (or run id under --runs-root).")],
-    runs_root: RunsRoot = Path("artifacts/runs"),
     output_format: FormatOption = Format.TEXT,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write the ablations as JSON.")] = None,
+    *,
+    parameters: dict[str, Any],
 ) -> None:
     """Ablations of final_score: verification, replanning, tool-efficiency quartiles, specialists."""
     from tracegrade.dabench import ablation_sections, render_sections, specialist_section
 
-    rows = _evaluated(run, runs_root)
+    rows = _evaluated(run, _validated(RunLocation, parameters))
     sections = [*ablation_sections(rows), specialist_section(rows)]
     document = {"run_id": rows.run_id, "sections": [s.model_dump(mode="json") for s in sections]}
     _write_json(output, document)
@@ -205,17 +211,19 @@ def ablation(
 
 
 @dabench_app.command("figures", epilog=EXIT_CODES_HELP)
+@with_model_options(_RUNS_ROOT)
 def figures(
     run: Annotated[str, typer.Argument(help="An evaluated run folder (or run id under --runs-root).")],
-    runs_root: RunsRoot = Path("artifacts/runs"),
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Folder for the PNG files (default: RUN/figures).")
     ] = None,
+    *,
+    parameters: dict[str, Any],
 ) -> None:
     """Write the paper figures as PNG: score and failure distributions, autonomy vs efficiency, correlations."""
     from tracegrade.dabench import draw_figures
 
-    rows = _evaluated(run, runs_root)
+    rows = _evaluated(run, _validated(RunLocation, parameters))
     folder = output or rows.folder / "figures"
     console = _console()
     for figure in draw_figures(rows):

@@ -8,6 +8,7 @@ import types
 import typing
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -73,7 +74,7 @@ def _option(name: str, info: FieldInfo, group: OptionGroup) -> inspect.Parameter
 
 
 def _cli_type(annotation: Any) -> Any:
-    """The type typer parses: strict and constrained types become plain ones, objects become text."""
+    """The type typer parses: strict and constrained types become plain ones, objects become text (paths stay)."""
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
         members = [a for a in typing.get_args(annotation) if a is not type(None)]
@@ -85,6 +86,6 @@ def _cli_type(annotation: Any) -> Any:
         return bool
     if isinstance(annotation, type) and issubclass(annotation, int):
         return int
-    if annotation in (float, str) or (isinstance(annotation, type) and issubclass(annotation, str)):
+    if annotation in (float, str) or (isinstance(annotation, type) and issubclass(annotation, str | PurePath)):
         return annotation
     return str

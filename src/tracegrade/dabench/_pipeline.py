@@ -15,12 +15,14 @@ from typing import Any
 
 import orjson
 
+from tracegrade.dabench._params import PipelineOptions
 from tracegrade.dabench.analyses._auditor import AnalystTeam, analyst_team, format_auditor_report
 from tracegrade.dabench.analyses._compare import Comparison, compare_runs, comparison_sections
 from tracegrade.dabench.analyses._health import EngineeringHealth, assess_health, format_health
+from tracegrade.dabench.analyses._params import Mode
 from tracegrade.dabench.analyses._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
 from tracegrade.dabench.analyses._replay import answer_csv, build_replay, final_answer, finish_replay
-from tracegrade.dabench.analyses._sections import Mode
+from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.metrics._registry import TaskMetrics
 from tracegrade.dabench.reading._observe import TaskSignals, observe
 from tracegrade.dabench.reading._records import TaskRecord
@@ -32,20 +34,7 @@ from tracegrade.dabench.tables._evaluate import EvalOptions, EvalSummary, evalua
 from tracegrade.dabench.tables._evaluated import RunRows, read_evaluated, read_table
 from tracegrade.runs import RunFolder
 
-__all__ = ["PipelineOptions", "PipelineResult", "run_pipeline"]
-
-
-@dataclass(frozen=True, slots=True)
-class PipelineOptions:
-    """What ``dabench eval-v2`` does beyond the tables."""
-
-    mode: Mode = "standard"
-    baseline: Path | None = None
-    """An evaluated baseline run folder: research mode adds the comparison table."""
-    resamples: int = 2000
-    """Bootstrap resamples of the research statistics and the comparison."""
-    figures: bool = True
-    """Draw the figures (embedded in report.html; PNG files in research mode)."""
+__all__ = ["PipelineResult", "run_pipeline"]
 
 
 @dataclass
@@ -93,18 +82,19 @@ class _Pass:
         folder.write_text("auditor_validation_report.md", format_auditor_report(run.run_id, team))
         comparison = self._compare(run)
         extra = {"comparison": comparison_sections(comparison)} if comparison is not None else None
-        report = build_report(run, health, rec, team, self.options.mode, resamples=self.options.resamples, extra=extra)
+        options = self.options
+        report = build_report(run, health, rec, team, options.mode, resampling=options.resampling, extra=extra)
         figures = draw_figures(run) if self.options.figures else []
         report.figures = self._write_figures(folder, figures)
-        if self.options.mode == "research":
-            tables = paper_tables(run, comparison, resamples=self.options.resamples)
+        if options.mode is Mode.RESEARCH:
+            tables = paper_tables(run, comparison, resampling=options.resampling)
             folder.write_text("paper_tables.md", render_markdown(run.run_id, tables))
             folder.write_text("paper_tables.tex", render_latex(run.run_id, tables))
         report.files = sorted(n for n in folder.files if "/" not in n) + _per_task_note(len(self.replays))
         folder.write_json("report.json", report.model_dump(mode="json"))
         folder.write_text("report.html", render_report_html(report, figures))
         metadata["report"] = {
-            "mode": self.options.mode,
+            "mode": options.mode.value,
             "harness_health": health.harness.status,
             "harness_score": health.harness.score,
             "run_quality": health.quality.status,
@@ -125,13 +115,13 @@ class _Pass:
     def _compare(self, run: RunRows) -> Comparison | None:
         if self.baseline is None:
             return None
-        return compare_runs(self.baseline, run, resamples=self.options.resamples)
+        return compare_runs(self.baseline, run, resampling=self.options.resampling)
 
     def _write_figures(self, folder: RunFolder, figures: list[FigureResult]) -> list[FigureEntry]:
         entries = []
         for figure in figures:
             name = None
-            if figure.png is not None and self.options.mode == "research":
+            if figure.png is not None and self.options.mode is Mode.RESEARCH:
                 name = f"figures/{figure.name}.png"
                 folder.write_bytes(name, figure.png)
             entries.append(FigureEntry(name=figure.name, title=figure.title, file=name, skipped=figure.skipped))
@@ -145,7 +135,7 @@ def _per_task_note(count: int) -> list[str]:
 def _run_rows(folder: Path, metadata: dict[str, Any]) -> RunRows:
     rows = read_table(folder / "task_metrics.parquet")
     parameters = dict(metadata.get("parameters") or {})
-    threshold = float(parameters.get("success_threshold", 0.8))
+    threshold = float(parameters.get("success_threshold", MetricParams().success_threshold))
     return RunRows(str(metadata.get("run_id")), folder, tuple(rows), threshold, parameters, metadata)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from statistics import fmean
 
+from tracegrade.dabench.analyses._params import Mode
 from tracegrade.dabench.analyses._sections import Cell, Section, column
 from tracegrade.dabench.tables._evaluated import Row, RunRows, num, numbers
 
@@ -65,7 +66,7 @@ def _verification(run: RunRows) -> Section:
     section = Section(
         id="ablation-verification",
         title="Ablation: verification",
-        mode="research",
+        mode=Mode.RESEARCH,
         columns=_group_columns("Verification"),
         rows=rows,
     )
@@ -85,7 +86,7 @@ def _replanning(run: RunRows) -> Section:
     section = Section(
         id="ablation-replanning",
         title="Ablation: replanning",
-        mode="research",
+        mode=Mode.RESEARCH,
         columns=_group_columns("Groups"),
         rows=[row] if row["n_a"] or row["n_b"] else [],
     )
@@ -131,7 +132,7 @@ def _quartiles(run: RunRows) -> Section:
     section = Section(
         id="ablation-efficiency",
         title="Ablation: tool-efficiency quartiles",
-        mode="research",
+        mode=Mode.RESEARCH,
         columns=columns,
         rows=rows,
     )

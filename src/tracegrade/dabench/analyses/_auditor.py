@@ -19,6 +19,7 @@ from statistics import fmean
 from pydantic import BaseModel
 
 from tracegrade.dabench.analyses._overview import MEASURE_COLUMNS, value_row
+from tracegrade.dabench.analyses._params import Mode
 from tracegrade.dabench.analyses._sections import Section
 from tracegrade.dabench.reading._observe import TaskSignals
 from tracegrade.dabench.tables._evaluated import Row, RunRows
@@ -118,7 +119,7 @@ def _pct(value: float | None) -> str:
 
 def analyst_team_section(team: AnalystTeam) -> Section:
     """The analyst team summary of the verbose and research reports."""
-    section = Section(id="analyst-team", title="Analyst team summary", mode="verbose", columns=MEASURE_COLUMNS)
+    section = Section(id="analyst-team", title="Analyst team summary", mode=Mode.VERBOSE, columns=MEASURE_COLUMNS)
     if team.tasks_with_verdicts == 0:
         section.empty = "no reviewer or coordinator verdicts in these traces"
         return section

@@ -9,11 +9,9 @@ B − A.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from pydantic import BaseModel
 
+from tracegrade.dabench.analyses._params import Resampling, ci_label
 from tracegrade.dabench.analyses._sections import Section, column
 from tracegrade.dabench.tables._evaluated import Row, RunRows
 from tracegrade.errors import InputError
@@ -37,6 +35,7 @@ class Comparison(BaseModel):
     ci_low: float | None
     ci_high: float | None
     resamples: int
+    """Bootstrap resamples of the interval [ci_low, ci_high]."""
     improved: list[str]
     regressed: list[str]
     unchanged: int
@@ -50,6 +49,10 @@ class Comparison(BaseModel):
     only_in_b: list[str]
     unscored: list[str]
     """Tasks in both runs where the metric is null in either."""
+    level: float
+    """Confidence level of the interval."""
+    seed: int
+    """Seed of the bootstrap."""
 
 
 def _index(run: RunRows) -> dict[str, Row]:
@@ -72,7 +75,12 @@ def _value(row: Row, metric: str) -> float | None:
 
 
 def compare_runs(
-    a: RunRows, b: RunRows, *, metric: str = "final_score", resamples: int = 2000, strict: bool = False
+    a: RunRows,
+    b: RunRows,
+    *,
+    metric: str = "final_score",
+    resampling: Resampling | None = None,
+    strict: bool = False,
 ) -> Comparison:
     """Pair the tasks of two runs and test the difference of ``metric`` (B − A).
 
@@ -102,7 +110,8 @@ def compare_runs(
     if not pairs:
         raise InputError(f"{a.folder} and {b.folder}: no task with {metric} in both runs", code="nothing_to_compare")
     xs, ys = [p[1] for p in pairs], [p[2] for p in pairs]
-    interval = paired_bootstrap_ci(ys, xs, resamples=resamples, seed=0)
+    resampling = resampling or Resampling()
+    interval = paired_bootstrap_ci(ys, xs, **resampling.model_dump())
     test = wilcoxon_signed_rank(ys, xs)
     thr = a.success_threshold
     return Comparison(
@@ -115,7 +124,7 @@ def compare_runs(
         mean_difference=interval.estimate,
         ci_low=interval.low,
         ci_high=interval.high,
-        resamples=resamples,
+        resamples=resampling.resamples,
         improved=[t for t, x, y in pairs if y > x + TOLERANCE],
         regressed=[t for t, x, y in pairs if y < x - TOLERANCE],
         unchanged=sum(1 for _, x, y in pairs if abs(y - x) <= TOLERANCE),
@@ -128,6 +137,8 @@ def compare_runs(
         only_in_a=only_a,
         only_in_b=only_b,
         unscored=unscored,
+        level=resampling.level,
+        seed=resampling.seed,
     )
 
 
@@ -153,7 +164,7 @@ def comparison_sections(c: Comparison) -> list[Section]:
             {"measure": "Mean A / Mean B", "value": f"{_fmt(c.mean_a)} / {_fmt(c.mean_b)}"},
             {"measure": "Accuracy A / B", "value": f"{_fmt(c.accuracy_a, '.1%')} / {_fmt(c.accuracy_b, '.1%')}"},
             {"measure": "Mean difference B − A", "value": _fmt(c.mean_difference, "+.3f")},
-            {"measure": "95% CI (paired bootstrap)", "value": ci},
+            {"measure": f"{ci_label(c.level)} (paired bootstrap)", "value": ci},
             {
                 "measure": "Improved / regressed / unchanged",
                 "value": f"{len(c.improved)} / {len(c.regressed)} / {c.unchanged}",
@@ -166,7 +177,7 @@ def comparison_sections(c: Comparison) -> list[Section]:
         ],
     )
     summary.notes = [
-        f"Bootstrap: {c.resamples} resamples of task pairs, seed 0; Wilcoxon over the {c.wilcoxon_n} pairs that "
+        f"Bootstrap: {c.resamples} resamples of task pairs, seed {c.seed}; Wilcoxon over the {c.wilcoxon_n} pairs that "
         "differ (zero differences dropped); d = mean difference / sd of differences."
     ]
     groups = (
@@ -186,7 +197,3 @@ def comparison_sections(c: Comparison) -> list[Section]:
     sets.notes = [f"{label}: {_names(ids, limit)}." for label, ids, limit in groups if ids]
     return [summary, sets]
 
-
-def comparison_json(c: Comparison) -> Mapping[str, Any]:
-    """The comparison as a JSON-ready mapping."""
-    return c.model_dump(mode="json")

@@ -1,9 +1,10 @@
-"""Research sections: mean ± std with a 95 % bootstrap interval for every metric, and correlations."""
+"""Research sections: mean ± std with a bootstrap interval for every metric, and correlations."""
 
 from __future__ import annotations
 
 from itertools import combinations
 
+from tracegrade.dabench.analyses._params import Mode, Resampling, ci_label
 from tracegrade.dabench.analyses._sections import Cell, Section, column
 from tracegrade.dabench.metrics._columns import TASK_COLUMNS
 from tracegrade.dabench.tables._evaluated import Row, RunRows, numbers
@@ -21,24 +22,24 @@ CORRELATION_METRICS = (
 _SKIP_CATEGORIES = frozenset({"Identification"})
 
 
-def describe(values: list[float], *, resamples: int = 2000) -> dict[str, Cell]:
-    """n, [mean, std] and the [low, high] 95 % percentile-bootstrap interval of the mean (seed 0)."""
+def describe(values: list[float], resampling: Resampling) -> dict[str, Cell]:
+    """n, [mean, std] and the [low, high] percentile-bootstrap interval of the mean."""
     from tracegrade.stats import bootstrap_mean_ci, std
 
     if not values:
         return {"n": 0, "pm": None, "ci": None}
-    interval = bootstrap_mean_ci(values, resamples=resamples, seed=0)
+    interval = bootstrap_mean_ci(values, **resampling.model_dump())
     ci: Cell = None if interval.low is None else [interval.low, interval.high]
     return {"n": len(values), "pm": [interval.estimate, std(values)], "ci": ci}
 
 
-def metric_statistics_section(run: RunRows, *, resamples: int = 2000) -> Section:
-    """Every numeric task_metrics column: n, mean ± std, 95 % bootstrap interval."""
+def metric_statistics_section(run: RunRows, resampling: Resampling) -> Section:
+    """Every numeric task_metrics column: n, mean ± std and the bootstrap interval of the mean."""
     columns = [
         column("metric", "Metric", min_width=24),
         column("n", "n", "int", min_width=4),
         column("pm", "Mean ± std", "pm", min_width=13),
-        column("ci", "95% CI", "ci", min_width=15),
+        column("ci", ci_label(resampling.level), "ci", min_width=15),
     ]
     rows: list[dict[str, Cell]] = []
     empty: list[str] = []
@@ -49,9 +50,13 @@ def metric_statistics_section(run: RunRows, *, resamples: int = 2000) -> Section
         if not values:
             empty.append(col.name)
             continue
-        rows.append({"metric": col.name, **describe(values, resamples=resamples)})
-    section = Section(id="metric-statistics", title="Metric statistics", mode="research", columns=columns, rows=rows)
-    section.notes = [f"95% CI: percentile bootstrap of the mean, {resamples} resamples, seed 0; std: sample (n − 1)."]
+        rows.append({"metric": col.name, **describe(values, resampling)})
+    section = Section(id="metric-statistics", title="Metric statistics", mode=Mode.RESEARCH, columns=columns, rows=rows)
+    r = resampling
+    section.notes = [
+        f"{ci_label(r.level)}: percentile bootstrap of the mean, {r.resamples} resamples, seed {r.seed}; "
+        "std: sample (n − 1)."
+    ]
     if empty:
         section.notes.append(f"No values (null in every task): {', '.join(empty)}.")
     if not rows:
@@ -88,7 +93,7 @@ def correlation_section(run: RunRows) -> Section:
     ]
     found = pairwise_rows(run.rows, CORRELATION_METRICS)
     rows: list[dict[str, Cell]] = [{"a": a, "b": b, "r": r, "n": n} for (a, b), (r, n) in found.items() if n]
-    section = Section(id="correlations", title="Metric correlations", mode="research", columns=columns, rows=rows)
+    section = Section(id="correlations", title="Metric correlations", mode=Mode.RESEARCH, columns=columns, rows=rows)
     section.notes = ["r is empty when a metric is constant or fewer than 3 tasks have both values."]
     if not rows:
         section.empty = "no task has two of the key metrics"

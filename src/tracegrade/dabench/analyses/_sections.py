@@ -6,12 +6,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Cell", "ColumnKind", "Mode", "Section", "SectionColumn", "column"]
+from tracegrade.dabench.analyses._params import Mode
+
+__all__ = ["Cell", "ColumnKind", "Section", "SectionColumn", "column"]
 
 Cell = float | int | str | bool | list[float | None] | None
 """A table cell: a number, a label, a [mean, std] or [low, high] pair, or None (no value)."""
 ColumnKind = Literal["text", "int", "pct", "score", "float", "seconds", "pm", "ci", "signed"]
-Mode = Literal["standard", "verbose", "research"]
 
 
 class SectionColumn(BaseModel):
@@ -43,7 +44,7 @@ class Section(BaseModel):
     """Anchor id (HTML) and JSON key."""
     title: str
     """Heading."""
-    mode: Mode = "standard"
+    mode: Mode = Mode.STANDARD
     """The least detailed report mode that shows it."""
     columns: list[SectionColumn] = Field(default_factory=list)
     """Table columns."""
@@ -62,5 +63,4 @@ class Section(BaseModel):
 
     def shown_in(self, mode: Mode) -> bool:
         """True when the report of ``mode`` includes this section."""
-        order = ("standard", "verbose", "research")
-        return order.index(mode) >= order.index(self.mode)
+        return mode.includes(self.mode)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from tracegrade.dabench.metrics._answer import AnswerScore
+from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.reading._records import TaskRecord, Value
 
 __all__ = [
@@ -14,7 +15,6 @@ __all__ = [
     "NO_TOKENS",
     "Family",
     "MetricContext",
-    "MetricParams",
     "Out",
     "ratio",
 ]
@@ -22,20 +22,6 @@ __all__ = [
 NO_STEPS = "no steps in this trace (failure payload without steps, or no trace file)"
 NO_TIMINGS = "no per-step timings in this trace format"
 NO_TOKENS = "no token counts in this trace format"
-
-
-@dataclass(frozen=True, slots=True)
-class MetricParams:
-    """Parameters of the metric families (CLI options)."""
-
-    lam: float = 0.5
-    """λ of the KDD Cup Phase-1 score (extra-column penalty)."""
-    success_threshold: float = 0.8
-    """final_score at or above which an answer counts as correct."""
-    max_replans: int = 3
-    """Denominator of autonomy_score."""
-    baseline_coordinator_calls: int = 3
-    """Coordinator calls a normal run makes (checkpoints); more are interventions."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,9 @@ from tracegrade.dabench.metrics._aat import aat, mas_effectiveness, per_action, 
 from tracegrade.dabench.metrics._answer import AnswerScore, score_answer
 from tracegrade.dabench.metrics._columns import TASK_COLUMNS, Column
 from tracegrade.dabench.metrics._failure import failure_taxonomy
-from tracegrade.dabench.metrics._families import Family, MetricContext, MetricParams, Out
+from tracegrade.dabench.metrics._families import Family, MetricContext, Out
 from tracegrade.dabench.metrics._outcome import correctness, execution, identification, task_metadata
+from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.metrics._process import autonomy, data_understanding, planning, tool_usage, verification
 from tracegrade.dabench.metrics._scores import composite, confidence, research
 from tracegrade.dabench.metrics._trajectory import recovery, trajectory

@@ -17,7 +17,7 @@ from tracegrade.dabench.reading._records import AnswerTable, TaskInput, TaskReco
 from tracegrade.dabench.reading._traces import ParsedTrace, read_trace
 from tracegrade.errors import ConfigError, InputError
 
-__all__ = ["RunSummary", "SummaryEntry", "iter_tasks", "read_summary", "read_task", "read_task_input", "resolve_run"]
+__all__ = ["RunSummary", "SummaryEntry", "read_summary", "read_task", "read_task_input", "resolve_run"]
 
 _TASK_DIR = re.compile(r"task_(\d+)")
 _VOTE = re.compile(r"trace_r(\d+)\.json")
@@ -257,8 +257,3 @@ def _prediction(
         errors.append((exc.code, exc.message))
         return None, exc.code
 
-
-def iter_tasks(run_dir: Path, summary: RunSummary, data_root: Path | None) -> Iterator[TaskRecord]:
-    """Stream the run's tasks one at a time (nothing but the current task is held)."""
-    for entry in summary.entries:
-        yield read_task(run_dir, summary.run_id, entry, data_root)

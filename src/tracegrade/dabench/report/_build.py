@@ -18,9 +18,10 @@ from tracegrade.dabench.analyses._mas import (
     verification_timeline_section,
 )
 from tracegrade.dabench.analyses._overview import difficulty_section, health_sections, overall_section, per_task_section
+from tracegrade.dabench.analyses._params import Mode, Resampling
 from tracegrade.dabench.analyses._reconcile import Reconciliation
 from tracegrade.dabench.analyses._research import correlation_section, metric_statistics_section
-from tracegrade.dabench.analyses._sections import Mode, Section, column
+from tracegrade.dabench.analyses._sections import Section, column
 from tracegrade.dabench.analyses._timing import phase_timing_section
 from tracegrade.dabench.tables._evaluated import RunRows
 
@@ -66,7 +67,9 @@ def reconciliation_section(rec: Reconciliation) -> Section:
         column("skipped", "Skipped", "int", priority=2, min_width=7),
     ]
     rows: list[dict[str, object]] = [{"check": name, **counts} for name, counts in rec.by_check.items()]
-    section = Section(id="reconciliation", title="Artifact reconciliation", mode="verbose", columns=columns, rows=rows)
+    section = Section(
+        id="reconciliation", title="Artifact reconciliation", mode=Mode.VERBOSE, columns=columns, rows=rows
+    )
     section.notes = [
         "Coordinator consistency checks are warnings, never failures; details in artifact_reconciliation_report.txt."
     ]
@@ -80,11 +83,12 @@ def build_report(
     team: AnalystTeam,
     mode: Mode,
     *,
-    resamples: int = 2000,
+    resampling: Resampling | None = None,
     extra: Mapping[str, list[Section]] | None = None,
 ) -> DabenchReport:
     """The sections of ``mode`` (standard ⊂ verbose ⊂ research)."""
-    limit = STANDARD_TASK_ROWS if mode == "standard" else None
+    mode = Mode(mode)
+    limit = STANDARD_TASK_ROWS if mode is Mode.STANDARD else None
     sections = [
         *health_sections(health),
         per_task_section(run, limit),
@@ -100,9 +104,9 @@ def build_report(
         phase_timing_section(run, rec),
         reconciliation_section(rec),
     ]
-    if mode == "research":
+    if mode is Mode.RESEARCH:
         sections += [
-            metric_statistics_section(run, resamples=resamples),
+            metric_statistics_section(run, resampling or Resampling()),
             correlation_section(run),
             *ablation_sections(run),
         ]

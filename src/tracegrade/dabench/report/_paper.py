@@ -1,6 +1,6 @@
 """Paper-ready tables (research mode): ``paper_tables.md`` and ``paper_tables.tex``.
 
-Table 1 main results (mean ± std, 95 % bootstrap interval), 2 difficulty breakdown, 3 task type,
+Table 1 main results (mean ± std, bootstrap interval), 2 difficulty breakdown, 3 task type,
 4 multi-agent participation, 5 top root causes, and 6 the comparison with a baseline run when one
 is given. Every number is computed from task_metrics; a cell without data is "—".
 """
@@ -14,6 +14,7 @@ from statistics import fmean
 
 from tracegrade.dabench.analyses._compare import Comparison
 from tracegrade.dabench.analyses._overview import DIFFICULTY_ORDER
+from tracegrade.dabench.analyses._params import Resampling, ci_label
 from tracegrade.dabench.analyses._research import describe
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
 
@@ -47,16 +48,17 @@ def _pct(value: float | None) -> str:
     return DASH if value is None else f"{value * 100:.1f}%"
 
 
-def _main(run: RunRows, resamples: int) -> PaperTable:
+def _main(run: RunRows, resampling: Resampling) -> PaperTable:
     rows = []
     for metric in MAIN_METRICS:
         values = numbers(run.rows, metric)
-        stats = describe(values, resamples=resamples)
+        stats = describe(values, resampling)
         ci = stats["ci"]
         interval = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if isinstance(ci, list) else DASH
         rows.append((metric, str(len(values)), _pm(values), interval))
-    note = f"95% CI: percentile bootstrap of the mean ({resamples} resamples, seed 0)."
-    return PaperTable(1, "Main results", ("Metric", "n", "Mean ± std", "95% CI"), tuple(rows), note)
+    label = ci_label(resampling.level)
+    note = f"{label}: percentile bootstrap of the mean ({resampling.resamples} resamples, seed {resampling.seed})."
+    return PaperTable(1, "Main results", ("Metric", "n", "Mean ± std", label), tuple(rows), note)
 
 
 def _groups(rows: Sequence[Row], key: str) -> dict[str, list[Row]]:
@@ -133,7 +135,7 @@ def _comparison(c: Comparison) -> PaperTable:
         f(c.wilcoxon_p, ".4f"),
         f(c.cohens_d),
     )
-    header = ("Metric", "Pairs", "Baseline", "Proposed", "Δ", "95% CI", "Wilcoxon W", "p", "Cohen's d")
+    header = ("Metric", "Pairs", "Baseline", "Proposed", "Δ", ci_label(c.level), "Wilcoxon W", "p", "Cohen's d")
     note = (
         f"Baseline {c.run_a}, proposed {c.run_b}; paired by task_id; {len(c.only_in_a) + len(c.only_in_b)} "
         f"tasks in one run only and {len(c.unscored)} unscored pairs excluded."
@@ -141,9 +143,12 @@ def _comparison(c: Comparison) -> PaperTable:
     return PaperTable(6, "Comparison with the baseline", header, (row,), note)
 
 
-def paper_tables(run: RunRows, comparison: Comparison | None = None, *, resamples: int = 2000) -> list[PaperTable]:
+def paper_tables(
+    run: RunRows, comparison: Comparison | None = None, *, resampling: Resampling | None = None
+) -> list[PaperTable]:
     """Tables 1–5, plus 6 when a baseline comparison is given."""
-    tables = [_main(run, resamples), _difficulty(run), _task_type(run), _participation(run), _root_causes(run)]
+    main = _main(run, resampling or Resampling())
+    tables = [main, _difficulty(run), _task_type(run), _participation(run), _root_causes(run)]
     if comparison is not None:
         tables.append(_comparison(comparison))
     return tables

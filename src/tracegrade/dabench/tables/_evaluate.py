@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tracegrade.dabench.metrics._families import MetricParams
+from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.metrics._registry import TaskMetrics, evaluate_task, failed_task_metrics
+from tracegrade.dabench.reading._params import RunLocation
 from tracegrade.dabench.reading._records import TaskRecord
 from tracegrade.dabench.reading._runs import SummaryEntry, read_summary, read_task, resolve_run
 from tracegrade.dabench.tables._buffer import TableBuffer
@@ -35,7 +36,7 @@ class EvalOptions:
     """Where the run and dataset are and where the tables go."""
 
     run: str
-    runs_root: Path = Path("artifacts/runs")
+    runs_root: Path = RunLocation().runs_root
     data_root: Path | None = None
     output: Path | None = None
     """Folder for the tables (default: the run folder itself)."""
@@ -62,7 +63,7 @@ class EvalSummary:
     tasks: int = 0
     task_errors: int = 0
     by_difficulty: dict[str, DifficultyStats] = field(default_factory=lambda: defaultdict(DifficultyStats))
-    success_threshold: float = 0.8
+    success_threshold: float = MetricParams().success_threshold
 
     def add(self, difficulty: str, values: dict[str, Any]) -> None:
         """Count one task row."""
@@ -129,7 +130,7 @@ def evaluate_run(
     summary = read_summary(run_dir)
     output = options.output or run_dir
     params = options.params
-    job_id = job_id_for({"run": str(run_dir.resolve()), "params": asdict(params)}, prefix="dabench")
+    job_id = job_id_for({"run": str(run_dir.resolve()), "params": params.model_dump()}, prefix="dabench")
     folder = RunFolder(output, kind=EVAL_KIND, job_id=job_id)
     result = EvalSummary(summary.run_id, output, JobStatus.COMPLETED, success_threshold=params.success_threshold)
     collector = _Collector(result)
@@ -199,7 +200,7 @@ def _write(
         "run_id": summary.run_id,
         "run_folder": str(run_dir),
         "data_root": str(options.data_root) if options.data_root else None,
-        "parameters": asdict(options.params),
+        "parameters": options.params.model_dump(),
         "task_count": result.tasks,
         "has_summary_json": summary.has_summary,
         "tasks_not_in_summary": list(summary.unlisted_tasks),

@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.reading._records import Value
 from tracegrade.errors import InputError
 
@@ -25,7 +26,7 @@ class RunRows:
     run_id: str
     folder: Path
     rows: tuple[Row, ...]
-    success_threshold: float = 0.8
+    success_threshold: float = MetricParams().success_threshold
     parameters: Mapping[str, Any] = field(default_factory=dict)
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
@@ -87,7 +88,7 @@ def read_evaluated(folder: Path) -> RunRows:
             raise InputError(f"{manifest}: unreadable manifest", code="invalid_manifest") from None
     parameters = dict(metadata.get("parameters") or {})
     run_id = str(metadata.get("run_id") or (rows[0].get("run_id") if rows else None) or folder.name)
-    threshold = float(parameters.get("success_threshold", 0.8))
+    threshold = float(parameters.get("success_threshold", MetricParams().success_threshold))
     return RunRows(run_id, folder, tuple(rows), threshold, parameters, metadata)
 
 
