@@ -8,6 +8,7 @@ from statistics import fmean
 
 from tracegrade.dabench.analyses._overview import MEASURE_COLUMNS, value_row
 from tracegrade.dabench.analyses._sections import Cell, Section, column
+from tracegrade.dabench.reading._vocab import SPECIALISTS
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
 
 __all__ = [
@@ -99,7 +100,7 @@ def specialist_section(run: RunRows) -> Section:
         column("impact", "Impact", "signed", min_width=7),
     ]
     section = Section(id="specialists", title="Specialist agent value", columns=columns)
-    for kind in ("schema", "domain", "document"):
+    for kind in SPECIALISTS:
         used = [r for r in run.rows if r.get(f"{kind}_agent_used") == 1]
         unused = [r for r in run.rows if r.get(f"{kind}_agent_used") == 0]
         if not used and not unused:

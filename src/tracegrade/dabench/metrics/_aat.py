@@ -6,7 +6,7 @@ from tracegrade.dabench.metrics._answer import columns_of, kdd_match, kdd_score
 from tracegrade.dabench.metrics._families import NO_STEPS, NO_TIMINGS, NO_TOKENS, MetricContext, Out
 from tracegrade.dabench.reading._records import Step, TraceFormat
 from tracegrade.dabench.reading._signals import specialists_called
-from tracegrade.dabench.reading._vocab import ACTION_COLUMNS, PLAN_ACTIONS, STAGE_PREFIX, action_column
+from tracegrade.dabench.reading._vocab import ACTION_COLUMNS, PLAN_ACTIONS, SPECIALISTS, STAGE_PREFIX, action_column
 
 __all__ = ["STAGE_COLUMNS", "aat", "mas_effectiveness", "per_action", "per_stage", "stage_column"]
 
@@ -30,17 +30,17 @@ def aat(ctx: MetricContext) -> Out:
     names = ("coordinator_calls", "coordinator_checkpoints", "specialist_participation")
     out.put("coordinator_final_decision", record.coordinator_final_decision, "no coordinator_final_decision")
     if record.trace_format is not TraceFormat.RICH:
-        specialists = [f"{k}_agent_{v}" for k in ("schema", "domain", "document") for v in ("called", "used")]
+        specialists = [f"{k}_agent_{v}" for k in SPECIALISTS for v in ("called", "used")]
         out.null((*names, *specialists), NO_COORDINATOR)
         return out
     steps = record.steps
     out.put("coordinator_calls", sum(1 for s in steps if s.agent_type == "coordinator"))
     out.put("coordinator_checkpoints", sum(1 for s in steps if s.coordinator_checkpoint))
     called = specialists_called(steps)
-    for kind in ("schema", "domain", "document"):
+    for kind in SPECIALISTS:
         out.put(f"{kind}_agent_called", int(kind in called))
         out.put(f"{kind}_agent_used", int(kind in called))
-    out.put("specialist_participation", len(called) / 3)
+    out.put("specialist_participation", len(called) / len(SPECIALISTS))
     return out
 
 

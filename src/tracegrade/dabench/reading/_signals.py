@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tracegrade.dabench.reading._records import Phase, Step, TaskRecord, TraceFormat
-from tracegrade.dabench.reading._vocab import CRITIC_TYPES, PLAN_ACTIONS
+from tracegrade.dabench.reading._vocab import CRITIC_TYPES, PLAN_ACTIONS, SPECIALISTS
 
 __all__ = [
     "critic_steps",
@@ -61,7 +61,7 @@ def specialists_called(steps: tuple[Step, ...]) -> set[str]:
     """Which of schema/domain/document specialists ran (agent_type ``<kind>_specialist`` or selection)."""
     called: set[str] = set()
     for step in steps:
-        for kind in ("schema", "domain", "document"):
+        for kind in SPECIALISTS:
             if step.agent_type == f"{kind}_specialist" or (step.specialist_selected or "").lower() == kind:
                 called.add(kind)
     return called
