@@ -41,7 +41,7 @@ def format_cell(value: Cell, kind: ColumnKind) -> str:
         if kind == "pm":
             return f"{_short(pair[0])} ± {_short(pair[1])}" if pair[1] is not None else f"{_short(pair[0])} (n=1)"
         return f"[{_short(pair[0])}, {_short(pair[1])}]" if pair[1] is not None else MISSING
-    if value is None:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return MISSING
     number = _number(value)
     if kind == "text" or number is None:
