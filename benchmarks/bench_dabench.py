@@ -146,10 +146,10 @@ def child(phase: str, root: Path) -> dict[str, float]:
     elif phase == "rows":
         return _bare_rows(root / "runs" / "bench")
     elif phase == "pipeline":
-        from tracegrade.dabench import EvalOptions, PipelineOptions, run_pipeline
+        from tracegrade.dabench import EvalOptions, Mode, PipelineOptions, run_pipeline
 
         options = EvalOptions(run=str(root / "runs" / "bench"), data_root=root / "data", output=root / "full")
-        run_pipeline(options, PipelineOptions(mode="standard"))
+        run_pipeline(options, PipelineOptions(mode=Mode.STANDARD))
     else:
         _perturbed_copy(root / "full", root / "full-b")
         start_cpu, start_wall = time.process_time(), time.perf_counter()
