@@ -5,6 +5,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+import typer
 
 from tracegrade.cli._app import app, dabench_main, run_app
 from tracegrade.cli._dabench import dabench_app
@@ -95,7 +96,11 @@ def test_compare_refuses_a_folder_that_was_not_evaluated(tmp_path: Path, capsys:
     ("args", "message"),
     [
         (["eval-v2", "no-such-run"], "no such folder"),
-        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--lambda", "-1"], "--lambda"),
+        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--lambda", "-1"], "--lambda -1.0: input should be greater"),
+        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--lambda", "10.5"], "--lambda 10.5: input should be less"),
+        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--max-replans", "0"], "--max-replans 0: input should"),
+        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--resamples", "99"], "--resamples 99: input should"),
+        (["compare", str(EXAMPLE), str(EXAMPLE), "--resamples", "100001"], "--resamples 100001: input should"),
         (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--data-root", "/nonexistent"], "--data-root"),
     ],
 )
@@ -110,3 +115,40 @@ def test_dabench_entry_point_keeps_version(monkeypatch: pytest.MonkeyPatch, caps
     with pytest.raises(SystemExit) as exited:
         dabench_main()
     assert exited.value.code == 0 and "dabench (tracegrade" in capsys.readouterr().out
+
+
+def test_an_unknown_mode_is_a_usage_error_listing_the_modes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_app(dabench_app, ["eval-v2", "demo-run", "--mode", "loud"]) == 2
+    assert "'loud' is not one of 'standard', 'verbose', 'research'" in capsys.readouterr().err
+
+
+EVAL_DEFAULTS = {
+    "--data-root": None, "--output": None, "--format": "text", "--quiet": False, "--mode": "standard",
+    "--runs-root": Path("artifacts/runs"), "--lambda": 0.5, "--max-replans": 3, "--baseline": None, "--resamples": 2000,
+}  # fmt: skip
+COMMANDS = {
+    "eval-v2": EVAL_DEFAULTS,
+    "compare": {"--metric": "final_score", "--strict": False, "--format": "text", "--output": None,
+                "--runs-root": Path("artifacts/runs"), "--resamples": 2000},
+    "ablation": {"--format": "text", "--output": None, "--runs-root": Path("artifacts/runs")},
+    "figures": {"--output": None, "--runs-root": Path("artifacts/runs")},
+}  # fmt: skip
+
+
+def test_every_command_keeps_its_flags_and_defaults() -> None:
+    commands = typer.main.get_command(dabench_app).commands  # type: ignore[attr-defined]
+    for name, expected in COMMANDS.items():
+        options = {p.opts[0]: p.default for p in commands[name].params if p.opts[0].startswith("--")}
+        assert options == expected, name
+    params = {p.opts[0]: p for p in commands["compare"].params}
+    assert params["--strict"].secondary_opts == ["--no-strict"] and params["--output"].opts == ["--output", "-o"]
+
+
+def test_the_parameters_reach_the_run(tmp_path: Path) -> None:
+    args = ["--mode", "research", "--lambda", "0.25", "--max-replans", "5", "--resamples", "300", "-q"]
+    assert run_app(dabench_app, example_args(tmp_path, *args)) == 0
+    parameters = orjson.loads((tmp_path / "manifest.json").read_bytes())["metadata"]["parameters"]
+    assert (parameters["lam"], parameters["max_replans"]) == (0.25, 5)
+    report = orjson.loads((tmp_path / "report.json").read_bytes())
+    stats = next(s for s in report["sections"] if s["id"] == "metric-statistics")
+    assert "300 resamples" in stats["notes"][0] and report["mode"] == "research"

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from tests.dabench.example import rows as section_rows
 from tracegrade.dabench import RunRows, ablation_sections
 from tracegrade.dabench.analyses._ablation import efficiency_quartiles
 
@@ -33,3 +35,8 @@ def test_verification_groups_and_mann_whitney() -> None:
     assert (critic["n_a"], critic["mean_a"], critic["n_b"], critic["mean_b"]) == (2, 0.9, 2, 0.1)
     assert critic["u"] == 4.0  # every A above every B
     assert replanning.empty is not None and quartiles.empty is not None  # no data: one line, not zeros
+
+
+def test_efficiency_quartiles_of_the_example(example_report: dict[str, Any]) -> None:
+    quartiles = section_rows(example_report, "ablation-efficiency")
+    assert [(q["quartile"], q["n"]) for q in quartiles] == [("Q1", 1), ("Q2", 1), ("Q3", 1), ("Q4", 0)]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tracegrade.dabench.analyses._health import assess_health, format_health
@@ -63,3 +64,9 @@ def test_an_unreadable_task_part_keeps_the_harness_from_healthy() -> None:
     data = rows(["correct"] * 20, [None] * 20, [1.0] * 20)
     result = health(data, errors=["t0"])  # 5 + 2.5·19/20 + 2.5 = 9.875
     assert result.harness.score == 9.88 and result.harness.status == "DEGRADED"
+
+
+def test_health_report_of_the_example(example_out: Path) -> None:
+    text = (example_out / "engineering_health_report.txt").read_text()
+    assert "Harness health: 10.0/10 HEALTHY" in text and "Run quality: DEGRADED" in text
+    assert "[WARN] tool failure rate: 23.5%" in text  # 4 failed of 17 tool calls

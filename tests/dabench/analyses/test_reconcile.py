@@ -118,3 +118,9 @@ def test_table_facts_totals_the_written_step_and_tool_call_tables(tmp_path: Path
     assert facts["t1"] == TaskFacts(steps=3, tool_calls=2, tool_failures=1, tokens=120, seconds=3.5)
     assert facts["t2"] == TaskFacts(steps=1)  # no tokens or timings: None, not 0
     assert facts["t3"] == TaskFacts(tool_calls=1, tool_failures=1)
+
+
+def test_reconciliation_report_of_the_example(example_out: Path) -> None:
+    text = (example_out / "artifact_reconciliation_report.txt").read_text()
+    assert "Status: PASSED (3/3 tasks without errors, 100.0%)" in text
+    assert "[WARNING] task_3 replan_count_consistent" in text

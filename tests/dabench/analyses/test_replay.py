@@ -2,20 +2,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
-
 from tests.dabench.builders import record, table, tool_step
 from tracegrade.dabench import MetricParams, TaskReplay, evaluate_task
 from tracegrade.dabench.analyses._replay import answer_csv, build_replay, finish_replay
-from tracegrade.dabench.analyses._replay_schema import replay_schema
 from tracegrade.dabench.reading._observe import observe
 
-SCHEMA = Path(__file__).resolve().parents[3] / "docs" / "schemas" / "dabench-task-replay.schema.json"
 CONTEXT = {"harness_health_status": "HEALTHY", "harness_health_score": 10.0, "run_quality_status": "GOOD"}
 
 
-def test_the_schema_file_is_generated_from_the_model() -> None:
-    assert orjson.loads(SCHEMA.read_bytes()) == replay_schema()
+def test_replay_attributes_the_failure_to_its_steps(example_out: Path) -> None:
+    replay = TaskReplay.model_validate_json((example_out / "task_3" / "task_replay.json").read_bytes())
+    attribution = replay.failure_attribution
+    assert attribution is not None
+    assert (attribution.failure_category, attribution.root_cause, attribution.failure_stage) == (
+        "TOOL_EXECUTION_FAILURE",
+        "timeout",
+        "EXECUTE",
+    )
+    assert attribution.evidence_trace_step_ids == [3, 5, 6]  # the failed read_csv and execute_python steps
+    assert replay.run_context.harness_health_status == "HEALTHY"
+    assert replay.run_context.time_accounting.unaccounted_overhead_time_seconds == 592.0
+    assert [d.decision for d in replay.coordinator_decisions] == ["PROCEED", "REPLAN"]
+    ok = TaskReplay.model_validate_json((example_out / "task_1" / "task_replay.json").read_bytes())
+    assert ok.failure_attribution is None and ok.final_answer is not None and ok.final_answer.source == "prediction.csv"
+    assert (example_out / "task_1" / "answer.csv").read_text().splitlines()[0] == ",".join(ok.final_answer.columns)
 
 
 def test_wrong_answer_points_at_its_answer_step() -> None:

@@ -11,12 +11,11 @@ import orjson
 import pytest
 
 from tests.conftest import unavailable
-from tests.dabench.test_pipeline import evaluate
 
 
-@pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return evaluate(tmp_path_factory.mktemp("html"), "research")
+@pytest.fixture
+def out(example_out: Path) -> Path:
+    return example_out
 
 
 def section_ids(out: Path) -> list[str]:

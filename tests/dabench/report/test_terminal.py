@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-import orjson
 import pytest
 from rich.console import Console
 
-from tests.dabench.test_pipeline import evaluate
 from tracegrade.dabench import DabenchReport, RunRows, ablation_sections, render_report, render_sections
 from tracegrade.dabench.analyses._auditor import analyst_team, analyst_team_section
 from tracegrade.dabench.analyses._mas import (
@@ -26,9 +25,8 @@ from tracegrade.dabench.analyses._timing import phase_timing_section
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> DabenchReport:
-    out = evaluate(tmp_path_factory.mktemp("terminal"), "research")
-    return DabenchReport.model_validate(orjson.loads((out / "report.json").read_bytes()))
+def report(example_report: dict[str, Any]) -> DabenchReport:
+    return DabenchReport.model_validate(example_report)
 
 
 def capture(renderable: object, width: int) -> str:

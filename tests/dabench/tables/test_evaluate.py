@@ -21,14 +21,14 @@ def rows_of(path: Path) -> list[dict[str, str]]:
 
 
 @pytest.fixture
-def example_out(tmp_path: Path) -> Path:
+def tables_out(tmp_path: Path) -> Path:
     options = EvalOptions(run="demo-run", runs_root=EXAMPLE / "runs", data_root=EXAMPLE / "data", output=tmp_path)
     evaluate_run(options)
     return tmp_path
 
 
-def test_example_run_fills_every_metric_family(example_out: Path) -> None:
-    rows = rows_of(example_out / "task_metrics.csv")
+def test_example_run_fills_every_metric_family(tables_out: Path) -> None:
+    rows = rows_of(tables_out / "task_metrics.csv")
     assert [r["task_id"] for r in rows] == ["task_1", "task_2", "task_3"]
     for family in FAMILIES:
         empty = [c for c in family.columns if c != "task_errors" and all(r[c] == "" for r in rows)]
@@ -36,17 +36,17 @@ def test_example_run_fills_every_metric_family(example_out: Path) -> None:
     assert [r["outcome_status"] for r in rows] == ["correct", "correct", "failed"]
 
 
-def test_example_writes_every_table_in_csv_and_parquet(example_out: Path) -> None:
-    manifest = read_manifest(example_out)
+def test_example_writes_every_table_in_csv_and_parquet(tables_out: Path) -> None:
+    manifest = read_manifest(tables_out)
     names = {
         f"{t}.{ext}"
         for t in ("task_metrics", "trajectory", "tool_calls", "comprehensive_evaluation")
         for ext in ("csv", "parquet")
     }
     assert set(manifest["files"]) == names
-    trajectory = rows_of(example_out / "trajectory.csv")
-    tools = rows_of(example_out / "tool_calls.csv")
-    metrics = rows_of(example_out / "task_metrics.csv")
+    trajectory = rows_of(tables_out / "trajectory.csv")
+    tools = rows_of(tables_out / "tool_calls.csv")
+    metrics = rows_of(tables_out / "task_metrics.csv")
     assert len(trajectory) == sum(int(r["trajectory_length"]) for r in metrics)
     assert len(tools) == sum(int(r["tool_calls"]) for r in metrics)
     assert trajectory[0]["elapsed_seconds"] == "1.0" and trajectory[1]["elapsed_seconds"] == "2.0"
@@ -80,8 +80,8 @@ def test_interrupt_writes_the_finished_tasks(tmp_path: Path) -> None:
     assert [r["task_id"] for r in rows_of(tmp_path / "task_metrics.csv")] == ["task_1"]
 
 
-def test_null_reasons_are_recorded_once_per_reason(example_out: Path) -> None:
-    reasons = read_manifest(example_out)["metadata"]["null_reasons"]
+def test_null_reasons_are_recorded_once_per_reason(tables_out: Path) -> None:
+    reasons = read_manifest(tables_out)["metadata"]["null_reasons"]
     assert reasons["reproducibility_score"] == {"no vote rounds": 2}
     assert reasons["initial_answer_correct"] == {"needs gold and an answer step in the trace": 1}
 
