@@ -17,7 +17,7 @@ class PipelineOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     mode: Mode = Field(
-        Mode.STANDARD, description="Report detail: standard, verbose or research (each adds sections to the last)."
+        Mode.STANDARD, description="standard, verbose or research: each shows more sections than the one before."
     )
     baseline: Path | None = Field(
         None, description="An evaluated baseline run folder: research mode adds the comparison table."

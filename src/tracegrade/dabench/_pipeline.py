@@ -84,7 +84,7 @@ class _Pass:
         extra = {"comparison": comparison_sections(comparison)} if comparison is not None else None
         options = self.options
         report = build_report(run, health, rec, team, options.mode, resampling=options.resampling, extra=extra)
-        figures = draw_figures(run) if self.options.figures else []
+        figures = draw_figures(run) if options.figures else []
         report.figures = self._write_figures(folder, figures)
         if options.mode is Mode.RESEARCH:
             tables = paper_tables(run, comparison, resampling=options.resampling)

@@ -196,4 +196,3 @@ def comparison_sections(c: Comparison) -> list[Section]:
     # names go in the notes, which wrap, so that no excluded task is cut off in a narrow terminal
     sets.notes = [f"{label}: {_names(ids, limit)}." for label, ids, limit in groups if ids]
     return [summary, sets]
-

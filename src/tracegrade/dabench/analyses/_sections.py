@@ -63,4 +63,4 @@ class Section(BaseModel):
 
     def shown_in(self, mode: Mode) -> bool:
         """True when the report of ``mode`` includes this section."""
-        return mode.includes(self.mode)
+        return Mode(mode).includes(self.mode)
