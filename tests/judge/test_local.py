@@ -13,7 +13,7 @@ import pytest
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
 from tests.atif.scripted import judge_rule
-from tests.conftest import unavailable
+from tests.conftest import tuned, unavailable
 from tracegrade.atif.asking._evidence import build_evidence
 from tracegrade.atif.asking._local_verdict import PROBLEMS, local_verdict_request, parse_local_verdict
 from tracegrade.atif.asking._questions import score_step
@@ -123,7 +123,7 @@ def test_verdict_requests_ask_for_logprobs_and_the_validator_receives_them() -> 
                          "logprobs": {"content": content}}]}
     with ScriptedJudgeServer(judge_rule()) as server:
         server.queue(ScriptedReply(body=orjson.dumps(body)), ScriptedReply.answer({"problem": "none"}))
-        settings = dataclasses.replace(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
+        settings = tuned(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
         request = local_verdict_request("task", steps()[1], LOCAL_MAX_CONTEXT_BYTES)
 
         async def ask() -> None:
@@ -153,7 +153,7 @@ def steps() -> list[Step]:
 
 def test_the_local_judge_is_sent_the_exact_criterion_schema() -> None:
     with ScriptedJudgeServer(judge_rule()) as server:
-        settings = dataclasses.replace(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
+        settings = tuned(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
 
         async def ask() -> None:
             async with Judge(settings) as judge:
@@ -178,16 +178,16 @@ async def test_local_judge_scores_real_steps(tmp_path: Path) -> None:
     local = LocalJudge()
     verdicts = []
     async with local as settings:
-        assert settings.max_context_bytes == LOCAL_MAX_CONTEXT_BYTES
+        assert settings.options.max_context_bytes == LOCAL_MAX_CONTEXT_BYTES
         process = local.process
         async with Judge(settings) as judge:
             trajectory = steps()
             for index, step in enumerate(trajectory):
                 evidence = build_evidence(trajectory[0].message, None, trajectory[:index], step, None,  # type: ignore[arg-type]
-                                          settings.max_context_bytes)
+                                          settings.options.max_context_bytes)
                 verdicts.append(await score_step(judge, RUBRIC, evidence, coarse=True))  # a JudgeError fails the test
             local = await judge.ask(local_verdict_request(trajectory[0].message, trajectory[1],  # type: ignore[arg-type]
-                                                          settings.max_context_bytes), parse_local_verdict)
+                                                          settings.options.max_context_bytes), parse_local_verdict)
         assert judge.stats.requests == 4 and judge.stats.protocol_errors == 0
     assert process is not None and process.poll() is not None
     assert local.problem in PROBLEMS and 0.0 <= local.score <= 1.0  # a probability read from the server's logprobs

@@ -3,6 +3,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from tests.conftest import tuned
 from tracegrade.atif.asking._evidence import Evidence
 from tracegrade.atif.asking._prompts import score_request
 from tracegrade.atif.asking._replies import score_parser
@@ -17,7 +18,7 @@ async def test_a_request_seed_is_sent_and_cached_separately(
     request = score_request(rubric, evidence)
     seeded = replace(request, seed=11)
     cache = JudgeCache(tmp_path / "c.sqlite3")
-    async with Judge(replace(settings, seed=5), cache=cache) as judge:
+    async with Judge(tuned(settings, judge_seed=5), cache=cache) as judge:
         await judge.ask(request, score_parser(rubric))
         await judge.ask(seeded, score_parser(rubric))
         await judge.ask(seeded, score_parser(rubric))
@@ -33,4 +34,5 @@ def test_without_a_request_seed_the_key_and_bytes_are_unchanged(
     assert seeded.canonical == request.canonical
     provenance = settings.provenance()
     assert cache_key(provenance, request) == cache_key(settings.provenance(), replace(request, seed=None))
-    assert cache_key({**provenance, "seed": 3}, seeded) == cache_key(replace(settings, seed=3).provenance(), request)
+    reseeded = tuned(settings, judge_seed=3).provenance()
+    assert cache_key({**provenance, "seed": 3}, seeded) == cache_key(reseeded, request)
