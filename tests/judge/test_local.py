@@ -18,7 +18,7 @@ from tracegrade.atif.asking._evidence import build_evidence
 from tracegrade.atif.asking._local_verdict import PROBLEMS, local_verdict_request, parse_local_verdict
 from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError, MissingDependencyError
-from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, LocalJudge, _local
+from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, JudgeOptions, LocalJudge, _local
 from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT, _Recorder, plain_prompt
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Criterion, Rubric
@@ -112,6 +112,16 @@ def test_the_recorder_gives_each_answer_token_its_log_probability_and_top_altern
     assert c["token"] == "c" and c["logprob"] == pytest.approx(math.log(0.2), abs=1e-6)
     assert [(t["token"], round(math.exp(t["logprob"]), 6)) for t in c["top_logprobs"]] == [("b", 0.6), ("c", 0.2)]
     assert d["token"] == "d" and d["logprob"] == pytest.approx(math.log(0.25), abs=1e-6)
+
+
+def test_the_local_judge_fixes_its_sampling_and_pace_and_takes_the_other_options_given() -> None:
+    given = JudgeOptions(judge_max_attempts=1, max_judge_requests=9, max_context_bytes=4096, concurrency_limit=8,
+                         judge_temperature=0.7, judge_max_tokens=2000, judge_seed=3, judge_timeout_seconds=5.0)
+    options = LocalJudge(options=given).settings(1).options
+    assert (options.judge_max_attempts, options.max_judge_requests, options.max_context_bytes) == (1, 9, 4096)
+    assert (options.concurrency_limit, options.judge_timeout_seconds) == (1, 300.0)
+    assert (options.judge_temperature, options.judge_max_tokens, options.judge_seed) == (0.0, 512, 0)
+    assert LocalJudge().settings(1).options.max_context_bytes == LOCAL_MAX_CONTEXT_BYTES
 
 
 def test_verdict_requests_ask_for_logprobs_and_the_validator_receives_them() -> None:

@@ -1,3 +1,5 @@
+"""The judge: cache keys per request seed, provenance, and what a front door may rely on."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -7,7 +9,7 @@ from tests.conftest import tuned
 from tracegrade.atif.asking._evidence import Evidence
 from tracegrade.atif.asking._prompts import score_request
 from tracegrade.atif.asking._replies import score_parser
-from tracegrade.judge import Judge, JudgeCache, JudgeSettings, cache_key
+from tracegrade.judge import Judge, JudgeCache, JudgeOptions, JudgeProtocol, JudgeSettings, cache_key
 from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.rubric import Rubric
 
@@ -36,3 +38,23 @@ def test_without_a_request_seed_the_key_and_bytes_are_unchanged(
     assert cache_key(provenance, request) == cache_key(settings.provenance(), replace(request, seed=None))
     reseeded = tuned(settings, judge_seed=3).provenance()
     assert cache_key({**provenance, "seed": 3}, seeded) == cache_key(reseeded, request)
+
+
+def test_provenance_is_what_shapes_an_answer_without_endpoint_or_key() -> None:
+    keyed = JudgeSettings(base_url="http://user:pw@judge.example/v1", model="m", api_key_env="JUDGE_KEY",
+                          options=JudgeOptions(judge_temperature=0.3, judge_max_tokens=64, concurrency_limit=2))
+    judge = Judge(keyed, environ={"JUDGE_KEY": "sk-abc"})
+    assert judge.provenance() == {"model": "m", "temperature": 0.3, "max_tokens": 64, "seed": None,
+                                  "response_format": "auto", "system_role": True}
+    judge.provenance()["model"] = "changed"  # a copy: the judge's own record cannot be edited
+    assert judge.provenance()["model"] == "m"
+
+
+async def test_a_judge_is_what_a_front_door_asks(server: ScriptedJudgeServer, settings: JudgeSettings,
+                                                 rubric: Rubric, evidence: Evidence) -> None:
+    async def scored(judge: JudgeProtocol) -> tuple[str, int]:
+        await judge.ask(score_request(rubric, evidence), score_parser(rubric))
+        return judge.settings.model, judge.stats.requests
+
+    async with Judge(settings) as judge:
+        assert await scored(judge) == ("judge-model", 1)
