@@ -27,7 +27,7 @@ __all__ = ["merge_results"]
 
 T = TypeVar("T")
 
-_PER_SHARD_PARAMETERS = {"atif_complete"}
+_PER_SHARD_PARAMETERS = frozenset({"atif_complete"})
 """Parameters computed per shard (recomputed for the merge, so not compared)."""
 
 
@@ -116,7 +116,7 @@ def _check_same_job(shards: Sequence[EvaluationResults]) -> None:
 
 
 def _comparable(parameters: RunParameters) -> dict[str, Any]:
-    return parameters.model_dump(mode="json", exclude=_PER_SHARD_PARAMETERS)
+    return parameters.model_dump(mode="json", exclude=set(_PER_SHARD_PARAMETERS))
 
 
 def _differing(a: dict[str, Any], b: dict[str, Any]) -> list[str]:

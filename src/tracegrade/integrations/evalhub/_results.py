@@ -99,6 +99,7 @@ def evaluation_metadata(results: EvaluationResults) -> dict[str, Any]:
 def job_results(spec: JobSpec, results: EvaluationResults, duration_seconds: float) -> JobResults:
     """The ``JobResults`` of a completed run (call :func:`check_outcome` first)."""
     summary = results.summary
+    recorded = results.parameters.model_dump(mode="json")
     return JobResults(
         id=spec.id,
         benchmark_id=spec.benchmark_id,
@@ -109,7 +110,7 @@ def job_results(spec: JobSpec, results: EvaluationResults, duration_seconds: flo
         num_examples_evaluated=summary.num_examples_evaluated,
         duration_seconds=round(duration_seconds, 3),
         evaluation_metadata=evaluation_metadata(results),
-        additional_info={k: getattr(results.parameters, k) for k in _PARAMETERS[:4]},
+        additional_info={k: recorded[k] for k in _PARAMETERS[:4]},
     )
 
 
