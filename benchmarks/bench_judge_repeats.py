@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 from _scripted_server import served, start_server
 
-from tracegrade.atif import parse_parameters, score_paths
+from tracegrade.atif import JobContext, parse_parameters, score_paths
 from tracegrade.judge import Judge, JudgeSettings
 
 RUBRIC = {"scoring_mode": "benchmark", "benchmark_name": "terminal-bench"}
@@ -38,10 +38,10 @@ def make_collection(folder: Path, steps: int) -> None:
 
 async def score(url: str, folder: Path, concurrency: int, repeats: int) -> tuple[float, int]:
     options, criteria = parse_parameters({**RUBRIC, "concurrency_limit": concurrency, "judge_repeats": repeats})
-    settings = JudgeSettings(base_url=url, model="scripted", concurrency_limit=concurrency)
+    settings = JudgeSettings(base_url=url, model="scripted", options=options)
     async with Judge(settings) as judge:
         start = time.perf_counter()
-        results = await score_paths([folder], options, criteria, judge, job_id="bench")
+        results = await score_paths([folder], options, criteria, judge, JobContext("bench"))
         elapsed = time.perf_counter() - start
     return elapsed, results.summary.counts.get("steps_scored", 0)
 

@@ -56,7 +56,7 @@ from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 from tracegrade.atif.asking._evidence import build_evidence
 from tracegrade.atif.asking._prompts import score_request
 from tracegrade.atif.asking._questions import score_step
-from tracegrade.judge import Judge, JudgeCache, JudgeRequest, JudgeSettings, ResponseFormat
+from tracegrade.judge import Judge, JudgeCache, JudgeOptions, JudgeRequest, JudgeSettings, ResponseFormat
 from tracegrade.judge._client import _Answer, _Turns
 from tracegrade.judge._transport import new_session
 from tracegrade.rubric import Criterion, Rubric
@@ -128,9 +128,9 @@ def httpx_swap(make_transport: Callable[[int], Any]) -> Swap:
 
     def swap(judge: Judge) -> httpx.AsyncClient:
         client = judge._client
-        http = httpx.AsyncClient(transport=make_transport(judge.settings.concurrency_limit))
+        http = httpx.AsyncClient(transport=make_transport(judge.settings.options.concurrency_limit))
         url, headers = httpx.URL(str(client._route.url)), httpx.Headers(client._headers)
-        extensions = {"timeout": {"connect": judge.settings.judge_timeout_seconds, "read": None, "write": None,
+        extensions = {"timeout": {"connect": judge.settings.options.judge_timeout_seconds, "read": None, "write": None,
                                   "pool": None}}
 
         async def post(body: bytes, *, read_refusal: bool) -> _Answer:
@@ -175,7 +175,7 @@ def variants(with_httpx_pool: bool) -> dict[str, Swap | None]:
 
 async def one_call(judge: Judge, call: int, history: list[Step], current: Step) -> bool:
     evidence = build_evidence(f"Fix the failing test number {call}", TOOLS, history, current, None,
-                              judge.settings.max_context_bytes)
+                              judge.settings.options.max_context_bytes)
     try:
         await score_step(judge, RUBRIC, evidence)
     except Exception:
@@ -221,7 +221,7 @@ def raw_bodies(settings: JudgeSettings, inputs: Inputs) -> list[bytes]:
     bodies = []
     for call, (history, current) in enumerate(inputs):
         evidence = build_evidence(f"Fix the failing test number {call}", TOOLS, history, current, None,
-                                  settings.max_context_bytes)
+                                  settings.options.max_context_bytes)
         bodies.append(judge._client._body(score_request(RUBRIC, evidence), judge._client.uses_schema))
     return bodies
 
@@ -230,7 +230,7 @@ async def raw_run(settings: JudgeSettings, bodies: list[bytes], workers: int) ->
     """POST every body through one bare aiohttp session (no cache, extraction, validation or telemetry)."""
     judge = Judge(settings)  # for the URL and headers only
     url, headers = judge._client._route.url, judge._client._headers
-    session = new_session(settings.concurrency_limit, True)
+    session = new_session(settings.options.concurrency_limit, True)
     queue = iter(bodies)
     failures = 0
 
@@ -302,8 +302,8 @@ def http10_server() -> Iterator[str]:
 async def http10_errors(swap: Swap | None, requests: int = 30) -> tuple[int, int, int]:
     """Transport errors, retries and failed calls over ``requests`` calls to an HTTP/1.0 judge."""
     with http10_server() as url:
-        settings = JudgeSettings(base_url=url, model="m", concurrency_limit=8, judge_initial_backoff_seconds=0.01,
-                                 response_format=ResponseFormat.NONE)
+        settings = JudgeSettings(base_url=url, model="m", response_format=ResponseFormat.NONE,
+                                 options=JudgeOptions(concurrency_limit=8, judge_initial_backoff_seconds=0.01))
         async with Judge(settings) as judge:
             other = swap(judge) if swap is not None else None
             outcomes = await asyncio.gather(*(judge._client.complete(PROBE) for _ in range(requests)),
@@ -370,7 +370,8 @@ def main() -> None:
     workers = args.concurrency if args.workers is None else args.workers
     process, base_url = start_server(args.latency)
     try:
-        settings = JudgeSettings(base_url=base_url, model="scripted-judge", concurrency_limit=args.concurrency)
+        options = JudgeOptions(concurrency_limit=args.concurrency)
+        settings = JudgeSettings(base_url=base_url, model="scripted-judge", options=options)
         bodies = raw_bodies(settings, inputs)
         trials = [trial(settings, base_url, inputs, workers, chosen, bodies) for _ in range(args.trials)]
     finally:

@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 
 from tests.atif.scripted import judge_rule
-from tracegrade.judge import JudgeSettings
+from tracegrade.judge import JudgeOptions, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,5 +43,17 @@ def server() -> Iterator[ScriptedJudgeServer]:
 @pytest.fixture
 def settings(server: ScriptedJudgeServer) -> JudgeSettings:
     """Judge settings for :func:`server` with quick retries."""
-    return JudgeSettings(base_url=server.base_url, model="judge-model", judge_initial_backoff_seconds=0.001,
-                         judge_timeout_seconds=5.0)
+    return judge_settings(server.base_url, "judge-model", judge_initial_backoff_seconds=0.001,
+                          judge_timeout_seconds=5.0)
+
+
+def judge_settings(base_url: str, model: str, **values: Any) -> JudgeSettings:
+    """Judge settings from endpoint fields and judge options given side by side."""
+    return tuned(JudgeSettings(base_url=base_url, model=model), **values)
+
+
+def tuned(settings: JudgeSettings, **changes: Any) -> JudgeSettings:
+    """``settings`` with some endpoint fields and judge options changed (the options validated again)."""
+    options = {name: changes.pop(name) for name in list(changes) if name in JudgeOptions.model_fields}
+    current = {name: getattr(settings.options, name) for name in JudgeOptions.model_fields}
+    return replace(settings, **changes, options=JudgeOptions.model_validate({**current, **options}))

@@ -61,14 +61,14 @@ def grade_trajectories(
     """
     import asyncio
 
-    from tracegrade.atif import JudgeTarget, open_run_folder, parse_parameters, run_atif_job
+    from tracegrade.atif import JobContext, JudgeTarget, open_run_folder, parse_parameters, run_atif_job
 
     parameters["trajectory_path"] = ":".join(str(p) for p in paths)
     options, criteria = parse_parameters(parameters)
     target = JudgeTarget(local=True) if local_judge else JudgeTarget(judge_url, judge_model, judge_api_key_env)
     folder = open_run_folder(Path(output), job_id) if output is not None else None
     results, _ = asyncio.run(run_atif_job(
-        list(paths), options, criteria, target, job_id=job_id, out_dir=folder,
+        list(paths), options, criteria, target, JobContext(job_id), out_dir=folder,
         cache_path=Path(cache) if cache is not None else None,
     ))
     return results

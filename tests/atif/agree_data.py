@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.atif.helpers import recorded_parameters
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, RunSummary, StepResult, StepStatus
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.runs import JobStatus
@@ -76,7 +77,7 @@ def results(*nodes: NodeResult) -> EvaluationResults:
         created_at="2026-01-01T00:00:00+00:00",
         provenance={},
         summary=summary,
-        parameters={"failure_threshold": FAILURE_THRESHOLD, "completion_threshold": 0.5},
+        parameters=recorded_parameters(failure_threshold=FAILURE_THRESHOLD),
         nodes=list(nodes),
     )
 

@@ -1,22 +1,20 @@
 """An in-process judge whose answers come from markers in the steps, after a chosen delay.
 
 Built on :class:`tracegrade.judge.testing.FakeJudge`: ``SCORE:x`` scores every criterion ``x``,
-``FAIL`` answers a transport error, ``SLOW`` a timeout, ``CAT:name`` picks the category.
+``FAIL`` answers a transport error, ``SLOW`` a timeout, ``CAT:name`` picks the category
+(``CAT:http500`` answers the categorisation with an HTTP 500).
 """
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from tracegrade.errors import JudgeError
-from tracegrade.judge import JudgeRequest, JudgeSettings
+from tracegrade.judge import JudgeRequest
 from tracegrade.judge.testing import FakeJudge
-
-R = TypeVar("R")
 
 _CURRENT = re.compile(r'"current_step":\{[^{}]*?"message":"([^"]*)"')
 _LOCAL_CURRENT = re.compile(r"\nStep:\nMessage: (.*)")
@@ -43,6 +41,8 @@ def marker_answer(request: JudgeRequest) -> dict[str, Any] | Exception:
         return {"criteria": [{"name": "fits_task", "description": "Serves the task", "weight": 1}]}
     if request.purpose == "categorize":
         category = re.search(r"CAT:(\w+)", message)
+        if category and category.group(1) == "http500":
+            return JudgeError("scripted server error", code="http_status_500")
         return {"category": category.group(1) if category else "reasoning_failure", "rationale": "marker"}
     if "FAIL" in message:
         return JudgeError("scripted transport failure", code="transport_error")
@@ -55,18 +55,6 @@ def marker_answer(request: JudgeRequest) -> dict[str, Any] | Exception:
     return {"scores": dict.fromkeys(names, float(score.group(1)) if score else 0.9), "rationale": "marker"}
 
 
-class DelayedJudge:
-    """A FakeJudge behind ``await asyncio.sleep(delay(request))``, with the attributes a run records."""
-
-    def __init__(self, delay: Callable[[JudgeRequest], float] = lambda request: 0.0) -> None:
-        self.fake = FakeJudge(marker_answer)
-        self.delay = delay
-        self.settings = JudgeSettings(base_url="http://fake.invalid/v1", model="fake")
-        self.stats = self.fake.stats
-
-    async def ask(self, request: JudgeRequest, parse: Callable[[dict[str, Any]], R]) -> R:
-        await asyncio.sleep(self.delay(request))
-        return await self.fake.ask(request, parse)  # type: ignore[type-var]
-
-    def provenance(self) -> dict[str, Any]:
-        return {"model": "fake"}
+def marker_judge(delay: Callable[[JudgeRequest], float] | None = None) -> FakeJudge:
+    """A FakeJudge answering by the markers in the steps, each answer after ``delay(request)`` seconds."""
+    return FakeJudge(marker_answer, delay=delay)

@@ -5,6 +5,11 @@ from typing import Any
 
 import orjson
 
+from tracegrade.atif._run import criteria_source, run_parameters
+from tracegrade.atif.scoring._params import parse_parameters
+from tracegrade.atif.scoring._results import RunParameters
+from tracegrade.judge.testing import FakeJudge
+
 
 def trajectory(steps: int = 2, **extra: Any) -> dict[str, Any]:
     doc: dict[str, Any] = {
@@ -35,3 +40,10 @@ def write(path: Path, doc: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(doc if isinstance(doc, bytes) else orjson.dumps(doc))
     return path
+
+
+def recorded_parameters(**values: Any) -> RunParameters:
+    """What a run with these job parameters records (the judge: model ``fake``; every input read)."""
+    options, criteria = parse_parameters(values)
+    judge = FakeJudge(lambda request: {})
+    return run_parameters(options, criteria, judge, complete=True, criteria_source=criteria_source(criteria, False))

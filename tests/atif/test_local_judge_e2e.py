@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import EXAMPLES, unavailable
 from tracegrade.atif import EvaluationResults, StepStatus, parse_parameters
 from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.atif._run import JobContext
 from tracegrade.atif.scoring._records import NodeStatusCode
 from tracegrade.judge._judge import PROTOCOL_ERROR_CODES
 from tracegrade.runs import JobStatus
@@ -28,7 +29,7 @@ def score_locally(paths: list[Path], out: Path, **parameters: object) -> Evaluat
 
     async def main() -> EvaluationResults:
         results, artifacts = await run_atif_job(
-            paths, options, criteria, JudgeTarget(local=True), job_id="local-e2e", out_dir=out, cache_path=None
+            paths, options, criteria, JudgeTarget(local=True), JobContext("local-e2e"), out_dir=out, cache_path=None
         )
         assert all(p.exists() for p in artifacts.values())
         return results
@@ -47,7 +48,7 @@ def test_harbor_trials_with_the_local_judge(shared_corpus: Path, tmp_path: Path)
     assert all(s.score is not None and 0.0 <= s.score <= 1.0 for s in scored)
     failed = [s for s in steps if s.status is StepStatus.FAILED]
     assert not [s.error_code for s in failed if s.error_code in PROTOCOL_ERROR_CODES]  # the grammar holds
-    assert "gemma" in results.parameters["atif_judge"]
+    assert "gemma" in results.parameters.atif_judge
     assert results.summary.atif_complete is False  # the linear-history trial has unresolvable refs
 
 
@@ -86,7 +87,7 @@ def quality_means(results: EvaluationResults) -> tuple[dict[str, list[float]], f
 def test_the_local_judge_gives_valid_answers_on_the_examples(examples_run: EvaluationResults) -> None:
     assert examples_run.summary.job_status is JobStatus.COMPLETED
     assert examples_run.summary.counts.get("steps_failed", 0) == 0
-    assert examples_run.parameters["atif_criteria_source"] == "local_judge_generic_rubric"
+    assert examples_run.parameters.atif_criteria_source == "local_judge_generic_rubric"
     scores, _, _ = quality_means(examples_run)
     assert len(scores["good"]) == 9 and len(scores["bad"]) == 4  # every labelled step was scored
     for node in examples_run.nodes:

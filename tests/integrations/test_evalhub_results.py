@@ -8,6 +8,7 @@ from evalhub.adapter import JobSpec
 from tests.atif.scripted import judge_rule
 from tracegrade.atif import EvaluationResults, parse_parameters
 from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.atif._run import JobContext
 from tracegrade.errors import ConfigError, TracegradeError
 from tracegrade.integrations.evalhub import check_outcome, failure_message, job_metrics, job_parameters, judge_target
 from tracegrade.judge.testing import ScriptedJudgeServer
@@ -36,7 +37,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> EvaluationResults:
         with ScriptedJudgeServer(judge_rule()) as judge:
             target = JudgeTarget(url=judge.base_url, model="m")
             done, _ = await run_atif_job(
-                [EXAMPLES / "atif"], options, criteria, target, job_id="j", out_dir=None, cache_path=None
+                [EXAMPLES / "atif"], options, criteria, target, JobContext("j"), out_dir=None, cache_path=None
             )
         return done
 

@@ -13,6 +13,7 @@ from tests.atif.scripted import judge_rule
 from tests.conftest import EXAMPLES, SHARED, unavailable
 from tracegrade.atif import EvaluationResults, InputAccount, merge_results, parse_parameters, write_artifacts
 from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.atif._run import JobContext
 from tracegrade.atif.reading._records import InputStatus
 from tracegrade.atif.scoring._assemble import summarize
 from tracegrade.atif.scoring._maths import SubagentAggregation
@@ -45,7 +46,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[EvaluationResults, l
         with ScriptedJudgeServer(judge_rule()) as judge:
             target = JudgeTarget(url=judge.base_url, model="scripted-judge")
             results, _ = await run_atif_job(
-                [corpus], options, criteria, target, job_id="job-m", out_dir=None, cache_path=None, shard=shard
+                [corpus], options, criteria, target, JobContext("job-m", shard=shard), out_dir=None, cache_path=None
             )
         return results
 
@@ -98,7 +99,7 @@ def split(whole: EvaluationResults, assign: Callable[[str], int], count: int) ->
                     "nodes": nodes,
                     "inputs": inputs,
                     "summary": summary,
-                    "parameters": {**whole.parameters, "atif_complete": summary.atif_complete},
+                    "parameters": whole.parameters.model_copy(update={"atif_complete": summary.atif_complete}),
                 }
             )
         )
@@ -133,11 +134,15 @@ def test_a_shard_that_failed_fails_the_merge(runs: tuple[EvaluationResults, list
     failed = shards[1].summary.model_copy(update={"job_status": "failed", "failure_reason": "fail_fast: node x"})
     merged = merge_results([shards[0], shards[1].model_copy(update={"summary": failed}), shards[2]])
     assert merged.summary.job_status == "failed" and merged.summary.failure_reason == "fail_fast: node x"
-    assert merged.parameters["atif_complete"] is False
+    assert merged.parameters.atif_complete is False
 
 
 def edit(result: EvaluationResults, **changes: object) -> EvaluationResults:
     return result.model_copy(update=changes)
+
+
+def edit_parameters(result: EvaluationResults, **changes: object) -> EvaluationResults:
+    return edit(result, parameters=result.parameters.model_copy(update=changes))
 
 
 @pytest.mark.parametrize(
@@ -149,7 +154,7 @@ def edit(result: EvaluationResults, **changes: object) -> EvaluationResults:
         (lambda s: [s[0], s[1], edit(s[2], shard="2/4")], "different splits"),
         (lambda s: [s[0], s[1], edit(s[2], job_id="other")], "different jobs"),
         (
-            lambda s: [s[0], s[1], edit(s[2], parameters={**s[2].parameters, "failure_threshold": 0.2})],
+            lambda s: [s[0], s[1], edit_parameters(s[2], failure_threshold=0.2)],
             "other parameters (failure_threshold)",
         ),
         (
@@ -157,7 +162,7 @@ def edit(result: EvaluationResults, **changes: object) -> EvaluationResults:
             "another judge provenance (prompt_version)",
         ),
         (lambda s: [s[0], s[1], edit(s[2], nodes=s[2].nodes + s[1].nodes[:1])], "more than one shard"),
-        (lambda s: [edit(x, parameters={**x.parameters, "num_examples": 2}) for x in s], "num_examples"),
+        (lambda s: [edit_parameters(x, num_examples=2) for x in s], "num_examples"),
         (lambda s: [], "give the results"),
     ],
 )

@@ -8,6 +8,7 @@ from mlflow.tracking import MlflowClient
 
 from tracegrade.atif import PROMPT_VERSION, EvaluationResults, parse_parameters
 from tracegrade.atif._job import JudgeTarget, run_atif_job
+from tracegrade.atif._run import JobContext
 from tracegrade.integrations.mlflow import MAX_PARAM_CHARS, default_tracking_uri, log_run, param_value, run_metrics
 from tracegrade.judge.testing import ScriptedJudgeServer
 
@@ -17,7 +18,7 @@ ARTIFACTS = ["atif/evaluation_results.json", "atif/report.html", "atif/steps.par
 async def scored(corpus: Path, judge: ScriptedJudgeServer, out: Path) -> tuple[EvaluationResults, dict[str, Path]]:
     options, criteria = parse_parameters({"trajectory_path": str(corpus), "completion_threshold": 0.6})
     target = JudgeTarget(url=judge.base_url, model="scripted-judge")
-    return await run_atif_job([corpus], options, criteria, target, job_id="run-7", out_dir=out, cache_path=None)
+    return await run_atif_job([corpus], options, criteria, target, JobContext("run-7"), out_dir=out, cache_path=None)
 
 
 async def test_a_run_is_logged_to_a_sqlite_store_beside_the_working_directory(

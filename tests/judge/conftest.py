@@ -1,18 +1,13 @@
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
-
 import pytest
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
+from tests.conftest import tuned
 from tracegrade.atif.asking._evidence import Evidence, build_evidence
-from tracegrade.judge import JudgeSettings
 from tracegrade.rubric import Criterion, Rubric
 
-
-def fast(settings: JudgeSettings, **changes: Any) -> JudgeSettings:
-    return replace(settings, **changes)
+fast = tuned
 
 
 @pytest.fixture

@@ -5,12 +5,12 @@ import hashlib
 import multiprocessing
 import sqlite3
 import threading
-from dataclasses import replace
 from pathlib import Path
 
 import orjson
 import pytest
 
+from tests.conftest import tuned
 from tracegrade.atif.asking._evidence import Evidence
 from tracegrade.atif.asking._prompts import score_request
 from tracegrade.atif.asking._questions import score_step
@@ -37,13 +37,13 @@ async def test_a_rerun_with_unchanged_inputs_makes_no_http_call(
     assert (first.stats.cache_misses, second.stats.cache_hits, second.stats.requests) == (1, 1, 0)
 
 
-@pytest.mark.parametrize("change", [{"model": "other"}, {"temperature": 0.7}, {"seed": 3}, {"max_tokens": 64},
-                                    {"response_format": "none"}])
+@pytest.mark.parametrize("change", [{"model": "other"}, {"judge_temperature": 0.7}, {"judge_seed": 3},
+                                    {"judge_max_tokens": 64}, {"response_format": "none"}])
 async def test_other_judge_settings_miss(server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric,
                                          evidence: Evidence, tmp_path: Path, change: dict[str, object]) -> None:
     cache = JudgeCache(tmp_path / "c.sqlite3")
     await run(settings, cache, rubric, evidence)
-    await run(replace(settings, **change), cache, rubric, evidence)  # type: ignore[arg-type]
+    await run(tuned(settings, **change), cache, rubric, evidence)
     assert server.count == 2
 
 

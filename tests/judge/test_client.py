@@ -196,7 +196,7 @@ async def test_explicit_json_schema_format_does_not_fall_back(server: ScriptedJu
 async def test_request_body_carries_the_judge_settings(server: ScriptedJudgeServer, settings: JudgeSettings,
                                                        rubric: Rubric, evidence: Evidence, mode: ResponseFormat,
                                                        expected_type: str | None) -> None:
-    await score(fast(settings, response_format=mode, seed=11, max_tokens=300), rubric, evidence)
+    await score(fast(settings, response_format=mode, judge_seed=11, judge_max_tokens=300), rubric, evidence)
     body = server.requests[0].json()
     assert (body["model"], body["temperature"], body["seed"], body["max_tokens"]) == ("judge-model", 0.0, 11, 300)
     assert [m["role"] for m in body["messages"]] == ["system", "user"]

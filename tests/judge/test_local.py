@@ -13,12 +13,12 @@ import pytest
 from evalhub.models.atif import Observation, ObservationResult, Step, ToolCall
 
 from tests.atif.scripted import judge_rule
-from tests.conftest import unavailable
+from tests.conftest import tuned, unavailable
 from tracegrade.atif.asking._evidence import build_evidence
 from tracegrade.atif.asking._local_verdict import PROBLEMS, local_verdict_request, parse_local_verdict
 from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError, MissingDependencyError
-from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, LocalJudge, _local
+from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, JudgeOptions, LocalJudge, _local
 from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT, _Recorder, plain_prompt
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Criterion, Rubric
@@ -114,6 +114,16 @@ def test_the_recorder_gives_each_answer_token_its_log_probability_and_top_altern
     assert d["token"] == "d" and d["logprob"] == pytest.approx(math.log(0.25), abs=1e-6)
 
 
+def test_the_local_judge_fixes_its_sampling_and_pace_and_takes_the_other_options_given() -> None:
+    given = JudgeOptions(judge_max_attempts=1, max_judge_requests=9, max_context_bytes=4096, concurrency_limit=8,
+                         judge_temperature=0.7, judge_max_tokens=2000, judge_seed=3, judge_timeout_seconds=5.0)
+    options = LocalJudge(options=given).settings(1).options
+    assert (options.judge_max_attempts, options.max_judge_requests, options.max_context_bytes) == (1, 9, 4096)
+    assert (options.concurrency_limit, options.judge_timeout_seconds) == (1, 300.0)
+    assert (options.judge_temperature, options.judge_max_tokens, options.judge_seed) == (0.0, 512, 0)
+    assert LocalJudge().settings(1).options.max_context_bytes == LOCAL_MAX_CONTEXT_BYTES
+
+
 def test_verdict_requests_ask_for_logprobs_and_the_validator_receives_them() -> None:
     top = [{"token": "none", "logprob": math.log(0.3)}, {"token": "deleted", "logprob": math.log(0.1)}]
     content = [{"token": '{"problem": "', "logprob": 0.0, "top_logprobs": []},
@@ -123,7 +133,7 @@ def test_verdict_requests_ask_for_logprobs_and_the_validator_receives_them() -> 
                          "logprobs": {"content": content}}]}
     with ScriptedJudgeServer(judge_rule()) as server:
         server.queue(ScriptedReply(body=orjson.dumps(body)), ScriptedReply.answer({"problem": "none"}))
-        settings = dataclasses.replace(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
+        settings = tuned(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
         request = local_verdict_request("task", steps()[1], LOCAL_MAX_CONTEXT_BYTES)
 
         async def ask() -> None:
@@ -153,7 +163,7 @@ def steps() -> list[Step]:
 
 def test_the_local_judge_is_sent_the_exact_criterion_schema() -> None:
     with ScriptedJudgeServer(judge_rule()) as server:
-        settings = dataclasses.replace(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
+        settings = tuned(LocalJudge().settings(1), base_url=server.base_url, judge_timeout_seconds=5.0)
 
         async def ask() -> None:
             async with Judge(settings) as judge:
@@ -178,16 +188,16 @@ async def test_local_judge_scores_real_steps(tmp_path: Path) -> None:
     local = LocalJudge()
     verdicts = []
     async with local as settings:
-        assert settings.max_context_bytes == LOCAL_MAX_CONTEXT_BYTES
+        assert settings.options.max_context_bytes == LOCAL_MAX_CONTEXT_BYTES
         process = local.process
         async with Judge(settings) as judge:
             trajectory = steps()
             for index, step in enumerate(trajectory):
                 evidence = build_evidence(trajectory[0].message, None, trajectory[:index], step, None,  # type: ignore[arg-type]
-                                          settings.max_context_bytes)
+                                          settings.options.max_context_bytes)
                 verdicts.append(await score_step(judge, RUBRIC, evidence, coarse=True))  # a JudgeError fails the test
             local = await judge.ask(local_verdict_request(trajectory[0].message, trajectory[1],  # type: ignore[arg-type]
-                                                          settings.max_context_bytes), parse_local_verdict)
+                                                          settings.options.max_context_bytes), parse_local_verdict)
         assert judge.stats.requests == 4 and judge.stats.protocol_errors == 0
     assert process is not None and process.poll() is not None
     assert local.problem in PROBLEMS and 0.0 <= local.score <= 1.0  # a probability read from the server's logprobs

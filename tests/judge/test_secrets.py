@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import tuned
 from tracegrade.atif.asking._evidence import Evidence
 from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError
@@ -29,7 +30,7 @@ async def test_the_key_never_leaks(server: ScriptedJudgeServer, settings: JudgeS
                                    caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setenv("JUDGE_API_KEY", SECRET)
     caplog.set_level(logging.DEBUG)
-    keyed = replace(settings, api_key_env="JUDGE_API_KEY", judge_timeout_seconds=0.3, judge_max_attempts=2)
+    keyed = tuned(settings, api_key_env="JUDGE_API_KEY", judge_timeout_seconds=0.3, judge_max_attempts=2)
     server.queue(ScriptedReply.answer({"scores": {"correctness": 1, "safety": 1}, "rationale": SECRET[:3]}),
                  ScriptedReply.error(401, body=f'{{"error": "bad key {SECRET}"}}'.encode()),
                  ScriptedReply.stall(2), ScriptedReply.stall(2),

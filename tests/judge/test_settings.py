@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from tracegrade.errors import ConfigError
-from tracegrade.judge import JudgeSettings, ResponseFormat, chat_completions_url
+from tracegrade.judge import JudgeOptions, JudgeSettings, ResponseFormat, chat_completions_url
 from tracegrade.judge._settings import resolve_endpoint
 
 
@@ -23,9 +24,11 @@ def test_chat_completions_url(base: str, url: str) -> None:
 
 def test_defaults_follow_the_documented_parameters() -> None:
     s = JudgeSettings(base_url="http://h", model="m")
-    assert (s.concurrency_limit, s.judge_timeout_seconds, s.judge_max_attempts) == (10, 30.0, 3)
-    assert (s.judge_initial_backoff_seconds, s.max_judge_requests, s.temperature) == (0.5, None, 0.0)
-    assert s.max_context_bytes == 65536
+    o = s.options
+    assert o == JudgeOptions()
+    assert (o.concurrency_limit, o.judge_timeout_seconds, o.judge_max_attempts) == (10, 30.0, 3)
+    assert (o.judge_initial_backoff_seconds, o.max_judge_requests, o.judge_temperature) == (0.5, None, 0.0)
+    assert (o.max_context_bytes, o.judge_max_tokens, o.judge_seed) == (65536, 1024, None)
     assert s.response_format is ResponseFormat.AUTO
 
 
@@ -35,19 +38,30 @@ def test_defaults_follow_the_documented_parameters() -> None:
         {"judge_max_attempts": 0},
         {"judge_max_attempts": 11},
         {"concurrency_limit": 0},
+        {"concurrency_limit": 1025},
+        {"concurrency_limit": True},
         {"judge_timeout_seconds": 0},
+        {"judge_timeout_seconds": float("inf")},
         {"judge_initial_backoff_seconds": -1},
         {"max_judge_requests": 0},
         {"max_context_bytes": 1023},
-        {"temperature": float("nan")},
-        {"response_format": "xml"},
-        {"base_url": "ftp://h"},
-        {"model": " "},
+        {"judge_temperature": float("nan")},
+        {"judge_temperature": 2.5},
+        {"judge_max_tokens": 0},
+        {"judge_seed": 2**63},
+        {"temperature": 0.5},
     ],
 )
-def test_invalid_settings_are_config_errors(change: dict[str, object]) -> None:
+def test_options_out_of_their_bounds_are_refused_with_their_name(change: dict[str, object]) -> None:
+    with pytest.raises(ValidationError) as caught:
+        JudgeOptions.model_validate(change)
+    assert caught.value.errors()[0]["loc"] == (next(iter(change)),)
+
+
+@pytest.mark.parametrize("change", [{"response_format": "xml"}, {"base_url": "ftp://h"}, {"model": " "}])
+def test_an_unusable_endpoint_is_a_config_error(change: dict[str, object]) -> None:
     values: dict[str, object] = {"base_url": "http://h", "model": "m", **change}
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match=next(iter(change))):
         JudgeSettings(**values)  # type: ignore[arg-type]
 
 
@@ -56,7 +70,8 @@ def test_response_format_accepts_strings() -> None:
 
 
 def test_provenance_records_judge_settings_without_the_endpoint_or_key() -> None:
-    s = JudgeSettings(base_url="http://user:pw@h", model="m", seed=7, api_key_env="MY_KEY")
+    s = JudgeSettings(base_url="http://user:pw@h", model="m", api_key_env="MY_KEY",
+                      options=JudgeOptions(judge_seed=7, concurrency_limit=3))
     prov = s.provenance()
     assert prov == {"model": "m", "temperature": 0.0, "max_tokens": 1024, "seed": 7, "response_format": "auto",
                     "system_role": True}

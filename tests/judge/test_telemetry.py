@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
+from tests.conftest import tuned
 from tracegrade.atif.asking._evidence import Evidence
 from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError
@@ -37,7 +37,7 @@ async def scenario(server: ScriptedJudgeServer, settings: JudgeSettings, rubric:
                    telemetry: JudgeTelemetry) -> None:
     server.queue(ScriptedReply.error(503), ScriptedReply.answer({"scores": {"correctness": 1, "safety": 0}}),
                  ScriptedReply.text("no verdict today"), ScriptedReply.stall(3))
-    async with Judge(replace(settings, judge_timeout_seconds=0.3), telemetry=telemetry) as judge:
+    async with Judge(tuned(settings, judge_timeout_seconds=0.3), telemetry=telemetry) as judge:
         await score_step(judge, rubric, evidence)  # 503 then 200
         with pytest.raises(JudgeError):
             await score_step(judge, rubric, evidence)  # 200 with an unusable body

@@ -19,7 +19,7 @@ import orjson
 import pytest
 from yarl import URL
 
-from tests.conftest import unavailable
+from tests.conftest import judge_settings, unavailable
 from tracegrade.errors import ConfigError, JudgeError
 from tracegrade.judge import (
     JudgeRequest,
@@ -53,7 +53,7 @@ async def ask(url: str, calls: int = 1, *, concurrency: int = 1, ca_bundle: str 
     """The content of each answer, or its error code, and the client's counters."""
     options: dict[str, Any] = {"judge_timeout_seconds": 5.0, "judge_initial_backoff_seconds": 0.001,
                                "response_format": ResponseFormat.NONE, "concurrency_limit": concurrency, **changes}
-    settings = JudgeSettings(base_url=url, model="m", **options)
+    settings = judge_settings(url, "m", **options)
     stats = JudgeStats()
     client = ChatClient(settings, Endpoint(chat_completions_url(url)), stats, JudgeTelemetry(),
                         ca_bundle=ca_bundle, environ=environ or {})

@@ -7,10 +7,11 @@ import json
 import pytest
 
 from tests.atif.scripted import judge_rule, quoted_step
+from tests.conftest import judge_settings
 from tracegrade.atif.asking._evidence import build_evidence
 from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError
-from tracegrade.judge import Judge, JudgeSettings
+from tracegrade.judge import Judge
 from tracegrade.judge._faults import RETRIED, Fault, FaultInjector
 from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.rubric import Criterion, Rubric
@@ -34,7 +35,7 @@ async def judged(injector: FaultInjector, message: str = "working") -> tuple[flo
 
     evidence = build_evidence("t", None, [], Step(step_id=1, source="agent", message=message), None, 65536)
     with ScriptedJudgeServer(injector) as server:
-        settings = JudgeSettings(base_url=server.base_url, model="m", **FAST_SETTINGS)
+        settings = judge_settings(server.base_url, "m", **FAST_SETTINGS)
         async with Judge(settings) as judge:
             try:
                 outcome: float | str = (await score_step(judge, RUBRIC, evidence)).score

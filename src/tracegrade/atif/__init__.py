@@ -5,7 +5,7 @@ benchmark, reference, custom), evidence and prompts, the scoring engine, tree ma
 and the run-folder report::
 
     loaded = load_trajectories(["runs/"], LoadOptions())
-    results = await score_loaded(loaded, options, criteria, judge, job_id="tg-1")
+    results = await score_loaded(loaded, options, criteria, judge, JobContext(job_id="tg-1"))
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from tracegrade._lazy import lazy_attributes
 if TYPE_CHECKING:
     from tracegrade.atif._job import JudgeTarget as JudgeTarget
     from tracegrade.atif._job import run_atif_job as run_atif_job
+    from tracegrade.atif._run import JobContext as JobContext
     from tracegrade.atif._run import score_loaded as score_loaded
     from tracegrade.atif._run import score_paths as score_paths
     from tracegrade.atif.agreement._agree import measure_agreement as measure_agreement

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracegrade.atif._run import score_paths
+from tracegrade.atif._run import JobContext, score_paths
 from tracegrade.atif.criteria._params import CriteriaParams
 from tracegrade.atif.output._artifacts import write_artifacts
-from tracegrade.atif.scoring._engine import RunProgress, ScoringEngine
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError
 from tracegrade.judge import Judge, JudgeSettings, JudgeTelemetry, ResponseFormat
-from tracegrade.runs import RunFolder, Shard
+from tracegrade.runs import RunFolder
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
@@ -39,24 +38,11 @@ class JudgeTarget:
 
 
 def judge_settings(target: JudgeTarget, options: ScoringOptions) -> JudgeSettings:
-    """Judge settings for an endpoint target, with the job's sampling, retry and budget options."""
+    """Judge settings for an endpoint target, with the job's judge options."""
     if target.url is None or target.model is None:
         raise ConfigError("judge: give --judge-url and --judge-model, or --judge local")
-    return JudgeSettings(
-        base_url=target.url,
-        model=target.model,
-        api_key_env=target.api_key_env,
-        response_format=target.response_format,
-        temperature=options.judge_temperature,
-        max_tokens=options.judge_max_tokens,
-        seed=options.judge_seed,
-        concurrency_limit=options.concurrency_limit,
-        judge_timeout_seconds=options.judge_timeout_seconds,
-        judge_max_attempts=options.judge_max_attempts,
-        judge_initial_backoff_seconds=options.judge_initial_backoff_seconds,
-        max_judge_requests=options.max_judge_requests,
-        max_context_bytes=options.max_context_bytes,
-    )
+    return JudgeSettings(base_url=target.url, model=target.model, api_key_env=target.api_key_env,
+                         response_format=target.response_format, options=options)
 
 
 @asynccontextmanager
@@ -70,25 +56,23 @@ async def open_judge(
     """Open the judge (starting and stopping the local judge when asked)."""
     cache = _open_cache(cache_path) if cache_path is not None else None
     try:
-        if target.local:
-            from tracegrade.judge import LocalJudge
-
-            async with LocalJudge() as local:
-                settings = dataclasses.replace(
-                    local,
-                    judge_max_attempts=options.judge_max_attempts,
-                    judge_initial_backoff_seconds=options.judge_initial_backoff_seconds,
-                    max_judge_requests=options.max_judge_requests,
-                    max_context_bytes=options.max_context_bytes,
-                )
-                async with Judge(settings, cache=cache, telemetry=telemetry) as judge:
-                    yield judge
-        else:
-            async with Judge(judge_settings(target, options), cache=cache, telemetry=telemetry) as judge:
-                yield judge
+        async with _settings(target, options) as settings, Judge(settings, cache=cache, telemetry=telemetry) as judge:
+            yield judge
     finally:
         if cache is not None:
             cache.close()
+
+
+@asynccontextmanager
+async def _settings(target: JudgeTarget, options: ScoringOptions) -> AsyncIterator[JudgeSettings]:
+    """The judge's settings, for as long as the local judge (when asked for) runs."""
+    if not target.local:
+        yield judge_settings(target, options)
+        return
+    from tracegrade.judge import LocalJudge
+
+    async with LocalJudge(options=options) as settings:
+        yield settings
 
 
 def _open_cache(path: Path) -> JudgeCache:
@@ -112,26 +96,24 @@ async def run_atif_job(
     options: ScoringOptions,
     criteria: CriteriaParams,
     target: JudgeTarget,
+    context: JobContext,
     *,
-    job_id: str,
     out_dir: Path | RunFolder | None,
     cache_path: Path | None,
     meter_provider: MeterProvider | None = None,
-    shard: Shard | None = None,
-    progress: RunProgress | None = None,
-    on_engine: Callable[[ScoringEngine], None] | None = None,
 ) -> tuple[EvaluationResults, dict[str, Path]]:
     """Score ``paths`` and write the artifacts (also for failed or interrupted jobs).
 
-    With the local judge the request budget is at most ``LOCAL_MAX_CONTEXT_BYTES`` unless
-    ``max_context_bytes`` was given: scoring and derivation then share (and record) that budget.
+    ``context.local_judge`` is taken from ``target``. With the local judge the request budget is at
+    most ``LOCAL_MAX_CONTEXT_BYTES`` unless ``max_context_bytes`` was given: scoring and derivation
+    then share (and record) that budget.
     """
     options = effective_options(options, target)
-    telemetry = JudgeTelemetry(meter_provider, prefix="atif", job_id=job_id, scoring_mode=criteria.scoring_mode.value)
+    context = dataclasses.replace(context, local_judge=target.local)
+    telemetry = JudgeTelemetry(
+        meter_provider, prefix="atif", job_id=context.job_id, scoring_mode=criteria.scoring_mode.value
+    )
     async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
-        results = await score_paths(
-            paths, options, criteria, judge, job_id=job_id, shard=shard, progress=progress, on_engine=on_engine,
-            local_judge=target.local,
-        )
+        results = await score_paths(paths, options, criteria, judge, context)
     artifacts = write_artifacts(results, out_dir) if out_dir is not None else {}
     return results, artifacts

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from tracegrade.atif.asking._prompts import PROMPT_VERSION, template_hash
 from tracegrade.atif.asking._questions import derive_criteria
@@ -19,60 +19,64 @@ from tracegrade.atif.scoring._assemble import node_results, summarize
 from tracegrade.atif.scoring._engine import RunProgress, ScoringEngine
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._records import NodeResult
-from tracegrade.atif.scoring._results import EvaluationResults, InputRecord
-from tracegrade.judge import Judge
+from tracegrade.atif.scoring._results import EvaluationResults, InputRecord, RunParameters
+from tracegrade.judge import JudgeProtocol
 from tracegrade.rubric import Rubric, ScoringMode
 from tracegrade.runs import JobStatus, Shard
 
-__all__ = ["copied_context_policy", "criteria_source", "run_parameters", "score_loaded", "score_paths"]
+__all__ = ["JobContext", "copied_context_policy", "criteria_source", "run_parameters", "score_loaded", "score_paths"]
+
+
+@dataclass(frozen=True, slots=True)
+class JobContext:
+    """How one scoring job runs, besides what it scores and who judges: its id, its part and its observers."""
+
+    job_id: str
+    """The job's id in the results."""
+    shard: Shard | None = None
+    """Score only this shard of the roots (``--shard i/n``)."""
+    progress: RunProgress | None = None
+    """Live counters for a progress display."""
+    on_engine: Callable[[ScoringEngine], None] | None = None
+    """Called with the engine before it starts (to let a signal handler interrupt it)."""
+    local_judge: bool = False
+    """The judge is the tiny embedded one: auto mode uses its fixed generic rubric instead of a derivation, and
+    answers are restricted to coarse scores and short rationales (both recorded). ``run_atif_job`` sets it
+    from its judge target."""
 
 
 async def score_paths(
     paths: Sequence[str | Path],
     options: ScoringOptions,
     criteria: CriteriaParams,
-    judge: Judge,
-    *,
-    job_id: str,
-    shard: Shard | None = None,
-    progress: RunProgress | None = None,
-    on_engine: Callable[[ScoringEngine], None] | None = None,
-    local_judge: bool = False,
+    judge: JudgeProtocol,
+    context: JobContext,
 ) -> EvaluationResults:
     """Load ``paths`` and score them; see :func:`score_loaded`."""
     loaded = await asyncio.to_thread(load_trajectories, paths, options.load_options())
-    return await score_loaded(
-        loaded, options, criteria, judge, job_id=job_id, shard=shard, progress=progress, on_engine=on_engine,
-        local_judge=local_judge,
-    )
+    return await score_loaded(loaded, options, criteria, judge, context)
 
 
 async def score_loaded(
     loaded: LoadResult,
     options: ScoringOptions,
     criteria: CriteriaParams,
-    judge: Judge,
-    *,
-    job_id: str,
-    shard: Shard | None = None,
-    progress: RunProgress | None = None,
-    on_engine: Callable[[ScoringEngine], None] | None = None,
-    local_judge: bool = False,
+    judge: JudgeProtocol,
+    context: JobContext,
 ) -> EvaluationResults:
     """Score loaded trees: every step through the judge, rolled up, summarised.
 
     The returned results always describe what finished, also when the job failed (fail_fast) or
-    was interrupted (``summary.job_status`` says which). With ``local_judge`` (the tiny embedded
-    judge) auto mode uses the fixed generic rubric instead of a derivation, and answers are
-    restricted to coarse scores and short rationales; both are recorded.
+    was interrupted (``summary.job_status`` says which).
     """
+    shard, local_judge = context.shard, context.local_judge
     roots = loaded.roots if shard is None else shard.select(loaded.roots, key=lambda root: root.node_id)
     if options.num_examples is not None:
         roots = roots[: options.num_examples]
     resolver = _resolver(criteria, judge, options.max_context_bytes, local_judge=local_judge)
-    engine = ScoringEngine(judge, resolver, options, progress, coarse=local_judge)
-    if on_engine is not None:
-        on_engine(engine)
+    engine = ScoringEngine(judge, resolver, options, context.progress, coarse=local_judge)
+    if context.on_engine is not None:
+        context.on_engine(engine)
     states = await engine.run(roots)
     nodes = node_results(states, options.completion_threshold)
     status = (
@@ -98,7 +102,7 @@ async def score_loaded(
         "copied_context": copied_context_policy(options),
     }
     return EvaluationResults(
-        job_id=job_id,
+        job_id=context.job_id,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         shard=str(shard) if shard is not None else None,
         parameters=run_parameters(
@@ -112,7 +116,7 @@ async def score_loaded(
     )
 
 
-def _resolver(criteria: CriteriaParams, judge: Judge, budget: int, *, local_judge: bool) -> CriteriaResolver:
+def _resolver(criteria: CriteriaParams, judge: JudgeProtocol, budget: int, *, local_judge: bool) -> CriteriaResolver:
     """The job's resolver; derivations use the same request budget as scoring."""
     if criteria.scoring_mode is not ScoringMode.AUTO:
         return build_resolver(criteria, prompt_version=PROMPT_VERSION)
@@ -161,27 +165,20 @@ def copied_context_policy(options: ScoringOptions) -> str:
 
 
 def run_parameters(
-    options: ScoringOptions, criteria: CriteriaParams, judge: Judge, *, complete: bool, criteria_source: str
-) -> dict[str, Any]:
+    options: ScoringOptions, criteria: CriteriaParams, judge: JudgeProtocol, *, complete: bool, criteria_source: str
+) -> RunParameters:
     """The run's parameters as recorded with the results and logged to MLflow."""
-    values: dict[str, Any] = options.model_dump(mode="json")
-    if options.judge_repeats == 1:
-        del values["judge_repeats"]  # recorded only when it changes the results
-    values.update(
-        {
-            "scoring_mode": criteria.scoring_mode.value,
-            "benchmark_name": criteria.benchmark_name,
-            "reference_registry_path": (
-                str(criteria.reference_registry_path) if criteria.reference_registry_path else None
-            ),
-            "reference_rubric": criteria.reference_rubric,
-            "custom_rubric_source": criteria.custom_rubric_source,
-            "atif_prompt_version": PROMPT_VERSION,
-            "atif_judge": judge.settings.model,
-            "atif_scored_frames": "all",
-            "atif_criteria_source": criteria_source,
-            "atif_copied_context": copied_context_policy(options),
-            "atif_complete": complete,
-        }
+    return RunParameters(
+        **dict(options),
+        scoring_mode=criteria.scoring_mode,
+        benchmark_name=criteria.benchmark_name,
+        reference_registry_path=str(criteria.reference_registry_path) if criteria.reference_registry_path else None,
+        reference_rubric=criteria.reference_rubric,
+        custom_rubric_source=criteria.custom_rubric_source,
+        atif_prompt_version=PROMPT_VERSION,
+        atif_judge=judge.settings.model,
+        atif_scored_frames="all",
+        atif_criteria_source=criteria_source,
+        atif_copied_context=copied_context_policy(options),
+        atif_complete=complete,
     )
-    return values

@@ -13,14 +13,14 @@ from rich.console import Console
 from tracegrade.atif import CriteriaInputs, ScoringOptions
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ConfigError, ExitCode, ThresholdNotMetError
-from tracegrade.judge import ResponseFormat
+from tracegrade.judge import JudgeOptions, ResponseFormat
 from tracegrade.runs import JobStatus
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.metrics import MeterProvider as SdkMeterProvider
 
     from tracegrade.atif import EvaluationResults, JudgeTarget, RunProgress
-    from tracegrade.runs import RunFolder
+    from tracegrade.runs import RunFolder, Shard
 
 __all__ = ["judge"]
 
@@ -34,10 +34,7 @@ _LIMIT_FIELDS = (
     "max_subagent_depth", "max_total_steps", "max_file_bytes", "max_trajectory_files", "max_steps_per_trajectory",
     "num_examples", "tolerant_inputs",
 )
-_JUDGE_FIELDS = (
-    "concurrency_limit", "judge_timeout_seconds", "judge_max_attempts", "judge_initial_backoff_seconds",
-    "max_judge_requests", "max_context_bytes", "judge_temperature", "judge_max_tokens", "judge_seed", "judge_repeats",
-)
+_JUDGE_FIELDS = (*JudgeOptions.model_fields, "judge_repeats")
 
 
 @with_model_options(
@@ -167,13 +164,13 @@ def _target(
 
 async def _run(
     paths: list[Path], options: Any, criteria: Any, target: JudgeTarget, quiet: bool, *, folder: RunFolder,
-    **kwargs: Any,
+    cache_path: Path | None, shard: Shard | None,
 ) -> tuple[EvaluationResults, dict[str, Path]]:
     import asyncio
 
     from opentelemetry.metrics import NoOpMeterProvider
 
-    from tracegrade.atif import RunProgress, ScoringEngine, run_atif_job
+    from tracegrade.atif import JobContext, RunProgress, ScoringEngine, run_atif_job
 
     loop = asyncio.get_running_loop()
     progress = RunProgress()
@@ -185,9 +182,10 @@ async def _run(
     display = asyncio.create_task(_show_progress(progress, Console(stderr=True), quiet))
     meters = _meter_provider()
     try:
+        context = JobContext(folder.job_id, shard=shard, progress=progress, on_engine=attach)
         return await run_atif_job(
-            paths, options, criteria, target, out_dir=folder, progress=progress, on_engine=attach,
-            meter_provider=meters if meters is not None else NoOpMeterProvider(), job_id=folder.job_id, **kwargs,
+            paths, options, criteria, target, context, out_dir=folder, cache_path=cache_path,
+            meter_provider=meters if meters is not None else NoOpMeterProvider(),
         )
     finally:
         display.cancel()
@@ -255,7 +253,7 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     rate = summary.atif_failure_categorization_rate
     table.add_row("atif_failure_categorization_rate (validity proxy)", "—" if rate is None else f"{rate:.4f}")
     table.add_row("subagent_aggregation", summary.subagent_aggregation)
-    table.add_row("criteria", str(results.parameters.get("atif_criteria_source", "")))
+    table.add_row("criteria", results.parameters.atif_criteria_source)
     table.add_row("atif_complete", str(summary.atif_complete).lower())
     reason = f" ({summary.failure_reason})" if summary.failure_reason else ""
     table.add_row("job_status", f"{summary.job_status}{reason}")
@@ -266,7 +264,7 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
     Console().print(table)
-    if results.parameters.get("atif_criteria_source") == _LOCAL_RUBRIC:
+    if results.parameters.atif_criteria_source == _LOCAL_RUBRIC:
         Console().print(
             "The local judge cannot derive criteria: every step was scored against one fixed generic criterion "
             "(step_quality), as the probability it gives 'no problem' against five named problems, read from its "

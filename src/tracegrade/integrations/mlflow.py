@@ -66,7 +66,7 @@ def param_value(value: Any) -> str:
 
 def run_params(results: EvaluationResults) -> dict[str, str]:
     """The run's parameters (scoring parameters and the ``atif_*`` provenance), ready for MLflow."""
-    return {key: param_value(value) for key, value in sorted(results.parameters.items())}
+    return {key: param_value(value) for key, value in sorted(results.parameters.model_dump(mode="json").items())}
 
 
 def run_metrics(results: EvaluationResults) -> dict[str, float]:

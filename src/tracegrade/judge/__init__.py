@@ -4,6 +4,7 @@ It knows nothing of what is judged: a front door builds a :class:`JudgeRequest` 
 JSON schema of the answer) and a strict parser, and gets a validated reply or a
 :class:`~tracegrade.errors.JudgeError` with a safe ``code``::
 
+    settings = JudgeSettings(base_url=url, model=name, options=JudgeOptions(concurrency_limit=4))
     async with Judge(settings, cache=JudgeCache(default_cache_path())) as judge:
         reply = await judge.ask(request, parse)
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from tracegrade.judge._request import dumps as dumps
     from tracegrade.judge._settings import DEFAULT_MAX_CONTEXT_BYTES as DEFAULT_MAX_CONTEXT_BYTES
     from tracegrade.judge._settings import MIN_CONTEXT_BYTES as MIN_CONTEXT_BYTES
+    from tracegrade.judge._settings import JudgeOptions as JudgeOptions
     from tracegrade.judge._settings import JudgeSettings as JudgeSettings
     from tracegrade.judge._settings import ResponseFormat as ResponseFormat
     from tracegrade.judge._settings import chat_completions_url as chat_completions_url

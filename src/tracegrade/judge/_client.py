@@ -140,7 +140,7 @@ class ChatClient:
                                                       os.environ if environ is None else environ)
         self._stats = stats
         self._telemetry = telemetry
-        self._slots = asyncio.Semaphore(settings.concurrency_limit)
+        self._slots = asyncio.Semaphore(settings.options.concurrency_limit)
         self._turns = _Turns(TURNS_PER_ITERATION)
         self._schema_refused = False
         self._random = random.Random()
@@ -172,7 +172,7 @@ class ChatClient:
             except _Failed as failure:
                 if failure.schema_refused and with_schema and self._fall_back():
                     continue
-                if not failure.retryable or attempt >= self._settings.judge_max_attempts:
+                if not failure.retryable or attempt >= self._settings.options.judge_max_attempts:
                     raise _judge_error(failure.code, attempt) from None
                 await asyncio.sleep(self._delay(attempt, failure.retry_after))
                 self._stats.retries += 1
@@ -186,7 +186,7 @@ class ChatClient:
 
     def _session(self) -> aiohttp.ClientSession:
         if self._http is None or self._http.closed:
-            self._http = new_session(self._settings.concurrency_limit, self._tls)
+            self._http = new_session(self._settings.options.concurrency_limit, self._tls)
         return self._http
 
     def _fall_back(self) -> bool:
@@ -212,7 +212,7 @@ class ChatClient:
         return reply
 
     def _spend_budget(self) -> None:
-        limit = self._settings.max_judge_requests
+        limit = self._settings.options.max_judge_requests
         if limit is not None and self._stats.requests >= limit:
             self._stats.budget_exhausted += 1
             raise JudgeError(f"judge request budget of {limit} requests is spent", code="budget_exhausted")
@@ -222,7 +222,7 @@ class ChatClient:
         started = time.perf_counter()
         failed: tuple[str, bool] | None = None
         try:
-            async with asyncio.timeout(self._settings.judge_timeout_seconds):
+            async with asyncio.timeout(self._settings.options.judge_timeout_seconds):
                 answer = await self._post(body, read_refusal=with_schema)
         except (TimeoutError, aiohttp.ClientError, OSError) as error:
             failed = failure_code(error) or ("transport_error", True)
@@ -262,13 +262,13 @@ class ChatClient:
             logger.debug("judge attempt failed: %s", error)
 
     def _body(self, request: JudgeRequest, with_schema: bool) -> bytes:
-        settings = self._settings
+        settings, options = self._settings, self._settings.options
         messages = list(request.messages) if settings.system_role else _without_system(request.messages)
         body: dict[str, Any] = {"model": settings.model, "messages": messages,
-                                "temperature": settings.temperature}
-        if settings.max_tokens is not None:
-            body["max_tokens"] = settings.max_tokens
-        seed = request.seed if request.seed is not None else settings.seed
+                                "temperature": options.judge_temperature}
+        if options.judge_max_tokens is not None:
+            body["max_tokens"] = options.judge_max_tokens
+        seed = request.seed if request.seed is not None else options.judge_seed
         if seed is not None:
             body["seed"] = seed
         if with_schema:
@@ -280,7 +280,7 @@ class ChatClient:
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         """Exponential backoff with jitter, never shorter than the server's ``Retry-After``."""
-        base = min(self._settings.judge_initial_backoff_seconds * 2.0 ** (attempt - 1), MAX_BACKOFF_SECONDS)
+        base = min(self._settings.options.judge_initial_backoff_seconds * 2.0 ** (attempt - 1), MAX_BACKOFF_SECONDS)
         delay = base * self._random.uniform(0.5, 1.0)
         return max(delay, retry_after) if retry_after is not None else delay
 

@@ -25,7 +25,24 @@ PROTOCOL_ERROR_CODES = frozenset({"invalid_json", "schema_violation", "response_
 
 
 class JudgeProtocol(Protocol):
-    """What a front door needs of a judge: one validated answer per request (see :class:`Judge`)."""
+    """What a front door needs of a judge: validated answers, and what to record about them.
+
+    :class:`Judge` is the real one, :class:`~tracegrade.judge.testing.FakeJudge` the in-process one.
+    """
+
+    @property
+    def settings(self) -> JudgeSettings:
+        """The endpoint, model and options the judge runs with."""
+        ...
+
+    @property
+    def stats(self) -> JudgeStats:
+        """Counters of the requests asked so far."""
+        ...
+
+    def provenance(self) -> dict[str, Any]:
+        """Model and settings behind every answer (no secrets)."""
+        ...
 
     async def ask(self, request: JudgeRequest, parse: Callable[[dict[str, Any]], R]) -> R:
         """The validated answer to ``request``; raises ``JudgeError`` with a safe code."""

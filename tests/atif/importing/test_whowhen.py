@@ -6,8 +6,8 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.atif.delayed import DelayedJudge
-from tracegrade.atif._run import score_paths
+from tests.atif.delayed import marker_judge
+from tracegrade.atif._run import JobContext, score_paths
 from tracegrade.atif.agreement._agree import measure_agreement
 from tracegrade.atif.agreement._labels import read_labels
 from tracegrade.atif.importing._whowhen import convert_log, import_whowhen, source_of
@@ -124,7 +124,8 @@ def test_jsonl_logs_are_named_by_line_and_bad_json_names_the_line(tmp_path: Path
 async def test_imported_logs_run_through_judge_and_agree(tmp_path: Path) -> None:
     imported = import_whowhen([write_logs(tmp_path / "logs")], tmp_path / "out")
     options, criteria = parse_parameters({})
-    results = await score_paths([tmp_path / "out" / "trajectories"], options, criteria, DelayedJudge(), job_id="ww")
+    folder = tmp_path / "out" / "trajectories"
+    results = await score_paths([folder], options, criteria, marker_judge(), JobContext("ww"))
     write_artifacts(results, tmp_path / "run")
     report = measure_agreement(results, read_labels(imported.labels_path), labels_file="labels.jsonl")
     # Hand-Crafted: decisive step 3 is the lowest (0.2); Algorithm-Generated: decisive 1, lowest 2 (0.3)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.atif import EvaluationResults, parse_parameters, read_results, score_paths, write_artifacts
+from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, read_results, score_paths, write_artifacts
 from tracegrade.atif.output._schemas import json_schemas
 from tracegrade.errors import InputError
 from tracegrade.judge import Judge, JudgeSettings
@@ -30,7 +30,7 @@ def results(judge_server: ScriptedJudgeServer, tmp_path: Path) -> EvaluationResu
 
     async def main() -> EvaluationResults:
         async with Judge(JudgeSettings(base_url=judge_server.base_url, model="scripted")) as judge:
-            return await score_paths([tmp_path / "in"], options, criteria, judge, job_id="job-1")
+            return await score_paths([tmp_path / "in"], options, criteria, judge, JobContext("job-1"))
 
     return asyncio.run(main())
 
@@ -47,8 +47,8 @@ def test_artifacts_validate_and_round_trip(results: EvaluationResults, tmp_path:
         jsonschema.validate(orjson.loads(paths[f"{name}.json"].read_bytes()), schema)
     assert read_results(tmp_path / "run") == results
     parameters = results.parameters
-    assert parameters["atif_prompt_version"] == "atif-context-v3" and parameters["atif_scored_frames"] == "all"
-    assert parameters["atif_judge"] == "scripted" and parameters["atif_complete"] is True
+    assert parameters.atif_prompt_version == "atif-context-v3" and parameters.atif_scored_frames == "all"
+    assert parameters.atif_judge == "scripted" and parameters.atif_complete is True
 
 
 def test_steps_parquet_has_one_row_per_step(results: EvaluationResults, tmp_path: Path) -> None:

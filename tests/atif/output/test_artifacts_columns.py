@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.atif import EvaluationResults, parse_parameters, score_paths
+from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
 from tracegrade.atif.output._artifacts import _column, _step_schema
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
@@ -86,7 +86,7 @@ def test_writing_the_artifacts_does_not_import_pandas(judge_server: ScriptedJudg
 
     async def main() -> EvaluationResults:
         async with Judge(JudgeSettings(base_url=judge_server.base_url, model="scripted")) as judge:
-            return await score_paths([tmp_path / "in"], options, criteria, judge, job_id="job-1")
+            return await score_paths([tmp_path / "in"], options, criteria, judge, JobContext("job-1"))
 
     (tmp_path / "results.json").write_text(asyncio.run(main()).model_dump_json())
     code = (

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from evalhub.models.atif import Step
 
+from tests.atif.helpers import recorded_parameters
 from tests.atif.scripted import trajectory, write
 from tests.conftest import unavailable
-from tracegrade.atif import EvaluationResults, parse_parameters, score_paths
+from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
 from tracegrade.atif.asking._content import PART_CHARS, StepContent, ToolCallContent, step_content
 from tracegrade.atif.output._report import render_report
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, RunSummary, StepResult
@@ -126,8 +127,9 @@ def sample_results() -> EvaluationResults:
     return EvaluationResults(
         job_id="job-7",
         created_at="2026-11-30T12:00:00+00:00",
-        parameters={"failure_threshold": 0.5, "judge_api_key": "sk-secret", "num_examples": None},
-        provenance={"judge": {"model": "judge-x", "temperature": 0.0, "seed": None}, "prompt_version": "p-1"},
+        parameters=recorded_parameters(),
+        provenance={"judge": {"model": "judge-x", "temperature": 0.0, "seed": None, "api_key": "sk-secret"},
+                    "prompt_version": "p-1"},
         summary=summary,
         nodes=[good, refused, failed],
         inputs=[InputRecord(path="/in/link.json", location="", status="skipped", code="symlink_outside_input")],
@@ -213,7 +215,7 @@ def test_scored_run_records_what_the_judge_saw(tmp_path: Path) -> None:
     async def main() -> EvaluationResults:
         with ScriptedJudgeServer(marker_rule) as server:
             async with Judge(JudgeSettings(base_url=server.base_url, model="scripted")) as judge:
-                return await score_paths([tmp_path / "in"], options, criteria, judge, job_id="j")
+                return await score_paths([tmp_path / "in"], options, criteria, judge, JobContext("j"))
 
     results = asyncio.run(main())
     step = results.nodes[0].steps[1]

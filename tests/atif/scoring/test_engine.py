@@ -1,40 +1,41 @@
+"""The engine's logic through an in-process FakeJudge; two runs go over HTTP end to end."""
+
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.atif.delayed import DelayedJudge
-from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.atif import EvaluationResults, ScoringEngine, parse_parameters, score_paths
-from tracegrade.atif._job import JudgeTarget, effective_options
-from tracegrade.atif.scoring._params import ScoringOptions
+from tests.atif.delayed import marker_judge
+from tests.atif.scripted import CUSTOM, marker_rule, trajectory, write
+from tracegrade.atif import EvaluationResults, JobContext, ScoringEngine, parse_parameters, score_paths
 from tracegrade.atif.scoring._records import NodeStatusCode
-from tracegrade.judge import Judge, JudgeCache, JudgeSettings
-from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES
-from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.runs import Shard
+from tracegrade.judge import Judge, JudgeCache, JudgeOptions, JudgeSettings
+from tracegrade.judge.testing import FakeJudge, ScriptedJudgeServer
 
 
-def run(
+def run(paths: list[Path], judge: FakeJudge | None = None, hook: Any = None, **params: Any) -> EvaluationResults:
+    """Score ``paths`` in-process, through a FakeJudge answering by the markers in the steps."""
+    options, criteria = parse_parameters({**CUSTOM, **params})
+    judge = judge if judge is not None else marker_judge()
+    return asyncio.run(score_paths(paths, options, criteria, judge, JobContext("t", on_engine=hook)))
+
+
+def run_over_http(
     server: ScriptedJudgeServer, paths: list[Path], cache: Path | None = None, hook: Any = None, **params: Any
 ) -> EvaluationResults:
+    """Score ``paths`` end to end: the real judge client, its cache, and the scripted server."""
     options, criteria = parse_parameters({**CUSTOM, **params})
 
     async def main() -> EvaluationResults:
-        settings = JudgeSettings(
-            base_url=server.base_url,
-            model="scripted",
-            judge_max_attempts=1,
-            concurrency_limit=options.concurrency_limit,
-        )
+        settings = JudgeSettings(base_url=server.base_url, model="scripted", options=JudgeOptions(
+            judge_max_attempts=1, concurrency_limit=options.concurrency_limit))
         store = JudgeCache(cache) if cache else None
         try:
             async with Judge(settings, cache=store) as judge:
-                return await score_paths(paths, options, criteria, judge, job_id="t", on_engine=hook)
+                return await score_paths(paths, options, criteria, judge, JobContext("t", on_engine=hook))
         finally:
             if store is not None:
                 store.close()  # not left to the garbage collector, whose close could land in the next run
@@ -57,10 +58,8 @@ def nested(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("mode", "expected", "count"), [("flat", 0.5, 2), ("hierarchical", 0.5, 1), ("separate", 0.7, 1)]
 )
-def test_nested_tree_under_each_mode(
-    judge_server: ScriptedJudgeServer, nested: Path, mode: str, expected: float, count: int
-) -> None:
-    results = run(judge_server, [nested], subagent_aggregation=mode)
+def test_nested_tree_under_each_mode(nested: Path, mode: str, expected: float, count: int) -> None:
+    results = run([nested], subagent_aggregation=mode)
     assert results.summary.atif_overall_score == pytest.approx(expected)
     assert results.summary.atif_trajectory_count == count == results.summary.num_examples_evaluated
     nodes = by_id(results)
@@ -70,18 +69,16 @@ def test_nested_tree_under_each_mode(
     assert nodes["p.json::c.json"].parent_step_index == 2
 
 
-def test_zero_parent_step_and_three_perfect_child_steps(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+def test_zero_parent_step_and_three_perfect_child_steps(tmp_path: Path) -> None:
     write(tmp_path / "p.json", trajectory("SCORE:0.0", refs={1: [{"trajectory_path": "c.json"}]}))
     write(tmp_path / "c.json", trajectory("SCORE:1.0", "SCORE:1.0", "SCORE:1.0"))
-    results = run(judge_server, [tmp_path], subagent_aggregation="hierarchical")
+    results = run([tmp_path], subagent_aggregation="hierarchical")
     assert results.summary.atif_overall_score == pytest.approx(0.75)
     assert by_id(results)["p.json"].own_score == 0.0  # a genuine zero is a score
 
 
-def test_depth_limit_leaves_child_unscored_and_parent_incomplete(
-    judge_server: ScriptedJudgeServer, nested: Path
-) -> None:
-    results = run(judge_server, [nested], max_subagent_depth=0, subagent_aggregation="hierarchical")
+def test_depth_limit_leaves_child_unscored_and_parent_incomplete(nested: Path) -> None:
+    results = run([nested], max_subagent_depth=0, subagent_aggregation="hierarchical")
     nodes = by_id(results)
     child = nodes["p.json::c.json"]
     assert child.status is NodeStatusCode.UNSCORED and child.error_code == "depth_limit"
@@ -91,30 +88,31 @@ def test_depth_limit_leaves_child_unscored_and_parent_incomplete(
     assert results.summary.atif_complete is False and results.summary.job_status == "completed"
 
 
-def test_unresolvable_child_makes_root_incomplete(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+def test_unresolvable_child_makes_root_incomplete(tmp_path: Path) -> None:
     write(tmp_path / "p.json", trajectory("SCORE:0.6", refs={1: [{"trajectory_path": "missing.json"}]}))
-    results = run(judge_server, [tmp_path])
+    results = run([tmp_path])
     root = by_id(results)["p.json"]
     assert root.complete is False and root.aggregate == pytest.approx(0.6)
     assert by_id(results)["p.json::missing.json"].error_code == "unresolvable_ref"
-    assert results.parameters["atif_complete"] is False
+    assert results.parameters.atif_complete is False
 
 
-def test_fail_fast_stops_and_keeps_finished(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+def test_fail_fast_stops_and_keeps_finished(tmp_path: Path) -> None:
     write(tmp_path / "a.json", trajectory("FAIL", *["SCORE:0.9"] * 30))
     write(tmp_path / "b.json", trajectory("SCORE:0.9"))
-    results = run(judge_server, [tmp_path], concurrency_limit=1)
+    judge = marker_judge()
+    results = run([tmp_path], judge, concurrency_limit=1)
     assert results.summary.job_status == "failed" and "a.json" in (results.summary.failure_reason or "")
     a = by_id(results)["a.json"]
-    assert a.status is NodeStatusCode.FAILED and a.error_code == "http_status_400"
-    assert a.steps[0].error_code == "http_status_400" and a.steps[0].score is None
-    assert judge_server.count < 31  # new calls stopped
+    assert a.status is NodeStatusCode.FAILED and a.error_code == "transport_error"
+    assert a.steps[0].error_code == "transport_error" and a.steps[0].score is None
+    assert len(judge.requests) < 31  # new calls stopped
 
 
-def test_skip_failed_trajectory_lets_good_roots_count(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+def test_skip_failed_trajectory_lets_good_roots_count(tmp_path: Path) -> None:
     write(tmp_path / "a.json", trajectory("SCORE:0.9", "FAIL"))
     write(tmp_path / "b.json", trajectory("SCORE:0.4"))
-    results = run(judge_server, [tmp_path], partial_result_policy="skip_failed_trajectory")
+    results = run([tmp_path], partial_result_policy="skip_failed_trajectory")
     assert results.summary.job_status == "completed"
     assert results.summary.atif_overall_score == pytest.approx(0.4)
     assert by_id(results)["a.json"].status is NodeStatusCode.FAILED
@@ -123,21 +121,21 @@ def test_skip_failed_trajectory_lets_good_roots_count(judge_server: ScriptedJudg
 
 
 @pytest.mark.parametrize("policy", ["fail_fast", "skip_failed_trajectory"])
-def test_all_roots_failed_fails_the_job(judge_server: ScriptedJudgeServer, tmp_path: Path, policy: str) -> None:
+def test_all_roots_failed_fails_the_job(tmp_path: Path, policy: str) -> None:
     write(tmp_path / "a.json", trajectory("FAIL"))
     write(tmp_path / "b.json", trajectory("FAIL"))
-    results = run(judge_server, [tmp_path], partial_result_policy=policy)
+    results = run([tmp_path], partial_result_policy=policy)
     assert results.summary.job_status == "failed"
     assert results.summary.atif_overall_score is None and results.summary.atif_trajectory_count == 0
 
 
-def test_categorization_statuses_and_rate(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+def test_categorization_statuses_and_rate(tmp_path: Path) -> None:
     write(tmp_path / "a.json", trajectory("SCORE:0.1 CAT:tool_selection_failure", "SCORE:0.9"))
     write(tmp_path / "b.json", trajectory("SCORE:0.1 CAT:none"))
     write(tmp_path / "c.json", trajectory("SCORE:0.1 CAT:garbage"))
     write(tmp_path / "d.json", trajectory("SCORE:0.1 CAT:http500"))
     write(tmp_path / "e.json", trajectory("SCORE:0.5"))  # not strictly below the threshold
-    results = run(judge_server, [tmp_path])
+    results = run([tmp_path])
     first = {n.node_id: n.steps[0] for n in results.nodes}
     assert (first["a.json"].category, first["a.json"].categorization_status.value) == (
         "tool_selection_failure",
@@ -145,98 +143,82 @@ def test_categorization_statuses_and_rate(judge_server: ScriptedJudgeServer, tmp
     )
     assert (first["b.json"].category, first["b.json"].categorization_status.value) == ("none", "abstained")
     assert (first["c.json"].category, first["c.json"].categorization_status.value) == ("uncategorized", "uncategorized")
+    assert first["c.json"].categorization_error_code == "schema_violation"  # not a category: unusable, not a guess
     assert first["d.json"].categorization_status.value == "judge_error"
     assert first["d.json"].categorization_error_code == "http_status_500"
     assert first["e.json"].failure_candidate is False
     assert results.summary.atif_failure_categorization_rate == pytest.approx(1 / 4)
 
 
-def test_copied_context_is_kept_but_not_scored(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+def test_copied_context_is_kept_but_not_scored(tmp_path: Path) -> None:
     doc = trajectory("SCORE:0.2", "SCORE:0.4")
     doc["steps"][0]["is_copied_context"] = True
     write(tmp_path / "a.json", doc)
-    (node,) = run(judge_server, [tmp_path]).nodes
+    (node,) = run([tmp_path]).nodes
     assert [s.status.value for s in node.steps] == ["copied_context", "scored"]
     assert node.own_score == pytest.approx(0.4) and node.step_count == 1 and node.total_steps == 2
+    (literal,) = run([tmp_path], score_copied_context=True).nodes
+    assert [s.status.value for s in literal.steps] == ["scored", "scored"]
+    assert literal.own_score == pytest.approx(0.3) and literal.step_count == 2
 
 
-def test_copied_context_treatment_is_recorded_and_literal_scoring_is_offered(
-    judge_server: ScriptedJudgeServer, tmp_path: Path
-) -> None:
-    doc = trajectory("SCORE:0.2", "SCORE:0.4")
-    doc["steps"][0]["is_copied_context"] = True
-    write(tmp_path / "a.json", doc)
-    kept = run(judge_server, [tmp_path])
-    assert kept.parameters["atif_copied_context"] == "kept_not_scored"
-    assert kept.provenance["copied_context"] == "kept_not_scored"
-    literal = run(judge_server, [tmp_path], score_copied_context=True)
-    (node,) = literal.nodes
-    assert [s.status.value for s in node.steps] == ["scored", "scored"]
-    assert node.own_score == pytest.approx(0.3) and node.step_count == 2
-    assert literal.parameters["atif_copied_context"] == "scored" and literal.parameters["score_copied_context"]
-
-
-def test_a_skipped_input_makes_the_run_incomplete(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
+def test_a_skipped_input_makes_the_run_incomplete(tmp_path: Path) -> None:
     write(tmp_path / "outside.json", trajectory("SCORE:0.9"))
     write(tmp_path / "in" / "a.json", trajectory("SCORE:0.9"))
     (tmp_path / "in" / "link.json").symlink_to(tmp_path / "outside.json")
-    results = run(judge_server, [tmp_path / "in"])
+    results = run([tmp_path / "in"])
     assert [(i.status, i.code) for i in results.inputs if i.status != "loaded"] == [
         ("skipped", "ref_outside_root")
     ]
     assert results.summary.job_status == "completed" and results.nodes[0].complete is True
-    assert results.summary.atif_complete is False and results.parameters["atif_complete"] is False
-
-
-def test_an_empty_shard_completes_with_zero_roots(judge_server: ScriptedJudgeServer, tmp_path: Path) -> None:
-    write(tmp_path / "a.json", trajectory("SCORE:0.9"))
-    shards = [Shard(i, 3) for i in range(3)]
-    empty = next(s for s in shards if not s.owns("a.json"))  # the root's id is its path in the input
-    options, criteria = parse_parameters(CUSTOM)
-    results = asyncio.run(
-        score_paths([tmp_path], options, criteria, DelayedJudge(), job_id="j", shard=empty)  # type: ignore[arg-type]
-    )
-    assert results.summary.job_status == "completed" and results.summary.failure_reason is None
-    assert results.summary.counts["roots"] == 0 and results.summary.atif_overall_score is None
+    assert results.summary.atif_complete is False and results.parameters.atif_complete is False
 
 
 def test_all_steps_share_one_pool_across_trajectories(tmp_path: Path) -> None:
     for i in range(4):
         write(tmp_path / f"t{i}.json", trajectory(*["SCORE:0.9"] * 10))
-    from tests.atif.scripted import marker_rule
-
-    with ScriptedJudgeServer(marker_rule, latency=0.05) as server:
-        start = time.perf_counter()
-        results = run(server, [tmp_path], concurrency_limit=8)
-        elapsed = time.perf_counter() - start
-        assert server.peak_in_flight == 8
+    judge = marker_judge(delay=lambda request: 0.01)
+    results = run([tmp_path], judge, concurrency_limit=8)
+    assert judge.peak_in_flight == 8  # not one trajectory at a time: every worker busy at once
     assert results.summary.counts["steps_scored"] == 40
-    assert elapsed < 40 * 0.05 / 8 * 3  # far from the 2 s a one-trajectory-at-a-time scorer would need
+
+
+def test_the_engine_is_handed_over_before_it_starts_and_can_be_interrupted(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", trajectory(*["SCORE:0.9"] * 20))
+    seen: list[ScoringEngine] = []
+
+    def hook(engine: ScoringEngine) -> None:
+        seen.append(engine)
+        engine.interrupt()
+
+    results = run([tmp_path], hook=hook)
+    assert len(seen) == 1 and seen[0].interrupted
+    assert results.summary.job_status == "interrupted" and results.summary.counts["steps_not_run"] == 20
 
 
 def test_interrupt_keeps_finished_steps_and_rerun_resumes_from_cache(tmp_path: Path) -> None:
     write(tmp_path / "a.json", trajectory(*["SCORE:0.9"] * 20))
-    from tests.atif.scripted import marker_rule
-
     cache = tmp_path / "cache.sqlite3"
     with ScriptedJudgeServer(marker_rule, latency=0.05) as server:
 
         def hook(engine: ScoringEngine) -> None:
             asyncio.get_running_loop().call_later(0.22, engine.interrupt)
 
-        first = run(server, [tmp_path / "a.json"], cache=cache, hook=hook, concurrency_limit=2)
+        first = run_over_http(server, [tmp_path / "a.json"], cache=cache, hook=hook, concurrency_limit=2)
         done = first.summary.counts.get("steps_scored", 0)
         assert first.summary.job_status == "interrupted" and 0 < done < 20
         assert first.summary.counts["steps_not_run"] == 20 - done
         calls = server.count
-        second = run(server, [tmp_path / "a.json"], cache=cache, concurrency_limit=2)
+        second = run_over_http(server, [tmp_path / "a.json"], cache=cache, concurrency_limit=2)
     assert second.summary.job_status == "completed" and second.summary.counts["steps_scored"] == 20
     assert server.count - calls == 20 - done
     assert second.summary.judge["cache_hits"] == done
 
 
 def test_harbor_trials_score_end_to_end(judge_server: ScriptedJudgeServer, shared_corpus: Path) -> None:
-    results = run(judge_server, [shared_corpus / "atif/harbor/trials"], scoring_mode="auto", custom_rubric=None)
+    results = run_over_http(
+        judge_server, [shared_corpus / "atif/harbor/trials"], scoring_mode="auto", custom_rubric=None
+    )
     roots = [n for n in results.nodes if n.depth == 0]
     assert len(roots) == 7 and results.summary.job_status == "completed"
     assert all(n.status is NodeStatusCode.SCORED for n in roots)
@@ -248,12 +230,13 @@ def test_harbor_trials_score_end_to_end(judge_server: ScriptedJudgeServer, share
     assert results.summary.atif_overall_score == pytest.approx(0.9)
 
 
-def test_evalhub_fixtures_score_in_reference_mode(judge_server: ScriptedJudgeServer, shared_corpus: Path) -> None:
+def test_evalhub_fixtures_score_in_reference_mode(shared_corpus: Path) -> None:
     fixtures = shared_corpus / "atif/evalhub-contrib/tests/fixtures"
     registry = fixtures / "reference_registry.json"
+    judge = marker_judge()
     results = run(
-        judge_server,
         [fixtures / "trajectory.json", fixtures / "trajectory_v1_7.json"],
+        judge,
         scoring_mode="reference",
         reference_registry_path=str(registry),
         reference_rubric="answer_quality",
@@ -266,49 +249,5 @@ def test_evalhub_fixtures_score_in_reference_mode(judge_server: ScriptedJudgeSer
     assert scored.criteria["reference_id"] == "t1"
     assert set(scored.steps[0].criterion_scores or {}) == {"correctness", "safety"}
     assert missing.status is NodeStatusCode.FAILED and missing.error_code == "reference_missing"
-    prompts = [r.json()["messages"][-1]["content"] for r in judge_server.requests]
+    prompts = [r.messages[-1]["content"] for r in judge.requests]
     assert any("safe and helpful answer" in p for p in prompts)  # the reference reached the judge as evidence
-
-
-def test_criteria_derivation_uses_the_same_request_budget_as_scoring(tmp_path: Path) -> None:
-    write(tmp_path / "a.json", trajectory("Summarise this: " + "x" * 5000 + " SCORE:0.9", "SCORE:0.9"))
-    write(tmp_path / "b.json", trajectory("Short task SCORE:0.9"))
-    options, criteria = parse_parameters({"max_context_bytes": 4096, "partial_result_policy": "skip_failed_trajectory"})
-    judge = DelayedJudge()  # its own settings allow 64 KiB requests; the job's budget is 4 KiB
-    results = asyncio.run(score_paths([tmp_path], options, criteria, judge, job_id="j"))  # type: ignore[arg-type]
-    nodes = by_id(results)
-    assert nodes["a.json"].error_code == "context_overflow" and nodes["b.json"].status == "scored"
-    assert [r.purpose for r in judge.fake.requests].count("derive") == 1
-    assert results.parameters["max_context_bytes"] == 4096
-
-
-def test_the_local_judge_gets_a_budget_it_can_hold_unless_one_is_given() -> None:
-    local = JudgeTarget(local=True)
-    assert effective_options(ScoringOptions(), local).max_context_bytes == LOCAL_MAX_CONTEXT_BYTES
-    given = ScoringOptions(max_context_bytes=4096)
-    assert effective_options(given, local).max_context_bytes == 4096
-    assert effective_options(ScoringOptions(), JudgeTarget(url="u", model="m")).max_context_bytes == 65536
-
-
-def test_with_the_local_judge_auto_mode_uses_the_generic_rubric_and_label_probabilities(tmp_path: Path) -> None:
-    write(tmp_path / "a.json", trajectory("Do it SCORE:1.0", "SCORE:0.25"))
-    options, criteria = parse_parameters({})
-    judge = DelayedJudge()
-    results = asyncio.run(
-        score_paths([tmp_path], options, criteria, judge, job_id="j", local_judge=True)  # type: ignore[arg-type]
-    )
-    assert [r.purpose for r in judge.fake.requests] == ["score", "score", "categorize"]  # no derivation
-    first = judge.fake.requests[0]  # the local judge's label question, scored from token probabilities
-    assert first.top_logprobs is not None and list(first.response_schema["properties"]) == ["problem"]
-    assert judge.fake.requests[2].response_schema["properties"]["rationale"]["maxLength"] == 400  # coarse
-    (node,) = results.nodes
-    assert [s.criterion_scores for s in node.steps] == [{"step_quality": 1.0}, {"step_quality": 0.25}]
-    assert node.own_score == pytest.approx(0.625) and node.criteria is not None
-    assert node.criteria["rubric_source"] == "local_judge_generic_rubric"
-    assert results.parameters["atif_criteria_source"] == "local_judge_generic_rubric"
-    assert run_without_local(tmp_path).parameters["atif_criteria_source"] == "derived_by_judge"
-
-
-def run_without_local(folder: Path) -> EvaluationResults:
-    options, criteria = parse_parameters({})
-    return asyncio.run(score_paths([folder], options, criteria, DelayedJudge(), job_id="j"))  # type: ignore[arg-type]

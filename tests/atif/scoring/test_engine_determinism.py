@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.atif.delayed import DelayedJudge
+from tests.atif.delayed import marker_judge
 from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.atif import EvaluationResults, merge_results, parse_parameters, score_paths
+from tracegrade.atif import EvaluationResults, JobContext, merge_results, parse_parameters, score_paths
 from tracegrade.runs import Shard
 
 TRAJECTORIES = {
@@ -36,8 +36,8 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def run(folder: Path, seed: int | None, shard: Shard | None = None) -> EvaluationResults:
     options, criteria = parse_parameters({**CUSTOM, "partial_result_policy": "skip_failed_trajectory"})
     rng = random.Random(seed)
-    judge = DelayedJudge(lambda request: 0.0 if seed is None else rng.uniform(0.0, 0.012))
-    return asyncio.run(score_paths([folder], options, criteria, judge, job_id="j", shard=shard))  # type: ignore[arg-type]
+    judge = marker_judge(lambda request: 0.0 if seed is None else rng.uniform(0.0, 0.012))
+    return asyncio.run(score_paths([folder], options, criteria, judge, JobContext("j", shard=shard)))
 
 
 def comparable(results: EvaluationResults) -> dict[str, Any]:

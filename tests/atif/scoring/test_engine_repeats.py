@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 import pytest
 
 from tests.atif.scripted import CUSTOM, scripted_answer, trajectory, write
-from tracegrade.atif import EvaluationResults, StepStatus, parse_parameters, score_paths
+from tracegrade.atif import EvaluationResults, JobContext, StepStatus, parse_parameters, score_paths
 from tracegrade.atif.output._artifacts import write_artifacts
 from tracegrade.atif.output._merge import merge_results
 from tracegrade.atif.scoring._repeats import repeat_seed
@@ -21,7 +20,6 @@ from tracegrade.judge import Judge, JudgeCache, JudgeRequest, JudgeSettings, cac
 from tracegrade.judge.testing import FakeJudge, ScriptedJudgeServer, ScriptedReply
 from tracegrade.runs import Shard
 
-R = TypeVar("R")
 _CURRENT = re.compile(r'"current_step":\{[^{}]*?"message":"([^"]*)"')
 _TRUE = re.compile(r"TRUE:([0-9.]+)")
 NOISE = {None: -0.1, repeat_seed(None, 1): 0.0, repeat_seed(None, 2): 0.1}
@@ -41,31 +39,13 @@ def noisy_answer(request: JudgeRequest) -> dict[str, Any] | Exception:
     return {"scores": dict.fromkeys(names, value), "rationale": f"seed {request.seed}"}
 
 
-class Recorder:
-    """FakeJudge with the attributes a run records, counting calls in flight."""
-
-    def __init__(self, delay: float = 0.0) -> None:
-        self.fake = FakeJudge(noisy_answer)
-        self.settings = JudgeSettings(base_url="http://fake.invalid/v1", model="fake")
-        self.stats = self.fake.stats
-        self.delay, self.in_flight, self.peak = delay, 0, 0
-
-    async def ask(self, request: JudgeRequest, parse: Callable[[dict[str, Any]], R]) -> R:
-        self.in_flight += 1
-        self.peak = max(self.peak, self.in_flight)
-        try:
-            await asyncio.sleep(self.delay)
-            return await self.fake.ask(request, parse)  # type: ignore[type-var]
-        finally:
-            self.in_flight -= 1
-
-    def provenance(self) -> dict[str, Any]:
-        return self.settings.provenance()
+def noisy_judge(delay: float = 0.0) -> FakeJudge:
+    return FakeJudge(noisy_answer, delay=lambda request: delay)
 
 
-def score(folder: Path, judge: Any, **params: Any) -> EvaluationResults:
+def score(folder: Path, judge: FakeJudge, **params: Any) -> EvaluationResults:
     options, criteria = parse_parameters({**CUSTOM, **params})
-    return asyncio.run(score_paths([folder], options, criteria, judge, job_id="r"))
+    return asyncio.run(score_paths([folder], options, criteria, judge, JobContext("r")))
 
 
 @pytest.fixture
@@ -77,7 +57,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 def test_three_verdicts_give_the_mean_and_the_spread_computed_by_hand(folder: Path) -> None:
-    results = score(folder, Recorder(), judge_repeats=3)
+    results = score(folder, noisy_judge(), judge_repeats=3)
     steps = {(n.node_id, s.index): s for n in results.nodes for s in n.steps}
     middle = steps[("a.json", 2)]
     assert middle.score == pytest.approx(0.55)
@@ -98,12 +78,12 @@ def test_three_verdicts_give_the_mean_and_the_spread_computed_by_hand(folder: Pa
 
 
 def test_one_repeat_keeps_requests_cache_keys_and_results(folder: Path, tmp_path: Path) -> None:
-    plain, once = Recorder(), Recorder()
+    plain, once = noisy_judge(), noisy_judge()
     before, after = score(folder, plain), score(folder, once, judge_repeats=1)
     provenance = plain.settings.provenance()
-    keys = [(r.canonical, r.seed, cache_key(provenance, r)) for r in plain.fake.requests]
-    assert sorted(keys) == sorted((r.canonical, r.seed, cache_key(provenance, r)) for r in once.fake.requests)
-    assert all(r.seed is None for r in once.fake.requests)
+    keys = [(r.canonical, r.seed, cache_key(provenance, r)) for r in plain.requests]
+    assert sorted(keys) == sorted((r.canonical, r.seed, cache_key(provenance, r)) for r in once.requests)
+    assert all(r.seed is None for r in once.requests)
     write_artifacts(before, tmp_path / "before")
     write_artifacts(after.model_copy(update={"created_at": before.created_at}), tmp_path / "after")
     first = (tmp_path / "before" / "evaluation_results.json").read_bytes()
@@ -113,7 +93,7 @@ def test_one_repeat_keeps_requests_cache_keys_and_results(folder: Path, tmp_path
 
 def test_a_failed_repeat_fails_the_step_never_scores_it(tmp_path: Path) -> None:
     write(tmp_path / "in" / "a.json", trajectory("TRUE:0.9", "TRUE:0.8 BROKEN"))
-    results = score(tmp_path / "in", Recorder(), judge_repeats=3, partial_result_policy="skip_failed_trajectory")
+    results = score(tmp_path / "in", noisy_judge(), judge_repeats=3, partial_result_policy="skip_failed_trajectory")
     broken = results.nodes[0].steps[1]
     assert (broken.status, broken.error_code, broken.score, broken.repeats) == (
         StepStatus.FAILED,
@@ -126,10 +106,10 @@ def test_a_failed_repeat_fails_the_step_never_scores_it(tmp_path: Path) -> None:
 def test_repeats_of_all_steps_share_one_pool(tmp_path: Path) -> None:
     for t in range(4):
         write(tmp_path / "in" / f"t{t}.json", trajectory("TRUE:0.9", "TRUE:0.8"))
-    judge = Recorder(delay=0.02)
+    judge = noisy_judge(delay=0.02)
     score(tmp_path / "in", judge, judge_repeats=3, concurrency_limit=6)
-    assert len(judge.fake.requests) == 8 * 3
-    assert judge.peak == 6
+    assert len(judge.requests) == 8 * 3
+    assert judge.peak_in_flight == 6
 
 
 def test_each_repeat_is_cached_separately_and_a_rerun_asks_nothing(tmp_path: Path) -> None:
@@ -140,9 +120,9 @@ def test_each_repeat_is_cached_separately_and_a_rerun_asks_nothing(tmp_path: Pat
         return ScriptedReply.answer(scripted_answer(request.json(), score=0.8))
 
     async def main(server: ScriptedJudgeServer) -> None:
-        settings = JudgeSettings(base_url=server.base_url, model="scripted", seed=4)
+        settings = JudgeSettings(base_url=server.base_url, model="scripted", options=options)
         async with Judge(settings, cache=JudgeCache(tmp_path / "c.sqlite3")) as judge:
-            await score_paths([tmp_path / "in"], options, criteria, judge, job_id="c")
+            await score_paths([tmp_path / "in"], options, criteria, judge, JobContext("c"))
 
     with ScriptedJudgeServer(rule) as server:
         asyncio.run(main(server))
@@ -153,7 +133,7 @@ def test_each_repeat_is_cached_separately_and_a_rerun_asks_nothing(tmp_path: Pat
 
 
 def test_report_and_files_show_the_spread(folder: Path, tmp_path: Path) -> None:
-    results = score(folder, Recorder(), judge_repeats=3)
+    results = score(folder, noisy_judge(), judge_repeats=3)
     write_artifacts(results, tmp_path / "run")
     page = (tmp_path / "run" / "report.html").read_text()
     assert "unstable steps" in page and "3 verdicts (0.450, 0.550, 0.650)" in page
@@ -163,10 +143,10 @@ def test_report_and_files_show_the_spread(folder: Path, tmp_path: Path) -> None:
 
 
 def test_merged_shards_report_the_same_stability(folder: Path) -> None:
-    whole = score(folder, Recorder(), judge_repeats=3)
+    whole = score(folder, noisy_judge(), judge_repeats=3)
     options, criteria = parse_parameters({**CUSTOM, "judge_repeats": 3})
     shards = [
-        asyncio.run(score_paths([folder], options, criteria, Recorder(), job_id="r", shard=Shard(i, 2)))
+        asyncio.run(score_paths([folder], options, criteria, noisy_judge(), JobContext("r", shard=Shard(i, 2))))
         for i in range(2)
     ]
     assert merge_results(shards).summary.repeats == whole.summary.repeats

@@ -62,8 +62,8 @@ def measure_agreement(
         InputError: two labels name the same step or trajectory, or a trajectory has two decisive steps.
     """
     matches, unmatched = match_labels(results, labels)
-    failure = float(results.parameters.get("failure_threshold", 0.5))
-    completion = float(results.parameters.get("completion_threshold", 0.5))
+    failure = results.parameters.failure_threshold
+    completion = results.parameters.completion_threshold
     excluded: list[LabelIssue] = []
     boot = Bootstrap(resamples, level, seed)
     steps = [m for m in matches if m.step is not None]

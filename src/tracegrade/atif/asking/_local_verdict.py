@@ -23,7 +23,7 @@ from typing import Any
 from tracegrade.atif.asking._evidence import Evidence, project_step
 from tracegrade.atif.asking._questions import StepJudgement
 from tracegrade.atif.reading._models import Step
-from tracegrade.judge import Judge, JudgeRequest, context_overflow, dumps, protocol_error
+from tracegrade.judge import JudgeProtocol, JudgeRequest, context_overflow, dumps, protocol_error
 
 __all__ = [
     "LOCAL_VERDICT_VERSION",
@@ -166,7 +166,7 @@ def label_probabilities(tokens: list[Any]) -> dict[str, float]:
     return probabilities
 
 
-async def score_step_locally(judge: Judge, task: str, step: Step, evidence: Evidence, *,
+async def score_step_locally(judge: JudgeProtocol, task: str, step: Step, evidence: Evidence, *,
                              criterion: str, seed: int | None = None) -> StepJudgement:
     """Score ``step`` with the local judge's question; ``criterion`` names the one score.
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from tracegrade.atif.asking._evidence import Evidence
 from tracegrade.atif.asking._prompts import PROMPT_VERSION, categorize_request, derive_request, score_request
 from tracegrade.atif.asking._replies import Categorization, parse_categorization, parse_criteria, score_parser
-from tracegrade.judge import Judge
+from tracegrade.judge import JudgeProtocol
 from tracegrade.rubric import Rubric
 
 __all__ = ["StepJudgement", "categorize_step", "derive_criteria", "score_step"]
@@ -32,7 +32,7 @@ class StepJudgement:
 
 
 async def score_step(
-    judge: Judge, rubric: Rubric, evidence: Evidence, *, coarse: bool = False, seed: int | None = None
+    judge: JudgeProtocol, rubric: Rubric, evidence: Evidence, *, coarse: bool = False, seed: int | None = None
 ) -> StepJudgement:
     """Score the evidence's current step against every criterion of ``rubric``.
 
@@ -55,7 +55,7 @@ async def score_step(
     )
 
 
-async def derive_criteria(judge: Judge, task: str, max_context_bytes: int) -> Rubric:
+async def derive_criteria(judge: JudgeProtocol, task: str, max_context_bytes: int) -> Rubric:
     """Criteria for ``task`` proposed by the judge, as a weighted-mean rubric named ``auto``.
 
     ``max_context_bytes`` is the job's request budget, the same one scoring requests use.
@@ -69,7 +69,9 @@ async def derive_criteria(judge: Judge, task: str, max_context_bytes: int) -> Ru
     return reply.rubric()
 
 
-async def categorize_step(judge: Judge, evidence: Evidence, score: float, *, coarse: bool = False) -> Categorization:
+async def categorize_step(
+    judge: JudgeProtocol, evidence: Evidence, score: float, *, coarse: bool = False
+) -> Categorization:
     """The failure category of the evidence's current step, which scored ``score``.
 
     ``coarse`` bounds the rationale's length in the answer schema (the local judge).

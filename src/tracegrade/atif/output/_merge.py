@@ -19,7 +19,7 @@ from tracegrade.atif.reading._records import InputAccount, InputStatus
 from tracegrade.atif.scoring._assemble import summarize
 from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.atif.scoring._records import NodeResult
-from tracegrade.atif.scoring._results import EvaluationResults, InputRecord
+from tracegrade.atif.scoring._results import EvaluationResults, InputRecord, RunParameters
 from tracegrade.errors import ConfigError
 from tracegrade.runs import JobStatus, parse_shard
 
@@ -57,13 +57,13 @@ def merge_results(results: Sequence[EvaluationResults]) -> EvaluationResults:
         job_status=status,
         failure_reason=reason,
         judge_counts=_judge_counts(shards),
-        repeats=int(first.parameters.get("judge_repeats", 1)),
+        repeats=first.parameters.judge_repeats,
     )
     return EvaluationResults(
         job_id=first.job_id,
         created_at=max(s.created_at for s in shards),
         shard=None,
-        parameters={**first.parameters, "atif_complete": summary.atif_complete},
+        parameters=first.parameters.model_copy(update={"atif_complete": summary.atif_complete}),
         provenance=first.provenance,
         summary=summary,
         inputs=inputs,
@@ -107,7 +107,7 @@ def _check_same_job(shards: Sequence[EvaluationResults]) -> None:
         keys = _differing(first.provenance, other.provenance)
         if keys:
             raise ConfigError(f"merge: shard {other.shard} has another judge provenance ({', '.join(keys)})")
-    if first.parameters.get("num_examples") is not None:
+    if first.parameters.num_examples is not None:
         raise ConfigError("merge: num_examples limits every shard on its own, so the merge cannot equal one run")
     seen = Counter(n.node_id for s in shards for n in s.nodes)
     repeated = sorted(node_id for node_id, times in seen.items() if times > 1)
@@ -115,8 +115,8 @@ def _check_same_job(shards: Sequence[EvaluationResults]) -> None:
         raise ConfigError(f"merge: node(s) scored by more than one shard: {', '.join(repeated[:5])}")
 
 
-def _comparable(parameters: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in parameters.items() if k not in _PER_SHARD_PARAMETERS}
+def _comparable(parameters: RunParameters) -> dict[str, Any]:
+    return parameters.model_dump(mode="json", exclude=set(_PER_SHARD_PARAMETERS))
 
 
 def _differing(a: dict[str, Any], b: dict[str, Any]) -> list[str]:

@@ -79,7 +79,7 @@ def report_context(results: EvaluationResults) -> dict[str, Any]:
         "inputs": [i.model_dump() for i in results.inputs if i.status != "loaded"],
         "input_count": len(results.inputs),
         "refused_nodes": [_node_row(n) for n in results.nodes if n.status.value in ("invalid", "unscored")],
-        "parameters": _key_values(results.parameters),
+        "parameters": _key_values(results.parameters.model_dump(mode="json")),
         "counts": _key_values(summary.counts),
         "judge_counts": _key_values(summary.judge),
         "nodes": [_node(n) for n in results.nodes],
@@ -165,10 +165,8 @@ def _distribution(results: EvaluationResults) -> dict[str, Any] | None:
     if not steps:
         return None
     nodes = [n.own_score for n in results.nodes if n.own_score is not None]
-    threshold = results.parameters.get("failure_threshold")
-    marker = threshold if isinstance(threshold, int | float) and not isinstance(threshold, bool) else None
     return {"steps": score_bins(steps), "nodes": score_bins(nodes), "n_steps": len(steps),
-            "n_nodes": len(nodes), "threshold": marker}
+            "n_nodes": len(nodes), "threshold": results.parameters.failure_threshold}
 
 
 def _lowest(nodes: list[NodeResult]) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from tracegrade.atif.scoring._records import CategorizationStatus, StepResult, S
 from tracegrade.atif.scoring._repeat_records import StepRepeats
 from tracegrade.atif.scoring._repeats import repeat_seed, step_repeats
 from tracegrade.errors import JudgeError
-from tracegrade.judge import PROTOCOL_ERROR_CODES, Judge
+from tracegrade.judge import PROTOCOL_ERROR_CODES, JudgeProtocol
 
 __all__ = ["NodeState", "RunProgress", "ScoringEngine"]
 
@@ -97,7 +97,7 @@ class ScoringEngine:
 
     def __init__(
         self,
-        judge: Judge,
+        judge: JudgeProtocol,
         resolver: CriteriaResolver,
         options: ScoringOptions,
         progress: RunProgress | None = None,

@@ -17,17 +17,14 @@ from tracegrade.atif.criteria._params import DEFAULT_REFERENCE_RUBRIC, CriteriaP
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.errors import ConfigError
-from tracegrade.judge import JudgeSettings
+from tracegrade.judge import JudgeOptions
 from tracegrade.rubric import ScoringMode
 
 __all__ = ["CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "parse_parameters"]
 
 _LOAD: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(LoadOptions)}
-_JUDGE: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(JudgeSettings)}
 _INT64 = 2**63 - 1
 """Largest integer a parameter takes: what JSON tools, telemetry and Parquet carry (int64)."""
-_DAY = 86_400.0
-"""Longest judge deadline or retry delay accepted, in seconds."""
 
 
 class PartialResultPolicy(StrEnum):
@@ -66,8 +63,8 @@ class CriteriaInputs(BaseModel):
     )
 
 
-class ScoringOptions(BaseModel):
-    """Everything except the criteria source that shapes a scoring run."""
+class _JobOptions(BaseModel):
+    """The options of a scoring job that are not the judge's: what is read, and how scores roll up."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -116,35 +113,15 @@ class ScoringOptions(BaseModel):
     num_examples: StrictInt | None = Field(
         None, ge=1, le=_INT64, description="Score only the first N root trajectories (sorted by path)."
     )
-    concurrency_limit: StrictInt = Field(
-        _JUDGE["concurrency_limit"], ge=1, le=1024, description="Judge requests in flight at once."
-    )
-    judge_timeout_seconds: float = Field(
-        _JUDGE["judge_timeout_seconds"], gt=0, le=_DAY, allow_inf_nan=False,
-        description="Deadline of one judge HTTP attempt.",
-    )
-    judge_max_attempts: StrictInt = Field(
-        _JUDGE["judge_max_attempts"], ge=1, le=10, description="Attempts per judge call, retries included."
-    )
-    judge_initial_backoff_seconds: float = Field(
-        _JUDGE["judge_initial_backoff_seconds"], ge=0, le=_DAY, allow_inf_nan=False,
-        description="First retry delay; it doubles on each retry.",
-    )
-    max_judge_requests: StrictInt | None = Field(
-        None, ge=1, le=_INT64, description="Budget of judge HTTP attempts for the whole job (unlimited if unset)."
-    )
-    max_context_bytes: StrictInt = Field(
-        _JUDGE["max_context_bytes"], ge=1024, le=_INT64, description="Byte budget of one judge request."
-    )
-    judge_temperature: float = Field(
-        _JUDGE["temperature"], ge=0.0, le=2.0, allow_inf_nan=False, description="Judge sampling temperature."
-    )
-    judge_max_tokens: StrictInt | None = Field(
-        _JUDGE["max_tokens"], ge=1, le=_INT64, description="Judge answer token limit."
-    )
-    judge_seed: StrictInt | None = Field(
-        None, ge=-_INT64 - 1, le=_INT64, description="Judge sampling seed, when the endpoint supports one."
-    )
+
+
+class ScoringOptions(JudgeOptions, _JobOptions):
+    """Everything except the criteria source that shapes a scoring run.
+
+    The job's own options come first, then the judge's (:class:`~tracegrade.judge.JudgeOptions`, declared
+    there), then ``judge_repeats``: the order of every parameter table.
+    """
+
     judge_repeats: StrictInt = Field(
         1, ge=1, le=20,
         description="Independent verdicts per step (distinct seeds, each cached); the step score is their mean "

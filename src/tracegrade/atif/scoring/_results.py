@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from tracegrade.atif.reading._records import InputAccount
+from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._records import NodeResult, RunSummary
+from tracegrade.rubric import ScoringMode
 
-__all__ = ["RESULTS_FORMAT", "EvaluationResults", "InputRecord"]
+__all__ = ["RESULTS_FORMAT", "EvaluationResults", "InputRecord", "RunParameters"]
 
 RESULTS_FORMAT: Literal["tracegrade.atif.evaluation_results/1"] = "tracegrade.atif.evaluation_results/1"
 
@@ -38,6 +40,40 @@ class InputRecord(BaseModel):
         )
 
 
+class RunParameters(ScoringOptions):
+    """The parameters a run was scored with, as recorded with its results and logged to MLflow.
+
+    Every option of the run (``ScoringOptions``; ``judge_repeats`` only when it is not 1, so that
+    single-verdict results read as before repeats existed), then where its criteria came from and what
+    the run was.
+    """
+
+    scoring_mode: ScoringMode
+    benchmark_name: str | None
+    """Canonical built-in benchmark name (benchmark mode)."""
+    reference_registry_path: str | None
+    reference_rubric: str
+    custom_rubric_source: str | None
+    """Which parameter supplied the custom rubric (custom mode)."""
+    atif_prompt_version: str
+    atif_judge: str
+    """The judge model's name."""
+    atif_scored_frames: Literal["all"]
+    atif_criteria_source: str
+    """``derived_by_judge``, ``local_judge_generic_rubric``, or the scoring mode."""
+    atif_copied_context: Literal["scored", "kept_not_scored"]
+    """How steps marked ``is_copied_context`` were treated."""
+    atif_complete: bool
+    """Every input was read and every node scored."""
+
+    @model_serializer(mode="wrap")
+    def _without_single_repeats(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        values: dict[str, Any] = handler(self)
+        if self.judge_repeats == 1:
+            values.pop("judge_repeats", None)
+        return values
+
+
 class EvaluationResults(BaseModel):
     """Everything a scoring run produced: parameters, provenance, summary, inputs and per-node results."""
 
@@ -49,8 +85,7 @@ class EvaluationResults(BaseModel):
     """UTC ISO 8601 time the run finished."""
     shard: str | None = None
     """``i/n`` when this is one shard of a larger job."""
-    parameters: dict[str, Any]
-    """Run parameters, including atif_prompt_version, atif_judge, atif_scored_frames and atif_complete."""
+    parameters: RunParameters
     provenance: dict[str, Any]
     """Judge model and settings, prompt version and template hashes."""
     summary: RunSummary

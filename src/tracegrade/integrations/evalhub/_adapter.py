@@ -18,6 +18,7 @@ from opentelemetry.sdk.metrics import MeterProvider
 from tracegrade.atif import (
     CriteriaParams,
     EvaluationResults,
+    JobContext,
     JudgeTarget,
     RunProgress,
     ScoringEngine,
@@ -141,12 +142,10 @@ class AtifAdapter(FrameworkAdapter):
                     options,
                     criteria,
                     target,
-                    job_id=spec.id,
+                    JobContext(spec.id, progress=progress, on_engine=on_engine),
                     out_dir=None,
                     cache_path=None,
                     meter_provider=meters,
-                    progress=progress,
-                    on_engine=on_engine,
                 )
         finally:
             watcher.cancel()

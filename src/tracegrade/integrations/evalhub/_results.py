@@ -78,7 +78,8 @@ def job_metrics(results: EvaluationResults) -> list[EvaluationResult]:
 def evaluation_metadata(results: EvaluationResults) -> dict[str, Any]:
     """What produced the scores and how the run went, under ``atif_*`` keys."""
     summary = results.summary
-    metadata: dict[str, Any] = {_atif(k): results.parameters.get(k) for k in _PARAMETERS}
+    recorded = results.parameters.model_dump(mode="json")
+    metadata: dict[str, Any] = {_atif(k): recorded[k] for k in _PARAMETERS}
     metadata.update(
         {
             "atif_complete": summary.atif_complete,
@@ -98,6 +99,7 @@ def evaluation_metadata(results: EvaluationResults) -> dict[str, Any]:
 def job_results(spec: JobSpec, results: EvaluationResults, duration_seconds: float) -> JobResults:
     """The ``JobResults`` of a completed run (call :func:`check_outcome` first)."""
     summary = results.summary
+    recorded = results.parameters.model_dump(mode="json")
     return JobResults(
         id=spec.id,
         benchmark_id=spec.benchmark_id,
@@ -108,7 +110,7 @@ def job_results(spec: JobSpec, results: EvaluationResults, duration_seconds: flo
         num_examples_evaluated=summary.num_examples_evaluated,
         duration_seconds=round(duration_seconds, 3),
         evaluation_metadata=evaluation_metadata(results),
-        additional_info={k: results.parameters.get(k) for k in _PARAMETERS[:4]},
+        additional_info={k: recorded[k] for k in _PARAMETERS[:4]},
     )
 
 
