@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from tracegrade.suites.checking._records import CheckResult as CheckResult
     from tracegrade.suites.reading._comparisons import BUILTIN_COMPARISONS as BUILTIN_COMPARISONS
     from tracegrade.suites.reading._comparisons import JUDGE_COMPARISON as JUDGE_COMPARISON
+    from tracegrade.suites.reading._comparisons import CheckContext as CheckContext
+    from tracegrade.suites.reading._comparisons import Comparison as Comparison
     from tracegrade.suites.reading._comparisons import CustomScorer as CustomScorer
     from tracegrade.suites.reading._comparisons import ScorerRegistry as ScorerRegistry
     from tracegrade.suites.reading._dataset import Case as Case

@@ -10,15 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade.runs import gc_paused
-from tracegrade.suites.checking._judge import CHECK_PROMPT_VERSION, JudgeAsker
+from tracegrade.suites.checking._judge import JudgeAsker
 from tracegrade.suites.checking._records import AttemptRecord, AttemptRequest, Observation
 from tracegrade.suites.checking._scoring import CaseScorer, SuiteScorer
-from tracegrade.suites.reading._comparisons import (
-    BUILTIN_COMPARISONS,
-    BUILTIN_REVISION,
-    JUDGE_COMPARISON,
-    ScorerRegistry,
-)
+from tracegrade.suites.reading._comparisons import ScorerRegistry
 from tracegrade.suites.reading._dataset import Dataset, SuiteSpec, sha256_json
 from tracegrade.suites.reporting._params import SuiteRunParameters
 from tracegrade.suites.reporting._report import REPORT_FORMAT, suite_section
@@ -32,17 +27,7 @@ Advance = Callable[[int], None]
 
 def scorer_revisions(suite: SuiteSpec, registry: ScorerRegistry, judge_model: str | None) -> dict[str, str]:
     """Revision of every comparison the suite uses (compare refuses when they differ)."""
-    used = sorted({e.comparison for case in suite.cases for e in case.expectations})
-    revisions = {}
-    for name in used:
-        custom = registry.get(name)
-        if name in BUILTIN_COMPARISONS:
-            revisions[name] = BUILTIN_REVISION
-        elif name == JUDGE_COMPARISON:
-            revisions[name] = f"{CHECK_PROMPT_VERSION}:{judge_model or 'none'}"
-        elif custom is not None:
-            revisions[name] = custom.revision
-    return revisions
+    return registry.revisions((e.comparison for case in suite.cases for e in case.expectations), judge_model)
 
 
 def run_key(dataset: Dataset, target: dict[str, Any], params: SuiteRunParameters) -> str:
