@@ -18,7 +18,7 @@ from tracegrade.stats import Interval
 from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord, Record
 from tracegrade.suites.reading._dataset import Dataset, Metric, SuiteSpec
 from tracegrade.suites.reporting._params import IntervalParameters, SuiteRunParameters
-from tracegrade.suites.reporting._summaries import CheckCounts, SuiteSummary, summarise_suite
+from tracegrade.suites.reporting._summaries import SuiteRates, SuiteSummary, summarise_suite
 
 __all__ = [
     "REPORT_FORMAT",
@@ -123,18 +123,14 @@ class SuiteReport(Record):
         return data
 
 
-class SuiteHeadline(Record):
-    """One suite's rates and counts, with no ids, inputs or results."""
-
+class _Headed(Record):
     suite: str
     attempt_count: int
     source_case_count: int
-    checks: CheckCounts
-    check_pass_rate: float | None
-    check_coverage: float | None
-    case_pass_rate: float | None
-    failure_rate: float | None
-    review_rate: float | None
+
+
+class SuiteHeadline(SuiteRates, _Headed):
+    """One suite's sizes and rates, with no ids, inputs or results."""
 
 
 class ReportSummary(Record):

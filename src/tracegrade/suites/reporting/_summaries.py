@@ -15,6 +15,7 @@ __all__ = [
     "FlowInvocations",
     "LatencySummary",
     "StepInvocations",
+    "SuiteRates",
     "SuiteSummary",
     "UsageTotal",
     "check_counts",
@@ -94,11 +95,9 @@ class DecisionSummary(_Step):
     fallback_rate: float | None
 
 
-class SuiteSummary(Record):
-    """Every aggregate of one suite's attempts."""
+class SuiteRates(Record):
+    """A suite's check outcomes and rates."""
 
-    source_case_count: int
-    attempt_count: int
     checks: CheckCounts
     check_pass_rate: float | None
     """``passed / total`` checks."""
@@ -110,6 +109,16 @@ class SuiteSummary(Record):
     """``failed``, ``cancelled`` or ``error`` attempts."""
     review_rate: float | None
     """``needs_review`` attempts."""
+
+
+class _Sizes(Record):
+    source_case_count: int
+    attempt_count: int
+
+
+class SuiteSummary(SuiteRates, _Sizes):
+    """Every aggregate of one suite's attempts: sizes, rates, then these."""
+
     statuses: dict[str, int]
     flows: list[FlowInvocations]
     steps: list[StepInvocations]
