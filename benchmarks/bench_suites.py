@@ -98,15 +98,15 @@ def score(folder: Path, dataset_path: Path, results: Path, name: str) -> tuple[P
     mark = timed("load and validate dataset", start)
     target = RecordedResults(results, dataset, 1)
     mark = timed("read recorded results", mark)
-    params = SuiteRunParameters(details=False, max_concurrency=1)
+    params = SuiteRunParameters(details=False, concurrency_limit=1)
     report = asyncio.run(run_dataset(dataset, target, params))
     mark = timed("score, summarise, intervals (run_dataset)", mark)
     path = folder / name
     write_private(path, dumps_report(report))
     timed("write report JSON", mark)
-    total = sum(s["checks"]["total"] for s in report["suites"])
-    passed = sum(s["checks"]["passed"] for s in report["suites"])
-    print(f"  checks scored: {total:,} (passed {passed:,}) in {len(report['suites'])} suites")
+    total = sum(s.checks.total for s in report.suites)
+    passed = sum(s.checks.passed for s in report.suites)
+    print(f"  checks scored: {total:,} (passed {passed:,}) in {len(report.suites)} suites")
     return path, time.perf_counter() - start
 
 
@@ -128,9 +128,9 @@ def main() -> None:
         base_report, cand_report = read_report(baseline), read_report(candidate)
         mark = timed("read both reports", start)
         result = compare_reports(cand_report, base_report, IntervalParameters(resamples=args.resamples))
-        deltas = sum(len(s["deltas"]) for s in result["suites"])
+        deltas = sum(len(s.deltas) for s in result.suites)
         timed(f"compare ({deltas} bootstrapped deltas)", mark)
-        print(f"  total {time.perf_counter() - start:.2f} s; changes {result['suites'][0]['changes']}")
+        print(f"  total {time.perf_counter() - start:.2f} s; changes {result.suites[0].changes.model_dump()}")
 
 
 if __name__ == "__main__":

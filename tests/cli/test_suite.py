@@ -42,7 +42,7 @@ def test_check_names_every_problem(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_run_replay_and_compare_the_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report, html = tmp_path / "report.json", tmp_path / "report.html"
     code, out, _ = run(capsys, "run", DATASET, "--target-cmd", SUT, "-o", str(report), "--html", str(html),
-                       "--repeat", "2", "--max-concurrency", "4")
+                       "--repeat", "2", "--concurrency-limit", "4")
     assert code == 4  # the provider-down case fails operationally
     pipeline = out["suites"][0]
     assert pipeline["checks"] == {"total": 38, "passed": 30, "failed": 4, "missing": 0, "skipped": 2, "errors": 2}
@@ -94,6 +94,22 @@ def test_invalid_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert not (tmp_path / "r.json").exists()
 
 
+def test_max_concurrency_is_a_hidden_deprecated_name_of_the_concurrency_limit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = str(EXAMPLE / "results.jsonl")
+    code, out, err = run(capsys, "run", DATASET, "--results", results, "-o", str(tmp_path / "r.json"),
+                         "--max-concurrency", "3")
+    assert code == 4 and out["suites"][0]["checks"]["total"] == 19
+    assert err.splitlines() == ["warning: --max-concurrency is deprecated; use --concurrency-limit"]
+    assert json.loads((tmp_path / "r.json").read_text())["parameters"]["concurrency_limit"] == 3
+    code, _, err = run(capsys, "run", DATASET, "--results", results, "-o", str(tmp_path / "b.json"),
+                       "--max-concurrency", "3", "--concurrency-limit", "2")
+    assert code == 2 and "give --concurrency-limit only" in err and not (tmp_path / "b.json").exists()
+    assert run_app(app, ["suite", "run", "--help"]) == 0
+    help_text = capsys.readouterr().out
+    assert "--concurrency-limit" in help_text and "--max-concurrency" not in help_text
+
+
 def test_judge_checks_need_a_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = {"name": "d", "revision": "1", "suites": [{"name": "s", "workflow": "w", "cases": [
         {"id": "a", "input": {"payload": 1}, "expectations": [
@@ -122,7 +138,7 @@ def test_sigterm_exits_130_and_the_rerun_resumes(tmp_path: Path) -> None:
     (tmp_path / "d.json").write_text(json.dumps({"name": "d", "revision": "1", "suites": [
         {"name": "s", "workflow": "w", "cases": cases}]}))
     argv = [sys.executable, "-c", "from tracegrade.cli import main; main()", "suite", "run", str(tmp_path / "d.json"),
-            "--target-cmd", f"{sys.executable} {sut}", "-o", str(tmp_path / "r.json"), "--max-concurrency", "1"]
+            "--target-cmd", f"{sys.executable} {sut}", "-o", str(tmp_path / "r.json"), "--concurrency-limit", "1"]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     checkpoint = tmp_path / "r.json.checkpoint.jsonl"
     deadline = time.monotonic() + 30

@@ -4,7 +4,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tracegrade.suites import Case, Dataset, load_dataset
+from tracegrade.suites import (
+    CallableTarget,
+    Case,
+    Dataset,
+    SuiteReport,
+    SuiteRunParameters,
+    dumps_report,
+    load_dataset,
+    run_dataset,
+    write_private,
+)
+from tracegrade.suites.checking._records import AttemptRequest
 from tracegrade.suites.reading._dataset import Metric, SuiteSpec
 
 
@@ -38,3 +49,59 @@ def load(folder: Path, data: dict[str, Any]) -> Dataset:
 def suite_spec(cases: list[dict[str, Any]], metrics: list[dict[str, Any]] | None = None) -> SuiteSpec:
     return SuiteSpec("s", "wf", None, None, tuple(Case.model_validate(c) for c in cases),
                      tuple(Metric.model_validate(m) for m in metrics or []), "1")
+
+
+async def answered(tmp_path: Path, answers: dict[str, Any]) -> SuiteReport:
+    """A run of one check ``/v == 1`` per case, each case answered as given (an exception is raised)."""
+    async def sut(request: AttemptRequest) -> Any:
+        answer = answers[request.case_id]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    data = load(tmp_path, manifest(suite("s", [case(k, expectation("v", "/v", 1), payload={"secret": "PII-123"})
+                                               for k in answers])))
+    return await run_dataset(data, CallableTarget(sut), SuiteRunParameters())
+
+
+METRICS = [{"name": "cat", "path": "/cat", "kind": "classification", "labels": ["x", "y", None]},
+           {"name": "tags", "path": "/tags", "kind": "multilabel", "labels": ["a", "b"]},
+           {"name": "who", "path": "/who", "kind": "fields", "labels": ["name", "tel"]}]
+
+
+async def with_metrics(tmp_path: Path) -> SuiteReport:
+    """A run with a metric of every kind, a flow with a decision step, and one skipped step."""
+    cases = [case(f"c{i}", expectation("cat", "/cat", label), expectation("tags", "/tags", ["a"], comparison="set"),
+                  expectation("who", "/who", {"name": "A", "tel": None}), payload={"i": i})
+             for i, label in enumerate(["x", "y", None])]
+    data = load(tmp_path, manifest(suite("s", cases, metrics=METRICS)))
+
+    async def sut(request: AttemptRequest) -> Any:
+        steps = {"pick": {"status": "completed", "selection": {"origin": "model" if request.payload["i"] else
+                                                                "fallback"}},
+                 "draft": {"status": "skipped"}}
+        return {"cat": "x", "tags": ["a", "b"], "who": {"name": "A", "tel": "5"},
+                "flows": {"triage": {"status": "completed", "steps": steps}}}
+
+    return await run_dataset(data, CallableTarget(sut), SuiteRunParameters())
+
+
+def two_checks(values: list[int]) -> dict[str, Any]:
+    """A manifest of cases ``c<i>`` with the checks ``/v == values[i]`` and ``/w == 0``."""
+    return manifest(suite("s", [case(f"c{i}", expectation("v", "/v", v), expectation("w", "/w", 0),
+                                     payload={"i": i}) for i, v in enumerate(values)]))
+
+
+async def saved_run(tmp_path: Path, data_path: Path, answers: dict[int, int | None], name: str,
+                    params: SuiteRunParameters | None = None) -> Path:
+    """A report written to ``name``: case ``c<i>`` answers ``/v = answers[i]`` (None or absent: the target raises)."""
+    async def sut(request: AttemptRequest) -> dict[str, Any]:
+        i = request.payload["i"]
+        if answers.get(i) is None:
+            raise RuntimeError("down")
+        return {"v": answers[i], "w": 0, "execution": {"status": "completed"}}
+
+    report = await run_dataset(load_dataset(data_path), CallableTarget(sut), params or SuiteRunParameters(repeat=2))
+    path = tmp_path / name
+    write_private(path, dumps_report(report))
+    return path

@@ -6,7 +6,7 @@ import contextlib
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import orjson
 import typer
@@ -18,9 +18,11 @@ from tracegrade.errors import ConfigError
 from tracegrade.suites import IntervalParameters, SuiteRunParameters
 
 if TYPE_CHECKING:
-    from tracegrade.suites import Dataset, JudgeAsker, Target
+    from tracegrade.suites import Dataset, JudgeAsker, SuiteReport, Target
 
 __all__ = ["suite_app"]
+
+T = TypeVar("T")
 
 EXIT_CODES = ("Exit codes: 0 all checks passed (or a check/compare completed); 1 gold disagreement; 2 invalid "
               "input, arguments or conflict; 3 missing optional dependency; 4 an attempt failed operationally; "
@@ -66,6 +68,7 @@ def check(dataset: Annotated[Path, typer.Argument(help="Dataset manifest (JSON).
 @suite_app.command(epilog=EXIT_CODES)
 @with_model_options(OptionGroup(SuiteRunParameters, "Run"))
 def run(
+    context: typer.Context,
     dataset: Annotated[Path, typer.Argument(help="Dataset manifest (JSON).")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Report JSON to write (0600; never overwritten).")],
     results: Annotated[Path | None, typer.Option(help="Recorded results (JSONL) to score instead of running.",
@@ -80,20 +83,21 @@ def run(
     judge_url: JudgeUrl = None,
     judge_model: JudgeModel = None,
     judge_api_key_env: JudgeKeyEnv = None,
+    max_concurrency: Annotated[int | None, typer.Option(hidden=True, help="Deprecated: --concurrency-limit.")] = None,
     *,
     parameters: dict[str, Any],
 ) -> int:
     """Run every case of every suite against the system under test and write the report."""
     from tracegrade.suites import load_dataset
 
-    params = _validated(SuiteRunParameters, parameters)
+    params = _validated(SuiteRunParameters, _renamed_concurrency(context, parameters, max_concurrency))
     _refuse_existing(output, html)
     data = load_dataset(dataset)
     target = _target(data, params, results, target_cmd, target_url)
     if checkpoint is None and results is None:
         checkpoint = output.with_name(output.name + ".checkpoint.jsonl")
 
-    async def go(judge: JudgeAsker | None) -> dict[str, Any]:
+    async def go(judge: JudgeAsker | None) -> SuiteReport:
         from tracegrade.runs import progress
         from tracegrade.suites import run_dataset
 
@@ -126,7 +130,7 @@ def replay(
     saved = read_report(report)
     data = load_dataset(dataset)
 
-    async def go(judge: JudgeAsker | None) -> dict[str, Any]:
+    async def go(judge: JudgeAsker | None) -> SuiteReport:
         return await replay_report(saved, data, judge=judge, judge_model=judge_model)
 
     return _publish(_with_judge(data, judge_url, judge_model, judge_api_key_env, go), output, html)
@@ -151,15 +155,28 @@ def compare(
     _refuse_existing(output, None)
     result = compare_reports(read_report(candidate), read_report(baseline), params)
     if output is not None:
-        write_private(output, orjson.dumps(result, option=orjson.OPT_INDENT_2))
-    _echo_json({"format": result["format"], "output": None if output is None else str(output),
-                "suites": [{"suite": s["suite"], "changes": s["changes"],
-                            "deltas": {k: v["delta"] for k, v in s["deltas"].items()}} for s in result["suites"]]})
+        write_private(output, orjson.dumps(result.model_dump(), option=orjson.OPT_INDENT_2))
+    _echo_json({"format": result.format, "output": None if output is None else str(output),
+                "suites": [{"suite": s.suite, "changes": s.changes.model_dump(),
+                            "deltas": {k: v.model_dump()["delta"] for k, v in s.deltas.items()}}
+                           for s in result.suites]})
     if _stderr().is_terminal:
         from tracegrade.suites import print_comparison
 
         print_comparison(result, _stderr())
     return 0
+
+
+def _renamed_concurrency(context: typer.Context, parameters: dict[str, Any],
+                         max_concurrency: int | None) -> dict[str, Any]:
+    """The parameters with the deprecated ``--max-concurrency`` read as ``--concurrency-limit``."""
+    if max_concurrency is None:
+        return parameters
+    sys.stderr.write("warning: --max-concurrency is deprecated; use --concurrency-limit\n")
+    source = context.get_parameter_source("concurrency_limit")
+    if source is not None and source.name == "COMMANDLINE":
+        raise ConfigError("give --concurrency-limit only (--max-concurrency is its deprecated name)")
+    return {**parameters, "concurrency_limit": max_concurrency}
 
 
 def _validated(model: Any, parameters: dict[str, Any]) -> Any:
@@ -194,7 +211,7 @@ def _target(data: Dataset, params: SuiteRunParameters, results: Path | None, com
 
 
 def _with_judge(data: Dataset, url: str | None, model: str | None, key_env: str | None,
-                go: Callable[[JudgeAsker | None], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+                go: Callable[[JudgeAsker | None], Awaitable[T]]) -> T:
     import asyncio
 
     from tracegrade.runs import interrupts
@@ -204,7 +221,7 @@ def _with_judge(data: Dataset, url: str | None, model: str | None, key_env: str 
     if needed and (url is None or model is None):
         raise ConfigError("the dataset has judge checks: give --judge-url and --judge-model")
 
-    async def main() -> dict[str, Any]:
+    async def main() -> T:
         async with _judge(url, model, key_env, needed) as judge:
             return await go(judge)
 
@@ -224,7 +241,7 @@ async def _judge(url: str | None, model: str | None, key_env: str | None, needed
         yield judge
 
 
-def _publish(report: dict[str, Any], output: Path, html: Path | None) -> int:
+def _publish(report: SuiteReport, output: Path, html: Path | None) -> int:
     from tracegrade.suites import dumps_report, exit_code, report_summary, write_private
 
     write_private(output, dumps_report(report))
@@ -232,7 +249,7 @@ def _publish(report: dict[str, Any], output: Path, html: Path | None) -> int:
         from tracegrade.suites import render_report_html
 
         write_private(html, render_report_html(report).encode())
-    _echo_json(report_summary(report, output))
+    _echo_json(report_summary(report, output).model_dump())
     console = _stderr()
     if console.is_terminal:
         from tracegrade.suites import print_report

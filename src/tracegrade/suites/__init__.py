@@ -7,8 +7,8 @@ outcome, and the report keeps every denominator whole::
     dataset = load_dataset(Path("evaluation/dataset.json"))
     report = await run_dataset(dataset, CommandTarget("python sut.py"), SuiteRunParameters(repeat=3))
 
-Saved reports can be rescored against current gold (:func:`replay_report`) and compared
-(:func:`compare_reports`).
+A report is a typed :class:`SuiteReport`; saved reports can be read back (:func:`read_report`),
+rescored against current gold (:func:`replay_report`) and compared (:func:`compare_reports`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from tracegrade.suites.checking._records import CheckResult as CheckResult
     from tracegrade.suites.reading._comparisons import BUILTIN_COMPARISONS as BUILTIN_COMPARISONS
     from tracegrade.suites.reading._comparisons import JUDGE_COMPARISON as JUDGE_COMPARISON
+    from tracegrade.suites.reading._comparisons import CheckContext as CheckContext
+    from tracegrade.suites.reading._comparisons import Comparison as Comparison
     from tracegrade.suites.reading._comparisons import CustomScorer as CustomScorer
     from tracegrade.suites.reading._comparisons import ScorerRegistry as ScorerRegistry
     from tracegrade.suites.reading._dataset import Case as Case
@@ -30,11 +32,14 @@ if TYPE_CHECKING:
     from tracegrade.suites.reading._dataset import Expectation as Expectation
     from tracegrade.suites.reading._load import check_dataset as check_dataset
     from tracegrade.suites.reading._load import load_dataset as load_dataset
+    from tracegrade.suites.reporting._compare import ComparisonReport as ComparisonReport
     from tracegrade.suites.reporting._compare import compare_reports as compare_reports
     from tracegrade.suites.reporting._html import render_report_html as render_report_html
     from tracegrade.suites.reporting._params import IntervalParameters as IntervalParameters
     from tracegrade.suites.reporting._params import SuiteRunParameters as SuiteRunParameters
     from tracegrade.suites.reporting._params import parameters_error as parameters_error
+    from tracegrade.suites.reporting._report import SuiteReport as SuiteReport
+    from tracegrade.suites.reporting._report import SuiteSection as SuiteSection
     from tracegrade.suites.reporting._report import dumps_report as dumps_report
     from tracegrade.suites.reporting._report import exit_code as exit_code
     from tracegrade.suites.reporting._report import read_report as read_report

@@ -12,8 +12,8 @@ from tracegrade.suites.reading._dataset import Metric
 CATEGORY = {"name": "category", "path": "/cat", "kind": "classification", "labels": ["billing", "cancellation"]}
 
 
-async def observations(metric: dict[str, Any], attempts: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> dict[
-        str, Any]:
+async def observations(metric: dict[str, Any],
+                       attempts: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> Any:
     spec = Metric.model_validate(metric)
     found = []
     for number, (raw_case, result) in enumerate(attempts):
@@ -38,47 +38,47 @@ async def test_the_worked_classification_example() -> None:
         (gold("cancellation"), {"cat": 7}),               # invalid label
         (case("x", expectation("other", "/other", 1)), {"cat": "billing"}),  # no gold at the path: excluded
     ])
-    assert {k: summary[k] for k in ("support", "excluded", "observed", "abstained", "missing", "skipped", "errors",
-                                    "invalid", "correct")} == {
+    assert summary.model_dump(include={"support", "excluded", "observed", "abstained", "missing", "skipped", "errors",
+                                       "invalid", "correct"}) == {
         "support": 7, "excluded": 1, "observed": 2, "abstained": 1, "missing": 1, "skipped": 0, "errors": 1,
         "invalid": 2, "correct": 1}
-    assert summary["accuracy"] == 1 / 7 and summary["coverage"] == 2 / 7
-    assert summary["confusion_matrix"] == {"labels": ["billing", "cancellation"], "rows": [[1, 1], [0, 0]]}
-    billing, cancellation = summary["per_label"]
-    assert (billing["tp"], billing["fp"], billing["fn"], billing["tn"]) == (1, 0, 1, 0)
-    assert (billing["precision"], billing["recall"], billing["f1"]) == (1.0, 0.5, 2 / 3)
-    assert (cancellation["precision"], cancellation["recall"], cancellation["f1"]) == (0.0, None, 0.0)
-    assert summary["micro"] == {"precision": 0.5, "recall": 0.5, "f1": 0.5}
-    assert summary["macro"] == {"precision": 0.5, "recall": None, "f1": 1 / 3}
+    assert summary.accuracy == 1 / 7 and summary.coverage == 2 / 7
+    assert summary.confusion_matrix.model_dump() == {"labels": ["billing", "cancellation"], "rows": [[1, 1], [0, 0]]}
+    billing, cancellation = summary.per_label
+    assert (billing.tp, billing.fp, billing.fn, billing.tn) == (1, 0, 1, 0)
+    assert (billing.precision, billing.recall, billing.f1) == (1.0, 0.5, 2 / 3)
+    assert (cancellation.precision, cancellation.recall, cancellation.f1) == (0.0, None, 0.0)
+    assert summary.micro.model_dump() == {"precision": 0.5, "recall": 0.5, "f1": 0.5}
+    assert summary.macro.model_dump() == {"precision": 0.5, "recall": None, "f1": 1 / 3}
 
 
 async def test_one_correct_and_nine_missing_is_ten_percent_not_perfect() -> None:
     summary = await observations(CATEGORY, [(gold("billing"), {"cat": "billing"})] + [(gold("billing"), {})] * 9)
-    assert (summary["accuracy"], summary["coverage"], summary["micro"]["precision"]) == (0.1, 0.1, 1.0)
+    assert (summary.accuracy, summary.coverage, summary.micro.precision) == (0.1, 0.1, 1.0)
 
 
 async def test_null_is_a_label_when_declared() -> None:
     metric = {**CATEGORY, "labels": ["billing", None]}
     summary = await observations(metric, [(gold(None), {"cat": None}), (gold("billing"), {"cat": None})])
-    assert (summary["observed"], summary["correct"]) == (2, 1)
-    assert summary["confusion_matrix"]["rows"] == [[0, 1], [0, 1]]
+    assert (summary.observed, summary.correct) == (2, 1)
+    assert summary.confusion_matrix.rows == [[0, 1], [0, 1]]
 
 
 async def test_one_of_gold_accepts_any_option_and_rows_use_the_primary() -> None:
     metric = {**CATEGORY, "labels": ["billing", "cancellation", "other"]}
     either = case("x", expectation("cat", "/cat", ["billing", "other"], comparison="one_of"))
     summary = await observations(metric, [(either, {"cat": "other"}), (either, {"cat": "cancellation"})])
-    assert summary["correct"] == 1
-    assert summary["confusion_matrix"]["rows"] == [[0, 1, 0], [0, 0, 0], [0, 0, 1]]
+    assert summary.correct == 1
+    assert summary.confusion_matrix.rows == [[0, 1, 0], [0, 0, 0], [0, 0, 1]]
 
 
 async def test_multilabel_needs_the_whole_set_and_keeps_missing_in_support() -> None:
     metric = {"name": "tags", "path": "/tags", "kind": "multilabel", "labels": ["x", "y", "z"]}
     tags = case("t", expectation("tags", "/tags", ["x", "y"], comparison="set"))
     summary = await observations(metric, [(tags, {"tags": ["y", "x"]}), (tags, {"tags": ["x"]}), (tags, {})])
-    assert (summary["support"], summary["observed"], summary["missing"], summary["correct"]) == (3, 2, 1, 1)
-    x, y, z = summary["per_label"]
-    assert (x["tp"], y["tp"], y["fn"], z["tn"]) == (2, 1, 1, 2)
+    assert (summary.support, summary.observed, summary.missing, summary.correct) == (3, 2, 1, 1)
+    x, y, z = summary.per_label
+    assert (x.tp, y.tp, y.fn, z.tn) == (2, 1, 1, 2)
 
 
 async def test_fields_count_hallucinations_and_misses() -> None:
@@ -86,6 +86,6 @@ async def test_fields_count_hallucinations_and_misses() -> None:
     gold_fields = case("f", expectation("contact", "/contact", {"name": "Ann", "phone": None}))
     summary = await observations(metric, [(gold_fields, {"contact": {"name": "Ann", "phone": "123"}}),
                                           (gold_fields, {"contact": {"phone": None}}), (gold_fields, None)])
-    name, phone = summary["fields"]
-    assert (name["correct_value"], name["missed"], name["unavailable"], name["miss_rate"]) == (1, 1, 1, 0.5)
-    assert (phone["hallucinated"], phone["correct_null"], phone["hallucination_rate"]) == (1, 1, 0.5)
+    name, phone = summary.fields
+    assert (name.correct_value, name.missed, name.unavailable, name.miss_rate) == (1, 1, 1, 0.5)
+    assert (phone.hallucinated, phone.correct_null, phone.hallucination_rate) == (1, 1, 0.5)

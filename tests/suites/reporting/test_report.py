@@ -4,16 +4,13 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
-from rich.console import Console
 
-from tests.suites.helpers import case, expectation, load, manifest, suite
+from tests.suites.helpers import answered
 from tracegrade.errors import ConfigError, InputError
-from tracegrade.suites import CallableTarget, SuiteRunParameters, read_report, run_dataset, write_private
-from tracegrade.suites.checking._records import AttemptRequest
-from tracegrade.suites.reporting._html import render_report_html
+from tracegrade.suites import SuiteReport, read_report, write_private
 from tracegrade.suites.reporting._report import dumps_report, exit_code, report_summary
-from tracegrade.suites.reporting._terminal import print_report
 
 
 def test_private_writes_are_0600_and_never_overwrite(tmp_path: Path) -> None:
@@ -32,58 +29,61 @@ def test_reading_something_else_is_refused(tmp_path: Path) -> None:
         read_report(tmp_path / "x.json")
 
 
-async def report(tmp_path: Path, answers: dict[str, Any]) -> dict[str, Any]:
-    async def sut(request: AttemptRequest) -> Any:
-        answer = answers[request.case_id]
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
-
-    data = load(tmp_path, manifest(suite("s", [case(k, expectation("v", "/v", 1), payload={"secret": "PII-123"})
-                                               for k in answers])))
-    return await run_dataset(data, CallableTarget(sut), SuiteRunParameters())
-
-
 async def test_exit_codes_follow_the_worst_attempt(tmp_path: Path) -> None:
-    assert exit_code(await report(tmp_path, {"a": {"v": 1}})) == 0
-    assert exit_code(await report(tmp_path, {"a": {"v": 1}, "b": {"v": 2}})) == 1
-    assert exit_code(await report(tmp_path, {"a": {"v": 2}, "b": RuntimeError("x")})) == 4
-    assert exit_code(await report(tmp_path, {"a": {"v": 1, "execution": {"status": "needs_review"}}})) == 0
+    assert exit_code(await answered(tmp_path, {"a": {"v": 1}})) == 0
+    assert exit_code(await answered(tmp_path, {"a": {"v": 1}, "b": {"v": 2}})) == 1
+    assert exit_code(await answered(tmp_path, {"a": {"v": 2}, "b": RuntimeError("x")})) == 4
+    assert exit_code(await answered(tmp_path, {"a": {"v": 1, "execution": {"status": "needs_review"}}})) == 0
 
 
 async def test_the_summary_is_content_free(tmp_path: Path) -> None:
-    full = await report(tmp_path, {"case-with-private-id": {"v": 1, "note": "PII-123"}})
-    summary = dumps_report(report_summary(full, tmp_path / "r.json"))
+    full = await answered(tmp_path, {"case-with-private-id": {"v": 1, "note": "PII-123"}})
+    summary = orjson.dumps(report_summary(full, tmp_path / "r.json").model_dump())
     assert b"PII-123" not in summary and b"case-with-private-id" not in summary
+    assert list(orjson.loads(summary)["suites"][0]) == ["suite", "attempt_count", "source_case_count", "checks",
+                                                        "check_pass_rate", "check_coverage", "case_pass_rate",
+                                                        "failure_rate", "review_rate"]
     assert b"PII-123" in dumps_report(full)  # the detailed report keeps details: it is private
 
 
-async def test_terminal_report_fits_80_columns_and_html_is_self_contained(tmp_path: Path) -> None:
-    full = await report(tmp_path, {"a": {"v": 1}, "b": {"v": 2}, "c": RuntimeError("x")})
-    console = Console(width=80, record=True, force_terminal=False)
-    print_report(full, console)
-    text = console.export_text()
-    assert max(len(line) for line in text.splitlines()) <= 80
-    assert "target_exception 1" in text
-    page = render_report_html(full)
-    assert page.startswith("<!DOCTYPE html>") and "http://" not in page and "https://" not in page
-    assert "target_exception" in page and "Confusion" not in page
+def saved(tmp_path: Path, report: SuiteReport, change: Any = None) -> Path:
+    data = orjson.loads(dumps_report(report))
+    if change is not None:
+        change(data)
+    path = tmp_path / "saved.json"
+    path.write_bytes(orjson.dumps(data))
+    return path
 
 
+async def test_a_saved_report_reads_back_as_the_same_records(tmp_path: Path) -> None:
+    full = await answered(tmp_path, {"a": {"v": 1}, "b": RuntimeError("x")})
+    again = read_report(saved(tmp_path, full))
+    assert again == full
+    assert again.suites[0].attempts[1].error_code == "target_exception"
 
-async def test_metrics_render_in_both_reports(tmp_path: Path) -> None:
-    cases = [case(f"c{i}", expectation("cat", "/cat", label), expectation("who", "/who", {"name": "A", "tel": None}),
-                  payload={"i": i}) for i, label in enumerate(["x", "y", None])]
-    metrics = [{"name": "cat", "path": "/cat", "kind": "classification", "labels": ["x", "y", None]},
-               {"name": "who", "path": "/who", "kind": "fields", "labels": ["name", "tel"]}]
-    data = load(tmp_path, manifest(suite("s", cases, metrics=metrics)))
 
-    async def sut(request: AttemptRequest) -> Any:
-        return {"cat": "x", "who": {"name": "A", "tel": "5"}}
+async def test_a_report_written_before_the_concurrency_rename_still_reads(tmp_path: Path) -> None:
+    def old_name(data: dict[str, Any]) -> None:
+        parameters = data["parameters"]
+        data["parameters"] = {("max_concurrency" if k == "concurrency_limit" else k): v for k, v in parameters.items()}
 
-    full = await run_dataset(data, CallableTarget(sut), SuiteRunParameters())
-    page = render_report_html(full)
-    assert "Confusion matrix" in page and "hallucination rate" in page and "<th>null</th>" in page
-    console = Console(width=80, record=True, force_terminal=False)
-    print_report(full, console)
-    assert "halluc." in console.export_text()
+    full = await answered(tmp_path, {"a": {"v": 1}})
+    path = saved(tmp_path, full, old_name)
+    assert b'"max_concurrency":8' in path.read_bytes()
+    assert read_report(path) == full
+
+
+async def test_an_invalid_report_names_the_place(tmp_path: Path) -> None:
+    full = await answered(tmp_path, {"a": {"v": 1}})
+
+    def bad_outcome(data: dict[str, Any]) -> None:
+        data["suites"][0]["attempts"][0]["checks"][0]["outcome"] = "great"
+
+    with pytest.raises(InputError, match=r"saved\.json: /suites/0/attempts/0/checks/0/outcome: invalid attempt record"):
+        read_report(saved(tmp_path, full, bad_outcome))
+    with pytest.raises(InputError, match=r"saved.json: /suites/0/checks/total: Input should be a valid integer"):
+        read_report(saved(tmp_path, full, lambda data: data["suites"][0]["checks"].update(total="many")))
+    with pytest.raises(InputError, match=r"saved.json: /suites/0/fingerprint: Field required"):
+        read_report(saved(tmp_path, full, lambda data: data["suites"][0].pop("fingerprint")))
+    with pytest.raises(InputError, match=r"saved.json: /suites/0/latency/extra: Extra inputs are not permitted"):
+        read_report(saved(tmp_path, full, lambda data: data["suites"][0]["latency"].update(extra=1)))

@@ -27,7 +27,7 @@ async def test_recorded_results_are_scored_with_their_timing_and_usage(tmp_path:
     path = lines(tmp_path, {"id": "a", "result": {"v": 1}, "elapsed_seconds": 1.5, "usage": {"input_tokens": 3}},
                  {"id": "a", "repetition": 2, "result": None}, {"id": "b", "result": {"v": 2}})
     report = await run_dataset(data, RecordedResults(path, data, 2), SuiteRunParameters(repeat=2))
-    attempts = report["suites"][0]["attempts"]
+    attempts = report.suites[0].attempts
     assert [(a.id, a.repetition, a.status, a.error_code) for a in attempts] == [
         ("a", 1, "completed", None), ("a", 2, "error", "invalid_result"), ("b", 1, "completed", None),
         ("b", 2, "error", "no_recorded_result")]

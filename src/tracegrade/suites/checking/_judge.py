@@ -12,9 +12,9 @@ import orjson
 
 from tracegrade.errors import JudgeError
 from tracegrade.judge import JudgeRequest, Reply, protocol_error
+from tracegrade.suites.reading._comparisons import CHECK_PROMPT_VERSION
 
 __all__ = [
-    "CHECK_PROMPT_VERSION",
     "CHECK_SCHEMA",
     "JudgeAsker",
     "JudgeVerdict",
@@ -24,7 +24,6 @@ __all__ = [
     "parse_verdict",
 ]
 
-CHECK_PROMPT_VERSION = "suite-check-v1"
 MAX_RATIONALE_CHARS = 2000
 R = TypeVar("R", bound=Reply)
 

@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from tracegrade.suites.checking._records import MetricObservation, Scored
+from pydantic import Field
+
+from tracegrade.suites.checking._records import MetricObservation, Record, Scored
 from tracegrade.suites.reading._dataset import Expectation, Metric
 from tracegrade.suites.reading._json import canonical
 
-__all__ = ["observe", "summarise_metric"]
+__all__ = [
+    "ClassificationSummary",
+    "ConfusionRows",
+    "FieldCounts",
+    "FieldsSummary",
+    "LabelCounts",
+    "LabelRates",
+    "MetricSummary",
+    "MultilabelSummary",
+    "observe",
+    "summarise_metric",
+]
 
 
 def observe(metric: Metric, expectation: Expectation | None, scored: Scored | None) -> MetricObservation:
@@ -65,30 +78,131 @@ def _fields(gold: dict[str, Any], value: Any) -> MetricObservation:
     return MetricObservation("observed", predicted=value, gold=gold, correct=correct, fields=fields)
 
 
+class LabelRates(Record):
+    """Precision, recall and F1 (each null when its denominator is 0)."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+class LabelCounts(Record):
+    """One label's counts over observed attempts, and its rates."""
+
+    label: str | None
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+class ConfusionRows(Record):
+    """Counts by expected label (rows) and predicted label (columns), in catalog order."""
+
+    labels: list[str | None]
+    rows: list[list[int]]
+
+
+class FieldCounts(Record):
+    """How one field of a ``fields`` metric came out over the supported attempts."""
+
+    field: str | None
+    correct_value: int
+    correct_null: int
+    hallucinated: int
+    """A value where gold is null."""
+    missed: int
+    """Null or absent where gold has a value."""
+    wrong_value: int
+    unavailable: int
+    """No usable observation."""
+    hallucination_rate: float | None
+    """``hallucinated / (hallucinated + correct_null)``."""
+    miss_rate: float | None
+    """``missed / (missed + correct_value + wrong_value)``."""
+
+
+class _MetricTotals(Record):
+    name: str
+    kind: str
+    path: str
+    labels: list[str | None]
+    """The declared catalog (field names for ``fields``)."""
+    support: int
+    """Attempts whose case has gold for the metric (every count below adds up to it)."""
+    excluded: int
+    """Attempts whose case has no gold for the metric."""
+    observed: int
+    abstained: int
+    missing: int
+    skipped: int
+    errors: int
+    invalid: int
+    correct: int
+    accuracy: float | None
+    """``correct / support``."""
+    coverage: float | None
+    """``observed / support``."""
+
+
+class ClassificationSummary(_MetricTotals):
+    """A classification metric's section of the report."""
+
+    kind: Literal["classification"]
+    confusion_matrix: ConfusionRows
+    per_label: list[LabelCounts]
+    micro: LabelRates
+    """Rates of the counts pooled over labels."""
+    macro: LabelRates
+    """Average rates over the catalog (null when any label's rate is null)."""
+
+
+class MultilabelSummary(_MetricTotals):
+    """A multilabel metric's section of the report."""
+
+    kind: Literal["multilabel"]
+    per_label: list[LabelCounts]
+    micro: LabelRates
+    """Rates of the counts pooled over labels."""
+    macro: LabelRates
+    """Average rates over the catalog (null when any label's rate is null)."""
+
+
+class FieldsSummary(_MetricTotals):
+    """A fields metric's section of the report."""
+
+    kind: Literal["fields"]
+    fields: list[FieldCounts]
+
+
+MetricSummary = Annotated[ClassificationSummary | MultilabelSummary | FieldsSummary, Field(discriminator="kind")]
+"""A metric's section of the report, by kind."""
+
 _STATES = {"observed": "observed", "abstained": "abstained", "missing": "missing", "skipped": "skipped",
            "errors": "error", "invalid": "invalid"}
 
 
-def summarise_metric(metric: Metric, observations: Sequence[MetricObservation]) -> dict[str, Any]:
+def summarise_metric(metric: Metric, observations: Sequence[MetricObservation]) -> MetricSummary:
     """The metric's report section from every attempt's observation."""
     supported = [o for o in observations if o.state != "excluded"]
     counts = {key: sum(1 for o in supported if o.state == state) for key, state in _STATES.items()}
     correct = sum(1 for o in supported if o.correct)
     support = len(supported)
-    summary: dict[str, Any] = {
+    totals: dict[str, Any] = {
         "name": metric.name, "kind": metric.kind, "path": metric.path, "labels": list(metric.labels),
         "support": support, "excluded": len(observations) - support, **counts, "correct": correct,
         "accuracy": _ratio(correct, support), "coverage": _ratio(counts["observed"], support),
     }
     observed = [o for o in supported if o.state == "observed"]
     if metric.kind == "classification":
-        summary["confusion_matrix"] = _confusion(metric.labels, observed)
-        summary.update(_per_label(metric.labels, [(_gold_label(o), [o.predicted]) for o in observed]))
-    elif metric.kind == "multilabel":
-        summary.update(_per_label(metric.labels, [(o.gold, o.predicted) for o in observed]))
-    else:
-        summary["fields"] = _field_counts(metric.labels, supported)
-    return summary
+        return ClassificationSummary(**totals, confusion_matrix=_confusion(metric.labels, observed),
+                                     **_per_label(metric.labels, [(_gold_label(o), [o.predicted]) for o in observed]))
+    if metric.kind == "multilabel":
+        return MultilabelSummary(**totals, **_per_label(metric.labels, [(o.gold, o.predicted) for o in observed]))
+    return FieldsSummary(**totals, fields=_field_counts(metric.labels, supported))
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:
@@ -102,12 +216,12 @@ def _gold_label(o: MetricObservation) -> list[Any]:
     return [o.gold]
 
 
-def _confusion(labels: Sequence[Any], observed: Sequence[MetricObservation]) -> dict[str, Any]:
+def _confusion(labels: Sequence[Any], observed: Sequence[MetricObservation]) -> ConfusionRows:
     index = {canonical(label): i for i, label in enumerate(labels)}
     rows = [[0] * len(labels) for _ in labels]
     for o in observed:
         rows[index[canonical(_gold_label(o)[0])]][index[canonical(o.predicted)]] += 1
-    return {"labels": list(labels), "rows": rows}
+    return ConfusionRows(labels=list(labels), rows=rows)
 
 
 def _per_label(labels: Sequence[Any], pairs: Sequence[tuple[Any, Any]]) -> dict[str, Any]:
@@ -119,11 +233,10 @@ def _per_label(labels: Sequence[Any], pairs: Sequence[tuple[Any, Any]]) -> dict[
         fp = sum(1 for g, p in sets if key not in g and key in p)
         fn = sum(1 for g, p in sets if key in g and key not in p)
         pooled = [pooled[0] + tp, pooled[1] + fp, pooled[2] + fn]
-        rows.append({"label": label, "tp": tp, "fp": fp, "fn": fn, "tn": len(sets) - tp - fp - fn,
-                     **_rates(tp, fp, fn)})
-    macro = {name: None if any(r[name] is None for r in rows) else sum(r[name] for r in rows) / len(rows)
-             for name in ("precision", "recall", "f1")}
-    return {"per_label": rows, "micro": _rates(*pooled), "macro": macro}
+        rows.append(LabelCounts(label=label, tp=tp, fp=fp, fn=fn, tn=len(sets) - tp - fp - fn, **_rates(tp, fp, fn)))
+    macro = {name: None if any(getattr(r, name) is None for r in rows) else
+             sum(getattr(r, name) for r in rows) / len(rows) for name in ("precision", "recall", "f1")}
+    return {"per_label": rows, "micro": LabelRates(**_rates(*pooled)), "macro": LabelRates(**macro)}
 
 
 def _rates(tp: int, fp: int, fn: int) -> dict[str, float | None]:
@@ -133,7 +246,7 @@ def _rates(tp: int, fp: int, fn: int) -> dict[str, float | None]:
 _FIELD_CATEGORIES = ("correct_value", "correct_null", "hallucinated", "missed", "wrong_value", "unavailable")
 
 
-def _field_counts(labels: Sequence[Any], supported: Sequence[MetricObservation]) -> list[dict[str, Any]]:
+def _field_counts(labels: Sequence[Any], supported: Sequence[MetricObservation]) -> list[FieldCounts]:
     rows = []
     for name in labels:
         counts = dict.fromkeys(_FIELD_CATEGORIES, 0)
@@ -144,5 +257,5 @@ def _field_counts(labels: Sequence[Any], supported: Sequence[MetricObservation])
             counts[category] += 1
         hallucination = _ratio(counts["hallucinated"], counts["hallucinated"] + counts["correct_null"])
         miss = _ratio(counts["missed"], counts["missed"] + counts["correct_value"] + counts["wrong_value"])
-        rows.append({"field": name, **counts, "hallucination_rate": hallucination, "miss_rate": miss})
+        rows.append(FieldCounts(field=name, **counts, hallucination_rate=hallucination, miss_rate=miss))
     return rows

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import ConfigDict
+from pydantic import BaseModel, ConfigDict
 
 __all__ = [
     "EXECUTED_STATUSES",
@@ -20,6 +20,7 @@ __all__ = [
     "MetricObservation",
     "Observation",
     "Outcome",
+    "Record",
     "Scored",
 ]
 
@@ -33,6 +34,12 @@ EXECUTED_STATUSES = frozenset({"completed", "needs_review"})
 USAGE_FIELDS = ("model_requests", "tool_calls", "output_retries", "input_tokens", "output_tokens",
                 "cache_read_input_tokens", "cache_write_input_tokens", "reasoning_output_tokens")
 _CLOSED = ConfigDict(extra="forbid")
+
+
+class Record(BaseModel):
+    """Base of the report's records: frozen, and closed (an unknown key is refused when a report is read)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 @dataclass(frozen=True, slots=True)

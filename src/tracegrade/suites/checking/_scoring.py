@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from tracegrade.errors import ConfigError
 from tracegrade.suites.checking._judge import JudgeAsker, judge_check
 from tracegrade.suites.checking._metrics import observe
 from tracegrade.suites.checking._owners import attempt_status, invocations, owner_status, read_usage
 from tracegrade.suites.checking._records import EXECUTED_STATUSES, AttemptRecord, CheckResult, Observation, Scored
-from tracegrade.suites.reading._comparisons import JUDGE_COMPARISON, ProjectionError, ScorerRegistry, matches, project
+from tracegrade.suites.reading._comparisons import (
+    AskJudge,
+    CheckContext,
+    Comparison,
+    ProjectionError,
+    ScorerRegistry,
+    project,
+)
 from tracegrade.suites.reading._dataset import Case, Expectation, Metric, SuiteSpec, sha256_json
 from tracegrade.suites.reading._json import ABSENT, pointer_tokens, resolve
 from tracegrade.suites.reading._rules import matching_expectation
@@ -22,6 +31,14 @@ class _Compiled:
     expectation: Expectation
     tokens: tuple[str, ...]
     each: tuple[str, ...] | None
+    comparison: Comparison
+
+
+def _comparison(registry: ScorerRegistry, name: str) -> Comparison:
+    comparison = registry.get(name)
+    if comparison is None:
+        raise ConfigError(f"comparison {name!r} is not registered (load the dataset with the same registry)")
+    return comparison
 
 
 class CaseScorer:
@@ -35,11 +52,10 @@ class CaseScorer:
         self.expectations: list[dict[str, Any]] = case_json["expectations"]
         self.input_sha256 = sha256_json(self.input)
         self.expectations_sha256 = sha256_json(self.expectations)
-        self._checks = [_Compiled(e, pointer_tokens(e.path), None if e.each is None else pointer_tokens(e.each))
-                        for e in case.expectations]
+        self._checks = [_Compiled(e, pointer_tokens(e.path), None if e.each is None else pointer_tokens(e.each),
+                                  _comparison(registry, e.comparison)) for e in case.expectations]
         self._metrics = [(m, next(iter(matching_expectation(m, case)), None)) for m in metrics]
-        self._registry = registry
-        self._judge = judge
+        self._ask_judge: AskJudge | None = None if judge is None else partial(judge_check, judge)
 
     async def score(self, observation: Observation, repetition: int, *, details: bool) -> AttemptRecord:
         """The attempt record for ``observation``."""
@@ -78,20 +94,12 @@ class CaseScorer:
                 value = project(value, compiled.each)
             except ProjectionError as exc:
                 return Scored(CheckResult(name, "failed", f"projection_{exc}"), value)
-        return Scored(await self._compare(compiled.expectation, value), value)
+        return Scored(await self._compare(compiled, value), value)
 
-    async def _compare(self, expectation: Expectation, value: Any) -> CheckResult:
-        comparison, name = expectation.comparison, expectation.name
-        if comparison == JUDGE_COMPARISON:
-            if self._judge is None:
-                return CheckResult(name, "error", "judge_not_configured")
-            passed, reason = await judge_check(self._judge, expectation.expected, self.input, value)
-        else:
-            custom = self._registry.get(comparison)
-            if custom is None:
-                passed, reason = matches(comparison, value, expectation.expected, self.input), None
-            else:
-                passed, reason = await _custom(custom.fn, value, expectation.expected)
+    async def _compare(self, compiled: _Compiled, value: Any) -> CheckResult:
+        name = compiled.expectation.name
+        check = CheckContext(value, compiled.expectation.expected, self.input, self._ask_judge)
+        passed, reason = await compiled.comparison.compare(check)
         if passed is None:
             return CheckResult(name, "error", reason)
         return CheckResult(name, "passed") if passed else CheckResult(name, "failed", "mismatch")
@@ -100,16 +108,6 @@ class CaseScorer:
 def _execution_usage(result: dict[str, Any] | None) -> Any:
     execution = result.get("execution") if result is not None else None
     return execution.get("usage") if isinstance(execution, dict) else None
-
-
-async def _custom(fn: Any, value: Any, expected: Any) -> tuple[bool | None, str | None]:
-    try:
-        answer = await fn(value, expected)
-    except Exception:  # a scorer's own failure is a check error, never a verdict
-        return None, "scorer_error"
-    if type(answer) is not bool:
-        return None, "scorer_invalid_answer"
-    return answer, None
 
 
 class SuiteScorer:

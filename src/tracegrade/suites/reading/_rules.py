@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from tracegrade.suites.reading._comparisons import ScorerRegistry, gold_problem
+from tracegrade.suites.reading._comparisons import ScorerRegistry
 from tracegrade.suites.reading._dataset import Case, Expectation, Metric
 from tracegrade.suites.reading._json import canonical, valid_pointer
 
@@ -17,8 +16,7 @@ Found = list[tuple[str, str]]
 def case_problems(case: Case, registry: ScorerRegistry) -> Found:
     """Problems of one case as ``(place relative to the case, message)``."""
     found: Found = []
-    names = registry.names()
-    case_input: dict[str, Any] | None = None
+    case_input = dict(case.input)
     seen: set[str] = set()
     for number, expectation in enumerate(case.expectations):
         place = f"/expectations/{number}"
@@ -29,12 +27,11 @@ def case_problems(case: Case, registry: ScorerRegistry) -> Found:
             found.append((f"{place}/path", "not an RFC 6901 JSON pointer"))
         if expectation.each is not None and not valid_pointer(expectation.each):
             found.append((f"{place}/each", "not an RFC 6901 JSON pointer"))
-        if expectation.comparison not in names:
+        comparison = registry.get(expectation.comparison)
+        if comparison is None:
             found.append((f"{place}/comparison", f"unknown comparison {expectation.comparison!r}"))
             continue
-        if case_input is None and expectation.comparison == "source_span":
-            case_input = case.input.model_dump(mode="json")
-        problem = gold_problem(expectation.comparison, expectation.expected, case_input or {})
+        problem = comparison.gold_problem(expectation.expected, case_input)
         if problem is not None:
             found.append((f"{place}/expected", problem))
     return found

@@ -4,52 +4,138 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Final, Literal
 
 from tracegrade.errors import ConfigError
 from tracegrade.runs import gc_paused
-from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord
+from tracegrade.stats import Interval
+from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord, Record
 from tracegrade.suites.reporting._params import IntervalParameters
-from tracegrade.suites.reporting._report import interval_json
-from tracegrade.suites.reporting._summaries import latency_summary
+from tracegrade.suites.reporting._report import DatasetIdentity, ReportMode, SuiteReport, SuiteSection
+from tracegrade.suites.reporting._summaries import LatencySummary, latency_summary
 
-__all__ = ["COMPARE_FORMAT", "compare_reports"]
+__all__ = [
+    "COMPARE_FORMAT",
+    "AttemptChange",
+    "ChangeCounts",
+    "ComparedModes",
+    "ComparedSuite",
+    "ComparisonReport",
+    "Delta",
+    "LatencyCompared",
+    "LatencyNotCompared",
+    "attempt_change",
+    "compare_reports",
+]
 
-COMPARE_FORMAT = "tracegrade.suite-compare/1"
+COMPARE_FORMAT: Final = "tracegrade.suite-compare/1"
 _CHECK_RANK = {"passed": 2, "failed": 1}
 _SAME = ("fingerprint", "target_workflow", "target_flow", "target_step", "scorers", "metric_specs", "repeat")
+Change = Literal["improved", "regressed", "mixed", "unchanged"]
+
+
+class ChangeCounts(Record):
+    """How many attempts went each way."""
+
+    improved: int
+    regressed: int
+    mixed: int
+    unchanged: int
+
+
+class Delta(Record):
+    """One measure on both sides, and the paired bootstrap interval of candidate − baseline."""
+
+    candidate: float | None
+    baseline: float | None
+    delta: Interval
+
+
+class LatencyNotCompared(Record):
+    """Latency left out of the comparison, and why."""
+
+    compared: Literal[False] = False
+    reason: str
+
+
+class LatencyCompared(Record):
+    """Attempt latency on both sides."""
+
+    compared: Literal[True] = True
+    candidate: LatencySummary
+    baseline: LatencySummary
+
+
+class AttemptChange(Record):
+    """How one attempt changed, and the checks that went up and down."""
+
+    id: str
+    repetition: int
+    change: Change
+    checks_up: list[str]
+    checks_down: list[str]
+
+
+class ComparedSuite(Record):
+    """One suite of the comparison."""
+
+    suite: str
+    attempt_count: int
+    source_case_count: int
+    changes: ChangeCounts
+    deltas: dict[str, Delta]
+    """By measure: the rates, then each metric's ``metric:<name>:accuracy`` and ``metric:<name>:coverage``."""
+    latency: LatencyCompared | LatencyNotCompared
+    attempts: list[AttemptChange]
+
+
+class ComparedModes(Record):
+    """The mode of each side (``run`` or ``replay``)."""
+
+    candidate: ReportMode
+    baseline: ReportMode
+
+
+class ComparisonReport(Record):
+    """What ``comparison.json`` holds."""
+
+    format: Literal["tracegrade.suite-compare/1"] = COMPARE_FORMAT
+    dataset: DatasetIdentity
+    parameters: IntervalParameters
+    modes: ComparedModes
+    suites: list[ComparedSuite]
 
 
 def _refuse(message: str) -> ConfigError:
     return ConfigError(f"reports are not comparable: {message}", code="compare_incompatible")
 
 
-def _compatible(candidate: dict[str, Any], baseline: dict[str, Any]) -> None:
-    if candidate["dataset"] != baseline["dataset"]:
+def _compatible(candidate: SuiteReport, baseline: SuiteReport) -> None:
+    if candidate.dataset != baseline.dataset:
         raise _refuse("dataset name or revision differs")
-    if [s["suite"] for s in candidate["suites"]] != [s["suite"] for s in baseline["suites"]]:
+    if [s.suite for s in candidate.suites] != [s.suite for s in baseline.suites]:
         raise _refuse("suites differ")
-    for cand, base in zip(candidate["suites"], baseline["suites"], strict=True):
+    for cand, base in zip(candidate.suites, baseline.suites, strict=True):
         for key in _SAME:
-            if cand.get(key) != base.get(key):
-                raise _refuse(f"suite {cand['suite']!r}: {key} differs")
-        keys = [(a.id, a.repetition, a.input_sha256, a.expectations_sha256) for a in cand["attempts"]]
-        if keys != [(a.id, a.repetition, a.input_sha256, a.expectations_sha256) for a in base["attempts"]]:
-            raise _refuse(f"suite {cand['suite']!r}: attempts or their saved inputs/expectations differ")
+            if getattr(cand, key) != getattr(base, key):
+                raise _refuse(f"suite {cand.suite!r}: {key} differs")
+        keys = [(a.id, a.repetition, a.input_sha256, a.expectations_sha256) for a in cand.attempts]
+        if keys != [(a.id, a.repetition, a.input_sha256, a.expectations_sha256) for a in base.attempts]:
+            raise _refuse(f"suite {cand.suite!r}: attempts or their saved inputs/expectations differ")
 
 
 def _status_rank(status: str) -> int:
     return 0 if status in FAILED_STATUSES else 1
 
 
-def attempt_change(candidate: AttemptRecord, baseline: AttemptRecord) -> tuple[str, list[str], list[str]]:
+def attempt_change(candidate: AttemptRecord, baseline: AttemptRecord) -> tuple[Change, list[str], list[str]]:
     """``improved`` / ``regressed`` / ``mixed`` / ``unchanged`` and the checks that went up and down."""
     before = {c.name: _CHECK_RANK.get(c.outcome, 0) for c in baseline.checks}
     up = [c.name for c in candidate.checks if _CHECK_RANK.get(c.outcome, 0) > before.get(c.name, 0)]
     down = [c.name for c in candidate.checks if _CHECK_RANK.get(c.outcome, 0) < before.get(c.name, 0)]
     status = _status_rank(candidate.status) - _status_rank(baseline.status)
     rose, fell = bool(up) or status > 0, bool(down) or status < 0
-    change = "mixed" if rose and fell else "improved" if rose else "regressed" if fell else "unchanged"
+    change: Change = "mixed" if rose and fell else "improved" if rose else "regressed" if fell else "unchanged"
     return change, up, down
 
 
@@ -65,7 +151,7 @@ _MEASURES: dict[str, Measure] = {
 
 
 def _deltas(cand: Sequence[AttemptRecord], base: Sequence[AttemptRecord], measures: dict[str, Measure],
-            params: IntervalParameters) -> dict[str, dict[str, Any]]:
+            params: IntervalParameters) -> dict[str, Delta]:
     """Per measure: candidate and baseline means and the paired bootstrap interval of the difference."""
     from tracegrade.stats import PairedSample, paired_bootstrap_many
 
@@ -83,15 +169,14 @@ def _deltas(cand: Sequence[AttemptRecord], base: Sequence[AttemptRecord], measur
         samples[name] = (x, y, groups)
         means[name] = (sum(x) / len(x), sum(y) / len(y)) if x else (None, None)
     intervals = paired_bootstrap_many(samples, resamples=params.resamples, level=params.level, seed=params.seed)
-    return {name: {"candidate": means[name][0], "baseline": means[name][1], "delta": interval_json(intervals[name])}
-            for name in samples}
+    return {name: Delta(candidate=means[name][0], baseline=means[name][1], delta=intervals[name]) for name in samples}
 
 
-def _metric_measures(section: dict[str, Any]) -> dict[str, Measure]:
+def _metric_measures(section: SuiteSection) -> dict[str, Measure]:
     measures: dict[str, Measure] = {}
-    for spec in section.get("metric_specs", []):
-        measures[f"metric:{spec['name']}:accuracy"] = _metric_measure(spec["name"], "accuracy")
-        measures[f"metric:{spec['name']}:coverage"] = _metric_measure(spec["name"], "coverage")
+    for spec in section.metric_specs:
+        measures[f"metric:{spec.name}:accuracy"] = _metric_measure(spec.name, "accuracy")
+        measures[f"metric:{spec.name}:coverage"] = _metric_measure(spec.name, "coverage")
     return measures
 
 
@@ -106,28 +191,27 @@ def _metric_measure(name: str, what: str) -> Measure:
     return measure
 
 
-def _suite(cand: dict[str, Any], base: dict[str, Any], params: IntervalParameters, replay: bool) -> dict[str, Any]:
-    changes = [attempt_change(a, b) for a, b in zip(cand["attempts"], base["attempts"], strict=True)]
+def _suite(cand: SuiteSection, base: SuiteSection, params: IntervalParameters, replay: bool) -> ComparedSuite:
+    changes = [attempt_change(a, b) for a, b in zip(cand.attempts, base.attempts, strict=True)]
     measures = {**_MEASURES, **_metric_measures(cand)}
-    deltas = _deltas(cand["attempts"], base["attempts"], measures, params)
-    latency: dict[str, Any] = {"compared": False, "reason": "a side is a replay"} if replay else {
-        "compared": True,
-        "candidate": latency_summary([a.elapsed_seconds for a in cand["attempts"]]),
-        "baseline": latency_summary([a.elapsed_seconds for a in base["attempts"]])}
-    return {
-        "suite": cand["suite"], "attempt_count": len(changes),
-        "source_case_count": len({a.id for a in cand["attempts"]}),
-        "changes": {k: Counter(c[0] for c in changes)[k] for k in ("improved", "regressed", "mixed", "unchanged")},
-        "deltas": deltas,
-        "latency": latency,
-        "attempts": [{"id": a.id, "repetition": a.repetition, "change": change, "checks_up": up, "checks_down": down}
-                     for a, (change, up, down) in zip(cand["attempts"], changes, strict=True)],
-    }
+    latency: LatencyCompared | LatencyNotCompared = LatencyNotCompared(reason="a side is a replay") if replay else \
+        LatencyCompared(candidate=latency_summary([a.elapsed_seconds for a in cand.attempts]),
+                        baseline=latency_summary([a.elapsed_seconds for a in base.attempts]))
+    counted = Counter(change for change, _, _ in changes)
+    return ComparedSuite(
+        suite=cand.suite, attempt_count=len(changes), source_case_count=len({a.id for a in cand.attempts}),
+        changes=ChangeCounts(improved=counted["improved"], regressed=counted["regressed"], mixed=counted["mixed"],
+                             unchanged=counted["unchanged"]),
+        deltas=_deltas(cand.attempts, base.attempts, measures, params),
+        latency=latency,
+        attempts=[AttemptChange(id=a.id, repetition=a.repetition, change=change, checks_up=up, checks_down=down)
+                  for a, (change, up, down) in zip(cand.attempts, changes, strict=True)],
+    )
 
 
-def compare_reports(candidate: dict[str, Any], baseline: dict[str, Any],
-                    params: IntervalParameters | None = None) -> dict[str, Any]:
-    """Compare two reports read with :func:`read_report`; saved aggregates are ignored and recomputed.
+def compare_reports(candidate: SuiteReport, baseline: SuiteReport,
+                    params: IntervalParameters | None = None) -> ComparisonReport:
+    """Compare two reports; saved aggregates are ignored and recomputed from the attempt records.
 
     Raises:
         ConfigError: when the reports are not of the same dataset, suites, gold, targets, scorers,
@@ -135,10 +219,8 @@ def compare_reports(candidate: dict[str, Any], baseline: dict[str, Any],
     """
     params = params or IntervalParameters()
     _compatible(candidate, baseline)
-    replay = "replay" in (candidate.get("mode"), baseline.get("mode"))
+    replay = "replay" in (candidate.mode, baseline.mode)
     with gc_paused():
-        suites = [_suite(c, b, params, replay) for c, b in zip(candidate["suites"], baseline["suites"], strict=True)]
-    return {"format": COMPARE_FORMAT, "dataset": candidate["dataset"],
-            "parameters": params.model_dump(mode="json"),
-            "modes": {"candidate": candidate.get("mode"), "baseline": baseline.get("mode")},
-            "suites": suites}
+        suites = [_suite(c, b, params, replay) for c, b in zip(candidate.suites, baseline.suites, strict=True)]
+    return ComparisonReport(dataset=candidate.dataset, parameters=params,
+                            modes=ComparedModes(candidate=candidate.mode, baseline=baseline.mode), suites=suites)

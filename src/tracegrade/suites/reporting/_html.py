@@ -6,6 +6,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tracegrade.render import fmt_pct, render_html
+from tracegrade.suites.checking._metrics import ClassificationSummary, FieldsSummary, MetricSummary, MultilabelSummary
+from tracegrade.suites.checking._records import AttemptRecord
+from tracegrade.suites.reporting._report import SuiteReport, SuiteSection
 
 __all__ = ["MAX_HTML_ATTEMPTS", "render_report_html"]
 
@@ -13,73 +16,71 @@ MAX_HTML_ATTEMPTS = 5000
 """Attempt rows shown per suite; the JSON report keeps every attempt."""
 
 
-def render_report_html(report: dict[str, Any]) -> str:
+def render_report_html(report: SuiteReport) -> str:
     """The report as one self-contained HTML page."""
-    suites = [_suite(index, suite) for index, suite in enumerate(report["suites"])]
-    dataset = report["dataset"]
+    suites = [_suite(index, suite) for index, suite in enumerate(report.suites)]
+    dataset = report.dataset
     return render_html(
-        "suite_report.html", title=f"Suite report: {dataset['name']} (revision {dataset['revision']})",
-        subtitle=f"{report['mode']} · {len(suites)} suites", suites=suites,
+        "suite_report.html", title=f"Suite report: {dataset.name} (revision {dataset.revision})",
+        subtitle=f"{report.mode} · {len(suites)} suites", suites=suites,
         sections=[{"id": s["id"], "label": s["name"]} for s in suites],
         generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
 
 
-def _field(attempt: Any, name: str) -> Any:
-    return attempt[name] if isinstance(attempt, dict) else getattr(attempt, name)
-
-
-def _cards(suite: dict[str, Any]) -> list[dict[str, Any]]:
-    checks = suite["checks"]
+def _cards(suite: SuiteSection) -> list[dict[str, Any]]:
+    checks = suite.checks
     return [
-        {"label": "check pass rate", "value": fmt_pct(suite["check_pass_rate"]),
-         "hint": f"{checks['passed']} of {checks['total']} declared checks"},
-        {"label": "check coverage", "value": fmt_pct(suite["check_coverage"]), "hint": "passed or failed"},
-        {"label": "case pass rate", "value": fmt_pct(suite["case_pass_rate"]), "hint": "attempts with all passed"},
-        {"label": "failure rate", "value": fmt_pct(suite["failure_rate"]), "hint": "operational failures",
-         "kind": "bad" if suite["failure_rate"] else None},
-        {"label": "review rate", "value": fmt_pct(suite["review_rate"]), "hint": "ended in needs_review"},
+        {"label": "check pass rate", "value": fmt_pct(suite.check_pass_rate),
+         "hint": f"{checks.passed} of {checks.total} declared checks"},
+        {"label": "check coverage", "value": fmt_pct(suite.check_coverage), "hint": "passed or failed"},
+        {"label": "case pass rate", "value": fmt_pct(suite.case_pass_rate), "hint": "attempts with all passed"},
+        {"label": "failure rate", "value": fmt_pct(suite.failure_rate), "hint": "operational failures",
+         "kind": "bad" if suite.failure_rate else None},
+        {"label": "review rate", "value": fmt_pct(suite.review_rate), "hint": "ended in needs_review"},
     ]
 
 
-def _attempt_row(attempt: Any) -> dict[str, Any]:
-    checks = _field(attempt, "checks")
-    not_passed = [f"{_field(c, 'name')}: {_field(c, 'outcome')}"
-                  + (f" ({_field(c, 'reason_code')})" if _field(c, "reason_code") else "")
-                  for c in checks if _field(c, "outcome") != "passed"]
-    return {"id": _field(attempt, "id"), "repetition": _field(attempt, "repetition"),
-            "status": _field(attempt, "status"), "verdict": "passed" if _field(attempt, "passed") else "not passed",
-            "not_passed": "; ".join(not_passed) or None, "error_code": _field(attempt, "error_code"),
-            "elapsed_seconds": _field(attempt, "elapsed_seconds")}
+def _attempt_row(attempt: AttemptRecord) -> dict[str, Any]:
+    not_passed = [f"{c.name}: {c.outcome}" + (f" ({c.reason_code})" if c.reason_code else "")
+                  for c in attempt.checks if c.outcome != "passed"]
+    return {"id": attempt.id, "repetition": attempt.repetition, "status": attempt.status,
+            "verdict": "passed" if attempt.passed else "not passed", "not_passed": "; ".join(not_passed) or None,
+            "error_code": attempt.error_code, "elapsed_seconds": attempt.elapsed_seconds}
 
 
-def _metric(index: int, metric: dict[str, Any]) -> dict[str, Any]:
-    view = dict(metric, id=f"m{index}", matrix=None, per_label=None, fields=metric.get("fields"))
-    if "confusion_matrix" in metric:
-        labels = ["null" if label is None else str(label) for label in metric["confusion_matrix"]["labels"]]
+def _metric(index: int, metric: MetricSummary) -> dict[str, Any]:
+    view = {**metric.model_dump(), "id": f"m{index}", "matrix": None, "per_label": None, "fields": None}
+    if isinstance(metric, ClassificationSummary):
+        labels = ["null" if label is None else str(label) for label in metric.confusion_matrix.labels]
         view["matrix"] = {"labels": labels, "rows": [{"label": label, "counts": counts} for label, counts in
-                                                     zip(labels, metric["confusion_matrix"]["rows"], strict=True)]}
-    if "per_label" in metric:
-        rows = [dict(row, label="null" if row["label"] is None else row["label"]) for row in metric["per_label"]]
-        rows += [{"label": f"({name})", "tp": None, "fp": None, "fn": None, "tn": None, **metric[name]}
-                 for name in ("micro", "macro")]
+                                                     zip(labels, metric.confusion_matrix.rows, strict=True)]}
+    if isinstance(metric, ClassificationSummary | MultilabelSummary):
+        rows = [{**dict(row), "label": "null" if row.label is None else row.label} for row in metric.per_label]
+        rows += [{"label": f"({name})", "tp": None, "fp": None, "fn": None, "tn": None, **dict(rates)}
+                 for name, rates in (("micro", metric.micro), ("macro", metric.macro))]
         view["per_label"] = rows
+    if isinstance(metric, FieldsSummary):
+        view["fields"] = [dict(row) for row in metric.fields]
     return view
 
 
-def _suite(index: int, suite: dict[str, Any]) -> dict[str, Any]:
-    total = suite["checks"]["total"]
-    outcomes = [{"outcome": name, "count": suite["checks"][name], "share": suite["checks"][name] / total if total
-                 else None} for name in ("passed", "failed", "missing", "skipped", "errors")]
-    targets = " / ".join(str(suite[k]) for k in ("target_workflow", "target_flow", "target_step") if suite[k])
-    attempts = suite["attempts"]
+def _suite(index: int, suite: SuiteSection) -> dict[str, Any]:
+    total = suite.checks.total
+    counts = dict(suite.checks)
+    outcomes = [{"outcome": name, "count": counts[name], "share": counts[name] / total if total else None}
+                for name in ("passed", "failed", "missing", "skipped", "errors")]
+    targets = " / ".join(str(t) for t in (suite.target_workflow, suite.target_flow, suite.target_step) if t)
+    attempts = suite.attempts
     return {
-        "id": f"suite-{index}", "name": suite["suite"], "targets": targets, "repeat": suite["repeat"],
-        "fingerprint": suite["fingerprint"], "source_case_count": suite["source_case_count"],
-        "attempt_count": suite["attempt_count"], "cards": _cards(suite), "outcomes": outcomes,
-        "invocations": [{**f, "step": "—"} for f in suite["flows"]] + suite["steps"],
-        "decisions": suite["decisions"], "metrics": [_metric(i, m) for i, m in enumerate(suite["metrics"])],
-        "latency": suite["latency"], "usage": [{"field": name, **values} for name, values in suite["usage"].items()],
-        "failures": [{"code": code, "count": count} for code, count in suite["failures"].items()],
+        "id": f"suite-{index}", "name": suite.suite, "targets": targets, "repeat": suite.repeat,
+        "fingerprint": suite.fingerprint, "source_case_count": suite.source_case_count,
+        "attempt_count": suite.attempt_count, "cards": _cards(suite), "outcomes": outcomes,
+        "invocations": [{**dict(f), "step": "—"} for f in suite.flows] + [dict(s) for s in suite.steps],
+        "decisions": [dict(d) for d in suite.decisions],
+        "metrics": [_metric(i, m) for i, m in enumerate(suite.metrics)],
+        "latency": dict(suite.latency),
+        "usage": [{"field": name, **dict(values)} for name, values in suite.usage.items()],
+        "failures": [{"code": code, "count": count} for code, count in suite.failures.items()],
         "attempts": [_attempt_row(a) for a in attempts[:MAX_HTML_ATTEMPTS]],
         "attempts_cut": len(attempts) > MAX_HTML_ATTEMPTS,
     }

@@ -29,7 +29,7 @@ class SuiteRunParameters(IntervalParameters):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     repeat: int = Field(1, ge=1, le=1000, description="Attempts per case (repetitions keep the case id).")
-    max_concurrency: int = Field(8, ge=1, le=1024, description="Attempts running at once.")
+    concurrency_limit: int = Field(8, ge=1, le=1024, description="Attempts running at once.")
     timeout: float = Field(300.0, gt=0, le=86400, description="Seconds one attempt may take before it is killed.")
     details: bool = Field(True, description="Keep inputs, expectations and results in the report (private).")
     variant: Label | None = Field(None, description="Name of the system variant under test (recorded).")

@@ -1,4 +1,4 @@
-"""The report: per-suite sections, exit code, content-free summary, private no-overwrite writing, reading."""
+"""The report: typed records, per-suite sections, exit code, content-free summary, private writing, reading."""
 
 from __future__ import annotations
 
@@ -7,45 +7,144 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
 import orjson
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from tracegrade.errors import ConfigError, InputError, TracegradeError
 from tracegrade.runs import gc_paused
-from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord
-from tracegrade.suites.reading._dataset import SuiteSpec
-from tracegrade.suites.reporting._params import IntervalParameters
-from tracegrade.suites.reporting._summaries import summarise_suite
+from tracegrade.stats import Interval
+from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord, Record
+from tracegrade.suites.reading._dataset import Dataset, Metric, SuiteSpec
+from tracegrade.suites.reporting._params import IntervalParameters, SuiteRunParameters
+from tracegrade.suites.reporting._summaries import SuiteRates, SuiteSummary, summarise_suite
 
 __all__ = [
     "REPORT_FORMAT",
-    "SUMMARY_KEYS",
+    "DatasetIdentity",
+    "PassRateIntervals",
+    "ReplayedFrom",
+    "ReportMode",
+    "ReportSummary",
+    "SuiteHeadline",
+    "SuiteIdentity",
+    "SuiteReport",
+    "SuiteSection",
+    "dumps_report",
     "exit_code",
-    "interval_json",
     "read_report",
     "report_summary",
     "suite_section",
     "write_private",
 ]
 
-REPORT_FORMAT = "tracegrade.suite-report/1"
-SUMMARY_KEYS = ("attempt_count", "source_case_count", "checks", "check_pass_rate", "check_coverage",
-                "case_pass_rate", "failure_rate", "review_rate")
-_ATTEMPTS = TypeAdapter(list[AttemptRecord])
-_REPORT_KEYS = frozenset({"format", "mode", "dataset", "parameters", "suites"})
-_SUITE_KEYS = frozenset({"suite", "fingerprint", "target_workflow", "target_flow", "target_step", "repeat", "scorers",
-                         "metric_specs", "configuration_revision", "attempts"})
+REPORT_FORMAT: Final = "tracegrade.suite-report/1"
+ReportMode = Literal["run", "replay"]
+_RENAMED_PARAMETERS = {"max_concurrency": "concurrency_limit"}
+"""Parameter names of reports written before a rename, and their names now."""
 
 
-def interval_json(interval: Any) -> dict[str, Any]:
-    """A :class:`tracegrade.stats.Interval` as JSON."""
-    return {"estimate": interval.estimate, "low": interval.low, "high": interval.high, "n": interval.n,
-            "level": interval.level}
+class DatasetIdentity(Record):
+    """Which dataset a report is of."""
+
+    name: str
+    revision: str
+
+    @classmethod
+    def of(cls, dataset: Dataset) -> DatasetIdentity:
+        """The name and revision of ``dataset``."""
+        return cls(name=dataset.name, revision=dataset.revision)
 
 
-def _intervals(attempts: Sequence[AttemptRecord], params: IntervalParameters) -> dict[str, Any]:
+class SuiteIdentity(Record):
+    """What a suite section is of: the suite, its gold, its targets, the comparisons and the run's configuration."""
+
+    suite: str
+    revision: str
+    """The dataset revision."""
+    fingerprint: str
+    """SHA-256 over the suite name, the dataset revision and every case (compare refuses a different one)."""
+    variant: str | None
+    configuration_revision: str | None
+    scorers: dict[str, str]
+    """The recorded revision of every comparison the suite uses, by name."""
+    target_workflow: str
+    target_flow: str | None
+    target_step: str | None
+    repeat: int
+    metric_specs: list[Metric]
+
+
+class PassRateIntervals(Record):
+    """Percentile bootstrap intervals resampling whole source cases (repetitions of a case move together)."""
+
+    check_pass_rate: Interval
+    case_pass_rate: Interval
+
+
+# pydantic orders the fields of several bases from the last base to the first: identity, summary, then these.
+class SuiteSection(SuiteSummary, SuiteIdentity):
+    """One suite of the report: identity, aggregates, intervals and every attempt record."""
+
+    intervals: PassRateIntervals
+    attempts: list[AttemptRecord] = Field(repr=False)
+    """Every attempt, in case then repetition order (left out of the repr, which asyncio may take of a result)."""
+
+
+class ReplayedFrom(Record):
+    """The saved report a replay rescored."""
+
+    started_at: str | None
+    mode: ReportMode
+
+
+class SuiteReport(Record):
+    """A suite run or replay: what ``report.json`` holds, and what the terminal and HTML reports show."""
+
+    format: Literal["tracegrade.suite-report/1"] = REPORT_FORMAT
+    mode: ReportMode
+    dataset: DatasetIdentity
+    parameters: SuiteRunParameters
+    target: dict[str, Any] | None
+    """The system under test as it describes itself (kind and address)."""
+    replayed: ReplayedFrom | None = None
+    """Replays only (left out of a run's JSON)."""
+    started_at: str
+    """ISO 8601, UTC."""
+    elapsed_seconds: float
+    suites: list[SuiteSection]
+
+    @model_serializer(mode="wrap")
+    def _leave_out_replayed(self, serialize: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = serialize(self)
+        if self.replayed is None:
+            del data["replayed"]
+        return data
+
+
+class _Headed(Record):
+    suite: str
+    attempt_count: int
+    source_case_count: int
+
+
+class SuiteHeadline(SuiteRates, _Headed):
+    """One suite's sizes and rates, with no ids, inputs or results."""
+
+
+class ReportSummary(Record):
+    """The content-free summary printed on stdout."""
+
+    format: Literal["tracegrade.suite-report/1"] = REPORT_FORMAT
+    mode: ReportMode
+    report: str | None
+    """Where the report was written."""
+    suites: list[SuiteHeadline]
+    exit_code: int
+
+
+def _intervals(attempts: Sequence[AttemptRecord], params: IntervalParameters) -> PassRateIntervals:
     """Bootstrap intervals of the pass rates over source cases (repetitions of a case move together)."""
     from tracegrade.stats import paired_bootstrap_many
 
@@ -56,46 +155,39 @@ def _intervals(attempts: Sequence[AttemptRecord], params: IntervalParameters) ->
          "case_pass_rate": (cases, [0.0] * len(cases), [a.id for a in attempts])},
         resamples=params.resamples, level=params.level, seed=params.seed,
     )
-    return {name: interval_json(interval) for name, interval in intervals.items()}
+    return PassRateIntervals(**intervals)
 
 
-def suite_section(suite: SuiteSpec, attempts: Sequence[AttemptRecord], params: Any,
-                  scorers: dict[str, str]) -> dict[str, Any]:
+def suite_section(suite: SuiteSpec, attempts: Sequence[AttemptRecord], params: SuiteRunParameters,
+                  scorers: dict[str, str]) -> SuiteSection:
     """One suite of the report: identity, targets, summaries, intervals and attempt records."""
-    return {
-        "suite": suite.name, "revision": suite.revision, "fingerprint": suite.fingerprint,
-        "variant": getattr(params, "variant", None),
-        "configuration_revision": getattr(params, "configuration_revision", None),
-        "scorers": scorers, **suite.targets, "repeat": getattr(params, "repeat", 1),
-        "metric_specs": [metric.model_dump(mode="json") for metric in suite.metrics],
-        **summarise_suite(suite, attempts),
-        "intervals": _intervals(attempts, params),
-        "attempts": list(attempts),
-    }
+    return SuiteSection(
+        suite=suite.name, revision=suite.revision, fingerprint=suite.fingerprint, variant=params.variant,
+        configuration_revision=params.configuration_revision, scorers=scorers, **suite.targets,
+        repeat=params.repeat, metric_specs=list(suite.metrics), **dict(summarise_suite(suite, attempts)),
+        intervals=_intervals(attempts, params), attempts=list(attempts))
 
 
-def exit_code(report: dict[str, Any]) -> int:
+def exit_code(report: SuiteReport) -> int:
     """4 when an attempt failed operationally, else 1 when any check did not pass, else 0."""
-    attempts = [a for s in report["suites"] for a in s["attempts"]]
-    if any(_field(a, "status") in FAILED_STATUSES for a in attempts):
+    attempts = [a for s in report.suites for a in s.attempts]
+    if any(a.status in FAILED_STATUSES for a in attempts):
         return 4
-    return 0 if all(_field(a, "passed") for a in attempts) else 1
+    return 0 if all(a.passed for a in attempts) else 1
 
 
-def _field(attempt: Any, name: str) -> Any:
-    return attempt[name] if isinstance(attempt, dict) else getattr(attempt, name)
-
-
-def report_summary(report: dict[str, Any], path: Path | None) -> dict[str, Any]:
+def report_summary(report: SuiteReport, path: Path | None) -> ReportSummary:
     """The content-free summary printed on stdout (no inputs, results or case ids)."""
-    return {"format": REPORT_FORMAT, "mode": report["mode"], "report": None if path is None else str(path),
-            "suites": [{"suite": s["suite"], **{k: s[k] for k in SUMMARY_KEYS}} for s in report["suites"]],
-            "exit_code": exit_code(report)}
+    return ReportSummary(mode=report.mode, report=None if path is None else str(path),
+                         suites=[SuiteHeadline.model_validate(s, from_attributes=True) for s in report.suites],
+                         exit_code=exit_code(report))
 
 
-def dumps_report(report: dict[str, Any]) -> bytes:
+def dumps_report(report: SuiteReport) -> bytes:
     """The report as indented JSON bytes."""
-    return orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+    with gc_paused():  # a dict per record: full collections would walk every one of them
+        data = report.model_dump()
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
 
 
 def write_private(path: Path, data: bytes) -> None:
@@ -125,8 +217,8 @@ def write_private(path: Path, data: bytes) -> None:
             os.unlink(temp)
 
 
-def read_report(path: Path) -> dict[str, Any]:
-    """Read a saved report; its attempt records are validated and returned as :class:`AttemptRecord`.
+def read_report(path: Path) -> SuiteReport:
+    """Read a saved report (reports written before ``max_concurrency`` became ``concurrency_limit`` too).
 
     Raises:
         InputError: naming the file and what is wrong.
@@ -137,23 +229,21 @@ def read_report(path: Path) -> dict[str, Any]:
         raise InputError(f"{path}: cannot read ({exc.strerror})", code="invalid_report") from None
     except orjson.JSONDecodeError as exc:
         raise InputError(f"{path}: not JSON ({exc.msg})", code="invalid_report") from None
-    if not isinstance(report, dict) or report.get("format") != REPORT_FORMAT or not isinstance(
-            report.get("suites"), list) or not set(report) >= _REPORT_KEYS:
+    if not isinstance(report, dict) or report.get("format") != REPORT_FORMAT:
         raise InputError(f"{path}: not a tracegrade suite report ({REPORT_FORMAT})", code="invalid_report")
-    for index, suite in enumerate(report["suites"]):
-        if not isinstance(suite, dict) or not set(suite) >= _SUITE_KEYS:
-            raise InputError(f"{path}: /suites/{index}: not a suite section", code="invalid_report")
-        try:
-            with gc_paused():
-                suite["attempts"] = _ATTEMPTS.validate_python(suite["attempts"])
-        except (ValidationError, KeyError, TypeError) as exc:
-            where = _where(exc)
-            raise InputError(f"{path}: /suites/{index}/attempts{where}: invalid attempt record",
-                             code="invalid_report") from None
-    return report
+    if isinstance(report.get("parameters"), dict):
+        report["parameters"] = {_RENAMED_PARAMETERS.get(k, k): v for k, v in report["parameters"].items()}
+    try:
+        with gc_paused():
+            return SuiteReport.model_validate(report)
+    except ValidationError as exc:
+        raise InputError(f"{path}: {_problem(exc)}", code="invalid_report") from None
 
 
-def _where(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        return "".join(f"/{part}" for part in exc.errors()[0]["loc"])
-    return ""
+def _problem(exc: ValidationError) -> str:
+    first = exc.errors(include_url=False, include_input=False)[0]
+    loc = first["loc"]
+    where = "".join(f"/{part}" for part in loc)
+    if len(loc) > 3 and loc[0] == "suites" and loc[2] == "attempts":
+        return f"{where}: invalid attempt record"
+    return f"{where or '/'}: {first['msg']}"

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from tracegrade.render import Column, fit_table, fmt_pct
+from tracegrade.suites.checking._metrics import ClassificationSummary, FieldsSummary, MetricSummary, MultilabelSummary
+from tracegrade.suites.reporting._compare import ComparisonReport
+from tracegrade.suites.reporting._report import SuiteReport, SuiteSection
 
 __all__ = ["print_comparison", "print_report"]
+
 
 def _pct(header: str, key: str, priority: int = 0) -> Column:
     return Column(header, key, priority=priority, justify="right", formatter=fmt_pct, min_width=max(6, len(header)))
@@ -18,44 +24,48 @@ def _int(header: str, key: str, priority: int = 0) -> Column:
     return Column(header, key, priority=priority, justify="right", min_width=5)
 
 
-def print_report(report: dict[str, Any], console: Console) -> None:
+def _rows(records: Iterable[BaseModel]) -> list[dict[str, Any]]:
+    return [dict(record) for record in records]
+
+
+def print_report(report: SuiteReport, console: Console) -> None:
     """Headline rates, check outcomes, flows and steps, decisions, metrics, latency and failures."""
     width = min(console.width, 120)
-    suites = report["suites"]
-    console.print(fit_table(f"Suites ({report['mode']})", [
+    suites = report.suites
+    console.print(fit_table(f"Suites ({report.mode})", [
         Column("suite", "suite", min_width=14), Column("attempts", "attempt_count", justify="right", min_width=8),
         _pct("check ok", "check_pass_rate"), _pct("covered", "check_coverage", 1), _pct("case ok", "case_pass_rate"),
-        _pct("op. fail", "failure_rate", 1), _pct("review", "review_rate", 2)], suites, width=width,
+        _pct("op. fail", "failure_rate", 1), _pct("review", "review_rate", 2)], _rows(suites), width=width,
         caption="check ok: passed/all declared checks; covered: passed+failed; case ok: attempts with every check "
                 "passed; op. fail: failed, cancelled or error attempts"))
     console.print(fit_table("Checks", [Column("suite", "suite", min_width=10)] + [
         _int(name, name) for name in ("total", "passed", "failed", "missing", "skipped", "errors")],
-        [{"suite": s["suite"], **s["checks"]} for s in suites], width=width))
+        [{"suite": s.suite, **dict(s.checks)} for s in suites], width=width))
     for suite in suites:
         _suite_details(suite, console, width)
 
 
-def _suite_details(suite: dict[str, Any], console: Console, width: int) -> None:
-    name = suite["suite"]
-    rows = [{"flow": f["flow"], "step": "—", **f} for f in suite["flows"]] + [dict(s) for s in suite["steps"]]
+def _suite_details(suite: SuiteSection, console: Console, width: int) -> None:
+    name = suite.suite
+    rows = [{"step": "—", **dict(f)} for f in suite.flows] + _rows(suite.steps)
     if rows:
         console.print(fit_table(f"{name}: flows and steps", [
             Column("flow", "flow", min_width=8), Column("step", "step", min_width=8),
             _int("seen", "observed_invocations"), _int("skipped", "skipped_invocations", 1),
             _int("failed", "failed_invocations"), _int("review", "review_invocations", 1)], rows, width=width))
-    if suite["decisions"]:
+    if suite.decisions:
         console.print(fit_table(f"{name}: decisions", [
             Column("flow", "flow", min_width=8), Column("step", "step", min_width=8),
             _int("model", "model_selected_invocations"), _int("fallback", "fallback_selected_invocations"),
-            _pct("fallback rate", "fallback_rate")], suite["decisions"], width=width))
-    for metric in suite["metrics"]:
+            _pct("fallback rate", "fallback_rate")], _rows(suite.decisions), width=width))
+    for metric in suite.metrics:
         _metric(name, metric, console, width)
-    latency = suite["latency"]
-    seconds = ", ".join(f"{key} {_seconds(latency[key])}" for key in ("minimum", "median", "p95", "maximum"))
-    console.print(f"{name}: latency over {latency['count']} attempts ({latency['unavailable']} unavailable): "
+    latency = suite.latency
+    seconds = ", ".join(f"{key} {_seconds(getattr(latency, key))}" for key in ("minimum", "median", "p95", "maximum"))
+    console.print(f"{name}: latency over {latency.count} attempts ({latency.unavailable} unavailable): "
                   f"{seconds}", markup=False, highlight=False)
-    if suite["failures"]:
-        failures = ", ".join(f"{code} {count}" for code, count in suite["failures"].items())
+    if suite.failures:
+        failures = ", ".join(f"{code} {count}" for code, count in suite.failures.items())
         console.print(f"{name}: failed attempts by code: {failures}", markup=False, highlight=False)
 
 
@@ -63,37 +73,37 @@ def _seconds(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}s"
 
 
-def _metric(suite: str, metric: dict[str, Any], console: Console, width: int) -> None:
-    counts = ", ".join(f"{key} {metric[key]}" for key in ("observed", "abstained", "missing", "skipped", "errors",
-                                                              "invalid"))
-    console.print(f"{suite}: {metric['kind']} metric {metric['name']}: accuracy {fmt_pct(metric['accuracy'])}, "
-                  f"coverage {fmt_pct(metric['coverage'])} (support {metric['support']}, excluded "
-                  f"{metric['excluded']}; {counts})", markup=False, highlight=False)
-    if "per_label" in metric:
-        rows = [{**row, "label": "null" if row["label"] is None else row["label"]} for row in metric["per_label"]]
-        for name in ("micro", "macro"):
-            rows.append({"label": f"({name})", "tp": None, "fp": None, "fn": None, **metric[name]})
+def _metric(suite: str, metric: MetricSummary, console: Console, width: int) -> None:
+    counts = ", ".join(f"{key} {getattr(metric, key)}"
+                       for key in ("observed", "abstained", "missing", "skipped", "errors", "invalid"))
+    console.print(f"{suite}: {metric.kind} metric {metric.name}: accuracy {fmt_pct(metric.accuracy)}, "
+                  f"coverage {fmt_pct(metric.coverage)} (support {metric.support}, excluded "
+                  f"{metric.excluded}; {counts})", markup=False, highlight=False)
+    if isinstance(metric, ClassificationSummary | MultilabelSummary):
+        rows = [{**dict(row), "label": "null" if row.label is None else row.label} for row in metric.per_label]
+        for name, rates in (("micro", metric.micro), ("macro", metric.macro)):
+            rows.append({"label": f"({name})", "tp": None, "fp": None, "fn": None, **dict(rates)})
         console.print(fit_table(None, [
             Column("label", "label", min_width=10), _int("TP", "tp", 2), _int("FP", "fp", 2), _int("FN", "fn", 2),
             _pct("precision", "precision"), _pct("recall", "recall"), _pct("F1", "f1", 1)], rows, width=width))
-    if "fields" in metric:
+    if isinstance(metric, FieldsSummary):
         console.print(fit_table(None, [
             Column("field", "field", min_width=10), _int("correct", "correct_value"),
             _int("null ok", "correct_null", 1),
             _int("halluc.", "hallucinated"), _int("missed", "missed"), _int("wrong", "wrong_value"),
-            _int("n/a", "unavailable", 1)], metric["fields"], width=width))
+            _int("n/a", "unavailable", 1)], _rows(metric.fields), width=width))
 
 
-def print_comparison(result: dict[str, Any], console: Console) -> None:
+def print_comparison(result: ComparisonReport, console: Console) -> None:
     """Per-suite change counts and deltas with their intervals."""
     width = min(console.width, 120)
-    for suite in result["suites"]:
-        changes = ", ".join(f"{key} {value}" for key, value in suite["changes"].items())
-        console.print(f"{suite['suite']}: {suite['attempt_count']} attempts: {changes}", markup=False,
+    for suite in result.suites:
+        changes = ", ".join(f"{key} {value}" for key, value in suite.changes)
+        console.print(f"{suite.suite}: {suite.attempt_count} attempts: {changes}", markup=False,
                       highlight=False)
-        rows = [{"measure": name, "candidate": d["candidate"], "baseline": d["baseline"],
-                 "delta": d["delta"]["estimate"], "low": d["delta"]["low"], "high": d["delta"]["high"]}
-                for name, d in suite["deltas"].items()]
+        rows = [{"measure": name, "candidate": d.candidate, "baseline": d.baseline,
+                 "delta": d.delta.estimate, "low": d.delta.low, "high": d.delta.high}
+                for name, d in suite.deltas.items()]
         console.print(fit_table(None, [
             Column("measure", "measure", min_width=14), _pct("cand.", "candidate", 1), _pct("base", "baseline", 1),
             _pct("delta", "delta"), _pct("low", "low"), _pct("high", "high")], rows, width=width))

@@ -10,18 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade.runs import gc_paused
-from tracegrade.suites.checking._judge import CHECK_PROMPT_VERSION, JudgeAsker
+from tracegrade.suites.checking._judge import JudgeAsker
 from tracegrade.suites.checking._records import AttemptRecord, AttemptRequest, Observation
 from tracegrade.suites.checking._scoring import CaseScorer, SuiteScorer
-from tracegrade.suites.reading._comparisons import (
-    BUILTIN_COMPARISONS,
-    BUILTIN_REVISION,
-    JUDGE_COMPARISON,
-    ScorerRegistry,
-)
+from tracegrade.suites.reading._comparisons import ScorerRegistry
 from tracegrade.suites.reading._dataset import Dataset, SuiteSpec, sha256_json
 from tracegrade.suites.reporting._params import SuiteRunParameters
-from tracegrade.suites.reporting._report import REPORT_FORMAT, suite_section
+from tracegrade.suites.reporting._report import DatasetIdentity, SuiteReport, suite_section
 from tracegrade.suites.running._checkpoint import Checkpoint
 from tracegrade.suites.running._runners import Target
 
@@ -32,17 +27,7 @@ Advance = Callable[[int], None]
 
 def scorer_revisions(suite: SuiteSpec, registry: ScorerRegistry, judge_model: str | None) -> dict[str, str]:
     """Revision of every comparison the suite uses (compare refuses when they differ)."""
-    used = sorted({e.comparison for case in suite.cases for e in case.expectations})
-    revisions = {}
-    for name in used:
-        custom = registry.get(name)
-        if name in BUILTIN_COMPARISONS:
-            revisions[name] = BUILTIN_REVISION
-        elif name == JUDGE_COMPARISON:
-            revisions[name] = f"{CHECK_PROMPT_VERSION}:{judge_model or 'none'}"
-        elif custom is not None:
-            revisions[name] = custom.revision
-    return revisions
+    return registry.revisions((e.comparison for case in suite.cases for e in case.expectations), judge_model)
 
 
 def run_key(dataset: Dataset, target: dict[str, Any], params: SuiteRunParameters) -> str:
@@ -65,10 +50,10 @@ def _plan(scorers: list[SuiteScorer], repeat: int) -> Iterator[tuple[CaseScorer,
 async def run_dataset(dataset: Dataset, target: Target, params: SuiteRunParameters, *,
                       registry: ScorerRegistry | None = None, judge: JudgeAsker | None = None,
                       judge_model: str | None = None, checkpoint: Path | None = None,
-                      advance: Advance = lambda n: None) -> dict[str, Any]:
+                      advance: Advance = lambda n: None) -> SuiteReport:
     """Run every attempt of every suite and build the report.
 
-    All ``max_concurrency`` slots stay busy until the work runs out. With ``checkpoint``, finished
+    All ``concurrency_limit`` slots stay busy until the work runs out. With ``checkpoint``, finished
     attempts are appended to it, and attempts already in it are scored again but not re-run.
     """
     with gc_paused():
@@ -78,7 +63,7 @@ async def run_dataset(dataset: Dataset, target: Target, params: SuiteRunParamete
 
 async def _run(dataset: Dataset, target: Target, params: SuiteRunParameters, registry: ScorerRegistry,
                judge: JudgeAsker | None, judge_model: str | None, checkpoint: Path | None,
-               advance: Advance) -> dict[str, Any]:
+               advance: Advance) -> SuiteReport:
     started, clock = datetime.now(UTC), time.perf_counter()
     scorers = [SuiteScorer(suite, registry, judge) for suite in dataset.suites]
     store = Checkpoint(checkpoint, run_key(dataset, target.describe(), params)) if checkpoint else None
@@ -97,16 +82,15 @@ async def _run(dataset: Dataset, target: Target, params: SuiteRunParameters, reg
             advance(1)
 
     try:
-        await asyncio.gather(*(worker() for _ in range(params.max_concurrency)))
+        await asyncio.gather(*(worker() for _ in range(params.concurrency_limit)))
     finally:
         await target.aclose()
         if store:
             store.close()
     suites = [suite_section(scorer.suite, _ordered(scorer, records, params.repeat), params,
                             scorer_revisions(scorer.suite, registry, judge_model)) for scorer in scorers]
-    return {"format": REPORT_FORMAT, "mode": "run", "dataset": {"name": dataset.name, "revision": dataset.revision},
-            "parameters": params.model_dump(mode="json"), "target": target.describe(),
-            "started_at": started.isoformat(), "elapsed_seconds": time.perf_counter() - clock, "suites": suites}
+    return SuiteReport(mode="run", dataset=DatasetIdentity.of(dataset), parameters=params, target=target.describe(),
+                       started_at=started.isoformat(), elapsed_seconds=time.perf_counter() - clock, suites=suites)
 
 
 def _ordered(scorer: SuiteScorer, records: dict[tuple[str, str, int], AttemptRecord],

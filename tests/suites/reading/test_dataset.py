@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from tests.suites.helpers import case, expectation, suite_spec
+from tracegrade.suites import Case, Dataset
+from tracegrade.suites.reading._dataset import Manifest, SuiteSpec, sha256_json
+
+OK = case("c1", expectation("status", "/execution/status", "completed"))
+
+
+def spec(cases: list[dict[str, Any]], revision: str = "1", name: str = "s") -> SuiteSpec:
+    return SuiteSpec(name, "wf", "flow", None, tuple(Case.model_validate(c) for c in cases), (), revision)
+
+
+def test_fingerprint_ignores_spelling_of_defaults() -> None:
+    explicit = case("c1", expectation("status", "/execution/status", "completed", comparison="exact",
+                                      absent_as_null=False, each=None))
+    assert spec([OK]).fingerprint == spec([explicit]).fingerprint
+    assert len(spec([OK]).fingerprint) == 64
+    assert spec([OK]).case_json[0]["expectations"][0]["comparison"] == "exact"
+
+
+def test_fingerprint_changes_with_the_revision_the_name_and_the_gold() -> None:
+    base = spec([OK]).fingerprint
+    assert spec([OK], revision="2").fingerprint != base
+    assert spec([OK], name="other").fingerprint != base
+    assert spec([case("c1", expectation("status", "/execution/status", "failed"))]).fingerprint != base
+
+
+def test_canonical_hashes_ignore_key_order_but_not_types() -> None:
+    assert sha256_json({"a": 1, "b": [True]}) == sha256_json({"b": [True], "a": 1})
+    assert sha256_json({"a": 1}) != sha256_json({"a": True})
+
+
+def test_targets_and_suite_lookup() -> None:
+    suite = spec([OK])
+    assert suite.targets == {"target_workflow": "wf", "target_flow": "flow", "target_step": None}
+    dataset = Dataset("d", "1", "d.json", (suite, suite_spec([OK])))
+    assert dataset.suite("s") is suite and dataset.suite("nope") is None
+
+
+def test_models_are_strict_and_names_are_not_blank() -> None:
+    with pytest.raises(ValidationError, match="id"):
+        Case.model_validate({**case("c", expectation("a", "/x", 1)), "id": 7})
+    with pytest.raises(ValidationError, match="name"):
+        Case.model_validate(case("c", expectation("  ", "/x", 1)))
+    with pytest.raises(ValidationError, match="absent_as_null"):
+        Case.model_validate(case("c", expectation("a", "/x", 1, absent_as_null="yes")))
+    with pytest.raises(ValidationError, match="suites"):
+        Manifest.model_validate({"name": "d", "revision": "1", "suites": []})
