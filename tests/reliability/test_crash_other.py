@@ -39,7 +39,7 @@ def suite_inputs(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 def suite_argv(dataset: Path, sut: Path, report: Path) -> list[str]:
     return [sys.executable, "-c", "from tracegrade.cli import main; main()", "suite", "run", str(dataset),
-            "--target-cmd", f"{sys.executable} {sut}", "-o", str(report), "--max-concurrency", str(CONCURRENCY)]
+            "--target-cmd", f"{sys.executable} {sut}", "-o", str(report), "--concurrency-limit", str(CONCURRENCY)]
 
 
 def without_timing(value: Any) -> Any:
