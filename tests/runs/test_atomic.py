@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tracegrade.runs import write_atomic
+from tracegrade.runs import MANIFEST_NAME, RunFolder, write_atomic
 from tracegrade.runs._atomic import atomic_file
 
 
@@ -39,3 +39,12 @@ def test_without_a_mode_the_file_gets_the_umask_permissions(tmp_path: Path) -> N
     os.umask(umask)
     write_atomic(tmp_path / "out.txt", b"x")
     assert stat.S_IMODE((tmp_path / "out.txt").stat().st_mode) == 0o666 & ~umask
+
+
+def test_private_files_get_the_requested_mode(tmp_path: Path) -> None:
+    write_atomic(tmp_path / "secret.json", b"{}", mode=0o600)
+    assert stat.S_IMODE((tmp_path / "secret.json").stat().st_mode) == 0o600
+    folder = RunFolder(tmp_path / "run", kind="test", job_id="j", mode=0o600)
+    folder.write_text("r.json", "{}")
+    assert stat.S_IMODE((tmp_path / "run/r.json").stat().st_mode) == 0o600
+    assert MANIFEST_NAME not in os.listdir(tmp_path / "run")
