@@ -1,0 +1,3 @@
+from tests.atif.output.test_merge import runs
+
+__all__ = ["runs"]
