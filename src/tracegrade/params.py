@@ -45,7 +45,7 @@ def parameter_table(model: type[BaseModel], *, first: Sequence[str] = ()) -> lis
 def _described(field: FieldInfo) -> str:
     text = field.description or ""
     default = field.default
-    if default is None or (default is False and field.annotation is not bool):
+    if field.is_required() or default is None or (default is False and field.annotation is not bool):
         return text
     shown = default.value if isinstance(default, Enum) else default
     shown = str(shown).lower() if isinstance(shown, bool) else shown

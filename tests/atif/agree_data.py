@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from tests.atif.helpers import recorded_parameters
+from tracegrade.atif.agreement._agree import measure_agreement
+from tracegrade.atif.agreement._labels import Label
+from tracegrade.atif.agreement._records import AgreementReport
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, RunSummary, StepResult, StepStatus
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.runs import JobStatus
@@ -97,3 +100,22 @@ def two_trajectories() -> EvaluationResults:
         session_id="s",
     )
     return results(a, b)
+
+
+STEP_LABELS = [
+    Label(line=1, trajectory_id="A", step=1, score=5, failed=False),
+    Label(line=2, trajectory_id="A", step=2, score=1, failed=True, category="context_loss", decisive=True),
+    Label(line=3, trajectory_id="A", step=3, score=4, failed=False),
+    Label(line=4, trajectory_id="A", step=4, score=2, failed=False, category="none"),
+    Label(line=5, trajectory_id="B", step=1, score=3, failed=False),
+    Label(line=6, trajectory_id="B", step=2, score=4, failed=True, category="reasoning_failure", decisive=True),
+]
+ROOT_LABELS = [
+    Label(line=7, trajectory_id="A", failed=True, score=1),
+    Label(line=8, node_id="b.json", failed=False, score=4),
+]
+
+
+def report(labels: list[Label] | None = None) -> AgreementReport:
+    labels = labels or [*STEP_LABELS, *ROOT_LABELS]
+    return measure_agreement(two_trajectories(), labels, labels_file="l.jsonl", resamples=500)

@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
 import typer
 
-from tracegrade.cli._app import app, dabench_main, run_app
+from tracegrade.cli._app import app, run_app
 from tracegrade.cli._dabench import dabench_app
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dabench"
@@ -108,13 +107,6 @@ def test_bad_input_exits_2_with_one_line(args: list[str], message: str, capsys: 
     assert run_app(dabench_app, args) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
-
-
-def test_dabench_entry_point_keeps_version(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(sys, "argv", ["dabench", "--version"])
-    with pytest.raises(SystemExit) as exited:
-        dabench_main()
-    assert exited.value.code == 0 and "dabench (tracegrade" in capsys.readouterr().out
 
 
 def test_an_unknown_mode_is_a_usage_error_listing_the_modes(capsys: pytest.CaptureFixture[str]) -> None:

@@ -47,16 +47,6 @@ def test_missing_path_one_line_exit_2(capsys: object) -> None:
     assert err.strip() == "error: /no/such/place: no such file or directory"
 
 
-def test_console_scripts_version_and_help() -> None:
-    bindir = Path(sys.executable).parent
-    out = subprocess.run([bindir / "tracegrade", "--version"], capture_output=True, text=True, check=True)
-    assert out.stdout.startswith("tracegrade ")
-    helped = subprocess.run([bindir / "tracegrade", "validate", "--help"], capture_output=True, text=True, check=True)
-    assert "Exit codes" in helped.stdout
-    dab = subprocess.run([bindir / "dabench", "eval-v2", "x"], capture_output=True, text=True)
-    assert dab.returncode == 2 and dab.stderr.count("\n") == 1
-
-
 def test_usage_error_exit_2() -> None:
     assert run_app(app, ["validate", "--format", "xml", str(EXAMPLES)]) == 2
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 import pytest
-from evalhub.adapter import DefaultCallbacks
+from evalhub.adapter import DefaultCallbacks, JobResults, JobSpec
 
 from tests.atif.scripted import judge_rule
 from tests.conftest import EXAMPLES
@@ -89,3 +89,25 @@ def make_adapter(tmp_path: Path, judge: ScriptedJudgeServer, sink: _Recorder) ->
         return adapter, callbacks
 
     return make
+
+
+def run(make_adapter: AdapterFactory, parameters: dict[str, object], **spec: object) -> JobResults:
+    """Run one job through the adapter and report its results, as the entry point does."""
+    adapter, callbacks = make_adapter(parameters, **spec)
+    results = adapter.run_benchmark_job(adapter.job_spec, callbacks)
+    callbacks.report_results(results)
+    return results
+
+
+def spec(**fields: object) -> JobSpec:
+    """A job spec as the server sends it, with ``fields`` replaced."""
+    document: dict[str, object] = {
+        "id": "j",
+        "provider_id": "atif",
+        "benchmark_id": "atif_trajectory_default",
+        "benchmark_index": 0,
+        "model": {"url": "http://judge:8000/v1", "name": "judge-model"},
+        "parameters": {},
+        "callback_url": "http://x",
+    }
+    return JobSpec.model_validate({**document, **fields})

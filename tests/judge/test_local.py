@@ -19,7 +19,7 @@ from tracegrade.atif.asking._local_verdict import PROBLEMS, local_verdict_reques
 from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, JudgeOptions, LocalJudge, _local
-from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT, _Recorder, plain_prompt
+from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Criterion, Rubric
 
@@ -88,30 +88,6 @@ def test_the_server_gets_plain_prompts_and_computes_no_prompt_logits(monkeypatch
     (command,) = commands
     assert command[command.index("--chat_format") + 1] == PLAIN_CHAT_FORMAT == "tracegrade-plain"
     assert command[command.index("--logits_all") + 1] == "false"
-
-
-def test_the_plain_format_joins_the_messages_text() -> None:
-    assert plain_prompt([{"role": "system", "content": "a"}, {"role": "user", "content": "b"}]) == "a\n\nb"
-
-
-class Vocabulary:
-    def detokenize(self, tokens: list[int]) -> bytes:
-        return "".join("abcd"[t] for t in tokens).encode()
-
-
-def test_the_recorder_gives_each_answer_token_its_log_probability_and_top_alternatives() -> None:
-    import numpy as np
-
-    recorder = _Recorder(Vocabulary(), 2)
-    first = np.log(np.array([0.1, 0.6, 0.2, 0.1], dtype=np.float32))
-    second = np.log(np.array([0.25, 0.25, 0.25, 0.25], dtype=np.float32))
-    assert recorder(np.array([0, 0]), first) is first  # logits pass through unchanged
-    recorder(np.array([0, 0, 2]), second)  # the sampler chose token 2 ("c") at the first step
-    recorder(np.array([0, 0, 2, 3]), second)  # then "d"; this last step (end of answer) is not recorded
-    (c, d) = recorder.entries
-    assert c["token"] == "c" and c["logprob"] == pytest.approx(math.log(0.2), abs=1e-6)
-    assert [(t["token"], round(math.exp(t["logprob"]), 6)) for t in c["top_logprobs"]] == [("b", 0.6), ("c", 0.2)]
-    assert d["token"] == "d" and d["logprob"] == pytest.approx(math.log(0.25), abs=1e-6)
 
 
 def test_the_local_judge_fixes_its_sampling_and_pace_and_takes_the_other_options_given() -> None:

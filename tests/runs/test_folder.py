@@ -10,7 +10,7 @@ import pytest
 from pytest import MonkeyPatch
 
 from tracegrade.errors import InputError, OutputError
-from tracegrade.runs import MANIFEST_NAME, JobStatus, RunFolder, _folder, read_manifest, write_atomic
+from tracegrade.runs import JobStatus, RunFolder, _folder, read_manifest
 
 
 def test_a_finished_folder_lists_every_file_with_its_hash(tmp_path: Path) -> None:
@@ -106,15 +106,6 @@ def test_a_sub_folder_linking_out_of_the_folder_is_refused_every_time(tmp_path: 
             folder.write_text("sub/x.txt", "x")
     folder.write_text("inside/b.txt", "b")
     assert os.listdir(tmp_path / "outside") == [] and sorted(folder.files) == ["inside/a.txt", "inside/b.txt"]
-
-
-def test_private_files_get_the_requested_mode(tmp_path: Path) -> None:
-    write_atomic(tmp_path / "secret.json", b"{}", mode=0o600)
-    assert stat.S_IMODE((tmp_path / "secret.json").stat().st_mode) == 0o600
-    folder = RunFolder(tmp_path / "run", kind="test", job_id="j", mode=0o600)
-    folder.write_text("r.json", "{}")
-    assert stat.S_IMODE((tmp_path / "run/r.json").stat().st_mode) == 0o600
-    assert MANIFEST_NAME not in os.listdir(tmp_path / "run")
 
 
 def test_files_are_flushed_once_before_the_manifest_not_one_by_one(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:

@@ -66,8 +66,7 @@ class ConfusionMatrix:
         Raises:
             KeyError: a label is not in :attr:`labels`.
         """
-        try:
-            row, column = self.labels.index(expected), self.labels.index(predicted)
-        except ValueError as exc:
-            raise KeyError(f"label not in the confusion matrix: {exc}") from None
-        return self.counts[row][column]
+        for label in (expected, predicted):
+            if label not in self.labels:
+                raise KeyError(f"label not in the confusion matrix: {label!r}")
+        return self.counts[self.labels.index(expected)][self.labels.index(predicted)]

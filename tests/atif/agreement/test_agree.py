@@ -3,29 +3,11 @@ from __future__ import annotations
 import pytest
 from scipy import stats as scipy_stats
 
-from tests.atif.agree_data import node, results, step, two_trajectories
+from tests.atif.agree_data import node, report, results, step, two_trajectories
 from tracegrade.atif.agreement._agree import match_labels, measure_agreement
 from tracegrade.atif.agreement._labels import Label
 from tracegrade.atif.scoring._records import StepStatus
 from tracegrade.errors import InputError
-
-STEP_LABELS = [
-    Label(line=1, trajectory_id="A", step=1, score=5, failed=False),
-    Label(line=2, trajectory_id="A", step=2, score=1, failed=True, category="context_loss", decisive=True),
-    Label(line=3, trajectory_id="A", step=3, score=4, failed=False),
-    Label(line=4, trajectory_id="A", step=4, score=2, failed=False, category="none"),
-    Label(line=5, trajectory_id="B", step=1, score=3, failed=False),
-    Label(line=6, trajectory_id="B", step=2, score=4, failed=True, category="reasoning_failure", decisive=True),
-]
-ROOT_LABELS = [
-    Label(line=7, trajectory_id="A", failed=True, score=1),
-    Label(line=8, node_id="b.json", failed=False, score=4),
-]
-
-
-def report(labels: list[Label] | None = None):
-    labels = labels or [*STEP_LABELS, *ROOT_LABELS]
-    return measure_agreement(two_trajectories(), labels, labels_file="l.jsonl", resamples=500)
 
 
 def test_score_correlations_equal_scipy_on_the_pairs() -> None:
@@ -54,15 +36,6 @@ def test_categories_count_an_unflagged_step_as_none() -> None:
     assert categories.matrix[order.index("reasoning_failure")][order.index("none")] == 1
     assert categories.agreement.value == pytest.approx(1 / 3)
     assert categories.kappa.value == pytest.approx(0.0)  # po = pe = 1/3
-
-
-def test_localisation_compares_decisive_step_with_the_lowest_judge_step() -> None:
-    localisation = report().localisation
-    assert [(r.node_id, r.decisive_step, r.judge_lowest_step, r.distance) for r in localisation.rows] == [
-        ("a.json", 2, 2, 0),
-        ("b.json", 2, 3, 1),
-    ]
-    assert (localisation.exact.value, localisation.within_1.value, localisation.within_3.value) == (0.5, 1.0, 1.0)
 
 
 def test_trajectory_level_uses_aggregate_and_passed() -> None:
@@ -114,16 +87,6 @@ def test_two_labels_for_one_step_are_an_error() -> None:
         match_labels(
             two_trajectories(),
             [Label(line=1, trajectory_id="A", step=1, failed=True), Label(line=2, node_id="a.json", step=1, score=1)],
-        )
-
-
-def test_two_decisive_steps_in_one_trajectory_are_an_error() -> None:
-    with pytest.raises(InputError, match=r"lines 1 and 2 both mark a decisive step of a\.json"):
-        report(
-            [
-                Label(line=1, trajectory_id="A", step=1, decisive=True),
-                Label(line=2, trajectory_id="A", step=2, decisive=True),
-            ]
         )
 
 

@@ -8,13 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evalhub.models.atif import Step
 
 from tests.atif.helpers import recorded_parameters
 from tests.atif.scripted import trajectory, write
 from tests.conftest import unavailable
 from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
-from tracegrade.atif.asking._content import PART_CHARS, StepContent, ToolCallContent, step_content
+from tracegrade.atif.asking._content import StepContent, ToolCallContent
 from tracegrade.atif.output._report import render_report
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, RunSummary, StepResult
 from tracegrade.atif.scoring._results import InputRecord
@@ -190,20 +189,6 @@ def test_header_shows_status_reason_provenance_and_refusals(html: str) -> None:
 def test_filters_offer_the_statuses_and_categories_present(html: str) -> None:
     options = re.findall(r'<option value="([a-z_]+)">', html)
     assert options == ["copied_context", "failed", "not_run", "scored", "not_a_candidate", "policy_boundary_violation"]
-
-
-def test_step_content_is_bounded_and_flags_the_cut() -> None:
-    step = Step(
-        step_id=1,
-        source="agent",
-        message="m" * (PART_CHARS + 10),
-        tool_calls=[{"tool_call_id": "c", "function_name": "f", "arguments": {"n": 2**70}}],
-    )
-    content = step_content(step)
-    assert content.truncated and content.message is not None
-    assert content.message.startswith("m" * PART_CHARS) and f"{PART_CHARS + 10:,} characters" in content.message
-    assert "1180591620717411303424" in content.tool_calls[0].arguments
-    assert not step_content(Step(step_id=2, source="user", message="hi")).truncated
 
 
 def test_scored_run_records_what_the_judge_saw(tmp_path: Path) -> None:

@@ -31,3 +31,28 @@ def test_criteria_hash_changes_with_weights_and_aggregation():
 
 def test_scoring_modes():
     assert [mode.value for mode in ScoringMode] == ["auto", "benchmark", "reference", "custom"]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"name": "  ", "description": "d"}, {"name": "a", "description": "d", "weight": 0},
+     {"name": "a", "description": "d", "weight": float("inf")}, {"name": "a", "description": "d", "weight": True}],
+)
+def test_a_blank_name_or_a_weight_that_is_not_a_positive_number_is_refused(fields):
+    with pytest.raises(ValueError):
+        Criterion(**fields)
+
+
+def test_names_and_descriptions_are_stored_stripped():
+    criterion = Criterion(name=" a ", description=" does a \n", weight=2)
+    assert (criterion.name, criterion.description, criterion.weight) == ("a", "does a", 2.0)
+
+
+def test_two_criteria_of_one_name_are_refused():
+    with pytest.raises(ValueError, match="duplicate criterion name 'a'"):
+        Rubric(criteria=(Criterion(name="a", description="A"), Criterion(name="a", description="B")))
+
+
+def test_normalized_criteria_keep_the_rubric_order():
+    assert [c["name"] for c in rubric(Aggregation.MEAN).normalized()] == ["a", "b"]
+    assert rubric(Aggregation.MEAN).names == {"a", "b"}

@@ -17,7 +17,6 @@ from tracegrade.atif._run import JobContext
 from tracegrade.atif.reading._records import InputStatus
 from tracegrade.atif.scoring._assemble import summarize
 from tracegrade.atif.scoring._maths import SubagentAggregation
-from tracegrade.cli._app import app, run_app
 from tracegrade.errors import ConfigError
 from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.runs import JobStatus, Shard
@@ -173,34 +172,3 @@ def test_merges_that_cannot_equal_one_run_are_refused(
 ) -> None:
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         merge_results(make(runs[1]))
-
-
-def test_cli_merges_run_folders(
-    runs: tuple[EvaluationResults, list[EvaluationResults]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    _whole, shards = runs
-    folders = [
-        str(write_artifacts(s, tmp_path / f"s{i}")["evaluation_results.json"].parent) for i, s in enumerate(shards)
-    ]
-    folders[2] += "/evaluation_results.json"  # a results file works as well as its folder
-    assert run_app(app, ["merge", *folders, "-o", str(tmp_path / "merged")]) == 0
-    assert sorted(p.name for p in (tmp_path / "merged").iterdir()) == [
-        "evaluation_results.json",
-        "manifest.json",
-        "report.html",
-        "steps.parquet",
-        "summary.json",
-    ]
-    assert "merged 3 shards of job-m" in capsys.readouterr().out
-
-
-def test_cli_refuses_an_incomplete_set_in_one_line(
-    runs: tuple[EvaluationResults, list[EvaluationResults]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    _, shards = runs
-    folder = write_artifacts(shards[0], tmp_path / "s0")["evaluation_results.json"].parent
-    assert run_app(app, ["merge", str(folder), str(tmp_path / "nowhere"), "-o", str(tmp_path / "m")]) == 2
-    assert run_app(app, ["merge", str(folder), "-o", str(tmp_path / "m")]) == 2
-    err = capsys.readouterr().err
-    assert "nowhere: no evaluation_results.json there" in err and "missing shard(s) 1/3, 2/3" in err
-    assert not (tmp_path / "m").exists()

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+import tracegrade
+from tracegrade.cli._app import app, dabench_main, run_app
+from tracegrade.errors import MissingDependencyError, ThresholdNotMetError
+
+
+def test_dabench_entry_point_keeps_version(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "argv", ["dabench", "--version"])
+    with pytest.raises(SystemExit) as exited:
+        dabench_main()
+    assert exited.value.code == 0 and "dabench (tracegrade" in capsys.readouterr().out
+
+
+def test_console_scripts_version_and_help() -> None:
+    bindir = Path(sys.executable).parent
+    out = subprocess.run([bindir / "tracegrade", "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("tracegrade ")
+    helped = subprocess.run([bindir / "tracegrade", "validate", "--help"], capture_output=True, text=True, check=True)
+    assert "Exit codes" in helped.stdout
+    dab = subprocess.run([bindir / "dabench", "eval-v2", "x"], capture_output=True, text=True)
+    assert dab.returncode == 2 and dab.stderr.count("\n") == 1
+
+
+def one_command(body: object) -> typer.Typer:
+    """An app whose only command runs ``body`` (the way every tracegrade command is run)."""
+    command = typer.Typer()
+
+    @command.command()
+    def go() -> object:
+        return body() if callable(body) else body
+
+    return command
+
+
+def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_app(app, ["--version"]) == 0
+    assert capsys.readouterr().out == f"tracegrade {tracegrade.__version__}\n"
+
+
+@pytest.mark.parametrize(("error", "code"), [(MissingDependencyError("pip install x"), 3),
+                                             (ThresholdNotMetError("score 0.4 < 0.5 [bold]"), 1)])
+def test_a_tracegrade_error_is_one_line_and_its_exit_code(
+    error: Exception, code: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def fail() -> None:
+        raise error
+
+    assert run_app(one_command(fail), []) == code
+    assert capsys.readouterr().err == f"error: {error.args[0]}\n"
+
+
+def test_ctrl_c_in_a_command_exits_130() -> None:
+    def stop() -> None:
+        raise KeyboardInterrupt
+
+    assert run_app(one_command(stop), []) == 130
+
+
+def test_an_aborted_command_says_so_and_exits_130(capsys: pytest.CaptureFixture[str]) -> None:
+    def stop() -> None:
+        raise typer.Abort
+
+    assert run_app(one_command(stop), []) == 130 and capsys.readouterr().err == "interrupted\n"
+
+
+def test_a_commands_own_exit_code_and_returned_code_are_kept() -> None:
+    def leave() -> None:
+        raise typer.Exit(7)
+
+    assert run_app(one_command(leave), []) == 7
+    assert run_app(one_command(5), []) == 5 and run_app(one_command(None), []) == 0
+
+
+def test_a_usage_error_shows_the_usage_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_app(app, ["validate", "--no-such-option"]) == 2
+    err = capsys.readouterr().err
+    assert "Usage:" in err and "No such option: --no-such-option" in err
