@@ -279,3 +279,21 @@ def test_the_architecture_doc_draws_every_module_of_a_front_door(door: str) -> N
 def test_no_public_name_is_shadowed_by_a_sub_package(package: Path) -> None:
     folders = {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
     assert not folders & set(declared_names(package / "__init__.py"))
+
+
+TESTS = SRC.parents[1] / "tests"
+
+
+def _has_logic(path: Path) -> bool:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and not n.name.startswith("__")
+               for n in ast.walk(tree))
+
+
+@pytest.mark.parametrize("path", [p for p in _code_modules() if p.name != "__main__.py" and _has_logic(p)],
+                         ids=lambda p: str(p.relative_to(SRC)))
+def test_a_module_with_logic_has_its_mirrored_test_file(path: Path) -> None:
+    relative = path.relative_to(SRC)
+    folder, stem = TESTS / relative.parent, path.stem.lstrip("_")
+    found = [*folder.glob(f"test_{stem}.py"), *folder.glob(f"test_{stem}_*.py")]
+    assert found, f"no tests/{relative.parent}/test_{stem}.py for {relative}"
