@@ -1,0 +1,156 @@
+"""What an import writes: validated trajectories under ``trajectories/`` and ``import_report.json``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+from tracegrade.atif.reading._document import validate_document
+from tracegrade.atif.reading._options import LoadOptions
+from tracegrade.errors import InputError, OutputError
+from tracegrade.runs import write_atomic
+
+__all__ = [
+    "REPORT_NAME",
+    "SCHEMA_VERSION",
+    "FileReport",
+    "ImportReport",
+    "ImportResult",
+    "TrajectoryReport",
+    "slug",
+    "trajectory_report",
+    "unique",
+    "write_import",
+]
+
+SCHEMA_VERSION = "ATIF-v1.7"
+REPORT_NAME = "import_report.json"
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+_UNBOUNDED = LoadOptions(max_steps_per_trajectory=1 << 30)
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FileReport(_Record):
+    """What one input file held and what of it could not be carried into ATIF."""
+
+    path: str
+    """The input file."""
+    formats: list[str]
+    """The shapes read from it (`otlp-json`, `tempo`, `jaeger`, `span-list`, `attribute-map`, `inspect-eval`...)."""
+    records: int
+    """Spans (OpenTelemetry) or samples (Inspect AI) read."""
+    trajectories: list[str]
+    """Root trajectories built from it."""
+    not_mapped: dict[str, int] = Field(default_factory=dict)
+    """Things read but not carried into ATIF, counted by reason (most frequent first)."""
+    notes: dict[str, int] = Field(default_factory=dict)
+    """Things carried in a way worth knowing (orphan spans under the root, a tool span without its call...)."""
+
+
+class TrajectoryReport(_Record):
+    """One written trajectory tree, counted over the root and its sub-agents."""
+
+    trajectory_id: str
+    path: str
+    """The file written, relative to the output folder."""
+    steps: int
+    agents: list[str]
+    """Agent names in the tree, root first, then sub-agents in order."""
+    tool_calls: int
+    subagents: int
+
+
+class ImportReport(_Record):
+    """``import_report.json``: every input file and every trajectory written."""
+
+    importer: str
+    """``otel`` or ``inspect``."""
+    files: list[FileReport]
+    trajectories: list[TrajectoryReport]
+
+    def not_mapped_total(self) -> int:
+        """Things not carried into ATIF, over every file."""
+        return sum(sum(f.not_mapped.values()) for f in self.files)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import wrote."""
+
+    trajectories: tuple[Path, ...]
+    report_path: Path
+    report: ImportReport
+
+
+def slug(text: str) -> str:
+    """A file-system-safe name."""
+    return _SLUG.sub("-", text).strip("-") or "trace"
+
+
+def unique(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``... when it is taken; the result is added to ``taken``."""
+    found, number = name, 1
+    while found in taken:
+        number += 1
+        found = f"{name}-{number}"
+    taken.add(found)
+    return found
+
+
+def _walk(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    stack = [document]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.get("subagent_trajectories") or ()))
+
+
+def trajectory_report(document: dict[str, Any], path: str) -> TrajectoryReport:
+    """Counts of one trajectory tree: steps, agents, tool calls and sub-agents."""
+    steps = calls = trees = 0
+    agents: list[str] = []
+    for node in _walk(document):
+        trees += 1
+        steps += len(node["steps"])
+        calls += sum(len(step.get("tool_calls") or ()) for step in node["steps"])
+        if node["agent"]["name"] not in agents:
+            agents.append(node["agent"]["name"])
+    return TrajectoryReport(trajectory_id=document["trajectory_id"], path=path, steps=steps, agents=agents,
+                            tool_calls=calls, subagents=trees - 1)
+
+
+def write_import(
+    documents: Sequence[tuple[str, str, dict[str, Any]]], importer: str, files: list[FileReport], out_dir: Path
+) -> ImportResult:
+    """Validate ``(name, source, document)`` triples, then write them and the report atomically.
+
+    Raises:
+        InputError: a converted document is not valid ATIF (naming its source).
+        OutputError: ``out_dir`` cannot be written.
+    """
+    for _, source, document in documents:
+        checked = validate_document(dict(document), _UNBOUNDED)
+        if isinstance(checked, tuple):
+            raise InputError(f"{source}: does not convert to valid ATIF ({checked[1]})", code=checked[0])
+    reports = [trajectory_report(doc, f"trajectories/{name}.json") for name, _, doc in documents]
+    report = ImportReport(importer=importer, files=files, trajectories=reports)
+    written = []
+    try:
+        for name, _, document in documents:
+            target = out_dir / "trajectories" / f"{name}.json"
+            write_atomic(target, orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+            written.append(target)
+        body = orjson.dumps(report.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n"
+        write_atomic(out_dir / REPORT_NAME, body)
+    except OSError as exc:
+        raise OutputError(f"{out_dir}: cannot write the import ({type(exc).__name__})") from None
+    return ImportResult(tuple(written), out_dir / REPORT_NAME, report)
