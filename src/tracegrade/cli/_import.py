@@ -105,7 +105,7 @@ def _print_import(result: ImportResult, output: Path, what: str) -> None:
     subagents = sum(t.subagents for t in report.trajectories)
     console.print(
         f"imported {len(report.trajectories)} {what} -> {output}/trajectories/ "
-        f"({steps} steps, {calls} tool calls, {subagents} sub-agents)",
+        f"({steps} steps, {calls} tool calls, {subagents} sub-agent trajectories)",
         markup=False,
     )
     for file in report.files:

@@ -18,7 +18,7 @@ from tracegrade.atif.importing._genai import Usage
 from tracegrade.atif.importing._messages import Message, decode_json, messages_from
 from tracegrade.atif.importing._spans import Span, Tally
 
-__all__ = ["AgentInfo", "ModelCall", "agent_info", "count_unread", "read_model_call"]
+__all__ = ["AgentInfo", "InputMemo", "ModelCall", "agent_info", "count_unread", "read_model_call"]
 
 _READ = _genai.READ | _openinference.READ
 _READ_PREFIXES = _genai.READ_PREFIXES + _openinference.READ_PREFIXES
@@ -66,10 +66,60 @@ class AgentInfo:
     output: str | None
 
 
-def read_model_call(spans: list[Span], tally: Tally) -> ModelCall:
-    """Read the nested spans of one model call (outermost first) into one call."""
-    inputs = _first(spans, _INPUTS, tally)
+@dataclass(slots=True)
+class InputMemo:
+    """What the previous calls of one trajectory sent, so that each call reads only what is new.
+
+    An agent loop sends the whole conversation on every call, so each call's ``gen_ai.input.messages`` usually
+    extends the previous one: only the messages added at the end are read (the earlier ones were mapped with
+    the previous call), less the previous call's answer when it is there in the same words, and less tool
+    results already mapped from their tool spans. Tool definitions are usually the same text on every call:
+    each text is read once. Only exact repeats are skipped: anything else is read in full.
+    """
+
+    answered: set[str] = field(default_factory=set)
+    """Call ids whose results are mapped (shared with the trajectory's steps)."""
+    text: str | None = None
+    output: str | None = None
+    instructions: Any = None
+    tools: set[str] = field(default_factory=set)
+
+    def tail(self, text: str) -> str:
+        """The JSON list of the messages ``text`` adds to the previous input (all of ``text`` if it adds none)."""
+        previous, self.text = self.text, text
+        if not previous or len(previous) < 3 or len(text) <= len(previous) or not previous.endswith("]"):
+            return text
+        cut = len(previous) - 1
+        if text[cut] != "," or not text.startswith(previous[:cut]):
+            return text
+        tail = "[" + text[cut + 1 :]
+        answer = self.output[1:-1] if self.output and self.output.startswith("[") else None
+        if answer and tail.startswith(answer, 1) and tail[len(answer) + 1] in ",]":
+            return "[" + tail[len(answer) + 2 :] if tail[len(answer) + 1] == "," else "[]"
+        return tail
+
+    def mapped(self, raw: dict[str, Any]) -> bool:
+        """Whether ``raw`` is a tool message whose every result is already mapped."""
+        if raw.get("role") != "tool":
+            return False
+        ids = [part.get("id") for part in raw.get("parts") or () if isinstance(part, dict)]
+        if not ids:
+            ids = [raw.get("tool_call_id") or raw.get("id")]
+        return all(isinstance(i, str) and i in self.answered for i in ids)
+
+
+def read_model_call(spans: list[Span], tally: Tally, memo: InputMemo | None = None) -> ModelCall:
+    """Read the nested spans of one model call (outermost first) into one call.
+
+    With ``memo``, messages the previous call of the same trajectory already sent are not read again.
+    """
+    inputs = _semconv_tail(spans, memo, tally) if memo is not None else None
+    if inputs is None:
+        inputs = _first(spans, _INPUTS, tally)
     outputs = _first(spans, _OUTPUTS, tally)
+    if memo is not None:
+        memo.output = next((s.attributes["gen_ai.output.messages"] for s in spans
+                            if isinstance(s.attributes.get("gen_ai.output.messages"), str)), None)
     if inputs is None or outputs is None:
         events = [event for span in spans for event in span.events]
         event_inputs, event_outputs = _genai.event_messages(events, tally)
@@ -89,8 +139,28 @@ def read_model_call(spans: list[Span], tally: Tally) -> ModelCall:
         model=_attribute(spans, _MODEL_KEYS),
         response_id=_attribute(spans, ("gen_ai.response.id",)),
         error=errors[0] if errors else None,
-        tools=_tool_definitions(spans),
+        tools=_tool_definitions(spans, memo),
     )
+
+
+def _semconv_tail(spans: list[Span], memo: InputMemo, tally: Tally) -> list[Message] | None:
+    for span in spans:
+        attributes = span.attributes
+        raw = attributes.get("gen_ai.input.messages")
+        if isinstance(raw, str):
+            items = decode_json(memo.tail(raw))
+            if not isinstance(items, list):
+                return None  # not a message list: the other readers have a go, and count it
+            found = messages_from([item for item in items if not (isinstance(item, dict) and memo.mapped(item))],
+                                  tally) or []
+            instructions = attributes.get("gen_ai.system_instructions")
+            if instructions is not None and instructions != memo.instructions:
+                memo.instructions = instructions
+                text = _genai.instructions_text(instructions)
+                if text:
+                    found.insert(0, Message("system", text))
+            return found
+    return None
 
 
 def _first(spans: list[Span], readers: tuple[Reader, ...], tally: Tally) -> list[Message] | None:
@@ -111,10 +181,15 @@ def _attribute(spans: list[Span], keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def _tool_definitions(spans: list[Span]) -> list[dict[str, Any]]:
+def _tool_definitions(spans: list[Span], memo: InputMemo | None) -> list[dict[str, Any]]:
     for span in spans:
         attributes = span.attributes
-        declared = decode_json(attributes.get("gen_ai.tool.definitions"))
+        raw = attributes.get("gen_ai.tool.definitions")
+        if isinstance(raw, str) and memo is not None:
+            if raw in memo.tools:
+                return []  # the same definitions as an earlier call's: already taken
+            memo.tools.add(raw)
+        declared = decode_json(raw)
         if isinstance(declared, list):
             return [_as_function(d) for d in declared if isinstance(d, dict)]
         found = (_genai.legacy_tools(attributes) or _openinference.tool_definitions(attributes)
@@ -165,7 +240,17 @@ def _agent_text(attributes: dict[str, Any], side: str, tally: Tally) -> str | No
 
 def count_unread(span: Span, tally: Tally) -> None:
     """Count the attributes of a mapped span that no part of the mapping reads."""
-    for key in span.attributes:
-        if key not in _READ and not key.startswith(_READ_PREFIXES):
-            tally.add(f"attribute {key}")
+    keys = tuple(span.attributes)
+    unread = _UNREAD.get(keys)
+    if unread is None:
+        if len(_UNREAD) > 4096:
+            _UNREAD.clear()
+        unread = _UNREAD[keys] = tuple(
+            f"attribute {key}" for key in keys if key not in _READ and not key.startswith(_READ_PREFIXES))
+    for reason in unread:
+        tally.add(reason)
+
+
+_UNREAD: dict[tuple[str, ...], tuple[str, ...]] = {}
+"""The unread attribute keys of each key set seen (spans of one instrumentation share a few)."""
 

@@ -36,6 +36,7 @@ __all__ = [
     "adk_tools",
     "error_text",
     "event_messages",
+    "instructions_text",
     "legacy_inputs",
     "legacy_outputs",
     "legacy_tools",
@@ -133,14 +134,24 @@ def span_role(span: Span) -> str | None:
 
 def semconv_inputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | None:
     """``gen_ai.system_instructions`` and ``gen_ai.input.messages``."""
-    found = messages_from(attributes["gen_ai.input.messages"], tally) if "gen_ai.input.messages" in attributes else None
-    instructions = _instructions(attributes.get("gen_ai.system_instructions"))
+    found = _message_list(attributes, "gen_ai.input.messages", tally)
+    instructions = instructions_text(attributes.get("gen_ai.system_instructions"))
     if instructions:
         return [Message("system", instructions), *(found or [])]
     return found
 
 
-def _instructions(value: Any) -> str:
+def _message_list(attributes: dict[str, Any], key: str, tally: Tally) -> list[Message] | None:
+    if key not in attributes:
+        return None
+    found = messages_from(attributes[key], tally)
+    if found is None:
+        tally.add(f"attribute {key} that is not a list of messages")
+    return found
+
+
+def instructions_text(value: Any) -> str:
+    """``gen_ai.system_instructions`` (parts, as JSON text or a list) as text."""
     parsed = decode_json(value) if isinstance(value, str) and value.lstrip().startswith(("[", "{")) else value
     if isinstance(parsed, list):
         return "\n".join(as_text(p.get("content")) if isinstance(p, dict) else as_text(p) for p in parsed)
@@ -150,7 +161,7 @@ def _instructions(value: Any) -> str:
 def semconv_outputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | None:
     """``gen_ai.output.messages``, or any-agent's ``gen_ai.output`` (text, or a list of tool calls)."""
     if "gen_ai.output.messages" in attributes:
-        return messages_from(attributes["gen_ai.output.messages"], tally)
+        return _message_list(attributes, "gen_ai.output.messages", tally)
     if "gen_ai.output" not in attributes:
         return None
     raw = attributes["gen_ai.output"]
@@ -161,8 +172,15 @@ def semconv_outputs(attributes: dict[str, Any], tally: Tally) -> list[Message] |
     return [Message("assistant", as_text(raw))]
 
 
+def _indexed(attributes: dict[str, Any], first: str, fields: tuple[str, ...]) -> bool:
+    """Whether the first item of an indexed attribute family is there (a cheap look before unflattening)."""
+    return any(first + field in attributes for field in fields)
+
+
 def legacy_inputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | None:
     """The indexed ``gen_ai.prompt.N.{role,content,tool_call_id,tool_calls.M.*}`` attributes."""
+    if not _indexed(attributes, "gen_ai.prompt.0.", ("role", "content")):
+        return None
     items = unflatten(attributes, "gen_ai.prompt")
     if not items:
         return None
@@ -171,6 +189,8 @@ def legacy_inputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | N
 
 def legacy_outputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | None:
     """The indexed ``gen_ai.completion.N.*`` attributes."""
+    if not _indexed(attributes, "gen_ai.completion.0.", ("role", "content", "finish_reason")):
+        return None
     items = unflatten(attributes, "gen_ai.completion")
     if not items:
         return None
@@ -179,6 +199,8 @@ def legacy_outputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | 
 
 def legacy_tools(attributes: dict[str, Any]) -> list[dict[str, Any]]:
     """``llm.request.functions.N.{name,description,parameters}`` as function definitions."""
+    if "llm.request.functions.0.name" not in attributes:
+        return []
     found = []
     for item in unflatten(attributes, "llm.request.functions"):
         if isinstance(item, dict) and isinstance(item.get("name"), str):

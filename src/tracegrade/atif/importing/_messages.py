@@ -107,7 +107,8 @@ def messages_from(value: Any, tally: Tally) -> list[Message] | None:
 
 def message_from_dict(raw: dict[str, Any], tally: Tally, default_role: str = "user") -> list[Message]:
     """One recorded message as normalised messages (its tool results split off as ``tool`` messages)."""
-    role = _ROLES.get(str(raw.get("role") or default_role).lower())
+    given = raw.get("role") or default_role
+    role = _ROLES.get(given) or _ROLES.get(str(given).lower())
     if role is None:
         tally.add(f"message with role {raw.get('role')!r}")
         return []
@@ -115,21 +116,29 @@ def message_from_dict(raw: dict[str, Any], tally: Tally, default_role: str = "us
     results: list[Message] = []
     texts: list[str] = []
     reasoning: list[str] = []
-    _read_content(raw.get("content"), texts, reasoning, tally)
+    content = raw.get("content")
+    if content is not None:
+        _read_content(content, texts, reasoning, tally)
     for part in raw.get("parts") or ():
         _read_part(part, message, texts, reasoning, results, tally)
     for call in raw.get("tool_calls") or ():
         parsed = _tool_call(call)
         if parsed is not None:
             message.tool_calls.append(parsed)
-    message.text = "\n".join(t for t in texts if t)
-    message.reasoning = "\n".join(r for r in reasoning if r)
+    message.text = _joined(texts)
+    message.reasoning = _joined(reasoning)
     if role == "tool":
         message.call_id = _call_id(raw.get("tool_call_id") or raw.get("id"))
         message.name = raw.get("name") if isinstance(raw.get("name"), str) else None
         return [message, *results] if message.text or message.call_id or not results else results
     keep = bool(message.text or message.reasoning or message.tool_calls or not results)
     return [message, *results] if keep else results
+
+
+def _joined(texts: list[str]) -> str:
+    if len(texts) == 1:
+        return texts[0]
+    return "\n".join(text for text in texts if text)
 
 
 def _read_content(content: Any, texts: list[str], reasoning: list[str], tally: Tally) -> None:

@@ -32,6 +32,9 @@ READ_PREFIXES = ("llm.input_messages.", "llm.output_messages.", "llm.tools.")
 
 def messages(attributes: dict[str, Any], key: str, tally: Tally) -> list[Message] | None:
     """``llm.input_messages`` or ``llm.output_messages`` (flattened and indexed), or None when absent."""
+    first = f"{key}.0.message."
+    if first + "role" not in attributes and first + "content" not in attributes:
+        return None
     items = unflatten(attributes, key)
     if not items:
         return None
@@ -90,6 +93,8 @@ def _output(parsed: Any, tally: Tally) -> list[Message]:
 
 def tool_definitions(attributes: dict[str, Any]) -> list[dict[str, Any]]:
     """``llm.tools.N.tool.json_schema`` as OpenAI-style function definitions."""
+    if "llm.tools.0.tool.json_schema" not in attributes:
+        return []
     found = []
     for item in unflatten(attributes, "llm.tools"):
         schema = decode_json(item.get("tool", {}).get("json_schema")) if isinstance(item, dict) else None

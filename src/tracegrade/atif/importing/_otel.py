@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tracegrade.atif.importing._calls import ModelCall, agent_info, count_unread, read_model_call
+from tracegrade.atif.importing._calls import InputMemo, ModelCall, agent_info, count_unread, read_model_call
 from tracegrade.atif.importing._envelopes import TraceFile, read_trace_file
 from tracegrade.atif.importing._genai import ToolRun, span_role, tool_run
 from tracegrade.atif.importing._messages import Message, ToolCall
@@ -29,6 +29,7 @@ from tracegrade.atif.importing._output import (
 )
 from tracegrade.atif.importing._spans import Span, Tally, iso_time
 from tracegrade.errors import InputError
+from tracegrade.runs import gc_paused
 
 __all__ = ["build_trace", "import_otel", "trace_documents"]
 
@@ -46,8 +47,9 @@ def import_otel(paths: Sequence[Path], out_dir: Path) -> ImportResult:
             GenAI agent, model or tool span.
         OutputError: ``out_dir`` cannot be written.
     """
-    files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in _expand(paths)]
-    documents, roots_of = trace_documents(files)
+    with gc_paused():  # millions of acyclic records: full collections would walk them all, again and again
+        files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in _expand(paths)]
+        documents, roots_of = trace_documents(files)
     if not documents:
         raise InputError(f"no GenAI agent, model or tool spans in {', '.join(str(p) for p in paths)}")
     reports = [
@@ -56,7 +58,7 @@ def import_otel(paths: Sequence[Path], out_dir: Path) -> ImportResult:
                    notes=f.tally.notes_dict())
         for f in files
     ]
-    return write_import(documents, "otel", reports, out_dir)
+    return write_import(documents, "otel", reports, out_dir, validate=False)
 
 
 def _expand(paths: Sequence[Path]) -> list[tuple[Path, bool]]:
@@ -86,7 +88,7 @@ def trace_documents(files: list[TraceFile]) -> tuple[list[tuple[str, str, dict[s
             continue
         first = spans[0]
         stem = Path(first.source).stem
-        name = unique(slug(f"{stem}-{first.trace_id[:8]}" if first.trace_id else stem), taken)
+        name = unique(slug(f"{stem}-{first.trace_id}" if first.trace_id else stem), taken)
         document["trajectory_id"] = name
         documents.append((name, first.source, document))
         for source in dict.fromkeys(span.source for span in spans):
@@ -256,6 +258,7 @@ class _Steps:
         self.tools: dict[str, dict[str, Any]] = {}
         self.answered: set[str] = set()
         self.answered_names: set[str] = set()
+        self.memo = InputMemo(self.answered)
 
     def add(self, step: dict[str, Any]) -> dict[str, Any]:
         step = {"step_id": len(self.steps) + 1, **step}
@@ -277,52 +280,59 @@ class _Steps:
         answers = [m for m in call.outputs if m.role == "assistant"]
         if len(answers) > 1:
             self.tally_of(operation).add("model output beyond the first choice", len(answers) - 1)
-        answer = answers[0] if answers else Message("assistant", _NO_OUTPUT)
         if not answers:
             self.tally_of(operation).note("model call without recorded output")
-        text = answer.text
-        if call.error is not None:
-            text = f"{text}\n[error: {call.error}]" if text else f"[error: {call.error}]"
+        answer = answers[0] if answers else Message("assistant", _NO_OUTPUT)
         more: dict[str, Any] = {"spans": [s.span_id for s in call.spans]} if len(call.spans) > 1 else {}
         if call.response_id:
             more["response_id"] = call.response_id
+        text = answer.text
         if call.error is not None:
             more["error"] = call.error
-        step = self._agent_step(answer, text, timestamp, operation, more)
-        if call.model:
-            step = {**step, "model_name": call.model}
-        metrics = _metrics(call)
-        if metrics:
-            step["metrics"] = metrics
-        step["llm_call_count"] = 1
-        self._finish(step, answer)
+            text = _with_error(call.error, text)
+        self.agent(answer, text, operation, timestamp, model=call.model, metrics=_metrics(call), llm_calls=1,
+                   more=more)
         for definition in call.tools:
             name = definition.get("function", {}).get("name")
             if isinstance(name, str):
                 self.tools.setdefault(name, definition)
 
-    def _agent_step(self, answer: Message, message: str, timestamp: str | None, span: Span,
-                    more: dict[str, Any]) -> dict[str, Any]:
-        step: dict[str, Any] = {"source": "agent"}
+    def agent(
+        self,
+        answer: Message,
+        text: str,
+        span: Span,
+        timestamp: str | None,
+        *,
+        model: str | None = None,
+        metrics: dict[str, Any] | None = None,
+        llm_calls: int | None = None,
+        more: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Add an agent step (fields in ATIF's order) and register its calls as waiting for results."""
+        step: dict[str, Any] = {"step_id": len(self.steps) + 1, "source": "agent"}
         if timestamp:
             step["timestamp"] = timestamp
-        step["message"] = message
+        if model:
+            step["model_name"] = model
+        step["message"] = text
         if answer.reasoning:
             step["reasoning_content"] = answer.reasoning
-        if answer.tool_calls:
-            step["tool_calls"] = _calls(answer.tool_calls, span.span_id)
-        step.update(self.origin(span, **more))
-        return step
-
-    def _finish(self, step: dict[str, Any], answer: Message) -> None:
-        """Add an agent step, order its fields, and register its calls as waiting for results."""
-        ordered = {k: step[k] for k in _STEP_ORDER if k in step}
-        added = self.add(ordered)
+        calls = _calls(answer.tool_calls, span.span_id) if answer.tool_calls else None
+        if calls:
+            step["tool_calls"] = calls
+        if metrics:
+            step["metrics"] = metrics
+        if llm_calls is not None:
+            step["llm_call_count"] = llm_calls
+        step.update(self.origin(span, **(more or {})))
+        self.steps.append(step)
         self.seen.add(_key(answer))
-        for call in added.get("tool_calls", ()):
-            pending = _Pending(added, call)
+        for call in calls or ():
+            pending = _Pending(step, call)
             self.by_id[call["tool_call_id"]].append(pending)
             self.by_name[call["function_name"]].append(pending)
+        return step
 
     def _input(self, message: Message, span: Span, timestamp: str | None) -> None:
         """An input message: new system and user text become steps; history already mapped is skipped."""
@@ -332,14 +342,13 @@ class _Steps:
         key = _key(message)
         if key in self.seen:
             return
+        if message.role == "assistant":
+            self.agent(message, message.text, span, timestamp, more={"from": "input"})
+            return
         self.seen.add(key)
-        step: dict[str, Any] = {"source": "agent" if message.role == "assistant" else message.role}
+        step: dict[str, Any] = {"source": message.role}
         if timestamp:
             step["timestamp"] = timestamp
-        if message.role == "assistant":
-            built = self._agent_step(message, message.text, timestamp, span, {"from": "input"})
-            self._finish(built, message)
-            return
         step["message"] = message.text
         step.update(self.origin(span, **{"from": "input"}))
         self.add(step)
@@ -390,15 +399,12 @@ class _Steps:
             self.results[span.span_id] = self._attach(pending, content, span, run.call_id)
         else:
             self.tally_of(span).note("tool span without a model call asking for it (a step of its own)")
-            call = {"tool_call_id": run.call_id or span.span_id, "function_name": run.name, "arguments": run.arguments}
-            step: dict[str, Any] = {"source": "agent"}
-            if span.start_ns is not None:
-                step["timestamp"] = iso_time(span.start_ns)
-            step.update({"message": "", "tool_calls": [call], "observation": {"results": []}, "llm_call_count": 0})
-            step.update(self.origin(span, **({"error": run.error} if run.error else {})))
-            added = self.add(step)
-            self.results[span.span_id] = self._attach(_Pending(added, call), content, span, run.call_id)
-            self.seen.add(("assistant", "", (run.name,)))
+            asked = Message("assistant", tool_calls=[ToolCall(run.call_id, run.name, run.arguments)])
+            step = self.agent(asked, "", span, iso_time(span.start_ns), llm_calls=0,
+                              more={"error": run.error} if run.error else None)
+            own = self.by_id[step["tool_calls"][0]["tool_call_id"]].pop()
+            own.answered = True
+            self.results[span.span_id] = self._attach(own, content, span, run.call_id)
         if run.error is not None and self.trace_id:
             self.results[span.span_id]["extra"]["otel"]["error"] = run.error
 
@@ -421,10 +427,6 @@ class _Steps:
         step["llm_call_count"] = 0
         step.update(self.origin(member.span))
         self.add(step)
-
-
-_STEP_ORDER = ("source", "timestamp", "model_name", "message", "reasoning_content", "tool_calls", "observation",
-               "metrics", "llm_call_count", "extra")
 
 
 def _with_error(error: str, content: str) -> str:
@@ -495,7 +497,7 @@ class _Builder:
                 depth: int) -> None:
         tally = self.tally_of(member.span)
         if member.kind == "call":
-            steps.model_call(read_model_call(member.chain, tally))
+            steps.model_call(read_model_call(member.chain, tally, steps.memo))
             for span in member.chain:
                 count_unread(span, self.tally_of(span))
         elif member.kind == "tool":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -112,8 +113,14 @@ def iso_time(ns: int | None) -> str | None:
     """Unix nanoseconds as an ISO 8601 UTC timestamp with microseconds, or None."""
     if ns is None:
         return None
+    seconds, micro = divmod(ns // 1000, 1_000_000)
+    second = _second(seconds)
+    return None if second is None else f"{second}.{micro:06d}Z"
+
+
+@functools.lru_cache(maxsize=4096)
+def _second(seconds: int) -> str | None:
     try:
-        moment = _EPOCH + timedelta(microseconds=ns // 1000)
+        return (_EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
     except OverflowError:
         return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
