@@ -11,8 +11,9 @@ fresh child process; the phases alternate and the fastest of ``--repeat`` rounds
 the child after its imports (wall seconds beside them):
 
 - ``orjson``: ``orjson.loads(path.read_bytes())`` for every file, nothing kept (the floor);
-- ``import``: ``import_otel`` end to end: read, map, validate every trajectory against the ATIF models, write
-  ``trajectories/`` and ``import_report.json``.
+- ``read``: the importer's reading alone (every span of every file into its span records, all kept);
+- ``import``: ``import_otel`` end to end: read, map each trace to an ATIF tree, write ``trajectories/`` and
+  ``import_report.json``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 
 import orjson
 
-PHASES = ("orjson", "import")
+PHASES = ("orjson", "read", "import")
 TRACES_PER_FILE = 1000
 _FILLER = "The agent looks at what it has and decides on the next action. "
 
@@ -107,12 +108,19 @@ def run_phase(phase: str, folder: Path) -> dict[str, float]:
         path.read_bytes()
     start = time.process_time()
     from tracegrade.atif import import_otel
+    from tracegrade.atif.importing._envelopes import read_trace_file
 
     imports = time.process_time() - start
     out = Path(tempfile.mkdtemp(prefix="bench-import-"))
     cpu, wall = time.process_time(), time.perf_counter()
     if phase == "orjson":
         spans = sum(len(orjson.loads(p.read_bytes())["resourceSpans"][0]["scopeSpans"][0]["spans"]) for p in paths)
+    elif phase == "read":
+        from tracegrade.runs import gc_paused
+
+        with gc_paused():  # as import_otel reads
+            files = [read_trace_file(p) for p in paths]
+        spans = sum(len(f.spans) for f in files)
     else:
         result = import_otel(paths, out)
         spans = sum(f.records for f in result.report.files)

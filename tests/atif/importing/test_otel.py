@@ -24,7 +24,9 @@ TASK = "Find the capital of France."
 
 def convert(tmp_path: Path, spans: list[dict[str, Any]]) -> tuple[dict[str, Any], TraceFile]:
     found = read_trace_file(write(tmp_path, "trace.json", request(spans)))
-    ((_, _, document),), _ = trace_documents([found])
+    built: list[dict[str, Any]] = []
+    trace_documents([found], lambda name, source, document: built.append(document))
+    (document,) = built
     assert_valid(document)
     return document, found
 

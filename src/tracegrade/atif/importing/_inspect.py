@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tracegrade.atif.importing._output import SCHEMA_VERSION, FileReport, ImportResult, slug, unique, write_import
+from tracegrade.atif.importing._output import SCHEMA_VERSION, FileReport, ImportResult, ImportWriter, slug, unique
 from tracegrade.atif.importing._spans import Tally
 from tracegrade.errors import InputError, MissingDependencyError
 
@@ -33,25 +33,25 @@ def import_inspect(paths: Sequence[Path], out_dir: Path) -> ImportResult:
         InputError: a path is missing, a file is not an Inspect log, or no log holds a sample.
         OutputError: ``out_dir`` cannot be written.
     """
-    documents: list[tuple[str, str, dict[str, Any]]] = []
     reports: list[FileReport] = []
     taken: set[str] = set()
-    for path in _expand(paths):
-        log = read_log(path)
-        tally = Tally()
-        names = []
-        for sample in log.samples or ():
-            document = convert_sample(log, sample, path, tally)
-            name = unique(slug(f"{path.stem}-{sample.id}-epoch{sample.epoch}"), taken)
-            document["trajectory_id"] = name
-            documents.append((name, f"{path} (sample {sample.id}, epoch {sample.epoch})", document))
-            names.append(name)
-        reports.append(FileReport(path=str(path), formats=[f"inspect-{path.suffix.lstrip('.')}"],
-                                  records=len(log.samples or ()), trajectories=names, not_mapped=tally.as_dict(),
-                                  notes=tally.notes_dict()))
-    if not documents:
-        raise InputError(f"no samples in the Inspect logs under {', '.join(str(p) for p in paths)}")
-    return write_import(documents, "inspect", reports, out_dir)
+    with ImportWriter(out_dir) as writer:
+        for path in _expand(paths):
+            log = read_log(path)
+            tally = Tally()
+            names = []
+            for sample in log.samples or ():
+                document = convert_sample(log, sample, path, tally)
+                name = unique(slug(f"{path.stem}-{sample.id}-epoch{sample.epoch}"), taken)
+                document["trajectory_id"] = name
+                writer.add(name, f"{path} (sample {sample.id}, epoch {sample.epoch})", document)
+                names.append(name)
+            reports.append(FileReport(path=str(path), formats=[f"inspect-{path.suffix.lstrip('.')}"],
+                                      records=len(log.samples or ()), trajectories=names,
+                                      not_mapped=tally.as_dict(), notes=tally.notes_dict()))
+        if not writer.reports:
+            raise InputError(f"no samples in the Inspect logs under {', '.join(str(p) for p in paths)}")
+        return writer.finish("inspect", reports)
 
 
 def _expand(paths: Sequence[Path]) -> list[Path]:

@@ -19,14 +19,7 @@ from tracegrade.atif.importing._calls import InputMemo, ModelCall, agent_info, c
 from tracegrade.atif.importing._envelopes import TraceFile, read_trace_file
 from tracegrade.atif.importing._genai import ToolRun, span_role, tool_run
 from tracegrade.atif.importing._messages import Message, ToolCall
-from tracegrade.atif.importing._output import (
-    SCHEMA_VERSION,
-    FileReport,
-    ImportResult,
-    slug,
-    unique,
-    write_import,
-)
+from tracegrade.atif.importing._output import SCHEMA_VERSION, FileReport, ImportResult, ImportWriter, slug, unique
 from tracegrade.atif.importing._spans import Span, Tally, iso_time
 from tracegrade.errors import InputError
 from tracegrade.runs import gc_paused
@@ -37,6 +30,7 @@ _SUFFIXES = (".json", ".jsonl", ".ndjson")
 _MAX_AGENT_DEPTH = 64
 _NO_OUTPUT = "[the trace records no output for this model call]"
 TallyOf = Callable[[Span], Tally]
+Emit = Callable[[str, str, dict[str, Any]], None]
 
 
 def import_otel(paths: Sequence[Path], out_dir: Path) -> ImportResult:
@@ -47,18 +41,19 @@ def import_otel(paths: Sequence[Path], out_dir: Path) -> ImportResult:
             GenAI agent, model or tool span.
         OutputError: ``out_dir`` cannot be written.
     """
-    with gc_paused():  # millions of acyclic records: full collections would walk them all, again and again
+    with ImportWriter(out_dir, validate=False) as writer, gc_paused():  # acyclic records: no full collections
         files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in _expand(paths)]
-        documents, roots_of = trace_documents(files)
-    if not documents:
-        raise InputError(f"no GenAI agent, model or tool spans in {', '.join(str(p) for p in paths)}")
-    reports = [
-        FileReport(path=str(f.path), formats=sorted(f.formats), records=len(f.spans),
-                   trajectories=roots_of.get(str(f.path), []), not_mapped=f.tally.as_dict(),
-                   notes=f.tally.notes_dict())
-        for f in files
-    ]
-    return write_import(documents, "otel", reports, out_dir, validate=False)
+        records = [len(f.spans) for f in files]
+        roots_of = trace_documents(files, writer.add)
+        if not writer.reports:
+            raise InputError(f"no GenAI agent, model or tool spans in {', '.join(str(p) for p in paths)}")
+        reports = [
+            FileReport(path=str(f.path), formats=sorted(f.formats), records=count,
+                       trajectories=roots_of.get(str(f.path), []), not_mapped=f.tally.as_dict(),
+                       notes=f.tally.notes_dict())
+            for f, count in zip(files, records, strict=True)
+        ]
+        return writer.finish("otel", reports)
 
 
 def _expand(paths: Sequence[Path]) -> list[tuple[Path, bool]]:
@@ -74,14 +69,19 @@ def _expand(paths: Sequence[Path]) -> list[tuple[Path, bool]]:
     return found
 
 
-def trace_documents(files: list[TraceFile]) -> tuple[list[tuple[str, str, dict[str, Any]]], dict[str, list[str]]]:
-    """Every trace of ``files`` as ``(name, source, document)``, and the root names built from each file."""
+def trace_documents(files: list[TraceFile], emit: Emit) -> dict[str, list[str]]:
+    """Build every trace of ``files``, handing each to ``emit(name, source, document)``; the roots of each file.
+
+    The files' spans are handed over: each trace's spans are let go once its trajectory is built.
+    """
     tallies = {str(f.path): f.tally for f in files}
     traces = _traces(files)
-    documents: list[tuple[str, str, dict[str, Any]]] = []
+    for found in files:
+        found.spans, found.logs = [], []
     roots_of: dict[str, list[str]] = defaultdict(list)
     taken: set[str] = set()
-    for spans in traces.values():
+    while traces:
+        spans = traces.pop(next(iter(traces)))
         document = build_trace(spans, lambda span: tallies[span.source])
         if document is None:
             tallies[spans[0].source].add("trace without GenAI agent, model or tool spans")
@@ -90,10 +90,10 @@ def trace_documents(files: list[TraceFile]) -> tuple[list[tuple[str, str, dict[s
         stem = Path(first.source).stem
         name = unique(slug(f"{stem}-{first.trace_id}" if first.trace_id else stem), taken)
         document["trajectory_id"] = name
-        documents.append((name, first.source, document))
+        emit(name, first.source, document)
         for source in dict.fromkeys(span.source for span in spans):
             roots_of[source].append(name)
-    return documents, roots_of
+    return roots_of
 
 
 def _traces(files: list[TraceFile]) -> dict[str, list[Span]]:
@@ -200,7 +200,8 @@ class _Tree:
         groups: dict[str | None, _Group] = {None: _Group(None)}
         visited: set[str] = set()
         starts = list(self.tops)
-        starts.extend(s for s in self.by_id.values() if s not in self.tops)  # spans in a parent cycle come last
+        tops = {span.span_id for span in self.tops}
+        starts.extend(s for s in self.by_id.values() if s.span_id not in tops)  # spans in a parent cycle come last
         for start in starts:
             if start.span_id not in visited:
                 self._walk(start, groups, visited)

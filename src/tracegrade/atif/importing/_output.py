@@ -6,7 +6,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,11 +25,11 @@ __all__ = [
     "FileReport",
     "ImportReport",
     "ImportResult",
+    "ImportWriter",
     "TrajectoryReport",
     "slug",
     "trajectory_report",
     "unique",
-    "write_import",
 ]
 
 SCHEMA_VERSION = "ATIF-v1.7"
@@ -133,63 +133,81 @@ def trajectory_report(document: dict[str, Any], path: str) -> TrajectoryReport:
                             tool_calls=calls, subagents=trees - 1)
 
 
-def write_import(
-    documents: Sequence[tuple[str, str, dict[str, Any]]],
-    importer: str,
-    files: list[FileReport],
-    out_dir: Path,
-    *,
-    validate: bool = True,
-) -> ImportResult:
-    """Write ``(name, source, document)`` triples and the report, after validating them.
+class ImportWriter:
+    """Writes an import's trajectories one by one as they are built, then its report.
 
-    ``out_dir/trajectories/`` is replaced as a whole: written beside it under a temporary name, then renamed,
-    so it holds this import's files and nothing else, complete or not at all. An existing ``trajectories/``
-    that an import did not write (no ``import_report.json`` beside it) is refused, never replaced.
+    ``out_dir/trajectories/`` is replaced as a whole: the files go into a new folder beside it, which takes its
+    place when :meth:`finish` runs, so it holds this import's files and nothing else, complete or not at all
+    (an error on the way removes the new folder). An existing ``trajectories/`` that no import wrote (no
+    ``import_report.json`` beside it) is refused before anything is written.
 
-    ``validate=False`` skips building the documents into the ATIF models first: the OpenTelemetry importer
+    ``validate=False`` skips building each document into the ATIF models first: the OpenTelemetry importer
     builds valid documents by construction (its tests check every output against the models), and the models
-    cost twice the time of everything else an import of 100,000 spans does; ``judge`` and ``validate`` check
-    every document again when they read it.
+    would cost twice the time of everything else an import of 100,000 spans does; ``judge`` and ``validate``
+    check every document again when they read it.
 
     Raises:
         InputError: a converted document is not valid ATIF (naming its source).
         OutputError: ``out_dir`` cannot be written.
     """
-    for _, source, document in documents if validate else ():
-        checked = validate_document(dict(document), _UNBOUNDED)
-        if isinstance(checked, tuple):
-            raise InputError(f"{source}: does not convert to valid ATIF ({checked[1]})", code=checked[0])
-    reports = [trajectory_report(doc, f"trajectories/{name}.json") for name, _, doc in documents]
-    report = ImportReport(importer=importer, files=files, trajectories=reports)
-    target = out_dir / "trajectories"
-    if target.exists() and not (out_dir / REPORT_NAME).is_file():
-        raise OutputError(f"{target}: exists and was not written by tracegrade import; choose another --output")
-    try:
-        _replace_folder(target, documents)
-        body = orjson.dumps(report.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n"
-        write_atomic(out_dir / REPORT_NAME, body)
-    except OSError as exc:
-        raise OutputError(f"{out_dir}: cannot write the import ({type(exc).__name__}: {exc.strerror})") from None
-    return ImportResult(tuple(target / f"{name}.json" for name, _, _ in documents), out_dir / REPORT_NAME, report)
+
+    def __init__(self, out_dir: Path, *, validate: bool = True) -> None:
+        self.out_dir = out_dir
+        self.target = out_dir / "trajectories"
+        self.validate = validate
+        self.reports: list[TrajectoryReport] = []
+        self.staging: Path | None = None
+
+    def __enter__(self) -> ImportWriter:
+        if self.target.exists() and not (self.out_dir / REPORT_NAME).is_file():
+            raise OutputError(f"{self.target}: exists and was not written by tracegrade import; "
+                              "choose another --output")
+        try:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            self.staging = Path(tempfile.mkdtemp(prefix=".trajectories-", dir=self.out_dir))
+            os.chmod(self.staging, 0o777 & ~_umask())
+        except OSError as exc:
+            raise _unwritable(self.out_dir, exc) from None
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)  # after finish() it is already gone
+
+    def add(self, name: str, source: str, document: dict[str, Any]) -> None:
+        """Check (when validating) and write one trajectory tree as ``trajectories/NAME.json``."""
+        assert self.staging is not None, "use the writer as a context manager"
+        if self.validate:
+            checked = validate_document(dict(document), _UNBOUNDED)
+            if isinstance(checked, tuple):
+                raise InputError(f"{source}: does not convert to valid ATIF ({checked[1]})", code=checked[0])
+        self.reports.append(trajectory_report(document, f"trajectories/{name}.json"))
+        try:
+            (self.staging / f"{name}.json").write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        except OSError as exc:
+            raise _unwritable(self.out_dir, exc) from None
+
+    def finish(self, importer: str, files: list[FileReport]) -> ImportResult:
+        """Put the new ``trajectories/`` in place and write ``import_report.json``."""
+        assert self.staging is not None, "use the writer as a context manager"
+        report = ImportReport(importer=importer, files=files, trajectories=self.reports)
+        old = self.out_dir / f"{self.staging.name}-old"
+        try:
+            if self.target.exists():
+                os.replace(self.target, old)
+            os.replace(self.staging, self.target)
+            self.staging = None
+            shutil.rmtree(old, ignore_errors=True)
+            write_atomic(self.out_dir / REPORT_NAME,
+                         orjson.dumps(report.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n")
+        except OSError as exc:
+            raise _unwritable(self.out_dir, exc) from None
+        paths = tuple(self.out_dir / t.path for t in self.reports)
+        return ImportResult(paths, self.out_dir / REPORT_NAME, report)
 
 
-def _replace_folder(target: Path, documents: Sequence[tuple[str, str, dict[str, Any]]]) -> None:
-    """Write every document into a new folder, then put it in ``target``'s place."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".trajectories-", dir=target.parent))
-    try:
-        os.chmod(staging, 0o777 & ~_umask())
-        for name, _, document in documents:
-            (staging / f"{name}.json").write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
-        old = target.parent / f"{staging.name}-old"
-        if target.exists():
-            os.replace(target, old)
-        os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
+def _unwritable(out_dir: Path, exc: OSError) -> OutputError:
+    return OutputError(f"{out_dir}: cannot write the import ({type(exc).__name__}: {exc.strerror})")
 
 
 def _umask() -> int:

@@ -27,7 +27,7 @@ class SpanEvent:
     """The log record's body (an event's payload in the GenAI event conventions); None for span events."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Span:
     """One span, whatever the file it came from: ids in lower-case hex, times in Unix nanoseconds."""
 
