@@ -72,7 +72,7 @@ class _Slow(Exception):
 _FAST_FAILS = (_Slow, _Bad, KeyError, TypeError, ValueError, AttributeError)
 _HEX32 = re.compile(r"[0-9a-f]{32}").fullmatch
 _HEX16 = re.compile(r"[0-9a-f]{16}").fullmatch
-_NO_SPAN = "0" * 16
+_NO_SPAN, _NO_TRACE = "0" * 16, "0" * 32
 
 
 class _InexactIds(Exception):
@@ -355,7 +355,7 @@ def _optional_id(value: Any, digits: int, pointer: str) -> str | None:
 def _fast_otlp_span(raw: Any, where: str, order: int) -> Span:
     """An OTLP/JSON span as well-behaved writers produce it, read without building any error location."""
     trace, span_id, parent = raw["traceId"], raw["spanId"], raw.get("parentSpanId") or None
-    if not (_HEX32(trace) and _HEX16(span_id)) or set(trace) == {"0"} or span_id == _NO_SPAN:
+    if not (_HEX32(trace) and _HEX16(span_id)) or trace == _NO_TRACE or span_id == _NO_SPAN:
         raise _Slow
     if parent is not None and (not _HEX16(parent) or parent == _NO_SPAN):
         raise _Slow
