@@ -251,11 +251,14 @@ def _tool_calls(calls: Any) -> list[dict[str, Any]]:
 
 
 def _metrics(usage: Any) -> dict[str, Any]:
+    """Step metrics from a ``ModelUsage`` (fields that older inspect_ai versions lack are left out)."""
     metrics: dict[str, Any] = {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens}
-    if usage.input_tokens_cache_read is not None:
-        metrics["cached_tokens"] = usage.input_tokens_cache_read
-    if usage.total_cost is not None:
-        metrics["cost_usd"] = usage.total_cost
-    if usage.reasoning_tokens:
-        metrics["extra"] = {"reasoning_tokens": usage.reasoning_tokens}
+    cached, cost = getattr(usage, "input_tokens_cache_read", None), getattr(usage, "total_cost", None)
+    if cached is not None:
+        metrics["cached_tokens"] = cached
+    if cost is not None:
+        metrics["cost_usd"] = cost
+    reasoning = getattr(usage, "reasoning_tokens", None)
+    if reasoning:
+        metrics["extra"] = {"reasoning_tokens": reasoning}
     return metrics

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tracegrade.atif.importing._calls import InputMemo, ModelCall, agent_info, count_unread, read_model_call
+from tracegrade.atif.importing._calls import (
+    AgentInfo,
+    InputMemo,
+    ModelCall,
+    agent_info,
+    count_unread,
+    read_model_call,
+)
 from tracegrade.atif.importing._envelopes import TraceFile, read_trace_file
 from tracegrade.atif.importing._genai import ToolRun, span_role, tool_run
 from tracegrade.atif.importing._messages import Message, ToolCall
@@ -470,6 +477,7 @@ class _Builder:
         self.tally_of = tally_of
         self.session_id = session_id
         self.built: dict[str | None, dict[str, Any]] = {}
+        self.infos: dict[str, AgentInfo] = {}
 
     def trajectory(self, key: str | None, top: Span | None, depth: int) -> dict[str, Any] | None:
         if depth > _MAX_AGENT_DEPTH:
@@ -483,8 +491,9 @@ class _Builder:
         taken: set[str] = set()
         for member in sorted(group.members, key=lambda m: (m.span.start_ns or 0, m.span.order)):
             self._member(member, steps, subagents, taken, depth)
-        info = agent_info(group.agent, self.tally_of(group.agent)) if group.agent is not None else None
+        info = None
         if group.agent is not None:
+            info = self.infos[group.agent.span_id] = agent_info(group.agent, self.tally_of(group.agent))
             count_unread(group.agent, self.tally_of(group.agent))
         if not steps.steps:
             if group.agent is not None:
@@ -508,12 +517,12 @@ class _Builder:
             child = self.trajectory(member.span.span_id, member.span, depth + 1)
             if child is None:
                 return
-            info = agent_info(member.span, tally)
+            info = self.infos[member.span.span_id]
             child["trajectory_id"] = unique(slug(f"{child['agent']['name']}-{member.span.span_id}"), taken)
             steps.delegate(member, child, info.output or _last_answer(child), info.task, member.span.error)
             subagents.append(child)
 
-    def _document(self, anchor: Span, info: Any, steps: _Steps, subagents: list[dict[str, Any]],
+    def _document(self, anchor: Span, info: AgentInfo | None, steps: _Steps, subagents: list[dict[str, Any]],
                   trace_level: bool) -> dict[str, Any]:
         models = [s["model_name"] for s in steps.steps if "model_name" in s]
         agent: dict[str, Any] = {
@@ -527,7 +536,9 @@ class _Builder:
         if info is not None and info.description:
             agent["extra"] = {"description": info.description}
         document: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
-        document["session_id"] = self.session_id or anchor.trace_id or None
+        session = self.session_id or anchor.trace_id
+        if session:
+            document["session_id"] = session
         document["trajectory_id"] = ""
         document["agent"] = agent
         document["steps"] = steps.steps
@@ -540,17 +551,12 @@ class _Builder:
             if anchor.error is not None:
                 otel["error"] = anchor.error or "error"
             document["extra"] = {"otel": otel}
-        if document["session_id"] is None:
-            del document["session_id"]
         return document
 
     def task(self, root_key: str | None) -> str | None:
         """The root's task: its agent span's input, else the first user message anywhere in the tree."""
-        group = self.groups[root_key]
-        if group.agent is not None:
-            task = agent_info(group.agent, Tally()).task
-            if task:
-                return task
+        if root_key is not None and self.infos[root_key].task:
+            return self.infos[root_key].task
         document = self.built.get(root_key)
         stack = [document] if document is not None else []
         while stack:
