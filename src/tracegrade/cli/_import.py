@@ -15,7 +15,7 @@ __all__ = ["import_app"]
 
 import_app = typer.Typer(
     name="import",
-    help="Convert annotated logs of other tools into ATIF trajectories plus a labels file.",
+    help="Convert traces and logs of other tools (OpenTelemetry, Inspect AI, Who&When) into ATIF trajectories.",
     no_args_is_help=True,
     add_completion=False,
 )

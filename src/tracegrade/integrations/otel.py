@@ -160,20 +160,28 @@ class _Sources:
     """The trajectory documents behind result nodes, each file read once."""
 
     def __init__(self) -> None:
-        self.files: dict[str, Any] = {}
+        self.documents: dict[tuple[str, int], Any] = {}
 
     def trajectory(self, node: NodeResult) -> Any:
+        """The node's trajectory as JSON (the root document, then its ``location`` pointer); None if invalid."""
         if node.status.value == "invalid":
             return None
-        if node.source_path not in self.files:
-            path = Path(node.source_path)
+        path = Path(node.source_path)
+        line = _line(node.root_id) if path.suffix == ".jsonl" else 0
+        if (node.source_path, line) not in self.documents:
             try:
                 data = path.read_bytes()
-                self.files[node.source_path] = orjson.loads(data.split(b"\n", 1)[0] if path.suffix == ".jsonl"
-                                                            else data)
-            except (OSError, orjson.JSONDecodeError):
+                document = orjson.loads(data.split(b"\n")[line - 1] if line else data)
+            except (OSError, IndexError, orjson.JSONDecodeError):
                 raise InputError(f"{path}: cannot read the trajectory behind {node.node_id} again") from None
-        return _at(self.files[node.source_path], node.location)
+            self.documents[(node.source_path, line)] = document
+        return _at(self.documents[(node.source_path, line)], node.location)
+
+
+def _line(root_id: str) -> int:
+    """The line of a JSONL root document, from its node id (``path.jsonl:LINE``)."""
+    number = root_id.rsplit(":", 1)[-1]
+    return int(number) if number.isdigit() else 1
 
 
 def _at(document: Any, pointer: str) -> Any:

@@ -7,17 +7,18 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.atif.delayed import DelayedJudge
 from tests.atif.importing.otlp import TRACE, agent, chat, messages, request, span, tool, tool_call, write
-from tracegrade.atif._run import score_paths
+from tests.atif.scripted import judge_server  # noqa: F401  (the marker-reading scripted judge, a fixture)
 from tracegrade.atif.importing._envelopes import TraceFile, read_trace_file
 from tracegrade.atif.importing._otel import import_otel, trace_documents
+from tracegrade.atif.output._artifacts import read_results
 from tracegrade.atif.reading._checks import check_trajectory
 from tracegrade.atif.reading._document import validate_document
 from tracegrade.atif.reading._models import Trajectory
 from tracegrade.atif.reading._options import LoadOptions
-from tracegrade.atif.scoring._params import parse_parameters
+from tracegrade.cli._app import app, run_app
 from tracegrade.errors import InputError, OutputError
+from tracegrade.judge.testing import ScriptedJudgeServer
 
 TASK = "Find the capital of France."
 
@@ -183,7 +184,9 @@ def test_spans_nested_ten_thousand_deep(tmp_path: Path) -> None:
     assert found.tally.as_dict() == {"span without a GenAI role (agent, model or tool)": 10_000}
 
 
-async def test_the_subagent_roll_up_of_an_imported_trace_matches_a_hand_computation(tmp_path: Path) -> None:
+def test_the_subagent_roll_up_of_an_imported_trace_matches_a_hand_computation(
+    tmp_path: Path, judge_server: ScriptedJudgeServer  # noqa: F811
+) -> None:
     spans = [agent(1, None, 0, "boss"),
              chat(2, 1, 1, messages(("user", "task SCORE:0.8")), messages(("assistant", "plan SCORE:0.6"))),
              agent(3, 1, 2, "helper"),
@@ -191,9 +194,9 @@ async def test_the_subagent_roll_up_of_an_imported_trace_matches_a_hand_computat
              chat(5, 1, 4, messages(("user", "task SCORE:0.8")), messages(("assistant", "done SCORE:1.0")))]
     write(tmp_path, "trace.json", request(spans))
     import_otel([tmp_path / "trace.json"], tmp_path / "out")
-    options, criteria = parse_parameters({})
-    results = await score_paths([tmp_path / "out" / "trajectories"], options, criteria, DelayedJudge(), job_id="r")
-    root, helper = results.nodes
+    assert run_app(app, ["judge", str(tmp_path / "out" / "trajectories"), "--judge-url", judge_server.base_url,
+                         "--judge-model", "m", "-o", str(tmp_path / "run"), "--no-cache", "-q"]) == 0
+    root, helper = read_results(tmp_path / "run").nodes
     # boss: user 0.8, plan 0.6, delegation (no marker: 0.9), done 1.0; helper: 0.2, 0.4
     assert root.own_score == pytest.approx((0.8 + 0.6 + 0.9 + 1.0) / 4)
     assert helper.own_score == pytest.approx(0.3) and helper.parent_step_index == 3
