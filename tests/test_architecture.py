@@ -55,7 +55,12 @@ STAGES: dict[str, tuple[str, ...]] = {
 
 FACES = {"tracegrade.integrations.evalhub"}
 """Packages below the top level whose ``__init__`` is a public face."""
-PUBLIC_MODULES = {"tracegrade.judge.testing", "tracegrade.integrations.mlflow", "tracegrade.cli"}
+PUBLIC_MODULES = {
+    "tracegrade.judge.testing",
+    "tracegrade.integrations.mlflow",
+    "tracegrade.integrations.otel",
+    "tracegrade.cli",
+}
 """Modules another part may import directly (their names have no leading underscore)."""
 
 ONLY_IN: dict[str, set[str]] = {"scipy": {"stats"}, "matplotlib": {"render"}, "jinja2": {"render"}}

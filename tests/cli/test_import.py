@@ -6,6 +6,7 @@ import orjson
 import pytest
 
 from tests.atif.importing.test_whowhen import ALGORITHM, write_logs
+from tests.conftest import EXAMPLES, unavailable
 from tracegrade.cli._app import app, run_app
 
 
@@ -25,3 +26,46 @@ def test_import_whowhen_bad_log_exits_2(tmp_path: Path, capsys: pytest.CaptureFi
     path.write_bytes(orjson.dumps({**ALGORITHM, "mistake_step": 40}))
     assert run_app(app, ["import", "whowhen", str(path), "-o", str(tmp_path / "out")]) == 2
     assert f"{path}: mistake_step" in capsys.readouterr().err
+
+
+def test_import_otel_writes_trajectories_that_validate_without_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    traces = EXAMPLES / "traces"
+    out = tmp_path / "out"
+    assert run_app(app, ["import", "otel", str(traces / "otel-genai.json"), str(traces / "openinference.jsonl"),
+                         "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "imported 2 traces" in printed and "13 steps, 4 tool calls, 1 sub-agent trajectories" in printed
+    assert run_app(app, ["validate", str(out / "trajectories"), "--format", "json"]) == 0
+    report = orjson.loads(capsys.readouterr().out)
+    assert report["valid"] and all(f["warnings"] == [] for f in report["files"]) and len(report["files"]) == 2
+
+
+def test_import_otel_of_the_whole_corpus_validates(shared_corpus: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    traces = shared_corpus / "traces"
+    assert run_app(app, ["import", "otel", str(traces / "otel-genai"), str(traces / "openinference"), "-o",
+                         str(tmp_path), "-q"]) == 0
+    assert run_app(app, ["validate", str(tmp_path / "trajectories"), "--format", "json"]) == 0
+    report = orjson.loads(capsys.readouterr().out)
+    assert len(report["files"]) == 10 and all(f["valid"] and f["warnings"] == [] for f in report["files"])
+
+
+def test_import_otel_malformed_input_exits_2_naming_file_and_place(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(orjson.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "nope"}]}]}]}))
+    assert run_app(app, ["import", "otel", str(path), "-o", str(tmp_path / "out")]) == 2
+    assert f"{path}: /resourceSpans/0/scopeSpans/0/spans/0/traceId: expected 32 hex digits" in capsys.readouterr().err
+
+
+def test_import_inspect_writes_one_trajectory_per_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("inspect_ai") is None:
+        unavailable("inspect_ai is not installed (pip install 'tracegrade[inspect]')")
+    out = tmp_path / "out"
+    assert run_app(app, ["import", "inspect", str(EXAMPLES / "traces" / "inspect-log.json"), "-o", str(out)]) == 0
+    assert "imported 1 samples" in capsys.readouterr().out
+    assert run_app(app, ["validate", str(out / "trajectories")]) == 0

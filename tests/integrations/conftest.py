@@ -54,6 +54,7 @@ def _no_ambient_evalhub_or_otel(monkeypatch: pytest.MonkeyPatch) -> None:
         "MLFLOW_TRACKING_URI",
         "OTEL_EXPORTER_OTLP_ENDPOINT",
         "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
         "TRACEGRADE_JUDGE_API_KEY_ENV",
     ):
         monkeypatch.delenv(name, raising=False)

@@ -29,6 +29,10 @@ if TYPE_CHECKING:
     from tracegrade.atif.agreement._report import render_agreement as render_agreement
     from tracegrade.atif.asking._prompts import PROMPT_VERSION as PROMPT_VERSION
     from tracegrade.atif.criteria._params import CriteriaParams as CriteriaParams
+    from tracegrade.atif.importing._inspect import import_inspect as import_inspect
+    from tracegrade.atif.importing._otel import import_otel as import_otel
+    from tracegrade.atif.importing._output import ImportReport as ImportReport
+    from tracegrade.atif.importing._output import ImportResult as ImportResult
     from tracegrade.atif.importing._whowhen import import_whowhen as import_whowhen
     from tracegrade.atif.output._artifacts import open_run_folder as open_run_folder
     from tracegrade.atif.output._artifacts import read_results as read_results

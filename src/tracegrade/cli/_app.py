@@ -12,6 +12,7 @@ from typer.exceptions import TyperException
 from tracegrade.cli._agree import agree
 from tracegrade.cli._dabench import dabench_app
 from tracegrade.cli._evalhub import evalhub_app
+from tracegrade.cli._export import export_app
 from tracegrade.cli._import import import_app
 from tracegrade.cli._judge import judge
 from tracegrade.cli._merge import merge
@@ -38,6 +39,7 @@ app.command(epilog=EXIT_CODES_HELP)(judge)
 app.command(epilog=EXIT_CODES_HELP)(merge)
 app.command(epilog=EXIT_CODES_HELP)(agree)
 app.add_typer(import_app, name="import")
+app.add_typer(export_app, name="export")
 app.add_typer(evalhub_app, name="evalhub")
 app.add_typer(dabench_app, name="dabench")
 app.add_typer(suite_app, name="suite")

@@ -1,18 +1,21 @@
-"""``tracegrade import``: turn annotated logs of other tools into ATIF trajectories and labels."""
+"""``tracegrade import``: turn traces and logs of other tools into ATIF trajectories (and labels)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from tracegrade.atif import ImportResult
 
 __all__ = ["import_app"]
 
 import_app = typer.Typer(
     name="import",
-    help="Convert annotated logs of other tools into ATIF trajectories plus a labels file.",
+    help="Convert traces and logs of other tools (OpenTelemetry, Inspect AI, Who&When) into ATIF trajectories.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -49,3 +52,66 @@ def whowhen(
         console.print(f"warning: {warning}", markup=False)
     if len(result.warnings) > _SHOWN_WARNINGS:
         console.print(f"... and {len(result.warnings) - _SHOWN_WARNINGS} more warnings", markup=False)
+
+
+_OUTPUT_HELP = "Folder for trajectories/ and import_report.json."
+
+
+@import_app.command("otel")
+def otel(
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="OTLP/JSON requests (one per file or per line), span lists or JSONL of spans, or folders."),
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = Path("otel-import"),
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+) -> None:
+    """Import OpenTelemetry traces (GenAI semantic conventions or OpenInference) as ATIF trajectories.
+
+    One trace becomes one trajectory under OUTPUT/trajectories/ (agents inside agents become sub-agents); what
+    could not be mapped is counted per file in OUTPUT/import_report.json. Every step keeps its trace and span
+    id, so verdicts can go back: tracegrade judge OUTPUT/trajectories -o RUN --otel-evaluations.
+    """
+    from tracegrade.atif import import_otel
+
+    result = import_otel(files, output)
+    if not quiet:
+        _print_import(result, output, "traces")
+
+
+@import_app.command("inspect")
+def inspect(
+    logs: Annotated[list[Path], typer.Argument(help="Inspect AI logs (*.eval, *.json) or folders.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = Path("inspect-import"),
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+) -> None:
+    """Import Inspect AI evaluation logs (read with inspect_ai's own reader) as ATIF trajectories.
+
+    One trajectory per sample and epoch under OUTPUT/trajectories/, the target in extra.reference and Inspect's
+    own scores in extra.inspect.scores; needs the optional extra: pip install 'tracegrade[inspect]'.
+    """
+    from tracegrade.atif import import_inspect
+
+    result = import_inspect(logs, output)
+    if not quiet:
+        _print_import(result, output, "samples")
+
+
+def _print_import(result: ImportResult, output: Path, what: str) -> None:
+    console = Console(highlight=False, soft_wrap=True)
+    report = result.report
+    steps = sum(t.steps for t in report.trajectories)
+    calls = sum(t.tool_calls for t in report.trajectories)
+    subagents = sum(t.subagents for t in report.trajectories)
+    console.print(
+        f"imported {len(report.trajectories)} {what} -> {output}/trajectories/ "
+        f"({steps} steps, {calls} tool calls, {subagents} sub-agent trajectories)",
+        markup=False,
+    )
+    for file in report.files:
+        if file.not_mapped:
+            shown = ", ".join(f"{reason} x{count}" for reason, count in list(file.not_mapped.items())[:3])
+            more = len(file.not_mapped) - 3
+            console.print(f"not mapped in {file.path}: {shown}" + (f" (+{more} more)" if more > 0 else ""),
+                          markup=False)
+    console.print(f"details: {result.report_path}; next: tracegrade judge {output}/trajectories -o RUN", markup=False)

@@ -89,6 +89,11 @@ def judge(
         ),
     ] = None,
     mlflow_experiment: Annotated[str, typer.Option(rich_help_panel=_OUTPUT)] = "tracegrade",
+    otel_evaluations: Annotated[
+        bool,
+        typer.Option("--otel-evaluations", help="Also send each verdict as an OpenTelemetry gen_ai.evaluation.result "
+                     "event (to $OTEL_EXPORTER_OTLP_ENDPOINT).", rich_help_panel=_OUTPUT),
+    ] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress or summary.", rich_help_panel=_OUTPUT)
     ] = False,
@@ -113,6 +118,8 @@ def judge(
     options, criteria = parse_parameters(parameters)
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
     _refuse_output_inside_inputs(output, paths)
+    if otel_evaluations:
+        _require_logs_endpoint()
     recorded = {k: v for k, v in parameters.items() if not (k == "judge_repeats" and v == 1)}  # as before repeats
     material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(recorded),
                 "judge": [target.url, target.model, target.local]}
@@ -130,7 +137,21 @@ def judge(
         run_id = log_run(results, artifacts, tracking_uri=mlflow_uri, experiment=mlflow_experiment)
         if not quiet:
             Console().print(f"MLflow run: {run_id}", markup=False)
+    if otel_evaluations:
+        from tracegrade.integrations.otel import export_evaluations
+
+        sent = export_evaluations(results)
+        if not quiet:
+            Console().print(f"OpenTelemetry: sent {sent} evaluation events", markup=False)
     _exit(results, fail_under)
+
+
+def _require_logs_endpoint() -> None:
+    """--otel-evaluations without an endpoint is refused before any judge call is paid."""
+    from tracegrade.integrations.otel import logs_endpoint
+
+    if logs_endpoint() is None:
+        raise ConfigError("--otel-evaluations: set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT)")
 
 
 def _jsonable(parameters: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,216 @@
+"""What an import writes: validated trajectories under ``trajectories/`` and ``import_report.json``."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+from tracegrade.atif.reading._document import validate_document
+from tracegrade.atif.reading._options import LoadOptions
+from tracegrade.errors import InputError, OutputError
+from tracegrade.runs import write_atomic
+
+__all__ = [
+    "REPORT_NAME",
+    "SCHEMA_VERSION",
+    "FileReport",
+    "ImportReport",
+    "ImportResult",
+    "ImportWriter",
+    "TrajectoryReport",
+    "slug",
+    "trajectory_report",
+    "unique",
+]
+
+SCHEMA_VERSION = "ATIF-v1.7"
+REPORT_NAME = "import_report.json"
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+_UNBOUNDED = LoadOptions(max_steps_per_trajectory=1 << 30)
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FileReport(_Record):
+    """What one input file held and what of it could not be carried into ATIF."""
+
+    path: str
+    """The input file."""
+    formats: list[str]
+    """The shapes read from it (`otlp-json`, `tempo`, `jaeger`, `span-list`, `attribute-map`, `inspect-eval`...)."""
+    records: int
+    """Spans (OpenTelemetry) or samples (Inspect AI) read."""
+    trajectories: list[str]
+    """Root trajectories built from it."""
+    not_mapped: dict[str, int] = Field(default_factory=dict)
+    """Things read but not carried into ATIF, counted by reason (most frequent first)."""
+    notes: dict[str, int] = Field(default_factory=dict)
+    """Things carried in a way worth knowing (orphan spans under the root, a tool span without its call...)."""
+
+
+class TrajectoryReport(_Record):
+    """One written trajectory tree, counted over the root and its sub-agents."""
+
+    trajectory_id: str
+    path: str
+    """The file written, relative to the output folder."""
+    steps: int
+    agents: list[str]
+    """Agent names in the tree, root first, then sub-agents in order."""
+    tool_calls: int
+    subagents: int
+
+
+class ImportReport(_Record):
+    """``import_report.json``: every input file and every trajectory written."""
+
+    importer: str
+    """``otel`` or ``inspect``."""
+    files: list[FileReport]
+    trajectories: list[TrajectoryReport]
+
+    def not_mapped_total(self) -> int:
+        """Things not carried into ATIF, over every file."""
+        return sum(sum(f.not_mapped.values()) for f in self.files)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import wrote."""
+
+    trajectories: tuple[Path, ...]
+    report_path: Path
+    report: ImportReport
+
+
+def slug(text: str) -> str:
+    """A file-system-safe name."""
+    return _SLUG.sub("-", text).strip("-") or "trace"
+
+
+def unique(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``... when it is taken; the result is added to ``taken``."""
+    found, number = name, 1
+    while found in taken:  # names rarely repeat: a short walk
+        number += 1
+        found = f"{name}-{number}"
+    taken.add(found)
+    return found
+
+
+def _walk(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    stack = [document]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.get("subagent_trajectories") or ()))
+
+
+def trajectory_report(document: dict[str, Any], path: str) -> TrajectoryReport:
+    """Counts of one trajectory tree: steps, agents, tool calls and sub-agents."""
+    steps = calls = trees = 0
+    agents: list[str] = []
+    for node in _walk(document):
+        trees += 1
+        steps += len(node["steps"])
+        for step in node["steps"]:
+            if "tool_calls" in step:
+                calls += len(step["tool_calls"])
+        if node["agent"]["name"] not in agents:
+            agents.append(node["agent"]["name"])
+    return TrajectoryReport(trajectory_id=document["trajectory_id"], path=path, steps=steps, agents=agents,
+                            tool_calls=calls, subagents=trees - 1)
+
+
+class ImportWriter:
+    """Writes an import's trajectories one by one as they are built, then its report.
+
+    ``out_dir/trajectories/`` is replaced as a whole: the files go into a new folder beside it, which takes its
+    place when :meth:`finish` runs, so it holds this import's files and nothing else, complete or not at all
+    (an error on the way removes the new folder). An existing ``trajectories/`` that no import wrote (no
+    ``import_report.json`` beside it) is refused before anything is written.
+
+    ``validate=False`` skips building each document into the ATIF models first: the OpenTelemetry importer
+    builds valid documents by construction (its tests check every output against the models), and the models
+    would cost twice the time of everything else an import of 100,000 spans does; ``judge`` and ``validate``
+    check every document again when they read it.
+
+    Raises:
+        InputError: a converted document is not valid ATIF (naming its source).
+        OutputError: ``out_dir`` cannot be written.
+    """
+
+    def __init__(self, out_dir: Path, *, validate: bool = True) -> None:
+        self.out_dir = out_dir
+        self.target = out_dir / "trajectories"
+        self.validate = validate
+        self.reports: list[TrajectoryReport] = []
+        self.staging: Path | None = None
+
+    def __enter__(self) -> ImportWriter:
+        if self.target.exists() and not (self.out_dir / REPORT_NAME).is_file():
+            raise OutputError(f"{self.target}: exists and was not written by tracegrade import; "
+                              "choose another --output")
+        try:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            self.staging = Path(tempfile.mkdtemp(prefix=".trajectories-", dir=self.out_dir))
+            os.chmod(self.staging, 0o777 & ~_umask())
+        except OSError as exc:
+            raise _unwritable(self.out_dir, exc) from None
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)  # after finish() it is already gone
+
+    def add(self, name: str, source: str, document: dict[str, Any]) -> None:
+        """Check (when validating) and write one trajectory tree as ``trajectories/NAME.json``."""
+        assert self.staging is not None, "use the writer as a context manager"
+        if self.validate:
+            checked = validate_document(dict(document), _UNBOUNDED)
+            if isinstance(checked, tuple):
+                raise InputError(f"{source}: does not convert to valid ATIF ({checked[1]})", code=checked[0])
+        self.reports.append(trajectory_report(document, f"trajectories/{name}.json"))
+        try:
+            (self.staging / f"{name}.json").write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        except OSError as exc:
+            raise _unwritable(self.out_dir, exc) from None
+
+    def finish(self, importer: str, files: list[FileReport]) -> ImportResult:
+        """Put the new ``trajectories/`` in place and write ``import_report.json``."""
+        assert self.staging is not None, "use the writer as a context manager"
+        report = ImportReport(importer=importer, files=files, trajectories=self.reports)
+        old = self.out_dir / f"{self.staging.name}-old"
+        try:
+            if self.target.exists():
+                os.replace(self.target, old)
+            os.replace(self.staging, self.target)
+            self.staging = None
+            shutil.rmtree(old, ignore_errors=True)
+            write_atomic(self.out_dir / REPORT_NAME,
+                         orjson.dumps(report.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n")
+        except OSError as exc:
+            raise _unwritable(self.out_dir, exc) from None
+        paths = tuple(self.out_dir / t.path for t in self.reports)
+        return ImportResult(paths, self.out_dir / REPORT_NAME, report)
+
+
+def _unwritable(out_dir: Path, exc: OSError) -> OutputError:
+    return OutputError(f"{out_dir}: cannot write the import ({type(exc).__name__}: {exc.strerror})")
+
+
+def _umask() -> int:
+    current = os.umask(0)  # read by setting it
+    os.umask(current)
+    return current
