@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import asyncio
 import stat
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,22 +18,27 @@ def dataset(tmp_path: Path, cases: int = 6) -> Any:
 
 
 async def test_concurrency_is_bounded_and_every_slot_stays_busy(tmp_path: Path) -> None:
-    running, peak = 0, 0
+    running, peak, others = 0, 0, 0
+    others_done = asyncio.Event()
 
     async def sut(request: AttemptRequest) -> dict[str, Any]:
-        nonlocal running, peak
+        nonlocal running, peak, others
         running += 1
         peak = max(peak, running)
-        await asyncio.sleep(1.0 if request.case_id == "c0" and request.repetition == 1 else 0.05)
+        if request.case_id == "c0" and request.repetition == 1:
+            # the slow attempt holds one slot until the other eleven have drained the queue through the other two
+            await asyncio.wait_for(others_done.wait(), timeout=60)
+        else:
+            await asyncio.sleep(0.01)
+            others += 1
+            if others == 11:
+                others_done.set()
         running -= 1
         return {"v": request.payload["i"]}
 
-    start = time.perf_counter()
     report = await run_dataset(dataset(tmp_path), CallableTarget(sut), SuiteRunParameters(concurrency_limit=3,
                                                                                             repeat=2))
-    elapsed = time.perf_counter() - start
-    assert peak == 3
-    assert elapsed < 1.5  # the slow attempt holds one slot while the other two drain the queue
+    assert peak == 3 and others == 11
     section = report.suites[0]
     assert [(a.id, a.repetition) for a in section.attempts][:3] == [("c0", 1), ("c0", 2), ("c1", 1)]
     assert section.checks.passed == 12 and section.source_case_count == 6
