@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +24,20 @@ def unavailable(reason: str) -> NoReturn:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"required in CI: {reason}", pytrace=False)
     pytest.skip(reason)
+
+
+def browse(page: Path) -> str:
+    """The DOM of ``page`` after its scripts ran in headless Chromium; fails on any console message."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        unavailable("chromium is not installed")
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
+    command = [browser, *flags, "--virtual-time-budget=3000", "--dump-dom", page.as_uri()]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    console = [line for line in run.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert console == [], console
+    return run.stdout
 
 
 @pytest.fixture

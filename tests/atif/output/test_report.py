@@ -2,8 +2,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +9,7 @@ import pytest
 
 from tests.atif.helpers import recorded_parameters
 from tests.atif.scripted import trajectory, write
-from tests.conftest import unavailable
+from tests.conftest import browse
 from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
 from tracegrade.atif.asking._content import StepContent, ToolCallContent
 from tracegrade.atif.output._report import render_report
@@ -215,24 +213,11 @@ select.dispatchEvent(new Event("change"));
 </script></body>"""
 
 
-def _browse(html: str, page: Path) -> str:
-    """The DOM after the page's scripts ran in headless Chromium; fails on any console message."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        unavailable("chromium is not installed")
-    page.write_text(html, encoding="utf-8")
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
-    command = [browser, *flags, "--virtual-time-budget=3000", "--dump-dom", page.as_uri()]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-    assert run.returncode == 0, run.stderr[-2000:]
-    console = [line for line in run.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
-    assert console == [], console
-    return run.stdout
-
-
 @pytest.mark.slow
 def test_report_renders_in_headless_chromium_without_console_errors(html: str, tmp_path: Path) -> None:
-    dom = _browse(html, tmp_path / "report.html")
+    page = tmp_path / "report.html"
+    page.write_text(html, encoding="utf-8")
+    dom = browse(page)
     for section in SECTIONS:
         assert f'<section id="{section}">' in dom
     assert "5 of 5 steps shown" in dom  # the filter script ran over every step
@@ -241,7 +226,9 @@ def test_report_renders_in_headless_chromium_without_console_errors(html: str, t
 
 @pytest.mark.slow
 def test_category_filter_hides_other_steps_in_chromium(html: str, tmp_path: Path) -> None:
-    dom = _browse(html.replace("</body>", CHOOSE_CATEGORY), tmp_path / "filtered.html")
+    page = tmp_path / "filtered.html"
+    page.write_text(html.replace("</body>", CHOOSE_CATEGORY), encoding="utf-8")
+    dom = browse(page)
     assert "1 of 5 steps shown" in dom
     shown = re.findall(r'<article class="step[^"]*" data-status="(\w+)" data-category="(\w+)">', dom)
     assert shown == [("scored", "policy_boundary_violation")]
