@@ -111,8 +111,9 @@ async def localise_root(root: TrajectoryNode, why: str, options: LocaliseOptions
     try:
         findings = list(await asyncio.gather(*(STRATEGIES[options.strategy](line, q) for q in questions)))
     except JudgeError as error:
-        calls = sum(q.calls for q in questions)
-        return base.model_copy(update={"error_code": error.code, "message": error.message, "calls": calls})
+        calls, fallback = sum(q.calls for q in questions), questions[0].fallback
+        return base.model_copy(update={"error_code": error.code, "message": error.message, "calls": calls,
+                                       "fallback": fallback, "used": Strategy.BINARY_SEARCH if fallback else base.used})
     return _finished(base, line, findings, sum(q.calls for q in questions))
 
 

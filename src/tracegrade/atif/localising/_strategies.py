@@ -29,6 +29,8 @@ class Question:
     seed: int | None = None
     calls: int = 0
     """Questions asked so far (also those that failed)."""
+    fallback: str | None = None
+    """Why all-at-once gave way to binary search, once it did."""
 
     async def ask(self, request: JudgeRequest, parse: Any) -> Any:
         """The validated answer, asked with this localisation's seed."""
@@ -59,8 +61,9 @@ async def all_at_once(timeline: Timeline, question: Question) -> Finding:
     except JudgeError as error:
         if error.code != "context_overflow":
             raise
+        question.fallback = f"all-at-once: {error.message}"
         found = await binary_search(timeline, question)
-        return dataclasses.replace(found, fallback=f"all-at-once: {error.message}")
+        return dataclasses.replace(found, fallback=question.fallback)
     parse = attribution_parser({s.ref for s in timeline.steps}, set(timeline.agents))
     answer = await question.ask(request, parse)
     return Finding(Strategy.ALL_AT_ONCE, timeline.by_ref()[answer.step], answer.agent, answer.reason)

@@ -259,6 +259,7 @@ def _step(step: StepResult) -> dict[str, Any]:
         "categorization_error_code": step.categorization_error_code,
         "filter_category": _filter_category(step),
         "content": step.content,
+        "decisive": None,
     }
 
 
