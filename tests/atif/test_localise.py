@@ -78,8 +78,8 @@ def test_the_agreement_section_of_the_report_stays(run: Path, tmp_path: Path) ->
 
 
 def test_reading_something_else_is_one_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="no localisation.json there"):
+    with pytest.raises(InputError, match=r"no localisation\.json there"):
         read_localisation(tmp_path)
     write(tmp_path / "localisation.json", b"{}")
-    with pytest.raises(InputError, match="not a tracegrade localisation.json"):
+    with pytest.raises(InputError, match=r"not a tracegrade localisation\.json"):
         read_localisation(tmp_path)
