@@ -104,3 +104,27 @@ def test_bad_options_exit_2(trajectories: Path, tmp_path: Path) -> None:
     assert run_app(app, ["localise", str(trajectories), "--strategy", "guess", "-o", str(tmp_path / "x")]) == 2
     assert run_app(app, ["localise", str(trajectories), "--judge-repeats", "0", "--judge-url", "http://x",
                          "--judge-model", "m", "-o", str(tmp_path / "x")]) == 2
+
+
+def test_agree_scores_the_localisation_of_the_run_and_those_given(
+    server: ScriptedJudgeServer, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = tmp_path / "labels.jsonl"
+    label = {"trajectory_id": "failed", "step": 3, "decisive": True, "extra": {"mistake_agent": "solver"}}
+    labels.write_bytes(orjson.dumps(label) + b"\n")
+    assert run_app(app, ["localise", str(run), *judge_args(server), "-o", str(tmp_path / "a"), "-q"]) == 0
+    assert run_app(app, ["localise", str(run), "--strategy", "from-scores", "-o", str(tmp_path / "f"), "-q"]) == 0
+    capsys.readouterr()
+    assert run_app(app, ["agree", str(run), "--labels", str(labels), "--resamples", "100",
+                         "--localisation", str(tmp_path / "a" / "localisation.json")]) == 0
+    scored = orjson.loads((run / "localisation-agreement.json").read_bytes())
+    assert [s["strategy"] for s in scored["strategies"]] == ["from-scores", "all-at-once"]  # the run's own first
+    assert [s["step"]["value"] for s in scored["strategies"]] == [1.0, 1.0]
+    assert [s["agent"]["value"] for s in scored["strategies"]] == [1.0, 1.0]
+    out = capsys.readouterr().out
+    assert "Localisation against 1 decisive-step labels" in out and "within ±3" in out
+    assert "Failure localisation" in (run / "report.html").read_text()  # agree keeps the section
+    read_manifest(run)
+    alone = tmp_path / "a" / "localisation.json"
+    assert run_app(app, ["agree", str(alone), "--labels", str(labels), "--resamples", "100", "-q"]) == 0
+    assert (tmp_path / "a" / "localisation-agreement.json").exists()

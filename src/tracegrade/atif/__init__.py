@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from tracegrade.atif.agreement._report import agreement_rows as agreement_rows
     from tracegrade.atif.agreement._report import issue_rows as issue_rows
     from tracegrade.atif.agreement._report import render_agreement as render_agreement
+    from tracegrade.atif.agreement._strategies import LocalisationAgreement as LocalisationAgreement
+    from tracegrade.atif.agreement._strategies import measure_localisations as measure_localisations
     from tracegrade.atif.asking._prompts import PROMPT_VERSION as PROMPT_VERSION
     from tracegrade.atif.criteria._params import CriteriaParams as CriteriaParams
     from tracegrade.atif.importing._inspect import import_inspect as import_inspect

@@ -115,8 +115,11 @@ def _print_summary(results: LocalisationResults, written: list[Path]) -> None:
     title = (f"Localisation ({results.parameters.strategy.value}): {summary.localised} localised, "
              f"{summary.none_found} none found, {summary.failed} failed of {summary.trajectories}")
     console.print(fit_table(title, columns, rows))
-    if summary.repeat_step_agreement is not None:
-        console.print(f"repeats agree on the step in {summary.repeat_step_agreement:.0%} of answer pairs", markup=False)
+    agreement = summary.repeat_step_agreement
+    if agreement is not None:
+        low, high = agreement.low, agreement.high
+        bounds = "" if low is None or high is None else f" ({low:.0%}–{high:.0%})"
+        console.print(f"repeats agree on the step in {agreement.value:.0%}{bounds} of answer pairs", markup=False)
     if summary.not_selected:
         console.print(f"{summary.not_selected} root(s) not localised (passed, or beyond --num-examples)", markup=False)
     console.print(f"judge questions {summary.calls} · tokens in/out {summary.judge.get('input_tokens', 0)}/"

@@ -64,7 +64,7 @@ def test_repeats_keep_the_most_frequent_step_and_report_their_agreement(tmp_path
     assert found.step.ref == "T0.3" and found.calls == 3 and len(fake.requests) == 3
     assert sorted(found.repeats.steps) == ["T0.3", "T0.3", "T0.5"]
     assert found.repeats.step_agreement == pytest.approx(1 / 3) and found.repeats.modal_share == pytest.approx(2 / 3)
-    assert found.repeats.agent_agreement == 1.0 and results.summary.repeat_step_agreement == pytest.approx(1 / 3)
+    assert found.repeats.agent_agreement == 1.0 and results.summary.repeat_step_agreement.value == pytest.approx(1 / 3)
     seeds = [r.seed for r in fake.requests]
     assert None in seeds and len(set(seeds)) == 3  # repeat 0 keeps the configured seed, the others get their own
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from tracegrade import stats
 from tracegrade.atif.localising._params import LocaliseOptions, Strategy
 from tracegrade.atif.localising._prompts import LOCALISE_PROMPT_VERSION, template_hash
 from tracegrade.atif.localising._records import (
@@ -16,6 +17,7 @@ from tracegrade.atif.localising._records import (
     LocaliseStatus,
     LocatedStep,
     RepeatAgreement,
+    Share,
     TrajectoryLocalisation,
 )
 from tracegrade.atif.localising._strategies import STRATEGIES, Finding, Question, from_scores
@@ -28,7 +30,7 @@ from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError, JudgeError
 from tracegrade.judge import JudgeProtocol
 
-__all__ = ["localise_loaded", "select_roots"]
+__all__ = ["localise_loaded", "mean_share", "pair_agreement", "select_roots"]
 
 
 async def localise_loaded(
@@ -163,6 +165,12 @@ def pair_agreement(answers: Sequence[object]) -> float:
     return same / (n * (n - 1))
 
 
+def mean_share(values: list[float], level: float = 0.95) -> Share:
+    interval = stats.bootstrap_mean_ci(values, resamples=2000, level=level, seed=0)
+    assert interval.estimate is not None
+    return Share(value=interval.estimate, low=interval.low, high=interval.high, n=len(values), level=level)
+
+
 def _verdicts(run: EvaluationResults) -> dict[tuple[str, int], StepResult]:
     return {(node.node_id, step.index): step for node in run.nodes for step in node.steps}
 
@@ -184,6 +192,6 @@ def _summary(rows: list[TrajectoryLocalisation], judge: JudgeProtocol | None, no
         fallbacks=sum(row.fallback is not None for row in rows),
         calls=sum(row.calls for row in rows),
         judge=judge.stats.as_dict() if judge is not None else {},
-        repeat_step_agreement=sum(agreements) / len(agreements) if agreements else None,
+        repeat_step_agreement=mean_share(agreements) if agreements else None,
         not_selected=not_selected,
     )

@@ -16,6 +16,7 @@ __all__ = [
     "LocaliseStatus",
     "LocatedStep",
     "RepeatAgreement",
+    "Share",
     "TrajectoryLocalisation",
 ]
 
@@ -103,6 +104,18 @@ class TrajectoryLocalisation(_Record):
     repeats: RepeatAgreement | None = None
 
 
+class Share(_Record):
+    """A mean over trajectories with its percentile bootstrap interval (trajectories resampled)."""
+
+    value: float
+    low: float | None
+    """Null with fewer than two trajectories."""
+    high: float | None
+    n: int
+    """Trajectories behind the value."""
+    level: float
+
+
 class LocalisationSummary(_Record):
     """Counts over the localised trajectories."""
 
@@ -116,8 +129,8 @@ class LocalisationSummary(_Record):
     """Judge questions asked (repeats included)."""
     judge: dict[str, int] = Field(default_factory=dict)
     """The judge's counters: HTTP attempts, retries, tokens, cache hits."""
-    repeat_step_agreement: float | None = None
-    """Mean over trajectories of ``repeats.step_agreement``; null without repeats."""
+    repeat_step_agreement: Share | None = None
+    """Mean over trajectories of ``repeats.step_agreement``, with its 95 % interval; null without repeats."""
     not_selected: int = 0
     """Root trajectories left out (passed in the judge run, or beyond ``num_examples``)."""
 
