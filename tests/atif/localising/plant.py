@@ -110,3 +110,15 @@ def accurate(p: float, rng: random.Random) -> Callable[[JudgeRequest], dict[str,
         return rng.choice([v for v in views if v is not planted])
 
     return lambda request: planted_answer(request.messages[-1]["content"], pick)
+
+
+def first_rule(request: ReceivedRequest) -> ScriptedReply:
+    """A rule with no knowledge of any plant: it always blames the first step shown (a check that the plumbing
+    works, not a judge)."""
+    record = record_of(request.json()["messages"][-1]["content"])
+    if "steps" in record:
+        first = record["steps"][0]
+        return ScriptedReply.answer({"agent": first["agent"], "step": first["ref"], "reason": "the first step"})
+    if "current_step" in record:
+        return ScriptedReply.answer({"decisive": True, "reason": "the first step"})
+    return ScriptedReply.answer({"half": "first", "reason": "the first step"})

@@ -78,7 +78,7 @@ def _object(properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-_REASON = {"type": "string", "minLength": 1}
+_REASON = {"type": "string", "minLength": 1, "maxLength": 600}
 STEP_SCHEMA = _object({"decisive": {"type": "boolean"}, "reason": _REASON})
 HALF_SCHEMA = _object({"half": {"type": "string", "enum": ["first", "second"]}, "reason": _REASON})
 
