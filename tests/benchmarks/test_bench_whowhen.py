@@ -1,4 +1,4 @@
-"""benchmarks/bench_whowhen.py end to end on a few Who&When logs with the scripted judge (it works; no quality figure)."""
+"""benchmarks/bench_whowhen.py end to end on a few Who&When logs with the scripted judge (it works; no quality)."""
 
 from __future__ import annotations
 
