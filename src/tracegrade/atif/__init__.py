@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from tracegrade.atif._job import run_atif_job as run_atif_job
     from tracegrade.atif._localise import LocaliseInputs as LocaliseInputs
     from tracegrade.atif._localise import localise_inputs as localise_inputs
+    from tracegrade.atif._localise import localise_options as localise_options
     from tracegrade.atif._localise import localise_paths as localise_paths
     from tracegrade.atif._localise import read_localisation as read_localisation
     from tracegrade.atif._localise import run_localise_job as run_localise_job

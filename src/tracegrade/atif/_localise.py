@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
 
 from tracegrade.atif._job import JudgeTarget, effective_options, open_judge
 from tracegrade.atif.agreement._records import AgreementReport
@@ -22,15 +24,15 @@ from tracegrade.atif.output._report import render_report
 from tracegrade.atif.reading._load import load_trajectories
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.errors import InputError, OutputError
+from tracegrade.errors import ConfigError, InputError, OutputError
 from tracegrade.judge import JudgeProtocol, JudgeTelemetry
 from tracegrade.runs import JobStatus, RunFolder, amend_manifest, dump_json, write_atomic
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
 
-__all__ = ["LOCALISATION_NAME", "LocaliseInputs", "localise_inputs", "localise_paths", "read_localisation",
-           "run_localise_job", "write_localisation"]
+__all__ = ["LOCALISATION_NAME", "LocaliseInputs", "localise_inputs", "localise_options", "localise_paths",
+           "read_localisation", "run_localise_job", "write_localisation"]
 
 LOCALISATION_NAME = "localisation.json"
 
@@ -50,6 +52,19 @@ class LocaliseInputs:
         if self.run is not None:
             recorded["run"] = {"folder": str(self.run_folder), "job_id": self.run.job_id}
         return recorded
+
+
+def localise_options(parameters: Mapping[str, Any]) -> LocaliseOptions:
+    """Validate localisation parameters (None values left out) before anything is read or asked.
+
+    Raises:
+        ConfigError: naming the parameter and the rule it breaks.
+    """
+    try:
+        return LocaliseOptions.model_validate({k: v for k, v in parameters.items() if v is not None})
+    except ValidationError as exc:
+        error = exc.errors(include_url=False, include_input=False)[0]
+        raise ConfigError(f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}") from None
 
 
 def localise_inputs(given: Sequence[Path]) -> LocaliseInputs:

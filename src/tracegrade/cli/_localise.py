@@ -11,7 +11,7 @@ from rich.console import Console
 from tracegrade.atif import LocaliseOptions
 from tracegrade.cli._judge import _JUDGE, _target
 from tracegrade.cli._options import OptionGroup, with_model_options
-from tracegrade.errors import ConfigError, ExitCode
+from tracegrade.errors import ExitCode
 from tracegrade.judge import JudgeOptions, ResponseFormat
 
 if TYPE_CHECKING:
@@ -63,11 +63,11 @@ def localise(
     """
     import asyncio
 
-    from tracegrade.atif import localise_inputs, run_localise_job, write_localisation
+    from tracegrade.atif import localise_inputs, localise_options, run_localise_job, write_localisation
     from tracegrade.judge import default_cache_path
     from tracegrade.runs import job_id_for
 
-    options = _options(parameters)
+    options = localise_options(parameters)
     inputs = localise_inputs(paths)
     asks = options.strategy.value != "from-scores"
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format) if asks else None
@@ -81,16 +81,6 @@ def localise(
         _print_summary(results, written)
     if results.summary.failed:
         raise typer.Exit(int(ExitCode.OPERATIONAL))
-
-
-def _options(parameters: dict[str, Any]) -> LocaliseOptions:
-    from pydantic import ValidationError
-
-    try:
-        return LocaliseOptions.model_validate({k: v for k, v in parameters.items() if v is not None})
-    except ValidationError as exc:
-        error = exc.errors(include_url=False, include_input=False)[0]
-        raise ConfigError(f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}") from None
 
 
 def _print_summary(results: LocalisationResults, written: list[Path]) -> None:
