@@ -104,6 +104,10 @@ def table(rows: list[Row], scored: LocalisationAgreement, args: argparse.Namespa
         lines.append(f"{NAMES[row.strategy]:<15}{'yes' if row.ground_truth else 'no':<5}"
                      f"{cell(agreement.agent):<28}{cell(agreement.step):<28}{row.results.summary.calls:>6}"
                      f"{tokens:>16}{row.seconds:>9.1f}{row.results.summary.failed:>7}{row.results.summary.fallbacks:>9}")
+    failures = [f"{NAMES[row.strategy]} ({'with' if row.ground_truth else 'without'} GT): {t.node_id} {t.error_code}"
+                for row in rows for t in row.results.trajectories if t.error_code is not None]
+    if failures:
+        lines += ["", "No usable judge answer (left out of n):", *(f"  {line}" for line in failures)]
     lines += ["", "Published (same metrics; per-strategy figures of the paper are not recorded here):",
               f"  {'':<52}{'agent %':>8}{'step %':>10}"]
     for name, agent, step in [PAPER_BEST, *PUBLISHED[args.subset]]:
