@@ -18,7 +18,7 @@ from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html, score_bi
 
 if TYPE_CHECKING:
     from tracegrade.atif.agreement._records import AgreementReport
-    from tracegrade.atif.localising._records import LocalisationResults
+    from tracegrade.atif.localising._records import LocalisationResults, TrajectoryLocalisation
 
 __all__ = ["render_report"]
 
@@ -77,10 +77,10 @@ def _add_localisation(context: dict[str, Any], localisation: LocalisationResults
     context["localisation"] = {"results": localisation, "rows": rows}
 
 
-def _localisation_row(row: Any) -> dict[str, Any]:
+def _localisation_row(row: TrajectoryLocalisation) -> dict[str, Any]:
     step = row.step
     return {
-        "node": {"text": row.node_id, "href": f"#{_anchor(row.step.node_id if step else row.node_id)}"},
+        "node": {"text": row.node_id, "href": f"#{_anchor(step.node_id if step else row.node_id)}"},
         "status": row.status.value,
         "strategy": row.used.value + (" (fallback)" if row.fallback else ""),
         "agent": row.agent,
