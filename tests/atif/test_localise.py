@@ -83,3 +83,28 @@ def test_reading_something_else_is_one_clear_error(tmp_path: Path) -> None:
     write(tmp_path / "localisation.json", b"{}")
     with pytest.raises(InputError, match=r"not a tracegrade localisation\.json"):
         read_localisation(tmp_path)
+
+
+def test_every_question_goes_through_the_shared_judge_with_its_metrics_and_cache(tmp_path: Path) -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+    from tests.atif.localising.plant import plant_rule
+    from tracegrade.atif import JudgeTarget
+    from tracegrade.judge.testing import ScriptedJudgeServer
+
+    root = write(tmp_path / "in" / "r.json", document(steps(8, plant=5)))
+    reader = InMemoryMetricReader()
+    meters = MeterProvider(metric_readers=[reader])
+    options = LocaliseOptions(strategy=Strategy.BINARY_SEARCH)
+    with ScriptedJudgeServer(plant_rule) as server:
+        target = JudgeTarget(url=server.base_url, model="scripted")
+        for _ in range(2):
+            found = asyncio.run(run_localise_job(localise_inputs([root]), options, target, job_id="m",
+                                                 cache_path=tmp_path / "cache.sqlite3",
+                                                 meter_provider=meters))
+        asked = server.count
+    assert found.trajectories[0].step is not None and found.trajectories[0].step.index == 5
+    assert asked == 3 and found.summary.judge["cache_hits"] == 3  # the rerun was answered from the cache
+    names = {m.name for rm in reader.get_metrics_data().resource_metrics for sm in rm.scope_metrics for m in sm.metrics}
+    assert "atif.judge.call.count" in names

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import LocaliseOptions
-from tracegrade.cli._judge import _JUDGE, _target
+from tracegrade.cli._judge import _JUDGE, _meter_provider, _target
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ExitCode
 from tracegrade.judge import JudgeOptions, ResponseFormat
@@ -74,8 +74,13 @@ def localise(
     material = {"paths": sorted(str(p.resolve()) for p in inputs.paths), "parameters": options.model_dump(mode="json"),
                 "judge": [target.url, target.model, target.local] if target else None}
     chosen_id = job_id or job_id_for(material, prefix="tl")
-    results = asyncio.run(run_localise_job(inputs, options, target, job_id=chosen_id,
-                                           cache_path=None if no_cache else (cache or default_cache_path())))
+    meters = _meter_provider()  # OTLP when an endpoint is set: the judge's atif.judge.* metrics, as for judge
+    try:
+        results = asyncio.run(run_localise_job(inputs, options, target, job_id=chosen_id, meter_provider=meters,
+                                               cache_path=None if no_cache else (cache or default_cache_path())))
+    finally:
+        if meters is not None:
+            meters.shutdown()
     written = write_localisation(results, output, inputs)
     if not quiet:
         _print_summary(results, written)
