@@ -56,3 +56,17 @@ def test_an_unknown_parameter_is_refused_before_any_judge_call(server: ScriptedJ
     with pytest.raises(ConfigError, match="no_such_knob"):
         tracegrade.grade_trajectories([EXAMPLES / "atif"], judge_url=server.base_url, judge_model="m", no_such_knob=1)
     assert server.count == 0
+
+
+def test_localise_failures_names_the_decisive_step(tmp_path: Path) -> None:
+    from tests.atif.localising.plant import document, plant_rule, steps
+    from tests.atif.scripted import write as write_doc
+
+    root = write_doc(tmp_path / "in" / "r.json", document(steps(9, plant=4)))
+    with ScriptedJudgeServer(plant_rule) as server:
+        found = tracegrade.localise_failures([root], judge_url=server.base_url, judge_model="m",
+                                             strategy="binary-search", output=tmp_path / "out")
+    assert found.trajectories[0].step is not None and found.trajectories[0].step.index == 4
+    assert (tmp_path / "out" / "localisation.json").exists()
+    with pytest.raises(ConfigError, match="strategy"):
+        tracegrade.localise_failures([root], strategy="guess")

@@ -36,4 +36,4 @@ def test_all_is_sorted_unique_importable_and_documented(name: str) -> None:
 def test_the_top_level_api_is_small_and_says_what_it_does() -> None:
     import tracegrade
 
-    assert set(tracegrade.__all__) == {"__version__", "grade_trajectories", "load_trajectories"}
+    assert set(tracegrade.__all__) == {"__version__", "grade_trajectories", "load_trajectories", "localise_failures"}

@@ -13,9 +13,9 @@ calls here cover the common ATIF case::
 
 from typing import Any
 
-from tracegrade._api import grade_trajectories, load_trajectories
+from tracegrade._api import grade_trajectories, load_trajectories, localise_failures
 
-__all__ = ["__version__", "grade_trajectories", "load_trajectories"]
+__all__ = ["__version__", "grade_trajectories", "load_trajectories", "localise_failures"]
 
 
 def __getattr__(name: str) -> Any:

@@ -6,6 +6,7 @@ and the run-folder report::
 
     loaded = load_trajectories(["runs/"], LoadOptions())
     results = await score_loaded(loaded, options, criteria, judge, JobContext(job_id="tg-1"))
+    found = await localise_loaded(loaded, LocaliseOptions(strategy=Strategy.BINARY_SEARCH), judge, job_id="tg-2")
 """
 
 from __future__ import annotations
@@ -17,6 +18,13 @@ from tracegrade._lazy import lazy_attributes
 if TYPE_CHECKING:
     from tracegrade.atif._job import JudgeTarget as JudgeTarget
     from tracegrade.atif._job import run_atif_job as run_atif_job
+    from tracegrade.atif._localise import LocaliseInputs as LocaliseInputs
+    from tracegrade.atif._localise import localise_inputs as localise_inputs
+    from tracegrade.atif._localise import localise_options as localise_options
+    from tracegrade.atif._localise import localise_paths as localise_paths
+    from tracegrade.atif._localise import read_localisation as read_localisation
+    from tracegrade.atif._localise import run_localise_job as run_localise_job
+    from tracegrade.atif._localise import write_localisation as write_localisation
     from tracegrade.atif._run import JobContext as JobContext
     from tracegrade.atif._run import score_loaded as score_loaded
     from tracegrade.atif._run import score_paths as score_paths
@@ -27,6 +35,8 @@ if TYPE_CHECKING:
     from tracegrade.atif.agreement._report import agreement_rows as agreement_rows
     from tracegrade.atif.agreement._report import issue_rows as issue_rows
     from tracegrade.atif.agreement._report import render_agreement as render_agreement
+    from tracegrade.atif.agreement._strategies import LocalisationAgreement as LocalisationAgreement
+    from tracegrade.atif.agreement._strategies import measure_localisations as measure_localisations
     from tracegrade.atif.asking._prompts import PROMPT_VERSION as PROMPT_VERSION
     from tracegrade.atif.criteria._params import CriteriaParams as CriteriaParams
     from tracegrade.atif.importing._inspect import import_inspect as import_inspect
@@ -34,6 +44,11 @@ if TYPE_CHECKING:
     from tracegrade.atif.importing._output import ImportReport as ImportReport
     from tracegrade.atif.importing._output import ImportResult as ImportResult
     from tracegrade.atif.importing._whowhen import import_whowhen as import_whowhen
+    from tracegrade.atif.localising._localise import localise_loaded as localise_loaded
+    from tracegrade.atif.localising._params import LocaliseOptions as LocaliseOptions
+    from tracegrade.atif.localising._params import Strategy as Strategy
+    from tracegrade.atif.localising._records import LocalisationResults as LocalisationResults
+    from tracegrade.atif.localising._records import TrajectoryLocalisation as TrajectoryLocalisation
     from tracegrade.atif.output._artifacts import open_run_folder as open_run_folder
     from tracegrade.atif.output._artifacts import read_results as read_results
     from tracegrade.atif.output._artifacts import write_artifacts as write_artifacts

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tracegrade.atif._run import JobContext, score_paths
 from tracegrade.atif.criteria._params import CriteriaParams
@@ -15,13 +15,15 @@ from tracegrade.atif.output._artifacts import write_artifacts
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError
-from tracegrade.judge import Judge, JudgeSettings, JudgeTelemetry, ResponseFormat
+from tracegrade.judge import Judge, JudgeOptions, JudgeSettings, JudgeTelemetry, ResponseFormat
 from tracegrade.runs import RunFolder
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
 
     from tracegrade.judge import JudgeCache
+
+OptionsT = TypeVar("OptionsT", bound=JudgeOptions)
 
 __all__ = ["JudgeTarget", "effective_options", "judge_settings", "open_judge", "run_atif_job"]
 
@@ -37,7 +39,7 @@ class JudgeTarget:
     response_format: ResponseFormat = ResponseFormat.AUTO
 
 
-def judge_settings(target: JudgeTarget, options: ScoringOptions) -> JudgeSettings:
+def judge_settings(target: JudgeTarget, options: JudgeOptions) -> JudgeSettings:
     """Judge settings for an endpoint target, with the job's judge options."""
     if target.url is None or target.model is None:
         raise ConfigError("judge: give --judge-url and --judge-model, or --judge local")
@@ -48,7 +50,7 @@ def judge_settings(target: JudgeTarget, options: ScoringOptions) -> JudgeSetting
 @asynccontextmanager
 async def open_judge(
     target: JudgeTarget,
-    options: ScoringOptions,
+    options: JudgeOptions,
     *,
     cache_path: Path | None,
     telemetry: JudgeTelemetry | None = None,
@@ -64,7 +66,7 @@ async def open_judge(
 
 
 @asynccontextmanager
-async def _settings(target: JudgeTarget, options: ScoringOptions) -> AsyncIterator[JudgeSettings]:
+async def _settings(target: JudgeTarget, options: JudgeOptions) -> AsyncIterator[JudgeSettings]:
     """The judge's settings, for as long as the local judge (when asked for) runs."""
     if not target.local:
         yield judge_settings(target, options)
@@ -81,7 +83,7 @@ def _open_cache(path: Path) -> JudgeCache:
     return JudgeCache(path)
 
 
-def effective_options(options: ScoringOptions, target: JudgeTarget) -> ScoringOptions:
+def effective_options(options: OptionsT, target: JudgeTarget) -> OptionsT:
     """The options a job runs with: the local judge's smaller request budget unless one was given."""
     if not target.local or "max_context_bytes" in options.model_fields_set:
         return options

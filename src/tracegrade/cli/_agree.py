@@ -12,7 +12,7 @@ from rich.console import Console
 from tracegrade.errors import OutputError
 
 if TYPE_CHECKING:
-    from tracegrade.atif import AgreementReport
+    from tracegrade.atif import AgreementReport, LocalisationAgreement, LocalisationResults
 
 __all__ = ["agree"]
 
@@ -32,20 +32,32 @@ def agree(
     level: Annotated[float, typer.Option(min=0.5, max=0.999, help="Confidence level of the intervals.")] = 0.95,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")] = False,
+    localisation: Annotated[
+        list[Path] | None,
+        typer.Option("--localisation", help="Also score this localisation.json of tracegrade localise "
+                     "(repeatable; the run folder's own is read when present)."),
+    ] = None,
 ) -> None:
     """Compare a finished run with human labels: correlations, pass/fail and category agreement, localisation.
 
     Each label names a trajectory (node_id, trajectory_id or session_id) and optionally a step (step =
     the 1-based index of the results, or step_id with segment), with any of score, failed, category and
-    decisive. Labels that match nothing are listed, never dropped.
+    decisive. Labels that match nothing are listed, never dropped. RUN may also be a localisation.json alone.
     """
     from tracegrade.atif import measure_agreement, read_labels, read_results, render_agreement, render_report
     from tracegrade.runs import amend_manifest, dump_json, write_atomic
 
+    folder = run if run.is_dir() else run.parent
+    found = _localisations(run, folder, localisation or [])
+    only_localised = (not (run / "evaluation_results.json").is_file()) if run.is_dir() else run.name == _LOCALISATION
+    if found and only_localised:
+        _score_localisations(found, labels, output or folder / _LOCALISATION_AGREEMENT, resamples, level, seed, quiet)
+        return
     results = read_results(run)
     report = measure_agreement(
         results, read_labels(labels), labels_file=str(labels), resamples=resamples, level=level, seed=seed
     )
+    local = found[0][1] if found and found[0][0] == str(folder / _LOCALISATION) else None
     target = output or ((run if run.is_dir() else run.parent) / "agreement.json")
     stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
     page = target.with_suffix(".html")
@@ -54,13 +66,68 @@ def agree(
         write_atomic(target, dump_json(report.model_dump(mode="json")))
         write_atomic(page, render_agreement(report, generated_at=stamp).encode())
         if in_run_folder:  # the run's report gains an agreement section; the manifest records the new files
-            write_atomic(run / "report.html", render_report(results, report).encode())
+            write_atomic(run / "report.html", render_report(results, report, localisation=local).encode())
     except OSError as exc:
         raise OutputError(f"{target}: cannot write the agreement report ({type(exc).__name__})") from None
     if in_run_folder:
         amend_manifest(run, [target.name, page.name, "report.html"])
     if not quiet:
         _print_summary(report, target, page)
+    if found:
+        _score_localisations(found, labels, target.parent / _LOCALISATION_AGREEMENT, resamples, level, seed, quiet)
+
+
+_LOCALISATION = "localisation.json"
+_LOCALISATION_AGREEMENT = "localisation-agreement.json"
+
+
+def _localisations(run: Path, folder: Path, extra: list[Path]) -> list[tuple[str, LocalisationResults]]:
+    """The localisations to score: RUN itself when it is one, the run folder's own, and those given."""
+    from tracegrade.atif import read_localisation
+
+    own = run if run.is_file() and run.name == _LOCALISATION else folder / _LOCALISATION
+    paths = ([own] if own.is_file() else []) + [p for p in extra if p.resolve() != own.resolve()]
+    return [(str(path), read_localisation(path)) for path in paths]
+
+
+def _score_localisations(found: list[tuple[str, LocalisationResults]], labels: Path, target: Path, resamples: int,
+                         level: float, seed: int, quiet: bool) -> None:
+    from tracegrade.atif import measure_localisations, read_labels
+    from tracegrade.runs import dump_json, write_atomic
+
+    scored = measure_localisations(found, read_labels(labels), labels_file=str(labels), resamples=resamples,
+                                   level=level, seed=seed)
+    try:
+        write_atomic(target, dump_json(scored.model_dump(mode="json")))
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write the localisation agreement ({type(exc).__name__})") from None
+    if not quiet:
+        _print_localisations(scored, target)
+
+
+def _print_localisations(scored: LocalisationAgreement, target: Path) -> None:
+    from tracegrade.render import Column, fit_table
+
+    rows = []
+    for strategy in scored.strategies:
+        for measure, estimate in (("agent", strategy.agent), ("step", strategy.step), ("within ±1", strategy.within_1),
+                                  ("within ±3", strategy.within_3)):
+            bounds = (estimate.low, estimate.high)
+            interval = "—" if None in bounds else f"{estimate.low:.3f}–{estimate.high:.3f}"
+            rows.append({"strategy": strategy.strategy, "measure": measure, "n": estimate.n, "value": estimate.value,
+                         "interval": interval, "note": estimate.reason or ""})
+    columns = [
+        Column("Strategy", "strategy", min_width=14),
+        Column("Measure", "measure", min_width=9, max_width=9),
+        Column("n", "n", min_width=3, justify="right"),
+        Column("Value", "value", min_width=6, justify="right"),
+        Column("Interval", "interval", min_width=13, priority=1),
+        Column("Note", "note", min_width=8, priority=2),
+    ]
+    console = Console(highlight=False)
+    console.print(fit_table(f"Localisation against {scored.labels} decisive-step labels ({scored.level:.0%} intervals)",
+                            columns, rows))
+    console.print(f"-> {target}", markup=False)
 
 
 def _print_summary(report: AgreementReport, target: Path, page: Path) -> None:

@@ -15,6 +15,7 @@ from tracegrade.cli._evalhub import evalhub_app
 from tracegrade.cli._export import export_app
 from tracegrade.cli._import import import_app
 from tracegrade.cli._judge import judge
+from tracegrade.cli._localise import localise
 from tracegrade.cli._merge import merge
 from tracegrade.cli._suite import suite_app
 from tracegrade.cli._validate import validate
@@ -38,6 +39,7 @@ app.command(epilog=EXIT_CODES_HELP)(validate)
 app.command(epilog=EXIT_CODES_HELP)(judge)
 app.command(epilog=EXIT_CODES_HELP)(merge)
 app.command(epilog=EXIT_CODES_HELP)(agree)
+app.command(epilog=EXIT_CODES_HELP)(localise)
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")
 app.add_typer(evalhub_app, name="evalhub")

@@ -14,7 +14,7 @@ from tracegrade.atif.agreement._records import Estimate, LabelIssue, Localisatio
 from tracegrade.atif.scoring._records import NodeResult, StepResult, StepStatus
 from tracegrade.errors import InputError
 
-__all__ = ["judge_lowest_step", "localisation"]
+__all__ = ["judge_lowest_step", "localisation", "share_estimate"]
 
 TOLERANCES = {"exact": 0, "within_1": 1, "within_3": 3}
 
@@ -63,15 +63,17 @@ def localisation(
             )
         )
     shares = {
-        name: _share([row.distance <= tolerance for row in rows], level, resamples, seed)
+        name: share_estimate([row.distance <= tolerance for row in rows], level, resamples, seed)
         for name, tolerance in TOLERANCES.items()
     }
     return Localisation(trajectories=len(rows), rows=rows, **shares)
 
 
-def _share(hits: list[bool], level: float, resamples: int, seed: int) -> Estimate:
+def share_estimate(hits: list[bool], level: float, resamples: int, seed: int,
+                   empty: str = "no labelled trajectory with a decisive step and a judge score") -> Estimate:
+    """The share of hits with its bootstrap interval; null with the reason ``empty`` when there is nothing to count."""
     interval = stats.bootstrap_mean_ci([float(hit) for hit in hits], resamples=resamples, level=level, seed=seed)
-    reason = "no labelled trajectory with a decisive step and a judge score" if not hits else None
+    reason = empty if not hits else None
     return Estimate(
         value=interval.estimate,
         low=interval.low,

@@ -18,6 +18,7 @@ from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html, score_bi
 
 if TYPE_CHECKING:
     from tracegrade.atif.agreement._records import AgreementReport
+    from tracegrade.atif.localising._records import LocalisationResults, TrajectoryLocalisation
 
 __all__ = ["render_report"]
 
@@ -43,11 +44,13 @@ _STEP_NOTES = {
 }
 
 
-def render_report(results: EvaluationResults, agreement: AgreementReport | None = None) -> str:
+def render_report(results: EvaluationResults, agreement: AgreementReport | None = None, *,
+                  localisation: LocalisationResults | None = None) -> str:
     """The complete, self-contained HTML document of ``results`` (no external assets).
 
     With ``agreement`` (from ``tracegrade agree``) the report gains a section comparing the judge with
-    human labels.
+    human labels; with ``localisation`` (from ``tracegrade localise``) one naming each failure's decisive
+    step, which the step list marks.
     """
     context = report_context(results)
     if agreement is not None:
@@ -56,7 +59,36 @@ def render_report(results: EvaluationResults, agreement: AgreementReport | None 
         context["sections"] = [*context["sections"], {"id": "agreement", "label": "Agreement with labels"}]
         context["agreement"] = {"report": agreement, "rows": agreement_rows(agreement),
                                 "unmatched": issue_rows(agreement.unmatched)}
+    if localisation is not None:
+        _add_localisation(context, localisation)
     return render_html("atif_report.html", **context)
+
+
+def _add_localisation(context: dict[str, Any], localisation: LocalisationResults) -> None:
+    """The localisation section, and the decisive step of each trajectory marked in the step list."""
+    marks = {(row.step.node_id, row.step.index): row for row in localisation.trajectories if row.step is not None}
+    for node in context["nodes"]:
+        for step in node["steps"]:
+            row = marks.get((node["node"]["text"], step["index"]))
+            if row is not None:
+                step["decisive"] = f"decisive step ({row.used.value}): {row.agent or MISSING}: {row.reason or MISSING}"
+    context["sections"] = [*context["sections"], {"id": "localisation", "label": "Failure localisation"}]
+    rows = [_localisation_row(row) for row in localisation.trajectories]
+    context["localisation"] = {"results": localisation, "rows": rows}
+
+
+def _localisation_row(row: TrajectoryLocalisation) -> dict[str, Any]:
+    step = row.step
+    return {
+        "node": {"text": row.node_id, "href": f"#{_anchor(step.node_id if step else row.node_id)}"},
+        "status": row.status.value,
+        "strategy": row.used.value + (" (fallback)" if row.fallback else ""),
+        "agent": row.agent,
+        "step": f"{step.ref} (step {step.index} of {step.node_id})" if step else None,
+        "reason": row.reason or row.error_code,
+        "calls": row.calls,
+        "agreement": row.repeats.step_agreement if row.repeats else None,
+    }
 
 
 def report_context(results: EvaluationResults) -> dict[str, Any]:
@@ -65,6 +97,7 @@ def report_context(results: EvaluationResults) -> dict[str, Any]:
     steps = [step for node in results.nodes for step in node.steps]
     return {
         "agreement": None,
+        "localisation": None,
         "title": "ATIF trajectory judge",
         "subtitle": _subtitle(results),
         "sections": [{"id": key, "label": label} for key, label in _SECTIONS],
@@ -226,6 +259,7 @@ def _step(step: StepResult) -> dict[str, Any]:
         "categorization_error_code": step.categorization_error_code,
         "filter_category": _filter_category(step),
         "content": step.content,
+        "decisive": None,
     }
 
 

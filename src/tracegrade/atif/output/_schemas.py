@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from tracegrade.atif.localising._records import LocalisationResults
 from tracegrade.atif.scoring._records import RunSummary
 from tracegrade.atif.scoring._results import EvaluationResults
 
@@ -22,7 +23,10 @@ def json_schemas() -> dict[str, dict[str, Any]]:
     summary["properties"] = {"job_id": {"type": "string", "title": "Job Id"}, **summary["properties"]}
     summary["required"] = ["job_id", *summary.get("required", [])]
     summary["$id"] = "https://tracegrade.dev/schemas/summary.schema.json"
-    return {"evaluation_results.schema.json": results, "summary.schema.json": summary}
+    localisation = LocalisationResults.model_json_schema()
+    localisation["$id"] = "https://tracegrade.dev/schemas/localisation.schema.json"
+    return {"evaluation_results.schema.json": results, "summary.schema.json": summary,
+            "localisation.schema.json": localisation}
 
 
 def main(folder: str) -> None:

@@ -1,0 +1,161 @@
+"""Localisation results scored against labels: agent-level and step-level accuracy, and within ±1 / ±3 steps.
+
+These are the measures of the Who&When benchmark. Per labelled trajectory (a label with ``decisive``
+true, the agent in ``extra.mistake_agent`` as ``import whowhen`` writes it), a localisation is right at
+the agent level when it names that agent and at the step level when it names that step. A trajectory
+the strategy ran on without naming a step counts as a miss; one where the judge gave no usable answer
+is left out and listed (a protocol failure is never a score). Steps of different nodes are never within
+any distance of each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tracegrade.atif.agreement._labels import Label
+from tracegrade.atif.agreement._localise import share_estimate
+from tracegrade.atif.agreement._records import Estimate, LabelIssue
+from tracegrade.atif.localising._records import LocalisationResults, LocaliseStatus, TrajectoryLocalisation
+from tracegrade.errors import InputError
+
+__all__ = ["LOCALISATION_AGREEMENT_FORMAT", "LocalisationAgreement", "StrategyAgreement", "StrategyRow",
+           "measure_localisations"]
+
+LOCALISATION_AGREEMENT_FORMAT = "tracegrade.atif.localisation-agreement/1"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StrategyRow(_Record):
+    """One labelled trajectory: what the labels say and what the strategy named."""
+
+    node_id: str
+    line: int
+    """Line of the decisive label."""
+    labelled_agent: str | None
+    labelled_step: int
+    agent: str | None
+    step: int | None
+    """The named step's index (null: none named)."""
+    distance: int | None
+    """Steps between the named and the labelled step (null: none named, or another node)."""
+
+
+class StrategyAgreement(_Record):
+    """How often one localisation run names the labelled agent and step."""
+
+    strategy: str
+    """The strategy, with ``+ ground truth`` when the judge saw the reference answer."""
+    source: str
+    """The ``localisation.json`` read."""
+    trajectories: int
+    """Labelled trajectories compared."""
+    agent: Estimate
+    """Agent-level accuracy, over trajectories whose label names the agent."""
+    step: Estimate
+    """Step-level accuracy (the exact step)."""
+    within_1: Estimate
+    within_3: Estimate
+    rows: list[StrategyRow] = Field(default_factory=list)
+    excluded: list[LabelIssue] = Field(default_factory=list)
+    """Labelled trajectories left out: not localised in this run, or the judge gave no usable answer."""
+
+
+class LocalisationAgreement(_Record):
+    """Everything ``tracegrade agree`` found comparing localisation runs with the labels."""
+
+    format: str = LOCALISATION_AGREEMENT_FORMAT
+    labels_file: str
+    labels: int
+    """Decisive-step labels in the file."""
+    resamples: int
+    level: float
+    seed: int
+    strategies: list[StrategyAgreement]
+
+
+def measure_localisations(
+    runs: Sequence[tuple[str, LocalisationResults]], labels: Sequence[Label], *, labels_file: str,
+    resamples: int = 2000, level: float = 0.95, seed: int = 0,
+) -> LocalisationAgreement:
+    """Score each ``(source, localisation)`` against the decisive-step labels.
+
+    Raises:
+        InputError: a trajectory has more than one decisive step label.
+    """
+    decisive = _decisive(labels)
+    strategies = [_strategy(source, results, decisive, resamples, level, seed) for source, results in runs]
+    return LocalisationAgreement(labels_file=labels_file, labels=len(decisive), resamples=resamples, level=level,
+                                 seed=seed, strategies=strategies)
+
+
+def _decisive(labels: Sequence[Label]) -> list[Label]:
+    seen: dict[frozenset[tuple[str, str]], int] = {}
+    found = []
+    for label in labels:
+        if not label.decisive or label.step is None:
+            continue
+        key = frozenset(label._ids().items())
+        if key in seen:
+            raise InputError(f"labels lines {seen[key]} and {label.line} both mark a decisive step of the same "
+                             "trajectory")
+        seen[key] = label.line
+        found.append(label)
+    return found
+
+
+def _strategy(source: str, results: LocalisationResults, decisive: list[Label], resamples: int, level: float,
+              seed: int) -> StrategyAgreement:
+    rows: list[StrategyRow] = []
+    excluded: list[LabelIssue] = []
+    for label in decisive:
+        found = _find(results.trajectories, label)
+        if found is None or found.status is LocaliseStatus.FAILED:
+            reason = "not_localised" if found is None else f"judge_failed:{found.error_code}"
+            excluded.append(LabelIssue(line=label.line, target=label.target(), reason=reason, measure="localisation"))
+            continue
+        rows.append(_row(found, label))
+    named = [row for row in rows if row.labelled_agent is not None]
+
+    def estimate(hits: list[bool], empty: str = "no labelled trajectory localised") -> Estimate:
+        return share_estimate(hits, level, resamples, seed, empty)
+
+    gt = results.parameters.with_ground_truth and results.parameters.strategy.value != "from-scores"
+    return StrategyAgreement(
+        strategy=results.parameters.strategy.value + (" + ground truth" if gt else ""),
+        source=source,
+        trajectories=len(rows),
+        agent=estimate([row.agent == row.labelled_agent for row in named], "no label names the agent"),
+        step=estimate([row.distance == 0 for row in rows]),
+        within_1=estimate([row.distance is not None and row.distance <= 1 for row in rows]),
+        within_3=estimate([row.distance is not None and row.distance <= 3 for row in rows]),
+        rows=rows,
+        excluded=excluded,
+    )
+
+
+def _find(rows: Sequence[TrajectoryLocalisation], label: Label) -> TrajectoryLocalisation | None:
+    for row in rows:
+        if label.node_id is not None and (label.node_id == row.node_id or label.node_id.startswith(row.node_id + "::")):
+            return row
+        if label.node_id is None and label.trajectory_id is not None and label.trajectory_id == row.trajectory_id:
+            return row
+    return None
+
+
+def _row(found: TrajectoryLocalisation, label: Label) -> StrategyRow:
+    extra = label.extra or {}
+    agent = extra.get("mistake_agent")
+    node = label.node_id or found.node_id
+    step = found.step
+    same_node = step is not None and step.node_id == node
+    assert label.step is not None
+    return StrategyRow(
+        node_id=found.node_id, line=label.line, labelled_agent=agent if isinstance(agent, str) else None,
+        labelled_step=label.step, agent=found.agent, step=step.index if step else None,
+        distance=abs(step.index - label.step) if step is not None and same_node else None,
+    )

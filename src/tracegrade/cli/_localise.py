@@ -1,0 +1,122 @@
+"""``tracegrade localise``: name the decisive agent and step of each failed trajectory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+from tracegrade.atif import LocaliseOptions
+from tracegrade.cli._judge import _JUDGE, _meter_provider, _target
+from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.errors import ExitCode
+from tracegrade.judge import JudgeOptions, ResponseFormat
+
+if TYPE_CHECKING:
+    from tracegrade.atif import LocalisationResults
+
+__all__ = ["localise"]
+
+_LOCALISE = "Localisation"
+_OUTPUT = "Output"
+
+
+@with_model_options(
+    OptionGroup(LocaliseOptions, _LOCALISE, exclude=tuple(JudgeOptions.model_fields)),
+    OptionGroup(LocaliseOptions, _JUDGE, only=tuple(JudgeOptions.model_fields)),
+)
+def localise(
+    paths: Annotated[list[Path], typer.Argument(help="ATIF files or folders, or one run folder of tracegrade judge.")],
+    judge_kind: Annotated[
+        str | None,
+        typer.Option("--judge", help="'local' for the embedded llama.cpp + Gemma 3 270M judge.",
+                     rich_help_panel=_JUDGE),
+    ] = None,
+    judge_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.", rich_help_panel=_JUDGE)] = None,
+    judge_model: Annotated[str | None, typer.Option(help="Judge model name.", rich_help_panel=_JUDGE)] = None,
+    judge_api_key_env: Annotated[
+        str | None,
+        typer.Option(help="Name of the env var holding the API key (never the key).", rich_help_panel=_JUDGE),
+    ] = None,
+    judge_response_format: Annotated[
+        ResponseFormat, typer.Option(help="JSON-schema constrained output.", rich_help_panel=_JUDGE)
+    ] = ResponseFormat.AUTO,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Folder for localisation.json.",
+                                         rich_help_panel=_OUTPUT)] = Path("tracegrade-localise"),
+    job_id: Annotated[str | None, typer.Option(help="Job id (default: derived from inputs, parameters and judge).",
+                                               rich_help_panel=_OUTPUT)] = None,
+    cache: Annotated[Path | None, typer.Option(help="Judge cache file.", rich_help_panel=_OUTPUT)] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the cache.", rich_help_panel=_OUTPUT)
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.", rich_help_panel=_OUTPUT)] = False,
+    *,
+    parameters: dict[str, Any],
+) -> None:
+    """Name the decisive agent and step of each failed trajectory (Who&When strategies).
+
+    Given one run folder of tracegrade judge, its failed roots are localised, the localisation goes into the
+    run folder too and its report.html marks each decisive step. Exit 4 when a trajectory could not be
+    localised (the judge gave no usable answer), after writing everything.
+    """
+    import asyncio
+
+    from tracegrade.atif import localise_inputs, localise_options, run_localise_job, write_localisation
+    from tracegrade.judge import default_cache_path
+    from tracegrade.runs import job_id_for
+
+    options = localise_options(parameters)
+    inputs = localise_inputs(paths)
+    asks = options.strategy.value != "from-scores"
+    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format) if asks else None
+    material = {"paths": sorted(str(p.resolve()) for p in inputs.paths), "parameters": options.model_dump(mode="json"),
+                "judge": [target.url, target.model, target.local] if target else None}
+    chosen_id = job_id or job_id_for(material, prefix="tl")
+    meters = _meter_provider()  # OTLP when an endpoint is set: the judge's atif.judge.* metrics, as for judge
+    try:
+        results = asyncio.run(run_localise_job(inputs, options, target, job_id=chosen_id, meter_provider=meters,
+                                               cache_path=None if no_cache else (cache or default_cache_path())))
+    finally:
+        if meters is not None:
+            meters.shutdown()
+    written = write_localisation(results, output, inputs)
+    if not quiet:
+        _print_summary(results, written)
+    if results.summary.failed:
+        raise typer.Exit(int(ExitCode.OPERATIONAL))
+
+
+def _print_summary(results: LocalisationResults, written: list[Path]) -> None:
+    from tracegrade.render import Column, fit_table
+
+    rows = [
+        {"trajectory": row.node_id, "status": row.status.value, "agent": row.agent or "—",
+         "step": row.step.ref if row.step else "—", "calls": row.calls,
+         "note": (f"fallback to {row.used.value}" if row.fallback else "") or (row.error_code or "")}
+        for row in results.trajectories
+    ]
+    columns = [
+        Column("Trajectory", "trajectory", min_width=14),
+        Column("Status", "status", min_width=10, max_width=10),
+        Column("Agent", "agent", min_width=10),
+        Column("Step", "step", min_width=6, max_width=10),
+        Column("Calls", "calls", min_width=5, justify="right"),
+        Column("Note", "note", min_width=8, priority=1),
+    ]
+    summary = results.summary
+    console = Console(highlight=False)
+    title = (f"Localisation ({results.parameters.strategy.value}): {summary.localised} localised, "
+             f"{summary.none_found} none found, {summary.failed} failed of {summary.trajectories}")
+    console.print(fit_table(title, columns, rows))
+    agreement = summary.repeat_step_agreement
+    if agreement is not None:
+        low, high = agreement.low, agreement.high
+        bounds = "" if low is None or high is None else f" ({low:.0%}–{high:.0%})"
+        console.print(f"repeats agree on the step in {agreement.value:.0%}{bounds} of answer pairs", markup=False)
+    if summary.not_selected:
+        console.print(f"{summary.not_selected} root(s) not localised (passed, or beyond --num-examples)", markup=False)
+    console.print(f"judge questions {summary.calls} · tokens in/out {summary.judge.get('input_tokens', 0)}/"
+                  f"{summary.judge.get('output_tokens', 0)}", markup=False)
+    console.print("-> " + ", ".join(str(p) for p in written), markup=False)

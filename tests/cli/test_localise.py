@@ -1,0 +1,130 @@
+"""``tracegrade localise`` end to end: trajectories or a judge run in, localisation.json and the report out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.atif.helpers import write
+from tests.atif.localising.plant import MARK, document, plant_rule, steps
+from tests.atif.scripted import marker_rule
+from tracegrade.cli._app import app, run_app
+from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply
+from tracegrade.runs import read_manifest
+
+
+def both(request: ReceivedRequest) -> ScriptedReply:
+    """Scores steps by their SCORE:x markers, and localises from the plant."""
+    return plant_rule(request) if b"<record>" in request.body else marker_rule(request)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedJudgeServer]:
+    with ScriptedJudgeServer(both) as running:
+        yield running
+
+
+@pytest.fixture
+def trajectories(tmp_path: Path) -> Path:
+    made = steps(8, plant=3)
+    for step in made:
+        low = " SCORE:0.1" if MARK in step["message"] else " SCORE:0.2"
+        step["message"] += " SCORE:0.9" if step["step_id"] < 3 else low
+    write(tmp_path / "in" / "failed.json", document(made, trajectory_id="failed"))
+    write(tmp_path / "in" / "fine.json", document(steps(3), trajectory_id="fine"))
+    return tmp_path / "in"
+
+
+def judge_args(server: ScriptedJudgeServer) -> list[str]:
+    return ["--judge-url", server.base_url, "--judge-model", "scripted", "--no-cache"]
+
+
+@pytest.fixture
+def run(server: ScriptedJudgeServer, trajectories: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "run"
+    assert run_app(app, ["judge", str(trajectories), *judge_args(server), "-o", str(out), "-q",
+                         "--scoring-mode", "benchmark", "--benchmark-name", "humanevalfix"]) == 0
+    return out
+
+
+def test_localise_a_judge_run_marks_the_decisive_step_in_its_report(
+    server: ScriptedJudgeServer, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "loc"
+    assert run_app(app, ["localise", str(run), *judge_args(server), "-o", str(out)]) == 0
+    document = orjson.loads((out / "localisation.json").read_bytes())
+    assert document["format"] == "tracegrade.atif.localisation/1"
+    assert [t["node_id"] for t in document["trajectories"]] == ["failed.json"]  # the passed root is left alone
+    assert document["trajectories"][0]["step"]["index"] == 3 and document["summary"]["not_selected"] == 1
+    assert (run / "localisation.json").read_bytes() == (out / "localisation.json").read_bytes()
+    page = (run / "report.html").read_text()
+    assert "Failure localisation" in page and page.count("decisive step</span>") == 1
+    read_manifest(run)  # the amended manifest vouches for the rewritten report
+    read_manifest(out)
+    assert "1 localised" in capsys.readouterr().out
+
+
+def test_from_scores_asks_nothing_and_needs_a_run(server: ScriptedJudgeServer, run: Path, trajectories: Path,
+                                                  tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    calls = server.count
+    assert run_app(app, ["localise", str(run), "--strategy", "from-scores", "-o", str(tmp_path / "s")]) == 0
+    found = orjson.loads((tmp_path / "s" / "localisation.json").read_bytes())["trajectories"][0]
+    assert (found["step"]["index"], found["used"], found["calls"], server.count) == (3, "from-scores", 0, calls)
+    assert run_app(app, ["localise", str(trajectories), "--strategy", "from-scores", "-o", str(tmp_path / "t")]) == 2
+    assert "give a judge run folder" in capsys.readouterr().err
+
+
+def test_an_answer_naming_no_step_is_a_protocol_error_and_exits_4(trajectories: Path, tmp_path: Path) -> None:
+    def wrong(request: ReceivedRequest) -> ScriptedReply:
+        return ScriptedReply.answer({"agent": "solver", "step": "T0.99", "reason": "a guess"})
+
+    with ScriptedJudgeServer(wrong) as server:
+        code = run_app(app, ["localise", str(trajectories / "failed.json"), *judge_args(server),
+                             "--judge-max-attempts", "1", "-o", str(tmp_path / "w"), "-q"])
+    assert code == 4
+    found = orjson.loads((tmp_path / "w" / "localisation.json").read_bytes())["trajectories"][0]
+    assert (found["status"], found["error_code"], found["step"], found["calls"]) == ("failed", "schema_violation",
+                                                                                     None, 1)
+
+
+def test_repeats_report_how_often_the_answers_agree(server: ScriptedJudgeServer, trajectories: Path,
+                                                    tmp_path: Path) -> None:
+    assert run_app(app, ["localise", str(trajectories / "failed.json"), *judge_args(server), "--judge-repeats", "3",
+                         "--strategy", "binary-search", "-o", str(tmp_path / "r"), "-q"]) == 0
+    found = orjson.loads((tmp_path / "r" / "localisation.json").read_bytes())["trajectories"][0]
+    assert found["repeats"]["steps"] == ["T0.3"] * 3 and found["repeats"]["step_agreement"] == 1.0
+    seeds = {orjson.loads(r.body).get("seed") for r in server.requests}
+    assert len(seeds) == 3  # each repeat asked with its own seed (the first with the configured one: none)
+
+
+def test_bad_options_exit_2(trajectories: Path, tmp_path: Path) -> None:
+    assert run_app(app, ["localise", str(trajectories), "--strategy", "guess", "-o", str(tmp_path / "x")]) == 2
+    assert run_app(app, ["localise", str(trajectories), "--judge-repeats", "0", "--judge-url", "http://x",
+                         "--judge-model", "m", "-o", str(tmp_path / "x")]) == 2
+
+
+def test_agree_scores_the_localisation_of_the_run_and_those_given(
+    server: ScriptedJudgeServer, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = tmp_path / "labels.jsonl"
+    label = {"trajectory_id": "failed", "step": 3, "decisive": True, "extra": {"mistake_agent": "solver"}}
+    labels.write_bytes(orjson.dumps(label) + b"\n")
+    assert run_app(app, ["localise", str(run), *judge_args(server), "-o", str(tmp_path / "a"), "-q"]) == 0
+    assert run_app(app, ["localise", str(run), "--strategy", "from-scores", "-o", str(tmp_path / "f"), "-q"]) == 0
+    capsys.readouterr()
+    assert run_app(app, ["agree", str(run), "--labels", str(labels), "--resamples", "100",
+                         "--localisation", str(tmp_path / "a" / "localisation.json")]) == 0
+    scored = orjson.loads((run / "localisation-agreement.json").read_bytes())
+    assert [s["strategy"] for s in scored["strategies"]] == ["from-scores", "all-at-once"]  # the run's own first
+    assert [s["step"]["value"] for s in scored["strategies"]] == [1.0, 1.0]
+    assert [s["agent"]["value"] for s in scored["strategies"]] == [1.0, 1.0]
+    out = capsys.readouterr().out
+    assert "Localisation against 1 decisive-step labels" in out and "within ±3" in out
+    assert "Failure localisation" in (run / "report.html").read_text()  # agree keeps the section
+    read_manifest(run)
+    alone = tmp_path / "a" / "localisation.json"
+    assert run_app(app, ["agree", str(alone), "--labels", str(labels), "--resamples", "100", "-q"]) == 0
+    assert (tmp_path / "a" / "localisation-agreement.json").exists()
