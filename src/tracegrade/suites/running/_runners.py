@@ -21,6 +21,8 @@ __all__ = ["MAX_RESULT_BYTES", "CallableTarget", "CommandTarget", "HttpTarget", 
 MAX_RESULT_BYTES = 64 * 1024 * 1024
 _EXIT_POLL_SECONDS = 0.05
 """How often a command whose stdout is still open is checked for having exited."""
+_REAP_POLLS = 40
+"""Checks, after its group was killed, before the command is killed on its own."""
 
 
 class Target(Protocol):
@@ -141,12 +143,14 @@ async def _kill(process: asyncio.subprocess.Process) -> None:
     ``Process.kill`` is only the fallback: it polls the child first, and reaping it there makes
     asyncio's child watcher warn ("Unknown child process pid").
     """
-    if process.returncode is None:
-        if not _kill_group(process):
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-        while process.returncode is None:
+    if process.returncode is None and _kill_group(process):
+        for _ in range(_REAP_POLLS):
+            if process.returncode is not None:
+                break
             await asyncio.sleep(_EXIT_POLL_SECONDS)
+    if process.returncode is None:  # no group to signal, or the command left it: kill the command alone
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
     transport = getattr(process, "_transport", None)
     if transport is not None:  # closed now (a child may hold a pipe), not by the GC after the loop has gone
         transport.close()
