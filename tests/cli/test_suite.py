@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -177,3 +178,34 @@ def test_judge_checks_through_a_real_judge_endpoint(tmp_path: Path, capsys: pyte
     assert code == 1 and out["suites"][0]["checks"]["passed"] == 1 and out["suites"][0]["checks"]["failed"] == 1
     saved = json.loads((tmp_path / "r.json").read_text())
     assert saved["suites"][0]["scorers"] == {"judge": "suite-check-v1:m"}
+
+
+@pytest.mark.parametrize("results", [False, True])
+def test_a_checkpoint_naming_an_unrelated_file_is_refused_and_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  results: bool) -> None:
+    """Issue 23 item 6d: the run appended to the file, then deleted it at the end."""
+    mine = tmp_path / "notes.txt"
+    mine.write_text("my notes\n")
+    target = ["--results", str(EXAMPLE / "results.jsonl")] if results else ["--target-cmd", SUT]
+    code, _, err = run(capsys, "run", DATASET, *target, "--checkpoint", str(mine), "-o", str(tmp_path / "r.json"))
+    assert code == 2 and f"{mine} is not a tracegrade checkpoint" in err and err.count("\n") == 1
+    assert mine.read_text() == "my notes\n" and not (tmp_path / "r.json").exists()
+
+
+def test_a_target_leaving_a_child_behind_is_read_or_timed_out_without_noise(tmp_path: Path) -> None:
+    """Issue 23 item 8: answers dropped as ``timeout``, with "Event loop is closed" tracebacks and "Unknown child
+    process pid" warnings on stderr."""
+    answers = tmp_path / "answers.py"  # answers, exits, and leaves a child holding stdout
+    answers.write_text("import json, os, sys, time\nrequest = json.load(sys.stdin)\n"
+                       "print(json.dumps(request['payload']), flush=True)\n"
+                       "if os.fork() == 0:\n    time.sleep(60)\nos._exit(0)\n")
+    hangs = tmp_path / "hangs.sh"  # never answers; a child in its group holds stdout too
+    hangs.write_text("#!/bin/sh\ncat > /dev/null\nsleep 60 &\nsleep 60\n")
+    hangs.chmod(0o755)
+    tool = Path(sys.executable).parent / "tracegrade"
+    for name, command, codes in (("a", f"{sys.executable} {answers}", {None}), ("h", str(hangs), {"timeout"})):
+        done = subprocess.run([tool, "suite", "run", DATASET, "--target-cmd", command, "--timeout", "2",
+                               "-o", str(tmp_path / f"{name}.json")], capture_output=True, text=True, timeout=300)
+        assert done.stderr == ""
+        attempts = [a for s in json.loads((tmp_path / f"{name}.json").read_text())["suites"] for a in s["attempts"]]
+        assert {a["error_code"] for a in attempts} == codes

@@ -110,3 +110,14 @@ def test_empty_directory_is_invalid_input(tmp_path: Path, capsys: pytest.Capture
     assert run_app(app, ["validate", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.strip() == f"error: {tmp_path}: no trajectory files (.json, .jsonl) in this directory"
+
+
+@pytest.mark.parametrize("depth", [300, 1000])
+def test_deep_nesting_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], depth: int) -> None:
+    """Issue 23 item 5: 256 to 1,024 levels ended in a traceback."""
+    document = trajectory()
+    document["agent"]["extra"] = "DEEP"
+    (tmp_path / "t.json").write_bytes(orjson.dumps(document).replace(b'"DEEP"', b"[" * depth + b"]" * depth))
+    assert run_app(app, ["validate", str(tmp_path / "t.json")]) == 2
+    captured = capsys.readouterr()
+    assert "invalid: t.json: JSON nesting is too deep" in captured.out and "Traceback" not in captured.err

@@ -70,11 +70,17 @@ def test_response_format_accepts_strings() -> None:
 
 
 def test_provenance_records_judge_settings_without_the_endpoint_or_key() -> None:
-    s = JudgeSettings(base_url="http://user:pw@h", model="m", api_key_env="MY_KEY",
-                      options=JudgeOptions(judge_seed=7, concurrency_limit=3))
-    prov = s.provenance()
-    assert prov == {"model": "m", "temperature": 0.0, "max_tokens": 1024, "seed": 7, "response_format": "auto",
-                    "system_role": True}
+    options = JudgeOptions(judge_seed=7, concurrency_limit=3)
+    for s in (JudgeSettings(base_url="http://user:pw@h", model="m", options=options),
+              JudgeSettings(base_url="http://h", model="m", api_key_env="MY_KEY", options=options)):
+        assert s.provenance() == {"model": "m", "temperature": 0.0, "max_tokens": 1024, "seed": 7,
+                                  "response_format": "auto", "system_role": True}
+
+
+def test_credentials_in_the_url_and_a_key_variable_are_refused_together() -> None:
+    with pytest.raises(ConfigError, match="holds credentials") as caught:  # before: every request failed unsent
+        JudgeSettings(base_url="http://user:secret-pw@h/v1", model="m", api_key_env="MY_KEY")
+    assert "secret-pw" not in str(caught.value)
 
 
 def test_api_key_comes_from_the_named_variable() -> None:

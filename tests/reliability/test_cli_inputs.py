@@ -114,3 +114,32 @@ def test_a_huge_integer_option_is_a_one_line_error_before_any_call(
     assert judge(server, tmp_path, str(tmp_path / "in"), *BENCHMARK, option, str(9 * 10**30)) == 2
     assert option.lstrip("-").replace("-", "_") in one_line_error(capsys)
     assert server.count == 0
+
+
+@pytest.mark.parametrize("depth", [300, 1000])
+def test_deep_nesting_is_an_input_problem_for_the_judge(server: ScriptedJudgeServer, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str], depth: int) -> None:
+    """Issue 23 item 5: 256 to 1,024 levels ended in orjson's "Recursion limit reached" traceback."""
+    document = trajectory("task", "SCORE:0.9")
+    document["agent"]["extra"] = "DEEP"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in/a.json").write_bytes(orjson.dumps(document).replace(b'"DEEP"', b"[" * depth + b"]" * depth))
+    assert judge(server, tmp_path, str(tmp_path / "in"), *BENCHMARK) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    assert server.count == 0
+
+
+def test_credentials_in_the_judge_url_beside_a_key_variable_are_refused_up_front(
+        server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23 item 7: before, every step ended not_run and the job said completed, exit 0, nothing sent."""
+    monkeypatch.setenv("CANARY_KEY", "sk-canary")
+    write(tmp_path / "in/a.json", trajectory("task", "SCORE:0.9"))
+    url = server.base_url.replace("http://", "http://user:secret-pw@")
+    code = run_app(app, ["judge", "--judge-url", url, "--judge-model", "scripted", "--quiet",
+                         "--judge-api-key-env", "CANARY_KEY", "-o", str(tmp_path / "run"),
+                         "--cache", str(tmp_path / "cache.sqlite3"), str(tmp_path / "in"), *BENCHMARK])
+    assert code == 2
+    err = one_line_error(capsys)
+    assert "holds credentials" in err and "secret-pw" not in err and "sk-canary" not in err
+    assert server.count == 0

@@ -25,6 +25,7 @@ import orjson
 
 from tracegrade.atif import EvaluationResults, NodeResult, StepResult, StepStatus
 from tracegrade.errors import ConfigError, InputError, OutputError
+from tracegrade.runs import MAX_INPUT_BYTES, UnreadableFile, read_capped
 
 __all__ = [
     "EVENT_NAME",
@@ -170,9 +171,9 @@ class _Sources:
         line = _line(node.root_id) if path.suffix == ".jsonl" else 0
         if (node.source_path, line) not in self.documents:
             try:
-                data = path.read_bytes()
+                data = read_capped(path, MAX_INPUT_BYTES)
                 document = orjson.loads(data.split(b"\n")[line - 1] if line else data)
-            except (OSError, IndexError, orjson.JSONDecodeError):
+            except (UnreadableFile, IndexError, orjson.JSONDecodeError):
                 raise InputError(f"{path}: cannot read the trajectory behind {node.node_id} again") from None
             self.documents[(node.source_path, line)] = document
         return _at(self.documents[(node.source_path, line)], node.location)

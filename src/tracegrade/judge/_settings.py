@@ -116,6 +116,8 @@ class JudgeSettings:
     def __post_init__(self) -> None:
         object.__setattr__(self, "response_format", _response_format(self.response_format))
         _check_url(self.base_url)
+        _check(self.api_key_env is None or not _has_credentials(self.base_url), "base_url",
+               "holds credentials (user:password@) and api_key_env names a key too; give one of them")
         _check(bool(self.model.strip()), "model", "must not be empty")
 
     def provenance(self) -> dict[str, Any]:
@@ -182,6 +184,11 @@ def _response_format(value: ResponseFormat | str) -> ResponseFormat:
 def _check_url(url: str, name: str = "base_url") -> None:
     parts = urlsplit(url)
     _check(parts.scheme in ("http", "https") and bool(parts.netloc), name, "must be an http(s) URL")
+
+
+def _has_credentials(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.username is not None or parts.password is not None
 
 
 def _redact_url(url: str) -> str:

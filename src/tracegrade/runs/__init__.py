@@ -1,4 +1,4 @@
-"""Run folders, job status and ids, shards, progress, interrupt handling and GC pauses, shared by every front door.
+"""Run folders, job status and ids, shards, progress, interrupts, GC pauses and capped reads for every front door.
 
 A job writes its files through a :class:`RunFolder` (each file atomically) and finishes it with a
 manifest written last; :func:`read_manifest` tells a complete folder from a crashed one::
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from tracegrade.runs._gc import gc_paused as gc_paused
     from tracegrade.runs._ids import job_id_for as job_id_for
     from tracegrade.runs._progress import progress as progress
+    from tracegrade.runs._read import MAX_INPUT_BYTES as MAX_INPUT_BYTES
+    from tracegrade.runs._read import UnreadableFile as UnreadableFile
+    from tracegrade.runs._read import read_capped as read_capped
     from tracegrade.runs._shard import Shard as Shard
     from tracegrade.runs._shard import parse_shard as parse_shard
     from tracegrade.runs._signals import interrupts as interrupts

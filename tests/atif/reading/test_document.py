@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from tracegrade.atif.reading._document import DocumentProblem, _read_to_limit, read_bounded
+from tracegrade.atif.reading._document import DocumentProblem, read_bounded
 
 
 @pytest.mark.parametrize("size", [0, 1, 65_535, 65_536, 300_001])
@@ -21,26 +20,3 @@ def test_read_bounded_refuses_a_file_over_the_limit(tmp_path: Path) -> None:
     path.write_bytes(b"x" * 101)
     problem = read_bounded(path, 100)
     assert isinstance(problem, DocumentProblem) and problem.code == "too_large"
-
-
-def _pipe_with(data: bytes) -> int:
-    read_end, write_end = os.pipe()
-    os.write(write_end, data)
-    os.close(write_end)
-    return read_end
-
-
-def test_growth_after_fstat_is_read_up_to_one_byte_past_the_limit() -> None:
-    fd = _pipe_with(b"a" * 5000)  # fstat said 10 bytes, the file holds more
-    try:
-        assert len(_read_to_limit(fd, 10, 1000)) == 1001
-    finally:
-        os.close(fd)
-
-
-def test_growth_within_the_limit_is_read_whole() -> None:
-    fd = _pipe_with(b"a" * 5000)
-    try:
-        assert _read_to_limit(fd, 10, 1 << 20) == b"a" * 5000
-    finally:
-        os.close(fd)

@@ -251,3 +251,25 @@ def test_evalhub_fixtures_score_in_reference_mode(shared_corpus: Path) -> None:
     assert missing.status is NodeStatusCode.FAILED and missing.error_code == "reference_missing"
     prompts = [r.messages[-1]["content"] for r in judge.requests]
     assert any("safe and helpful answer" in p for p in prompts)  # the reference reached the judge as evidence
+
+
+@pytest.mark.parametrize("policy", ["fail_fast", "skip_failed_trajectory"])
+def test_an_unexpected_error_in_a_worker_fails_the_job_and_never_strands_it(tmp_path: Path, policy: str) -> None:
+    """Issue 23 item 7: each error killed a worker; with more steps than workers the run waited for ever."""
+    write(tmp_path / "a.json", trajectory(*["SCORE:0.9"] * 12))
+
+    def answer(request: Any) -> Any:
+        return ValueError("Cannot combine AUTHORIZATION header with credentials encoded in URL")
+
+    options, criteria = parse_parameters({**CUSTOM, "concurrency_limit": 2, "partial_result_policy": policy})
+
+    async def guarded() -> EvaluationResults:
+        return await asyncio.wait_for(score_paths([tmp_path], options, criteria, FakeJudge(answer), JobContext("t")),
+                                      timeout=120)  # a guard against the hang, not a speed check
+
+    results = asyncio.run(guarded())
+    assert results.summary.job_status == "failed"
+    assert results.summary.failure_reason == "internal error in a judge call (ValueError)"
+    steps = results.nodes[0].steps
+    assert {s.error_code for s in steps} <= {"internal_error", None} and steps[0].error_code == "internal_error"
+    assert sum(s.status.value == "not_run" for s in steps) >= 12 - 2  # queued work was skipped, not waited on

@@ -48,3 +48,10 @@ def test_resolve_distinguishes_absent_from_null() -> None:
 def test_canonical_is_type_sensitive_and_key_order_free() -> None:
     assert canonical(True) != canonical(1)
     assert canonical({"b": 1, "a": 2}) == canonical({"a": 2, "b": 1})
+
+
+@pytest.mark.parametrize("depth", [255, 600, 1024])
+def test_nesting_orjson_cannot_write_back_is_too_deep(depth: int) -> None:
+    """Issue 23 item 5, in the suites' reader: a traceback from the quote-count screen before."""
+    with pytest.raises(JsonProblem, match="JSON nesting is too deep"):
+        loads_strict(b'{"a": ' + b"[" * depth + b"]" * depth + b"}")

@@ -84,3 +84,12 @@ def test_custom_scorers_must_be_registered(tmp_path: Path) -> None:
         return True
 
     assert load_dataset(path, ScorerRegistry([CustomScorer("near", "r1", near)]))
+
+
+def test_the_dataset_files_together_are_capped(tmp_path: Path) -> None:
+    """Issue 23 item 3: each file under its 64 MiB limit, five reads of one 60 MiB case file pass 256 MiB."""
+    with (tmp_path / "big.json").open("wb") as handle:  # sparse: no disk is spent
+        handle.truncate(60 * 1024 * 1024)
+    found = problems(tmp_path, manifest(*(suite(f"s{i}", "big.json") for i in range(5))))
+    assert found[-1] == f"{tmp_path}/big.json: /: the dataset's files together are over the limit of 268435456 bytes"
+    assert len(found) == 5 and all(p.endswith("line 1, column 1: Expecting value") for p in found[:4])

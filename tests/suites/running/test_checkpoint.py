@@ -61,3 +61,57 @@ def test_closing_with_remove_deletes_the_file(tmp_path: Path) -> None:
     store = Checkpoint(tmp_path / "cp.jsonl", "run-1")
     store.close(remove=True)
     assert not (tmp_path / "cp.jsonl").exists()
+
+
+def test_a_torn_last_line_is_cut_off_before_appending(tmp_path: Path) -> None:
+    """Issue 23 item 6a: the next record was appended to the torn line, so a second crash broke the file."""
+    path = written(tmp_path / "cp.jsonl")
+    path.write_bytes(path.read_bytes() + b'{"suite": "s", "id": "c9", "repe')  # the first crash
+    store = Checkpoint(path, "run-1")
+    store.append("s", "c1", 1, DONE)
+    store.close()
+    with path.open("ab") as handle:
+        handle.write(b'{"suite": "s", "id": "c2"')  # the second crash, mid-line
+    assert set(Checkpoint(path, "run-1").done) == {("s", "c0", 1), ("s", "c0", 2), ("s", "c1", 1)}
+
+
+@pytest.mark.parametrize("first", [b"[1, 2]", b"null", b'"run_key"', b"hello", b'{"run_key": "run-1", "x": 1}'])
+def test_a_file_that_is_not_a_checkpoint_is_refused_and_left_alone(tmp_path: Path, first: bytes) -> None:
+    """Issue 23 items 6b and 6d: ``[1, 2]`` raised AttributeError; any other file was appended to, then deleted."""
+    path = tmp_path / "notes.txt"
+    path.write_bytes(first + b"\nmy own notes\n")
+    with pytest.raises(ConfigError, match="is not a tracegrade checkpoint"):
+        Checkpoint(path, "run-1")
+    assert path.read_bytes() == first + b"\nmy own notes\n"
+
+
+@pytest.mark.parametrize("content", [b"", b"one line without its end"])
+def test_a_file_without_a_complete_first_line_was_never_a_checkpoint(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "cp.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError, match="is not a tracegrade checkpoint"):
+        Checkpoint(path, "run-1")
+    assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("elapsed_seconds", "fast"), ("elapsed_seconds", -1), ("elapsed_seconds", True), ("repetition", "1"),
+    ("repetition", 0), ("result", [1]), ("error_code", 7), ("usage", "many"), ("id", None),
+    ("result", None),  # no result and no error code
+])
+def test_a_record_of_the_wrong_types_is_refused_by_line(tmp_path: Path, field: str, value: object) -> None:
+    """Issue 23 item 6c: ``"elapsed_seconds": "fast"`` re-ran every attempt, then crashed writing no report."""
+    path = written(tmp_path / "cp.jsonl")
+    lines = path.read_bytes().splitlines()
+    record = orjson.loads(lines[1])
+    record[field] = value
+    path.write_bytes(b"\n".join([lines[0], orjson.dumps(record), lines[2]]) + b"\n")
+    with pytest.raises(InputError, match=r"cp\.jsonl: line 2: not a checkpoint record"):
+        Checkpoint(path, "run-1")
+
+
+def test_a_new_checkpoint_never_replaces_a_file(tmp_path: Path) -> None:
+    store = Checkpoint(tmp_path / "cp.jsonl", "run-1")
+    store.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["cp.jsonl"]  # the temporary file is gone
+    assert (tmp_path / "cp.jsonl").read_bytes() == b'{"run_key":"run-1"}\n'

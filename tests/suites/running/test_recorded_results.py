@@ -53,3 +53,11 @@ def test_a_second_result_for_one_attempt_is_refused(tmp_path: Path) -> None:
     data = two_cases(tmp_path)
     with pytest.raises(InputError, match="line 2: a second result for id 'a' repetition 1"):
         RecordedResults(lines(tmp_path, {"id": "a", "result": {}}, {"id": "a", "repetition": 1, "result": {}}), data, 1)
+
+
+def test_a_results_file_over_64_mib_is_refused_before_anything_is_scored(tmp_path: Path) -> None:
+    """Issue 23 items 3 and 4: a 70 MB result line was scored (and lines of ``{}`` took 25 times their size)."""
+    data = two_cases(tmp_path)
+    path = lines(tmp_path, {"id": "a", "result": {"v": 1, "pad": "x" * (70 * 1000 * 1000)}})
+    with pytest.raises(InputError, match=rf"{path}: file is \d+ bytes, over the limit of 67108864 bytes"):
+        RecordedResults(path, data, 1)

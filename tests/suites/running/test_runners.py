@@ -107,3 +107,25 @@ async def test_callable_target_results_exceptions_and_timeouts() -> None:
     assert (await CallableTarget(boom).attempt(REQUEST, 1)).error_code == "target_exception"
     assert (await CallableTarget(slow).attempt(REQUEST, 0.1)).error_code == "timeout"
     assert (await CallableTarget(not_json).attempt(REQUEST, 1)).error_code == "invalid_result"
+
+
+FORKS = ("print(json.dumps({'id': request['case_id']}), flush=True)\n"
+         "import os\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n")
+"""A command that answers, then leaves a child behind that holds its stdout open."""
+
+
+async def test_the_answer_is_read_when_the_command_exits_despite_a_child_holding_stdout(tmp_path: Path) -> None:
+    """Issue 23 item 8: the answer was dropped and the attempt became a ``timeout``."""
+    observation = await CommandTarget(script(tmp_path, FORKS + "os._exit(0)\n")).attempt(REQUEST, 60)
+    assert observation.error_code is None and observation.result == {"id": "c1"}
+
+
+async def test_a_failing_exit_status_still_counts_when_a_child_holds_stdout(tmp_path: Path) -> None:
+    observation = await CommandTarget(script(tmp_path, FORKS + "os._exit(3)\n")).attempt(REQUEST, 60)
+    assert observation.error_code == "target_exit_status"
+
+
+async def test_output_past_the_limit_is_drained_not_left_blocking_the_command(tmp_path: Path) -> None:
+    body = "sys.stdout.write('x' * (65 * 1024 * 1024))\n"
+    observation = await CommandTarget(script(tmp_path, body)).attempt(REQUEST, 120)
+    assert observation.error_code == "result_too_large"

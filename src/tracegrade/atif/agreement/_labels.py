@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Valida
 from tracegrade.atif.asking._prompts import CATEGORIES
 from tracegrade.atif.reading._json import JsonProblem, decode_strict
 from tracegrade.errors import InputError
+from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
 __all__ = ["LABEL_CATEGORIES", "Label", "parse_labels", "read_labels"]
 
@@ -102,10 +103,7 @@ def read_labels(path: Path) -> tuple[Label, ...]:
     Raises:
         InputError: the file cannot be read, or a line is not a valid label (``file:line: reason``).
     """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read labels ({type(exc).__name__})") from None
+    data = read_capped(path, MAX_INPUT_BYTES)  # a FIFO or device is refused, never waited on
     return parse_labels(data.split(b"\n"), str(path))
 
 

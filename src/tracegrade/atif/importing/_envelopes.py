@@ -23,6 +23,7 @@ import orjson
 from tracegrade.atif.importing._spans import Span, SpanEvent, Tally, norm_id
 from tracegrade.atif.reading._json import JsonProblem, decode_strict
 from tracegrade.errors import InputError
+from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
 __all__ = ["LogEvent", "TraceFile", "read_trace_file"]
 
@@ -89,10 +90,7 @@ def read_trace_file(path: Path, *, found_in_folder: bool = False) -> TraceFile:
         InputError: the file cannot be read, is not JSON, or is not one of the accepted shapes (the message
             names the file, the line for line-per-document files, and the JSON pointer).
     """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or type(exc).__name__})") from None
+    data = read_capped(path, MAX_INPUT_BYTES)
     found = TraceFile(path)
     reader = _Reader(found)
     for where, raw, text in _documents(path, data):

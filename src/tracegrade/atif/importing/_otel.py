@@ -69,7 +69,7 @@ def _expand(paths: Sequence[Path]) -> list[tuple[Path, bool]]:
     for path in paths:
         if path.is_dir():
             found.extend((p, True) for p in sorted(path.rglob("*")) if p.suffix in _SUFFIXES and p.is_file())
-        elif path.is_file():
+        elif path.exists():  # a FIFO or device named on its own is refused by the reader, by name
             found.append((path, False))
         else:
             raise InputError(f"{path}: no such file or directory")

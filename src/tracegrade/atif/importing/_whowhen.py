@@ -28,7 +28,7 @@ from tracegrade.atif.reading._document import validate_document
 from tracegrade.atif.reading._json import JsonProblem, decode_strict
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.errors import InputError, OutputError
-from tracegrade.runs import write_atomic
+from tracegrade.runs import MAX_INPUT_BYTES, read_capped, write_atomic
 
 __all__ = ["ImportResult", "ImportedLog", "convert_log", "import_whowhen", "iter_logs", "source_of"]
 
@@ -116,7 +116,7 @@ def iter_logs(paths: Sequence[Path]) -> Iterator[tuple[str, str, Any]]:
     for path in paths:
         if path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
-        elif path.is_file():
+        elif path.exists():  # a FIFO or device named on its own is refused by the reader, by name
             files = [path]
         else:
             raise InputError(f"{path}: no such file or directory")
@@ -125,10 +125,7 @@ def iter_logs(paths: Sequence[Path]) -> Iterator[tuple[str, str, Any]]:
 
 
 def _read_file(file: Path) -> Iterator[tuple[str, str, Any]]:
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{file}: cannot read ({type(exc).__name__})") from None
+    data = read_capped(file, MAX_INPUT_BYTES)
     base = _slug(f"{file.parent.name}-{file.stem}")
     if file.suffix == ".jsonl":
         for number, line in enumerate(data.split(b"\n"), start=1):

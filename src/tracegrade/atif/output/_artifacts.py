@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tracegrade.atif.output._report import render_report
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import InputError
-from tracegrade.runs import JobStatus, RunFolder
+from tracegrade.runs import MAX_INPUT_BYTES, JobStatus, RunFolder, UnreadableFile, read_capped
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -101,9 +101,13 @@ def read_results(path: Path) -> EvaluationResults:
     """
     file = path / "evaluation_results.json" if path.is_dir() else path
     try:
-        return EvaluationResults.model_validate_json(file.read_bytes())
-    except FileNotFoundError:
-        raise InputError(f"{path}: no evaluation_results.json there") from None
+        data = read_capped(file, MAX_INPUT_BYTES)  # a FIFO or device is refused, never waited on
+    except UnreadableFile:
+        if not file.exists():
+            raise InputError(f"{path}: no evaluation_results.json there") from None
+        raise
+    try:
+        return EvaluationResults.model_validate_json(data)
     except ValueError as exc:  # pydantic's ValidationError included
         raise InputError(f"{path}: not a tracegrade evaluation_results.json ({type(exc).__name__})") from None
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,11 +13,11 @@ from pydantic import ValidationError
 from tracegrade.atif.reading._json import JsonProblem, decode_strict
 from tracegrade.atif.reading._models import Trajectory
 from tracegrade.atif.reading._options import LoadOptions
+from tracegrade.runs import UnreadableFile, read_capped
 
 __all__ = ["Document", "DocumentProblem", "read_bounded", "read_documents", "validate_document"]
 
 _INDEXED = re.compile(r"^(?P<field>[a-z_]+\[\d+\](?:\.[a-z_]+)*): (?P<rest>.*)$")
-_CHUNK = 1 << 16
 SUPPORTED_VERSIONS = tuple(f"ATIF-v1.{minor}" for minor in range(9))
 
 
@@ -63,50 +61,11 @@ def read_documents(path: Path, options: LoadOptions) -> Iterator[Document | Docu
 
 
 def read_bounded(path: Path, limit: int) -> bytes | DocumentProblem:
-    """Read a regular file of at most ``limit`` bytes, with one open and one ``fstat``.
-
-    The file is opened without blocking, so a FIFO or a device named like a trajectory is refused
-    instead of waiting forever for a writer.
-    """
+    """Read a regular file of at most ``limit`` bytes (``runs.read_capped``: a FIFO or device is refused)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        return DocumentProblem(path, "", "unreadable", f"cannot read file ({exc.strerror or 'error'})")
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return DocumentProblem(path, "", "not_a_file", "not a regular file (a FIFO, socket or device)")
-        if info.st_size > limit:
-            return DocumentProblem(path, "", "too_large", f"file is {info.st_size} bytes, over max_file_bytes={limit}")
-        data = _read_to_limit(fd, info.st_size, limit)
-    except OSError as exc:
-        return DocumentProblem(path, "", "unreadable", f"cannot read file ({exc.strerror or 'error'})")
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        return DocumentProblem(path, "", "too_large", f"file grew over max_file_bytes={limit} while reading")
-    return data
-
-
-def _read_to_limit(fd: int, size: int, limit: int) -> bytes:
-    """Read to the end of the file or past ``limit``, usually with one read.
-
-    The first read asks for the size ``fstat`` gave plus one byte (to see growth); more, small reads
-    follow only when the file turned out shorter or longer. Asking for the expected size matters: a read
-    allocates what it asks for before it shrinks the result, so asking for ``limit`` cost a 10 MiB
-    allocation per file.
-    """
-    chunk = os.read(fd, min(size, limit) + 1)
-    if len(chunk) == size:  # the end of the file where ``fstat`` put it: no second read needed
-        return chunk
-    parts = [chunk]
-    total = len(chunk)
-    while chunk and total <= limit:
-        chunk = os.read(fd, min(limit + 1 - total, _CHUNK))
-        if chunk:
-            parts.append(chunk)
-            total += len(chunk)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+        return read_capped(path, limit, limit_name="max_file_bytes")
+    except UnreadableFile as exc:
+        return DocumentProblem(path, "", exc.code, exc.reason)
 
 
 def _parse(path: Path, location: str, data: bytes, options: LoadOptions) -> Document | DocumentProblem:

@@ -47,7 +47,10 @@ def _may_hold_duplicates(data: bytes, value: Any) -> bool:
     Compact input that orjson writes back byte for byte (as compact writers produce it) is settled by
     that comparison alone: the re-encoding holds every key once, so the same bytes cannot hold one twice.
     """
-    encoded = orjson.dumps(value)
+    try:
+        encoded = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # nested 255 levels or more: orjson reads it but cannot write it back
+        raise JsonProblem("too_deep", "JSON nesting is too deep") from None
     if encoded == data:
         return False
     text = np.frombuffer(data, np.uint8)

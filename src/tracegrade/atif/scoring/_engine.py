@@ -124,9 +124,10 @@ class ScoringEngine:
         main = asyncio.create_task(self._feed_and_drain(states))
         interrupted = asyncio.create_task(self._interrupted.wait())
         try:
-            await asyncio.wait({main, interrupted}, return_when=asyncio.FIRST_COMPLETED)
-            if main.done():
-                main.result()  # re-raise an unexpected error
+            await asyncio.wait({main, interrupted, *workers}, return_when=asyncio.FIRST_COMPLETED)
+            for ended in (main, *workers):  # a worker ends only when something escaped it: never wait for it
+                if ended.done():
+                    ended.result()  # re-raise an unexpected error
         finally:
             for task in (*workers, main, interrupted):
                 task.cancel()
@@ -172,10 +173,21 @@ class ScoringEngine:
                     self.progress.in_flight += 1
                     try:
                         await (self._score(job) if isinstance(job, _ScoreJob) else self._categorize(job))
+                    except Exception as error:  # not a judge failure: a defect, which stops the job honestly
+                        self._stop_on_defect(job, error)
                     finally:
                         self.progress.in_flight -= 1
             finally:
                 self._queue.task_done()
+
+    def _stop_on_defect(self, job: _ScoreJob | _CategorizeJob, error: Exception) -> None:
+        """Fail the job on an unexpected error: its step fails, queued work is skipped, nothing waits.
+
+        Only the error's type is kept: its text may quote a URL or a header.
+        """
+        self.stopped_reason = self.stopped_reason or f"internal error in a judge call ({type(error).__name__})"
+        if isinstance(job, _ScoreJob) and job.step.index not in job.state.steps:
+            self._step_failed(job.state, job.step, "internal_error")
 
     async def _score(self, job: _ScoreJob) -> None:
         state, logical = job.state, job.step

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tracegrade.dabench.reading._records import AnswerTable
 from tracegrade.errors import InputError
+from tracegrade.runs import UnreadableFile, read_capped
 
 __all__ = ["answer_from_json", "normalise_cell", "read_answer_csv", "stringify"]
 
@@ -105,9 +106,11 @@ def read_answer_csv(path: Path, *, what: str) -> AnswerTable:
         InputError: code ``invalid_<what>_csv``; the message names the file and the line.
     """
     code = f"invalid_{what}_csv"
-    data = path.read_bytes()
-    if len(data) > MAX_CSV_BYTES:
-        raise InputError(f"{path}: larger than {MAX_CSV_BYTES} bytes", code=code)
+    try:
+        data = read_capped(path, MAX_CSV_BYTES)  # a FIFO or device is refused, never waited on
+    except UnreadableFile as exc:
+        reason = f"larger than {MAX_CSV_BYTES} bytes" if exc.code == "too_large" else exc.reason
+        raise InputError(f"{path}: {reason}", code=code) from None
     if b"\x00" in data:
         raise InputError(f"{path}: contains a NUL byte", code=code)
     try:

@@ -10,11 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from tracegrade.dabench.reading._cells import read_answer_csv
 from tracegrade.dabench.reading._records import AnswerTable, TaskInput, TaskRecord, TraceFormat
-from tracegrade.dabench.reading._traces import ParsedTrace, read_trace
+from tracegrade.dabench.reading._traces import ParsedTrace, read_json_file, read_trace
 from tracegrade.errors import ConfigError, InputError
 
 __all__ = ["RunSummary", "SummaryEntry", "read_summary", "read_task", "read_task_input", "resolve_run"]
@@ -75,13 +73,10 @@ def read_summary(run_dir: Path) -> RunSummary:
     """
     folders = sorted((p.name for p in run_dir.iterdir() if p.is_dir() and _TASK_DIR.fullmatch(p.name)), key=_task_key)
     path = run_dir / "summary.json"
-    if not path.is_file():
+    if not path.exists():
         entries = tuple(SummaryEntry(t, None, None, None) for t in folders)
         return RunSummary(run_dir.name, entries, False, (), ())
-    try:
-        document = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON ({exc})", code="invalid_summary") from None
+    document = read_json_file(path, code="invalid_summary")
     if not isinstance(document, dict) or not isinstance(document.get("tasks"), list):
         raise InputError(f"{path}: expected an object with a 'tasks' list", code="invalid_summary")
     parsed: list[SummaryEntry] = []
@@ -131,12 +126,9 @@ def read_task_input(task_id: str, data_root: Path | None) -> TaskInput:
 
 
 def _task_json(path: Path, task_id: str) -> dict[str, str]:
-    if not path.is_file():
+    if not path.exists():
         return {}
-    try:
-        document = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON ({exc})", code="invalid_task_json") from None
+    document = read_json_file(path, code="invalid_task_json")
     if not isinstance(document, dict) or not all(isinstance(document.get(k), str) for k in ("task_id", "question")):
         raise InputError(f"{path}: needs string task_id and question", code="invalid_task_json")
     if document["task_id"] != task_id:

@@ -13,8 +13,12 @@ from tracegrade.dabench.reading._facts import tool_facts
 from tracegrade.dabench.reading._records import AnswerTable, Phase, Step, ToolCall, TraceFormat
 from tracegrade.dabench.reading._vocab import DAG_ACTIONS, inferred_phase
 from tracegrade.errors import InputError
+from tracegrade.runs import UnreadableFile, read_capped
 
-__all__ = ["RICH_FORMAT", "ParsedTrace", "parse_trace", "read_trace"]
+__all__ = ["MAX_JSON_BYTES", "RICH_FORMAT", "ParsedTrace", "parse_trace", "read_json_file", "read_trace"]
+
+MAX_JSON_BYTES = 64 * 1024 * 1024
+"""Largest ``trace.json``, ``summary.json`` or ``task.json`` read."""
 
 RICH_FORMAT = "tracegrade.dabench.rich"
 TEXT_CAP = 2000
@@ -42,14 +46,25 @@ def read_trace(path: Path) -> ParsedTrace:
     Raises:
         InputError: code ``invalid_trace``; the message names the file and the place in it.
     """
-    try:
-        document = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON ({exc})", code="invalid_trace") from None
+    document = read_json_file(path, code="invalid_trace")
     try:
         return parse_trace(document)
     except _TraceError as exc:
         raise InputError(f"{path}: {exc}", code="invalid_trace") from None
+
+
+def read_json_file(path: Path, *, code: str) -> Any:
+    """A JSON file of at most MAX_JSON_BYTES, decoded (a FIFO or device is refused, never waited on).
+
+    Raises:
+        InputError: with ``code``, naming the file.
+    """
+    try:
+        return orjson.loads(read_capped(path, MAX_JSON_BYTES))
+    except UnreadableFile as exc:
+        raise InputError(str(exc), code=code) from None
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{path}: invalid JSON ({exc})", code=code) from None
 
 
 class _TraceError(ValueError):

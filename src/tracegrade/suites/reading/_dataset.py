@@ -13,6 +13,7 @@ from tracegrade.suites.reading._json import canonical
 __all__ = [
     "MAX_CASE_ID_CHARS",
     "MAX_DATASET_BYTES",
+    "MAX_DATASET_TOTAL_BYTES",
     "MAX_EXPECTATIONS",
     "MAX_METRICS",
     "MAX_SUITES",
@@ -30,6 +31,8 @@ __all__ = [
 
 MAX_DATASET_BYTES = 64 * 1024 * 1024
 """Largest manifest or case file read."""
+MAX_DATASET_TOTAL_BYTES = 256 * 1024 * 1024
+"""Most bytes the manifest and its case files take together."""
 MAX_SUITES = 128
 MAX_METRICS = 64
 MAX_EXPECTATIONS = 1024

@@ -101,9 +101,17 @@ def loads_strict(data: bytes | str) -> Any:
             pass  # the exact decoder below names the problem and its place
         else:
             # Keeping only the last of duplicate keys drops quotes: equal counts mean no duplicates.
-            if raw.count(b'"') == orjson.dumps(value).count(b'"'):
+            if raw.count(b'"') == _encoded(value).count(b'"'):
                 return value
     return _loads_exact(raw)
+
+
+def _encoded(value: Any) -> bytes:
+    """``value`` as compact JSON; nesting orjson cannot write back (255 levels or more) is refused."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        raise JsonProblem("JSON nesting is too deep") from None
 
 
 def _loads_exact(data: bytes) -> Any:

@@ -9,10 +9,11 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from tracegrade.errors import InputError
-from tracegrade.runs import gc_paused
+from tracegrade.runs import UnreadableFile, gc_paused, read_capped
 from tracegrade.suites.reading._comparisons import ScorerRegistry
 from tracegrade.suites.reading._dataset import (
     MAX_DATASET_BYTES,
+    MAX_DATASET_TOTAL_BYTES,
     Case,
     Dataset,
     Manifest,
@@ -58,14 +59,15 @@ def check_dataset(path: Path, registry: ScorerRegistry | None = None) -> tuple[D
     """Validate a dataset without running anything: the dataset (when valid) and every problem found."""
     registry = registry or ScorerRegistry()
     problems: list[Problem] = []
-    raw = _read_json(path, problems)
+    budget = _Budget()
+    raw = _read_json(path, problems, budget)
     if raw is _UNREADABLE:
         return None, problems
     try:
         manifest = Manifest.model_validate(raw)
     except ValidationError as exc:
         return None, [*problems, *_pydantic_problems(str(path), "", exc)]
-    suites = [_suite(path, index, entry, manifest.revision, registry, problems)
+    suites = [_suite(path, index, entry, manifest.revision, registry, problems, budget)
               for index, entry in enumerate(manifest.suites)]
     _unique([entry.name for entry in manifest.suites], str(path), "/suites", "name", "suite name", problems)
     if problems:
@@ -78,16 +80,23 @@ _UNREADABLE = object()
 """What :func:`_read_json` returns for a file it could not read (its problem is recorded); JSON ``null`` is None."""
 
 
-def _read_json(path: Path, problems: list[Problem]) -> Any:
+@dataclass(slots=True)
+class _Budget:
+    """What the dataset's files may still take: MAX_DATASET_TOTAL_BYTES in all, a file read twice counted twice."""
+
+    left: int = MAX_DATASET_TOTAL_BYTES
+
+
+def _read_json(path: Path, problems: list[Problem], budget: _Budget) -> Any:
     try:
-        size = path.stat().st_size
-        if size > MAX_DATASET_BYTES:
-            problems.append(Problem(str(path), "", f"file is {size} bytes; the limit is {MAX_DATASET_BYTES}"))
-            return _UNREADABLE
-        data = path.read_bytes()
-    except OSError as exc:
-        problems.append(Problem(str(path), "", f"cannot read file ({exc.strerror or type(exc).__name__})"))
+        data = read_capped(path, min(MAX_DATASET_BYTES, budget.left))
+    except UnreadableFile as exc:
+        reason = exc.reason
+        if exc.code == "too_large" and budget.left < MAX_DATASET_BYTES:
+            reason = f"the dataset's files together are over the limit of {MAX_DATASET_TOTAL_BYTES} bytes"
+        problems.append(Problem(str(path), "", reason))
         return _UNREADABLE
+    budget.left -= len(data)
     try:
         return loads_strict(data)
     except JsonProblem as exc:
@@ -96,12 +105,12 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
 
 
 def _suite(manifest_path: Path, index: int, entry: SuiteEntry, revision: str, registry: ScorerRegistry,
-           problems: list[Problem]) -> SuiteSpec | None:
+           problems: list[Problem], budget: _Budget) -> SuiteSpec | None:
     base = f"/suites/{index}"
     found = len(problems)
     if entry.step is not None and entry.flow is None:
         problems.append(Problem(str(manifest_path), f"{base}/step", "a step target needs a flow target"))
-    cases, file, where = _cases(manifest_path, base, entry.cases, problems)
+    cases, file, where = _cases(manifest_path, base, entry.cases, problems, budget)
     if cases is None:
         return None
     for number, case in enumerate(cases):
@@ -117,8 +126,8 @@ def _suite(manifest_path: Path, index: int, entry: SuiteEntry, revision: str, re
     return SuiteSpec(entry.name, entry.workflow, entry.flow, entry.step, cases, tuple(entry.metrics), revision)
 
 
-def _cases(manifest_path: Path, base: str, value: Any,
-           problems: list[Problem]) -> tuple[tuple[Case, ...] | None, str, str]:
+def _cases(manifest_path: Path, base: str, value: Any, problems: list[Problem],
+           budget: _Budget) -> tuple[tuple[Case, ...] | None, str, str]:
     if isinstance(value, str):
         if not value or Path(value).is_absolute():
             problems.append(Problem(str(manifest_path), f"{base}/cases", "case file must be a relative path"))
@@ -128,7 +137,7 @@ def _cases(manifest_path: Path, base: str, value: Any,
             problems.append(Problem(str(manifest_path), f"{base}/cases",
                                     "case file must stay inside the dataset folder (no '..', no links out of it)"))
             return None, "", ""
-        raw = _read_json(case_path, problems)
+        raw = _read_json(case_path, problems, budget)
         if raw is _UNREADABLE:
             return None, "", ""
         return _validate_cases(raw, str(case_path), "", problems, nested=True)

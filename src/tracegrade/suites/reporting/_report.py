@@ -13,7 +13,7 @@ import orjson
 from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from tracegrade.errors import ConfigError, InputError, TracegradeError
-from tracegrade.runs import gc_paused
+from tracegrade.runs import MAX_INPUT_BYTES, UnreadableFile, gc_paused, read_capped
 from tracegrade.stats import Interval
 from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord, Record
 from tracegrade.suites.reading._dataset import Dataset, Metric, SuiteSpec
@@ -224,9 +224,9 @@ def read_report(path: Path) -> SuiteReport:
         InputError: naming the file and what is wrong.
     """
     try:
-        report = orjson.loads(path.read_bytes())
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})", code="invalid_report") from None
+        report = orjson.loads(read_capped(path, MAX_INPUT_BYTES))  # a FIFO or device is refused, never waited on
+    except UnreadableFile as exc:
+        raise InputError(str(exc), code="invalid_report") from None
     except orjson.JSONDecodeError as exc:
         raise InputError(f"{path}: not JSON ({exc.msg})", code="invalid_report") from None
     if not isinstance(report, dict) or report.get("format") != REPORT_FORMAT:

@@ -6,12 +6,15 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade.errors import InputError
-from tracegrade.runs import gc_paused
+from tracegrade.runs import gc_paused, read_capped
 from tracegrade.suites.checking._records import AttemptRequest, Observation
 from tracegrade.suites.reading._dataset import Dataset
 from tracegrade.suites.reading._json import JsonProblem, loads_strict
 
-__all__ = ["RecordedResults"]
+__all__ = ["MAX_RECORDED_BYTES", "RecordedResults"]
+
+MAX_RECORDED_BYTES = 64 * 1024 * 1024
+"""Largest recorded-results file, so also the largest line (a case file has the same limit)."""
 
 _KEYS = frozenset({"suite", "id", "repetition", "result", "elapsed_seconds", "usage"})
 Key = tuple[str | None, str, int]
@@ -30,13 +33,11 @@ class RecordedResults:
         ids = {(suite.name, case.id) for suite in dataset.suites for case in suite.cases}
         names = {suite.name for suite in dataset.suites}
         self._all_ids = {case_id for _, case_id in ids}
-        try:
-            with gc_paused(), path.open("rb") as handle:
-                for number, line in enumerate(handle, start=1):
-                    if line.strip():
-                        self._add(number, line, ids, names, repeat)
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or type(exc).__name__})") from None
+        data = read_capped(path, MAX_RECORDED_BYTES)  # a FIFO or device is refused, never waited on
+        with gc_paused():
+            for number, line in enumerate(data.split(b"\n"), start=1):
+                if line.strip():
+                    self._add(number, line, ids, names, repeat)
 
     def describe(self) -> dict[str, Any]:
         """Kind and file."""

@@ -19,6 +19,10 @@ from tracegrade.suites.reading._json import JsonProblem, loads_strict
 __all__ = ["MAX_RESULT_BYTES", "CallableTarget", "CommandTarget", "HttpTarget", "Target", "observation_from"]
 
 MAX_RESULT_BYTES = 64 * 1024 * 1024
+_EXIT_POLL_SECONDS = 0.05
+"""How often a command whose stdout is still open is checked for having exited."""
+_REAP_POLLS = 40
+"""Checks, after its group was killed, before the command is killed on its own."""
 
 
 class Target(Protocol):
@@ -76,7 +80,8 @@ class CommandTarget:
         except OSError:
             return Observation(None, "target_not_started", time.perf_counter() - start)
         try:
-            stdout, _ = await asyncio.wait_for(process.communicate(data), timeout)
+            async with asyncio.timeout(timeout):
+                stdout = await _exchange(process, data)
         except TimeoutError:
             return Observation(None, "timeout", time.perf_counter() - start)
         finally:
@@ -90,13 +95,66 @@ class CommandTarget:
         """Nothing to release."""
 
 
+async def _exchange(process: asyncio.subprocess.Process, data: bytes) -> bytes:
+    """Send the request and take what the command writes until it exits.
+
+    A child the command left behind may hold stdout open for ever: once the command itself has
+    exited, its process group is killed, so the output ends where the command's own output ended.
+    """
+    assert process.stdin is not None and process.stdout is not None
+    reading = asyncio.ensure_future(_read_capped(process.stdout))
+    try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a command that ignores its input
+            process.stdin.write(data)
+            await process.stdin.drain()
+            process.stdin.close()
+        while not reading.done() and process.returncode is None:
+            await asyncio.wait({reading}, timeout=_EXIT_POLL_SECONDS)
+        if not reading.done():
+            _kill_group(process)
+        stdout = await reading
+        await process.wait()
+        return stdout
+    finally:
+        reading.cancel()
+
+
+async def _read_capped(stream: asyncio.StreamReader) -> bytes:
+    """Everything up to the end of ``stream``; past MAX_RESULT_BYTES the rest is read and dropped."""
+    body = bytearray()
+    while chunk := await stream.read(1 << 16):
+        if len(body) <= MAX_RESULT_BYTES:
+            body += chunk
+    return bytes(body)
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> bool:
+    """SIGKILL the command's process group (its own session); False when it could not be signalled."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
 async def _kill(process: asyncio.subprocess.Process) -> None:
-    if process.returncode is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
+    """Kill the command and its process group if it still runs, then close its pipes and reap it.
+
+    ``Process.kill`` is only the fallback: it polls the child first, and reaping it there makes
+    asyncio's child watcher warn ("Unknown child process pid").
+    """
+    if process.returncode is None and _kill_group(process):
+        for _ in range(_REAP_POLLS):
+            if process.returncode is not None:
+                break
+            await asyncio.sleep(_EXIT_POLL_SECONDS)
+    if process.returncode is None:  # no group to signal, or the command left it: kill the command alone
         with contextlib.suppress(ProcessLookupError):
             process.kill()
-        await process.wait()
+    transport = getattr(process, "_transport", None)
+    if transport is not None:  # closed now (a child may hold a pipe), not by the GC after the loop has gone
+        transport.close()
+    await process.wait()
 
 
 def _dumps(value: Any) -> bytes:

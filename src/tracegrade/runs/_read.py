@@ -1,0 +1,93 @@
+"""Input files read with a hard cap: regular files only, never a FIFO, socket or device."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from tracegrade.errors import InputError
+
+__all__ = ["MAX_INPUT_BYTES", "UnreadableFile", "read_capped"]
+
+MAX_INPUT_BYTES = 1 << 30
+"""The cap (1 GiB) of inputs without a tighter limit of their own: reports, run results, label and trace files."""
+_CHUNK = 1 << 16
+
+
+class UnreadableFile(InputError):
+    """An input file refused before or while reading it.
+
+    ``code`` is ``not_a_file`` (a FIFO, socket, device or folder), ``too_large`` or ``unreadable``;
+    ``reason`` is the message without the path, for readers that report the path their own way.
+    """
+
+    def __init__(self, path: Path, reason: str, *, code: str) -> None:
+        super().__init__(f"{path}: {reason}", code=code)
+        self.path = path
+        self.reason = reason
+
+
+def read_capped(path: Path, limit: int, *, limit_name: str | None = None) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes.
+
+    The file is opened without blocking (a FIFO never waits for a writer) and checked on the open
+    descriptor (a link to a device is refused too); the read stops one byte past ``limit``, so a
+    file that grows while it is read is refused as well.
+
+    Args:
+        path: The file.
+        limit: The most bytes accepted.
+        limit_name: The parameter that sets the limit, named in the message (``max_file_bytes``).
+
+    Raises:
+        UnreadableFile: the file is missing or unreadable, not a regular file, or over ``limit``.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(path, "not a regular file (a FIFO, socket or device)", code="not_a_file")
+        if info.st_size > limit:
+            raise UnreadableFile(path, f"file is {info.st_size} bytes, over {_limit(limit, limit_name)}",
+                                 code="too_large")
+        data = _read_to_limit(fd, info.st_size, limit)
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise UnreadableFile(path, f"file grew over {_limit(limit, limit_name)} while reading", code="too_large")
+    return data
+
+
+def _limit(limit: int, name: str | None) -> str:
+    return f"{name}={limit}" if name else f"the limit of {limit} bytes"
+
+
+def _unreadable(path: Path, exc: OSError) -> UnreadableFile:
+    return UnreadableFile(path, f"cannot read file ({exc.strerror or 'error'})", code="unreadable")
+
+
+def _read_to_limit(fd: int, size: int, limit: int) -> bytes:
+    """Read to the end of the file or past ``limit``, usually with one read.
+
+    The first read asks for the size ``fstat`` gave plus one byte (to see growth); more, small reads
+    follow only when the file turned out shorter or longer. Asking for the expected size matters: a read
+    allocates what it asks for before it shrinks the result, so asking for ``limit`` would cost a
+    ``limit``-sized allocation per file.
+    """
+    chunk = os.read(fd, min(size, limit) + 1)
+    if len(chunk) == size:  # the end of the file where ``fstat`` put it: no second read needed
+        return chunk
+    parts = [chunk]
+    total = len(chunk)
+    while chunk and total <= limit:
+        chunk = os.read(fd, min(limit + 1 - total, _CHUNK))
+        if chunk:
+            parts.append(chunk)
+            total += len(chunk)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
