@@ -87,6 +87,7 @@ def trace_documents(files: list[TraceFile], emit: Emit) -> dict[str, list[str]]:
         found.spans, found.logs = [], []
     roots_of: dict[str, list[str]] = defaultdict(list)
     taken: set[str] = set()
+    stems = {source: Path(source).stem for source in tallies}
     while traces:
         spans = traces.pop(next(iter(traces)))
         document = build_trace(spans, lambda span: tallies[span.source])
@@ -94,7 +95,7 @@ def trace_documents(files: list[TraceFile], emit: Emit) -> dict[str, list[str]]:
             tallies[spans[0].source].add("trace without GenAI agent, model or tool spans")
             continue
         first = spans[0]
-        stem = Path(first.source).stem
+        stem = stems[first.source]
         name = unique(slug(f"{stem}-{first.trace_id}" if first.trace_id else stem), taken)
         document["trajectory_id"] = name
         emit(name, first.source, document)
@@ -108,11 +109,14 @@ def _traces(files: list[TraceFile]) -> dict[str, list[Span]]:
     traces: dict[str, list[Span]] = defaultdict(list)
     order = 0
     for found in files:
+        source = str(found.path)
         for span in found.spans:
             order += 1
             span.order = order
-            span.source = str(found.path)
-            traces[span.trace_id or f"{found.path}#{span.span_id}"].append(span)
+            span.source = source
+            traces[span.trace_id or f"{source}#{span.span_id}"].append(span)
+    if not any(found.logs for found in files):
+        return traces
     by_span = {(s.trace_id, s.span_id): s for spans in traces.values() for s in spans if s.trace_id}
     for found in files:
         for log in found.logs:
@@ -239,7 +243,9 @@ class _Tree:
                 self.tally_of(span).add(f"{role} span inside a tool's execution")
             else:
                 self.tally_of(span).add("span without a GenAI role (agent, model or tool)")
-            stack.extend((child, owner, call, tool) for child in reversed(self.children.get(span.span_id, ())))
+            children = self.children.get(span.span_id)
+            if children:
+                stack.extend([(child, owner, call, tool) for child in reversed(children)])
 
 
 @dataclass(slots=True)
