@@ -126,7 +126,7 @@ def _documents(path: Path, data: bytes) -> list[tuple[str, Any, bytes]]:
             try:
                 documents.append((where, orjson.loads(line), line))
             except orjson.JSONDecodeError:
-                raise _json_error(where, line) from None
+                raise _json_error(where, line, in_line=True) from None
     return documents
 
 
@@ -138,11 +138,13 @@ def _parses(text: bytes) -> bool:
     return True
 
 
-def _json_error(where: str, data: bytes) -> InputError:
+def _json_error(where: str, data: bytes, *, in_line: bool = False) -> InputError:
+    """The error for text that is not JSON; ``in_line``: ``where`` names its line, so only the column is added."""
     try:
         decode_strict(data)
     except JsonProblem as problem:
-        place = f" ({problem.location})" if problem.location else ""
+        location = problem.location.removeprefix("line 1, ") if in_line else problem.location
+        place = f" ({location})" if location else ""
         return InputError(f"{where}: not valid JSON: {problem}{place}", code=problem.code)
     return InputError(f"{where}: not valid JSON")
 
