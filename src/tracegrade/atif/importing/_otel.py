@@ -9,8 +9,10 @@ and span it came from in ``extra.otel`` so verdicts can be sent back to those sp
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,6 @@ from tracegrade.atif.importing._messages import Message, ToolCall
 from tracegrade.atif.importing._output import SCHEMA_VERSION, FileReport, ImportResult, ImportWriter, slug, unique
 from tracegrade.atif.importing._spans import Span, Tally, iso_time
 from tracegrade.errors import InputError
-from tracegrade.runs import gc_paused
 
 __all__ = ["build_trace", "import_otel", "trace_documents"]
 
@@ -48,7 +49,7 @@ def import_otel(paths: Sequence[Path], out_dir: Path) -> ImportResult:
             GenAI agent, model or tool span.
         OutputError: ``out_dir`` cannot be written.
     """
-    with ImportWriter(out_dir, validate=False) as writer, gc_paused():  # acyclic records: no full collections
+    with ImportWriter(out_dir, validate=False) as writer, _collector_off():
         files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in _expand(paths)]
         records = [len(f.spans) for f in files]
         roots_of = trace_documents(files, writer.add)
@@ -61,6 +62,22 @@ def import_otel(paths: Sequence[Path], out_dir: Path) -> ImportResult:
             for f, count in zip(files, records, strict=True)
         ]
         return writer.finish("otel", reports)
+
+
+@contextmanager
+def _collector_off() -> Iterator[None]:
+    """The cyclic garbage collector off while importing, as it was before afterwards.
+
+    An import builds acyclic records only (decoded JSON, spans, documents), freed by reference counting; even
+    the young collections found nothing to free and cost a quarter of the time of 100,000 spans.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _expand(paths: Sequence[Path]) -> list[tuple[Path, bool]]:
