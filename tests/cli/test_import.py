@@ -1,13 +1,18 @@
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
 import orjson
 import pytest
 
 from tests.atif.importing.test_whowhen import ALGORITHM, write_logs
-from tests.conftest import EXAMPLES, unavailable
+from tests.atif.scripted import judge_server  # noqa: F401  (the marker-reading scripted judge, a fixture)
+from tests.conftest import EXAMPLES, REPO, unavailable
+from tests.integrations.servers import recording_server, url_of
 from tracegrade.cli._app import app, run_app
+from tracegrade.judge.testing import ScriptedJudgeServer
 
 
 def test_import_whowhen_writes_trajectories_and_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -69,3 +74,42 @@ def test_import_inspect_writes_one_trajectory_per_sample(tmp_path: Path, capsys:
     assert run_app(app, ["import", "inspect", str(EXAMPLES / "traces" / "inspect-log.json"), "-o", str(out)]) == 0
     assert "imported 1 samples" in capsys.readouterr().out
     assert run_app(app, ["validate", str(out / "trajectories")]) == 0
+
+
+def readme_commands(title: str) -> list[list[str]]:
+    """The commands of every bash block in the README section called ``title``, as written (comments dropped)."""
+    text = (REPO / "README.md").read_text()
+    section = text.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+    lines = [line.split("#", 1)[0].strip() for block in re.findall(r"```bash\n(.*?)```", section, re.S)
+             for line in block.splitlines()]
+    return [shlex.split(line) for line in lines if line]
+
+
+def test_the_readme_import_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   judge_server: ScriptedJudgeServer) -> None:  # noqa: F811
+    """Each importer's README example, copied as it is; only `--judge local` talks to the scripted judge here."""
+    import importlib.util
+
+    if importlib.util.find_spec("inspect_ai") is None:
+        unavailable("inspect_ai is not installed (pip install 'tracegrade[inspect]')")
+    commands = readme_commands("Judging the traces you have")
+    judged = [c for c in commands if c[:2] == ["tracegrade", "judge"]]
+    assert len(judged) == 4 and all(c[c.index("--judge") + 1] == "local" for c in judged)
+    (tmp_path / "examples").symlink_to(EXAMPLES)
+    monkeypatch.chdir(tmp_path)
+    with recording_server() as receiver:
+        for command in commands:
+            if command[0] == "pip":
+                continue
+            if command[0] == "export":
+                monkeypatch.setenv(command[1].split("=", 1)[0], url_of(receiver))
+                continue
+            args = command[1:]
+            if args[0] == "judge":
+                at = args.index("--judge")
+                args[at : at + 2] = ["--judge-url", judge_server.base_url, "--judge-model", "m", "--no-cache", "-q"]
+            assert run_app(app, args) == 0, command
+    events = [path for path, _ in receiver.posts if path == "/v1/logs"]
+    assert len(events) >= 2  # the judge's --otel-evaluations and the later export
+    for name in ("otel-run", "openinference-run", "inspect-run"):
+        assert (tmp_path / name / "evaluation_results.json").is_file()

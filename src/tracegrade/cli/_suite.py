@@ -88,10 +88,22 @@ def run(
     parameters: dict[str, Any],
 ) -> int:
     """Run every case of every suite against the system under test and write the report."""
-    from tracegrade.suites import load_dataset
+    from tracegrade.runs import gc_paused
 
     params = _validated(SuiteRunParameters, _renamed_concurrency(context, parameters, max_concurrency))
     _refuse_existing(output, html)
+    # One pause from the dataset to the report: the first full collection after a paused stage would walk
+    # every record it built (seconds for 100,000 attempts).
+    with gc_paused():
+        return _run(dataset, output, params, results, target_cmd, target_url, checkpoint, html, judge_url,
+                    judge_model, judge_api_key_env)
+
+
+def _run(dataset: Path, output: Path, params: SuiteRunParameters, results: Path | None, target_cmd: str | None,
+         target_url: str | None, checkpoint: Path | None, html: Path | None, judge_url: str | None,
+         judge_model: str | None, judge_api_key_env: str | None) -> int:
+    from tracegrade.suites import load_dataset
+
     data = load_dataset(dataset)
     target = _target(data, params, results, target_cmd, target_url)
     if checkpoint is None and results is None:

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.suites.helpers import answered
+from tests.suites.helpers import answered, with_metrics
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.suites import SuiteReport, read_report, write_private
 from tracegrade.suites.reporting._report import dumps_report, exit_code, report_summary
@@ -87,3 +87,15 @@ async def test_an_invalid_report_names_the_place(tmp_path: Path) -> None:
         read_report(saved(tmp_path, full, lambda data: data["suites"][0].pop("fingerprint")))
     with pytest.raises(InputError, match=r"saved.json: /suites/0/latency/extra: Extra inputs are not permitted"):
         read_report(saved(tmp_path, full, lambda data: data["suites"][0]["latency"].update(extra=1)))
+
+
+async def test_the_report_bytes_are_what_pydantic_writes(tmp_path: Path) -> None:
+    """Attempt records go to orjson directly: the bytes must equal the models' own dump, details and all."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "m").mkdir()
+    reports = [await answered(tmp_path / "a", {"a": {"v": 1}, "b": RuntimeError("x"), "c": {"v": 2.5}}),
+               await with_metrics(tmp_path / "m")]
+    for report in reports:
+        expected = orjson.dumps(report.model_dump(), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+        assert dumps_report(report) == expected
+    assert b'"invocations"' in dumps_report(reports[1]) and b'"metrics"' in dumps_report(reports[1])

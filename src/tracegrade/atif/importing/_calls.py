@@ -118,8 +118,7 @@ def read_model_call(spans: list[Span], tally: Tally, memo: InputMemo | None = No
         inputs = _first(spans, _INPUTS, tally)
     outputs = _first(spans, _OUTPUTS, tally)
     if memo is not None:
-        memo.output = next((s.attributes["gen_ai.output.messages"] for s in spans
-                            if isinstance(s.attributes.get("gen_ai.output.messages"), str)), None)
+        memo.output = _text_attribute(spans, "gen_ai.output.messages")
     if inputs is None or outputs is None:
         events = [event for span in spans for event in span.events]
         event_inputs, event_outputs = _genai.event_messages(events, tally)
@@ -135,7 +134,7 @@ def read_model_call(spans: list[Span], tally: Tally, memo: InputMemo | None = No
         spans=spans,
         inputs=inputs or [],
         outputs=outputs or [],
-        usage=next((u for u in (_genai.usage(s.attributes) for s in spans) if u is not None), None),
+        usage=_usage(spans),
         model=_attribute(spans, _MODEL_KEYS),
         response_id=_attribute(spans, ("gen_ai.response.id",)),
         error=errors[0] if errors else None,
@@ -151,14 +150,30 @@ def _semconv_tail(spans: list[Span], memo: InputMemo, tally: Tally) -> list[Mess
             items = decode_json(memo.tail(raw))
             if not isinstance(items, list):
                 return None  # not a message list: the other readers have a go, and count it
-            found = messages_from([item for item in items if not (isinstance(item, dict) and memo.mapped(item))],
-                                  tally) or []
+            found = messages_from([item for item in items if not (isinstance(item, dict) and item.get("role") == "tool"
+                                                                  and memo.mapped(item))], tally) or []
             instructions = attributes.get("gen_ai.system_instructions")
             if instructions is not None and instructions != memo.instructions:
                 memo.instructions = instructions
                 text = _genai.instructions_text(instructions)
                 if text:
                     found.insert(0, Message("system", text))
+            return found
+    return None
+
+
+def _text_attribute(spans: list[Span], key: str) -> str | None:
+    for span in spans:
+        value = span.attributes.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _usage(spans: list[Span]) -> Usage | None:
+    for span in spans:
+        found = _genai.usage(span.attributes)
+        if found is not None:
             return found
     return None
 
@@ -189,7 +204,7 @@ def _tool_definitions(spans: list[Span], memo: InputMemo | None) -> list[dict[st
             if raw in memo.tools:
                 return []  # the same definitions as an earlier call's: already taken
             memo.tools.add(raw)
-        declared = decode_json(raw)
+        declared = decode_json(raw) if raw is not None else None
         if isinstance(declared, list):
             return [_as_function(d) for d in declared if isinstance(d, dict)]
         found = (_genai.legacy_tools(attributes) or _openinference.tool_definitions(attributes)

@@ -124,7 +124,7 @@ def _documents(path: Path, data: bytes) -> list[tuple[str, Any, bytes]]:
             try:
                 documents.append((where, orjson.loads(line), line))
             except orjson.JSONDecodeError:
-                raise _json_error(where, line) from None
+                raise _json_error(where, line, in_line=True) from None
     return documents
 
 
@@ -136,11 +136,13 @@ def _parses(text: bytes) -> bool:
     return True
 
 
-def _json_error(where: str, data: bytes) -> InputError:
+def _json_error(where: str, data: bytes, *, in_line: bool = False) -> InputError:
+    """The error for text that is not JSON; ``in_line``: ``where`` names its line, so only the column is added."""
     try:
         decode_strict(data)
     except JsonProblem as problem:
-        place = f" ({problem.location})" if problem.location else ""
+        location = problem.location.removeprefix("line 1, ") if in_line else problem.location
+        place = f" ({location})" if location else ""
         return InputError(f"{where}: not valid JSON: {problem}{place}", code=problem.code)
     return InputError(f"{where}: not valid JSON")
 
@@ -151,6 +153,8 @@ class _Reader:
     def __init__(self, found: TraceFile) -> None:
         self.found = found
         self.order = 0
+        self.traces: set[str] = set()
+        """Trace ids already checked by the fast reader."""
 
     def document(self, value: Any, where: str) -> None:
         """Read one decoded document of any accepted shape."""
@@ -190,10 +194,10 @@ class _Reader:
                 name = str(scope.get("name") or "")
                 for k, raw in enumerate(_list(scope_spans, "spans", inner)):
                     try:
-                        span = _fast_otlp_span(raw, where, self._next())
+                        span = _fast_otlp_span(raw, where, self._next(), resource, name, self.traces)
                     except _FAST_FAILS:
                         span = _otlp_span(raw, f"{inner}/spans/{k}", where, self.order)
-                    span.resource, span.scope = resource, name
+                        span.resource, span.scope = resource, name
                     self.found.spans.append(span)
         self._logs(value, where)
 
@@ -350,10 +354,18 @@ def _optional_id(value: Any, digits: int, pointer: str) -> str | None:
     return found
 
 
-def _fast_otlp_span(raw: Any, where: str, order: int) -> Span:
-    """An OTLP/JSON span as well-behaved writers produce it, read without building any error location."""
+def _fast_otlp_span(raw: Any, where: str, order: int, resource: dict[str, Any], scope: str,
+                    traces: set[str]) -> Span:
+    """An OTLP/JSON span as well-behaved writers produce it, read without building any error location.
+
+    ``traces`` holds the trace ids already checked, to which this span's is added.
+    """
     trace, span_id, parent = raw["traceId"], raw["spanId"], raw.get("parentSpanId") or None
-    if not (_HEX32(trace) and _HEX16(span_id)) or trace == _NO_TRACE or span_id == _NO_SPAN:
+    if trace not in traces:
+        if not _HEX32(trace) or trace == _NO_TRACE:
+            raise _Slow
+        traces.add(trace)
+    if not _HEX16(span_id) or span_id == _NO_SPAN:
         raise _Slow
     if parent is not None and (not _HEX16(parent) or parent == _NO_SPAN):
         raise _Slow
@@ -368,7 +380,7 @@ def _fast_otlp_span(raw: Any, where: str, order: int) -> Span:
     events = raw.get("events")
     return Span(trace, span_id, parent, str(raw.get("name") or ""), int(start) if start else None,
                 int(end) if end else None, attributes, error,
-                [_otlp_event(e, "") for e in events] if events else [], order=order, source=where)
+                [_otlp_event(e, "") for e in events] if events else [], resource, scope, order, where)
 
 
 def _otlp_span(raw: dict[str, Any], pointer: str, where: str, order: int) -> Span:

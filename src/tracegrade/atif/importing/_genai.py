@@ -236,7 +236,9 @@ def adk_outputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | Non
 
 def adk_tools(attributes: dict[str, Any]) -> list[dict[str, Any]]:
     """The function declarations of an ADK request as function definitions."""
-    request = decode_json(attributes.get(_ADK_REQUEST))
+    if _ADK_REQUEST not in attributes:
+        return []
+    request = decode_json(attributes[_ADK_REQUEST])
     config = request.get("config") if isinstance(request, dict) else None
     found = []
     for tool in (config.get("tools") if isinstance(config, dict) else None) or ():
@@ -322,7 +324,9 @@ def usage(attributes: dict[str, Any]) -> Usage | None:
 def _first_int(attributes: dict[str, Any], keys: tuple[str, ...]) -> int | None:
     for key in keys:
         value = attributes.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        if value is None:
+            continue
+        if type(value) is int and value >= 0:  # JSON integers only: not bool
             return value
         if isinstance(value, str) and value.isdigit():
             return int(value)
@@ -338,14 +342,30 @@ def _number(value: Any) -> float | None:
 def tool_run(span: Span) -> ToolRun:
     """The call id, tool name, arguments, result and error a tool span records."""
     attributes = span.attributes
-    name = next((attributes[k] for k in _TOOL_NAMES if isinstance(attributes.get(k), str)), None)
+    name = None
+    for key in _TOOL_NAMES:
+        value = attributes.get(key)
+        if isinstance(value, str):
+            name = value
+            break
     if name is None:
         name = span.name.removeprefix("execute_tool").strip() or span.name or "tool"
-    call_id = next((str(attributes[k]) for k in _TOOL_CALL_IDS if attributes.get(k) not in (None, "")), None)
-    arguments = next((attributes[k] for k in _TOOL_ARGUMENTS if k in attributes), None)
-    result = next((attributes[k] for k in _TOOL_RESULTS if k in attributes), None)
-    return ToolRun(None if call_id == "<not specified>" else call_id, name, as_arguments(arguments),
-                   as_text(result), error_text(span))
+    call_id = None
+    for key in _TOOL_CALL_IDS:
+        value = attributes.get(key)
+        if value is not None and value != "":
+            call_id = None if value == "<not specified>" else str(value)
+            break
+    return ToolRun(call_id, name, as_arguments(_first_key(attributes, _TOOL_ARGUMENTS)),
+                   as_text(_first_key(attributes, _TOOL_RESULTS)), error_text(span))
+
+
+def _first_key(attributes: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    """The value of the first of ``keys`` that is there (None when none is)."""
+    for key in keys:
+        if key in attributes:
+            return attributes[key]
+    return None
 
 
 def error_text(span: Span) -> str | None:

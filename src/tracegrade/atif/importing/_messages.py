@@ -120,7 +120,10 @@ def message_from_dict(raw: dict[str, Any], tally: Tally, default_role: str = "us
     if content is not None:
         _read_content(content, texts, reasoning, tally)
     for part in raw.get("parts") or ():
-        _read_part(part, message, texts, reasoning, results, tally)
+        if type(part) is dict and part.get("type") == "text" and type(part.get("content")) is str:
+            texts.append(part["content"])  # the usual part, read inline
+        else:
+            _read_part(part, message, texts, reasoning, results, tally)
     for call in raw.get("tool_calls") or ():
         parsed = _tool_call(call)
         if parsed is not None:
@@ -136,6 +139,8 @@ def message_from_dict(raw: dict[str, Any], tally: Tally, default_role: str = "us
 
 
 def _joined(texts: list[str]) -> str:
+    if not texts:
+        return ""
     if len(texts) == 1:
         return texts[0]
     return "\n".join(text for text in texts if text)

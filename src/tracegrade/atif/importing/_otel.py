@@ -9,8 +9,10 @@ and span it came from in ``extra.otel`` so verdicts can be sent back to those sp
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,6 @@ from tracegrade.atif.importing._messages import Message, ToolCall
 from tracegrade.atif.importing._output import SCHEMA_VERSION, FileReport, ImportResult, ImportWriter, slug, unique
 from tracegrade.atif.importing._spans import Span, Tally, iso_time
 from tracegrade.errors import InputError
-from tracegrade.runs import gc_paused
 
 __all__ = ["build_trace", "import_otel", "trace_documents"]
 
@@ -48,7 +49,7 @@ def import_otel(paths: Sequence[Path], out_dir: Path) -> ImportResult:
             GenAI agent, model or tool span.
         OutputError: ``out_dir`` cannot be written.
     """
-    with ImportWriter(out_dir, validate=False) as writer, gc_paused():  # acyclic records: no full collections
+    with ImportWriter(out_dir, validate=False) as writer, _collector_off():
         files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in _expand(paths)]
         records = [len(f.spans) for f in files]
         roots_of = trace_documents(files, writer.add)
@@ -61,6 +62,22 @@ def import_otel(paths: Sequence[Path], out_dir: Path) -> ImportResult:
             for f, count in zip(files, records, strict=True)
         ]
         return writer.finish("otel", reports)
+
+
+@contextmanager
+def _collector_off() -> Iterator[None]:
+    """The cyclic garbage collector off while importing, as it was before afterwards.
+
+    An import builds acyclic records only (decoded JSON, spans, documents), freed by reference counting; even
+    the young collections found nothing to free and cost a quarter of the time of 100,000 spans.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _expand(paths: Sequence[Path]) -> list[tuple[Path, bool]]:
@@ -87,6 +104,7 @@ def trace_documents(files: list[TraceFile], emit: Emit) -> dict[str, list[str]]:
         found.spans, found.logs = [], []
     roots_of: dict[str, list[str]] = defaultdict(list)
     taken: set[str] = set()
+    stems = {source: Path(source).stem for source in tallies}
     while traces:
         spans = traces.pop(next(iter(traces)))
         document = build_trace(spans, lambda span: tallies[span.source])
@@ -94,7 +112,7 @@ def trace_documents(files: list[TraceFile], emit: Emit) -> dict[str, list[str]]:
             tallies[spans[0].source].add("trace without GenAI agent, model or tool spans")
             continue
         first = spans[0]
-        stem = Path(first.source).stem
+        stem = stems[first.source]
         name = unique(slug(f"{stem}-{first.trace_id}" if first.trace_id else stem), taken)
         document["trajectory_id"] = name
         emit(name, first.source, document)
@@ -108,11 +126,14 @@ def _traces(files: list[TraceFile]) -> dict[str, list[Span]]:
     traces: dict[str, list[Span]] = defaultdict(list)
     order = 0
     for found in files:
+        source = str(found.path)
         for span in found.spans:
             order += 1
             span.order = order
-            span.source = str(found.path)
-            traces[span.trace_id or f"{found.path}#{span.span_id}"].append(span)
+            span.source = source
+            traces[span.trace_id or f"{source}#{span.span_id}"].append(span)
+    if not any(found.logs for found in files):
+        return traces
     by_span = {(s.trace_id, s.span_id): s for spans in traces.values() for s in spans if s.trace_id}
     for found in files:
         for log in found.logs:
@@ -239,7 +260,9 @@ class _Tree:
                 self.tally_of(span).add(f"{role} span inside a tool's execution")
             else:
                 self.tally_of(span).add("span without a GenAI role (agent, model or tool)")
-            stack.extend((child, owner, call, tool) for child in reversed(self.children.get(span.span_id, ())))
+            children = self.children.get(span.span_id)
+            if children:
+                stack.extend([(child, owner, call, tool) for child in reversed(children)])
 
 
 @dataclass(slots=True)

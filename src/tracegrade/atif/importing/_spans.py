@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -114,13 +113,21 @@ def iso_time(ns: int | None) -> str | None:
     if ns is None:
         return None
     seconds, micro = divmod(ns // 1000, 1_000_000)
-    second = _second(seconds)
-    return None if second is None else f"{second}.{micro:06d}Z"
+    second = _SECONDS.get(seconds) or _second(seconds)
+    return f"{second}.{micro:06d}Z" if second else None
 
 
-@functools.lru_cache(maxsize=4096)
-def _second(seconds: int) -> str | None:
+_SECONDS: dict[int, str] = {}
+"""The seconds already formatted (spans of one run share few)."""
+
+
+def _second(seconds: int) -> str:
+    """The second as ``YYYY-MM-DDTHH:MM:SS``; empty when it is out of range."""
+    if len(_SECONDS) > 4096:
+        _SECONDS.clear()
     try:
-        return (_EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+        found = (_EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
     except OverflowError:
-        return None
+        found = ""
+    _SECONDS[seconds] = found
+    return found

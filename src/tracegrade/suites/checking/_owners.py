@@ -114,8 +114,23 @@ def _flow(name: str, record: dict[str, Any], path: str, found: list[Invocation])
         _flow(name, retry, f"{path}/retry", found)
 
 
+def _invocation(flow: str, step: str | None, path: str, status: str, origin: str | None = None) -> Invocation:
+    """The invocation record with these fields, shared: attempts of a suite mostly repeat the same ones."""
+    key = (flow, step, path, status, origin)
+    found = _SEEN.get(key)
+    if found is None:
+        if len(_SEEN) >= 65536:
+            _SEEN.clear()
+        found = _SEEN[key] = Invocation(flow, step, path, status, origin)
+    return found
+
+
+_SEEN: dict[tuple[str, str | None, str, str, str | None], Invocation] = {}
+"""Invocation records already made (they are frozen), by their fields."""
+
+
 def _flow_run(name: str, record: dict[str, Any], path: str, found: list[Invocation]) -> None:
-    found.append(Invocation(name, None, path, _status(record)))
+    found.append(_invocation(name, None, path, _status(record)))
     steps = record.get("steps")
     if not isinstance(steps, dict):
         return
@@ -125,7 +140,8 @@ def _flow_run(name: str, record: dict[str, Any], path: str, found: list[Invocati
         step_path = f"{path}/steps/{_escape(step_name)}"
         selection = step.get("selection")
         origin = selection.get("origin") if isinstance(selection, dict) else None
-        found.append(Invocation(name, step_name, step_path, _status(step), origin if isinstance(origin, str) else None))
+        found.append(_invocation(name, step_name, step_path, _status(step),
+                                 origin if isinstance(origin, str) else None))
         if step.get("kind") == "flow_collection":
             _items(step, step_path, found)
 

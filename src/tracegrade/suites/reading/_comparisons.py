@@ -27,6 +27,7 @@ __all__ = [
     "CustomScorer",
     "JudgeComparison",
     "ProjectionError",
+    "Rule",
     "ScorerRegistry",
     "Verdict",
     "normalized_text",
@@ -121,7 +122,14 @@ def normalized_text(value: str) -> str:
     return " ".join(value.casefold().split())
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+"""Types whose canonical JSON is equal exactly when two values of the same type are (floats are not: -0.0)."""
+
+
 def _exact(actual: Any, expected: Any, case_input: dict[str, Any]) -> bool:
+    kind = type(actual)
+    if kind is type(expected) and kind in _PLAIN:
+        return bool(actual == expected)
     return canonical(actual) == canonical(expected)
 
 

@@ -19,21 +19,20 @@ def case_problems(case: Case, registry: ScorerRegistry) -> Found:
     case_input = dict(case.input)
     seen: set[str] = set()
     for number, expectation in enumerate(case.expectations):
-        place = f"/expectations/{number}"
         if expectation.name in seen:
-            found.append((f"{place}/name", f"duplicate expectation name {expectation.name!r}"))
+            found.append((f"/expectations/{number}/name", f"duplicate expectation name {expectation.name!r}"))
         seen.add(expectation.name)
         if not valid_pointer(expectation.path):
-            found.append((f"{place}/path", "not an RFC 6901 JSON pointer"))
+            found.append((f"/expectations/{number}/path", "not an RFC 6901 JSON pointer"))
         if expectation.each is not None and not valid_pointer(expectation.each):
-            found.append((f"{place}/each", "not an RFC 6901 JSON pointer"))
+            found.append((f"/expectations/{number}/each", "not an RFC 6901 JSON pointer"))
         comparison = registry.get(expectation.comparison)
         if comparison is None:
-            found.append((f"{place}/comparison", f"unknown comparison {expectation.comparison!r}"))
+            found.append((f"/expectations/{number}/comparison", f"unknown comparison {expectation.comparison!r}"))
             continue
         problem = comparison.gold_problem(expectation.expected, case_input)
         if problem is not None:
-            found.append((f"{place}/expected", problem))
+            found.append((f"/expectations/{number}/expected", problem))
     return found
 
 
@@ -54,6 +53,7 @@ def metric_problems(metric: Metric, cases: Sequence[Case]) -> Found:
     if found:
         return found
     matched = 0
+    labels = {canonical(label) for label in metric.labels}
     for case in cases:
         expectations = matching_expectation(metric, case)
         if len(expectations) > 1:
@@ -61,7 +61,7 @@ def metric_problems(metric: Metric, cases: Sequence[Case]) -> Found:
                               "name one with `expectation`"))
         elif expectations:
             matched += 1
-            problem = _gold_problem(metric, expectations[0])
+            problem = _gold_problem(metric, expectations[0], labels)
             if problem is not None:
                 found.append(("", f"case {case.id!r}: {problem}"))
     if not matched:
@@ -78,8 +78,8 @@ def _catalog_problems(metric: Metric) -> Found:
     return found
 
 
-def _gold_problem(metric: Metric, expectation: Expectation) -> str | None:
-    labels = {canonical(label) for label in metric.labels}
+def _gold_problem(metric: Metric, expectation: Expectation, labels: set[bytes]) -> str | None:
+    """Why the gold of ``expectation`` does not fit ``metric`` (``labels``: its labels as canonical JSON)."""
     gold = expectation.expected
     if expectation.comparison == "one_of" and metric.kind != "classification":
         return "one_of gold is allowed only for classification metrics"
