@@ -1,4 +1,7 @@
-"""JSON Schemas of the files a scoring run writes (``python -m tracegrade.atif.output._schemas DIR`` writes them)."""
+"""JSON Schemas of the files a scoring run and a comparison write.
+
+``python -m tracegrade.atif.output._schemas DIR`` writes them.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from tracegrade.atif.output._compare import AtifComparison
 from tracegrade.atif.scoring._records import RunSummary
 from tracegrade.atif.scoring._results import EvaluationResults
 
@@ -22,7 +26,10 @@ def json_schemas() -> dict[str, dict[str, Any]]:
     summary["properties"] = {"job_id": {"type": "string", "title": "Job Id"}, **summary["properties"]}
     summary["required"] = ["job_id", *summary.get("required", [])]
     summary["$id"] = "https://tracegrade.dev/schemas/summary.schema.json"
-    return {"evaluation_results.schema.json": results, "summary.schema.json": summary}
+    comparison = AtifComparison.model_json_schema()
+    comparison["$id"] = "https://tracegrade.dev/schemas/comparison.schema.json"
+    return {"evaluation_results.schema.json": results, "summary.schema.json": summary,
+            "comparison.schema.json": comparison}
 
 
 def main(folder: str) -> None:
