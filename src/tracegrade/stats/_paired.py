@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from tracegrade.stats._arrays import as_pair, check_level
 from tracegrade.stats._bootstrap import _CHUNK_ELEMENTS, percentile_bounds
@@ -59,6 +60,16 @@ class PairedComparison(BaseModel):
     newly_passing: list[str] = Field(description="Pairs that did not pass on the baseline and do on the candidate.")
     resamples: int = Field(description="Bootstrap resamples.")
     seed: int = Field(description="Seed of the bootstrap.")
+
+    @model_serializer(mode="wrap")
+    def _identity_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """What was compared comes first in every front door's document, then the shared figures."""
+        data: dict[str, Any] = handler(self)
+        first = [key for key in _LEADING if key in data]
+        return {**{key: data[key] for key in first}, **{k: v for k, v in data.items() if k not in first}}
+
+
+_LEADING = ("format", "baseline", "candidate", "comparable", "allowed_differences", "primary")
 
 
 def _counts(values: Sequence[float] | None, size: int, name: str) -> npt.NDArray[np.float64]:
