@@ -75,3 +75,26 @@ def test_mlflow_logs_the_comparison(runs: dict[str, Path], tmp_path: Path) -> No
     assert metrics["newly_failing"] == 1.0 and metrics["gate_exit_code"] == 0.0 and "p_value" in metrics
     names = {a.path for a in client.list_artifacts(run.info.run_id, "compare")}
     assert names == {"compare/comparison.json", "compare/comparison.html"}
+
+
+@pytest.mark.slow
+@pytest.mark.local_judge
+def test_the_readme_example_finds_the_bundled_regression(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    from tests.conftest import EXAMPLES, unavailable
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        unavailable("llama_cpp is not installed (pip install 'tracegrade[local-judge]')")
+    for name, folder in (("baseline", "atif"), ("candidate", "atif-regressed")):
+        code = run_app(app, ["judge", str(EXAMPLES / folder), "--judge", "local", "-o", str(tmp_path / name),
+                             "--no-cache", "-q"])
+        assert code == 0
+    capsys.readouterr()
+    code = compare(str(tmp_path / "baseline"), str(tmp_path / "candidate"), "-o", str(tmp_path / "cmp"),
+                   "--fail-on-regression")
+    document = orjson.loads((tmp_path / "cmp/comparison.json").read_bytes())
+    assert code == 1 and "gate: FAILED: exit 1" in capsys.readouterr().out
+    assert document["comparable"] and document["n"] == 2 and document["mean_delta"] < 0
+    assert "bugfix-session/trajectory.json" in document["regressed"]
+    assert {p["matched_by"] for p in document["pairs"]} == {"trajectory_id", "session_id"}
