@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.atif.output._compare_options import ComparisonOptions
+from tracegrade.atif.output._compared import ComparedNode
 from tracegrade.atif.output._pairing import Paired, Pairing, matched_nodes, matched_steps, pair_roots
 from tracegrade.atif.output._sides import (
     ComparedRun,
@@ -27,7 +28,7 @@ from tracegrade.atif.output._sides import (
     run_differences,
 )
 from tracegrade.atif.scoring._maths import SubagentAggregation
-from tracegrade.atif.scoring._records import NodeResult, NodeStatusCode, StepStatus
+from tracegrade.atif.scoring._records import NodeStatusCode, StepStatus
 from tracegrade.runs import gc_paused
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison, PairedUnits, apply_gate, compare_paired
 
@@ -154,14 +155,14 @@ class ComparisonOutcome:
     candidate: Side
 
 
-def _trees(nodes: Sequence[NodeResult]) -> dict[str, list[NodeResult]]:
-    trees: dict[str, list[NodeResult]] = defaultdict(list)
+def _trees(nodes: Sequence[ComparedNode]) -> dict[str, list[ComparedNode]]:
+    trees: dict[str, list[ComparedNode]] = defaultdict(list)
     for node in nodes:
         trees[node.root_id].append(node)
     return trees
 
 
-def _contribution(root: NodeResult, tree: Sequence[NodeResult],
+def _contribution(root: ComparedNode, tree: Sequence[ComparedNode],
                   mode: SubagentAggregation) -> tuple[float, int] | None:
     """A root's total and count in the collection score under ``mode``; None when the root did not score."""
     if root.status is not NodeStatusCode.SCORED:
@@ -177,8 +178,8 @@ def _delta(first: float | None, second: float | None) -> float | None:
     return None if first is None or second is None else second - first
 
 
-def _node_delta(place: str, base: NodeResult | None, cand: NodeResult | None) -> NodeDelta:
-    def own(node: NodeResult | None) -> float | None:
+def _node_delta(place: str, base: ComparedNode | None, cand: ComparedNode | None) -> NodeDelta:
+    def own(node: ComparedNode | None) -> float | None:
         return node.own_score if node is not None and node.status is NodeStatusCode.SCORED else None
 
     either = base or cand
@@ -197,7 +198,7 @@ class _Tally:
     criteria: defaultdict[str, list[float]]
     shifts: Counter[tuple[str, str]]
 
-    def add(self, base: NodeResult, cand: NodeResult) -> None:
+    def add(self, base: ComparedNode, cand: ComparedNode) -> None:
         for first, second in matched_steps(base, cand):
             if first.status is StepStatus.SCORED and second.status is StepStatus.SCORED:
                 for name, value in (first.criterion_scores or {}).items():
@@ -213,7 +214,7 @@ def _category(low: bool, category: str | None) -> str:
     return (category or "uncategorized") if low else "not_low"
 
 
-def _pair_record(pair: Paired, trees: tuple[dict[str, list[NodeResult]], dict[str, list[NodeResult]]],
+def _pair_record(pair: Paired, trees: tuple[dict[str, list[ComparedNode]], dict[str, list[ComparedNode]]],
                  mode: SubagentAggregation, tally: _Tally) -> tuple[PairRecord, tuple[float, int] | None,
                                                                     tuple[float, int] | None]:
     base_tree, cand_tree = trees[0][pair.baseline.node_id], trees[1][pair.candidate.node_id]
@@ -253,7 +254,7 @@ def _judge_errors(side: Side) -> JudgeErrors:
 
 
 def _differences(baseline: Side, candidate: Side, pairing: Pairing,
-                 trees: tuple[dict[str, list[NodeResult]], dict[str, list[NodeResult]]]) -> list[Difference]:
+                 trees: tuple[dict[str, list[ComparedNode]], dict[str, list[ComparedNode]]]) -> list[Difference]:
     matched = (
         (pair.id, base, cand)
         for pair in pairing.pairs

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade.atif.output._compare import AtifComparison, ComparisonOutcome, PairRecord
+from tracegrade.atif.output._compared import ComparedNode, ComparedStep
 from tracegrade.atif.output._pairing import matched_nodes, matched_steps
-from tracegrade.atif.scoring._records import NodeResult, StepResult
 from tracegrade.render import MISSING, fmt_score, render_html
 from tracegrade.runs import JobStatus, RunFolder
 
@@ -76,7 +76,7 @@ def _wrapped(rule: str) -> list[str]:
     return textwrap.wrap(rule, WIDTH, initial_indent="  ", subsequent_indent="    ")
 
 
-def _step_row(node: str, first: StepResult | None, second: StepResult | None) -> dict[str, Any]:
+def _step_row(node: str, first: ComparedStep | None, second: ComparedStep | None) -> dict[str, Any]:
     step = first or second
     assert step is not None
     delta = None if first is None or second is None or first.score is None or second.score is None \
@@ -87,7 +87,7 @@ def _step_row(node: str, first: StepResult | None, second: StepResult | None) ->
     }
 
 
-def _verdict(step: StepResult | None) -> dict[str, Any] | None:
+def _verdict(step: ComparedStep | None) -> dict[str, Any] | None:
     if step is None:
         return None
     return {"status": step.status.value, "score": step.score, "rationale": step.rationale,
@@ -95,7 +95,7 @@ def _verdict(step: StepResult | None) -> dict[str, Any] | None:
             "category": step.category if step.failure_candidate else None}
 
 
-def _steps(base_tree: list[NodeResult], cand_tree: list[NodeResult]) -> list[dict[str, Any]]:
+def _steps(base_tree: list[ComparedNode], cand_tree: list[ComparedNode]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for place, base, cand in matched_nodes(base_tree, cand_tree):
         if base is not None and cand is not None:
@@ -109,8 +109,8 @@ def _steps(base_tree: list[NodeResult], cand_tree: list[NodeResult]) -> list[dic
     return rows
 
 
-def _trees(nodes: list[NodeResult], wanted: set[str]) -> dict[str, list[NodeResult]]:
-    trees: dict[str, list[NodeResult]] = {}
+def _trees(nodes: list[ComparedNode], wanted: set[str]) -> dict[str, list[ComparedNode]]:
+    trees: dict[str, list[ComparedNode]] = {}
     for node in nodes:
         if node.root_id in wanted:
             trees.setdefault(node.root_id, []).append(node)

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from tracegrade.atif.scoring._records import NodeResult, StepResult
+from tracegrade.atif.output._compared import ComparedNode, ComparedStep
 
 __all__ = ["PAIRING_METHODS", "Paired", "Pairing", "matched_nodes", "matched_steps", "pair_roots"]
 
@@ -21,8 +21,8 @@ class Paired:
     id: str
     """The pair's name: the baseline root's path relative to its input root."""
     matched_by: str
-    baseline: NodeResult
-    candidate: NodeResult
+    baseline: ComparedNode
+    candidate: ComparedNode
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Pairing:
     methods: dict[str, int]
 
 
-def _key(method: str) -> Callable[[NodeResult], str | None]:
+def _key(method: str) -> Callable[[ComparedNode], str | None]:
     if method == "trajectory_id":
         return lambda node: node.trajectory_id
     if method == "session_id":
@@ -45,14 +45,14 @@ def _key(method: str) -> Callable[[NodeResult], str | None]:
     return lambda node: (node.criteria or {}).get("task_hash")
 
 
-def _unique(roots: dict[str, NodeResult], key: Callable[[NodeResult], str | None]) -> dict[str, str]:
+def _unique(roots: dict[str, ComparedNode], key: Callable[[ComparedNode], str | None]) -> dict[str, str]:
     """Key → root id, for keys that exactly one root has."""
     keyed = [(key(node), root_id) for root_id, node in roots.items()]
     counts = Counter(k for k, _ in keyed if k is not None)
     return {k: root_id for k, root_id in keyed if k is not None and counts[k] == 1}
 
 
-def pair_roots(baseline: Sequence[NodeResult], candidate: Sequence[NodeResult]) -> Pairing:
+def pair_roots(baseline: Sequence[ComparedNode], candidate: Sequence[ComparedNode]) -> Pairing:
     """Pair the roots (depth 0) of two runs; every root ends up in a pair or in an ``only_in`` list."""
     left = {n.node_id: n for n in baseline if n.depth == 0}
     right = {n.node_id: n for n in candidate if n.depth == 0}
@@ -69,14 +69,14 @@ def pair_roots(baseline: Sequence[NodeResult], candidate: Sequence[NodeResult]) 
     return Pairing(pairs, sorted(left), sorted(right), methods)
 
 
-def _relative(node: NodeResult) -> str:
+def _relative(node: ComparedNode) -> str:
     """A node's place under its root: empty for the root, else the rest of its id."""
     return node.node_id[len(node.root_id):] if node.node_id.startswith(node.root_id) else node.node_id
 
 
 def matched_nodes(
-    baseline: Sequence[NodeResult], candidate: Sequence[NodeResult]
-) -> Iterator[tuple[str, NodeResult | None, NodeResult | None]]:
+    baseline: Sequence[ComparedNode], candidate: Sequence[ComparedNode]
+) -> Iterator[tuple[str, ComparedNode | None, ComparedNode | None]]:
     """Every node of the pair's two trees, matched by its place under the root (None where one side lacks it)."""
     left = {_relative(n): n for n in baseline}
     right = {_relative(n): n for n in candidate}
@@ -85,8 +85,8 @@ def matched_nodes(
 
 
 def matched_steps(
-    baseline: NodeResult, candidate: NodeResult
-) -> Iterator[tuple[StepResult, StepResult]]:
+    baseline: ComparedNode, candidate: ComparedNode
+) -> Iterator[tuple[ComparedStep, ComparedStep]]:
     """Steps of two matched nodes that share their identity (segment and step id)."""
     right = {(s.segment, s.step_id): s for s in candidate.steps}
     for step in baseline.steps:

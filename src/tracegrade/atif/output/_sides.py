@@ -9,9 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tracegrade.atif.output._artifacts import read_results
-from tracegrade.atif.scoring._records import NodeResult
-from tracegrade.atif.scoring._results import EvaluationResults
+from tracegrade.atif.output._compared import ComparedNode, ComparedResults
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.runs import read_manifest
 
@@ -82,7 +80,7 @@ class Side:
 
     folder: Path
     layout: str
-    results: EvaluationResults
+    results: ComparedResults
 
     def record(self, given: Path) -> ComparedRun:
         """What the comparison records of this side."""
@@ -111,14 +109,23 @@ def read_side(path: Path, which: str) -> Side:
     if manifest.get("kind") != "atif-judge":
         raise InputError(f"{which} {folder}: a {manifest.get('kind')} run folder, not an ATIF judge run",
                          code="not_a_judge_run")
-    results = read_results(folder)
+    results = _read_results(folder / "evaluation_results.json")
     if results.shard is not None:
         raise InputError(f"{which} {folder}: shard {results.shard} of job {results.job_id}; merge the shards first "
                          "(tracegrade merge)", code="shard_not_merged")
     return Side(folder, layout, results)
 
 
-def _run_fields(results: EvaluationResults) -> dict[str, Any]:
+def _read_results(file: Path) -> ComparedResults:
+    try:
+        return ComparedResults.model_validate_json(file.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"{file.parent}: no evaluation_results.json there") from None
+    except ValueError as exc:  # pydantic's ValidationError included
+        raise InputError(f"{file}: not a tracegrade evaluation_results.json ({type(exc).__name__})") from None
+
+
+def _run_fields(results: ComparedResults) -> dict[str, Any]:
     judge = results.provenance.get("judge", {})
     recorded = results.parameters.model_dump(mode="json")
     fields = {f"judge.{name}": judge.get(name) for name in _JUDGE_SETTINGS}
@@ -128,14 +135,14 @@ def _run_fields(results: EvaluationResults) -> dict[str, Any]:
     return fields
 
 
-def run_differences(baseline: EvaluationResults, candidate: EvaluationResults) -> list[Difference]:
+def run_differences(baseline: ComparedResults, candidate: ComparedResults) -> list[Difference]:
     """The run-level guarded fields that differ, in the order of :data:`GUARDED_FIELDS`."""
     base, cand = _run_fields(baseline), _run_fields(candidate)
     return [Difference(field=name, baseline=base[name], candidate=cand[name]) for name in base
             if base[name] != cand[name]]
 
 
-def node_differences(matched: Iterable[tuple[str, NodeResult, NodeResult]]) -> list[Difference]:
+def node_differences(matched: Iterable[tuple[str, ComparedNode, ComparedNode]]) -> list[Difference]:
     """The per-task criteria fields that differ between matched nodes (both with criteria), one record per field."""
     found: dict[str, Difference] = {}
     counts = dict.fromkeys(NODE_FIELDS, 0)
