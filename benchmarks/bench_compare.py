@@ -1,4 +1,4 @@
-"""Benchmark: ``tracegrade compare`` on two judge runs of 10,000 trajectories, and ``dabench compare`` at 500/2,000 tasks.
+"""Benchmark: ``tracegrade compare`` of two 10,000-trajectory judge runs; ``dabench compare`` at 500 and 2,000 tasks.
 
 Usage: python benchmarks/bench_compare.py [--trajectories 10000] [--tasks 500,2000] [--dir DIR] [--repeat 3]
        [--old-dabench PATH]

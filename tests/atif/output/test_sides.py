@@ -115,5 +115,5 @@ def test_a_file_that_is_not_judge_results_is_refused(runs: dict[str, Path], tmp_
     folder = RunFolder(tmp_path / "odd", kind="atif-judge", job_id="odd")
     folder.write_json("evaluation_results.json", {"format": "something-else/1"})
     folder.finish(JobStatus.COMPLETED)
-    with pytest.raises(InputError, match="not a tracegrade evaluation_results.json"):
+    with pytest.raises(InputError, match=r"not a tracegrade evaluation_results\.json"):
         read_side(tmp_path / "odd", "baseline")
