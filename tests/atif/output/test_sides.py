@@ -102,7 +102,7 @@ def test_a_side_reads_the_fields_of_the_full_results(runs: dict[str, Path]) -> N
     side, full = read_side(runs["worse"], "candidate").results, read_results(runs["worse"])
     assert (side.job_id, side.parameters, side.summary) == (full.job_id, full.parameters, full.summary)
     for node, whole in zip(side.nodes, full.nodes, strict=True):
-        assert node.model_dump(exclude={"steps"}) == whole.model_dump(include=set(node.model_fields) - {"steps"})
+        assert node.model_dump(exclude={"steps"}) == whole.model_dump(include=set(type(node).model_fields) - {"steps"})
         for step, entire in zip(node.steps, whole.steps, strict=True):
             assert step.score == entire.score and step.rationale == entire.rationale
             assert step.content is not None and entire.content is not None
