@@ -72,7 +72,8 @@ def test_compare_ablation_and_figures_on_an_evaluated_run(
     assert run_app(dabench_app, ["compare", str(evaluated), str(evaluated), "-o", str(tmp_path / "c.json")]) == 0
     out = capsys.readouterr().out
     assert "Improved / regressed / unchanged   0 / 0 / 3" in out and max(map(len, out.splitlines())) <= 80
-    assert orjson.loads((tmp_path / "c.json").read_bytes())["pairs"] == 3
+    document = orjson.loads((tmp_path / "c.json").read_bytes())
+    assert document["n"] == 3 and len(document["pairs"]) == 3 and document["gate"]["exit_code"] == 0
     assert run_app(dabench_app, ["ablation", str(evaluated), "--format", "json"]) == 0
     ablation = orjson.loads(capsys.readouterr().out)
     assert [s["id"] for s in ablation["sections"]][-1] == "specialists"
@@ -121,7 +122,8 @@ EVAL_DEFAULTS = {
 COMMANDS = {
     "eval-v2": EVAL_DEFAULTS,
     "compare": {"--metric": "final_score", "--strict": False, "--format": "text", "--output": None,
-                "--runs-root": Path("artifacts/runs"), "--resamples": 2000},
+                "--runs-root": Path("artifacts/runs"), "--resamples": 2000, "--min-delta": 0.0,
+                "--fail-on-regression": False, "--fail-on-new-failures": False},
     "ablation": {"--format": "text", "--output": None, "--runs-root": Path("artifacts/runs")},
     "figures": {"--output": None, "--runs-root": Path("artifacts/runs")},
 }  # fmt: skip

@@ -63,9 +63,16 @@ def test_run_replay_and_compare_the_example(tmp_path: Path, capsys: pytest.Captu
     code, out, _ = run(capsys, "replay", str(report), "-d", DATASET, "-o", str(tmp_path / "replay.json"))
     assert code == 4 and out["mode"] == "replay" and out["suites"][0]["checks"]["passed"] == 30
 
-    code, out, _ = run(capsys, "compare", str(tmp_path / "replay.json"), "--baseline", str(report),
-                       "-o", str(tmp_path / "cmp.json"))
+    code, out, err = run(capsys, "compare", str(tmp_path / "replay.json"), "--baseline", str(report),
+                         "-o", str(tmp_path / "cmp.json"))
     assert code == 0 and out["suites"][0]["changes"]["unchanged"] == 10
+    assert err == "note: `compare CANDIDATE --baseline B` is deprecated; write `compare B CANDIDATE`\n"
+    code, out, err = run(capsys, "compare", str(report), str(tmp_path / "replay.json"), "--fail-on-regression",
+                         "--fail-on-new-failures")
+    assert code == 0 and err == "" and out["mean_delta"] == 0.0 and out["n"] == 7
+    assert out["gate"] == {"exit_code": 0, "fired": [], "checked": ["fail_on_regression", "fail_on_new_failures"]}
+    code, _, err = run(capsys, "compare", str(report), str(report), "--baseline", str(report))
+    assert code == 2 and "not both" in err
 
 
 def test_recorded_results_and_exit_1_on_gold_disagreement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
@@ -48,3 +49,22 @@ def test_mann_whitney_with_an_empty_sample_is_undefined() -> None:
 def test_wilcoxon_refuses_unpaired_samples() -> None:
     with pytest.raises(ValueError, match="differ in length"):
         wilcoxon_signed_rank([1.0, 2.0], [1.0])
+
+
+def test_wilcoxon_beyond_50_pairs_is_scipys_normal_approximation_without_scipy() -> None:
+    import subprocess
+    import sys
+
+    from scipy import stats as scipy_stats
+
+    rng = np.random.default_rng(0)
+    for size in (51, 500, 2000):
+        x = np.round(rng.uniform(size=size), 2)  # ties and zero differences both occur
+        y = np.round(np.clip(x + rng.normal(0, 0.1, size), 0, 1), 2)
+        ours = wilcoxon_signed_rank(x, y)
+        theirs = scipy_stats.wilcoxon(x, y, zero_method="wilcox", method="asymptotic")
+        assert ours.statistic == float(theirs.statistic) and ours.n == int(np.count_nonzero(x - y))
+        assert ours.p_value == pytest.approx(float(theirs.pvalue), rel=1e-12)
+    code = ("import sys, numpy as np; from tracegrade.stats import wilcoxon_signed_rank as w; "
+            "w(np.arange(60.0), np.arange(60.0) * 0.9); print('scipy' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"

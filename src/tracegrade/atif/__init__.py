@@ -52,8 +52,16 @@ if TYPE_CHECKING:
     from tracegrade.atif.output._artifacts import open_run_folder as open_run_folder
     from tracegrade.atif.output._artifacts import read_results as read_results
     from tracegrade.atif.output._artifacts import write_artifacts as write_artifacts
+    from tracegrade.atif.output._compare import AtifComparison as AtifComparison
+    from tracegrade.atif.output._compare import ComparisonOutcome as ComparisonOutcome
+    from tracegrade.atif.output._compare import compare_runs as compare_runs
+    from tracegrade.atif.output._compare_options import ComparisonOptions as ComparisonOptions
+    from tracegrade.atif.output._comparison_view import comparison_lines as comparison_lines
+    from tracegrade.atif.output._comparison_view import render_comparison as render_comparison
+    from tracegrade.atif.output._comparison_view import write_comparison as write_comparison
     from tracegrade.atif.output._merge import merge_results as merge_results
     from tracegrade.atif.output._report import render_report as render_report
+    from tracegrade.atif.output._sides import GUARDED_FIELDS as GUARDED_FIELDS
     from tracegrade.atif.reading._load import load_trajectories as load_trajectories
     from tracegrade.atif.reading._options import LoadOptions as LoadOptions
     from tracegrade.atif.reading._records import FileReport as FileReport

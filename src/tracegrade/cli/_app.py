@@ -10,6 +10,8 @@ from rich.console import Console
 from typer.exceptions import TyperException
 
 from tracegrade.cli._agree import agree
+from tracegrade.cli._compare import EXIT_CODES_HELP as COMPARE_EXIT_CODES
+from tracegrade.cli._compare import compare
 from tracegrade.cli._dabench import dabench_app
 from tracegrade.cli._evalhub import evalhub_app
 from tracegrade.cli._export import export_app
@@ -40,6 +42,7 @@ app.command(epilog=EXIT_CODES_HELP)(judge)
 app.command(epilog=EXIT_CODES_HELP)(merge)
 app.command(epilog=EXIT_CODES_HELP)(agree)
 app.command(epilog=EXIT_CODES_HELP)(localise)
+app.command(epilog=COMPARE_EXIT_CODES)(compare)
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")
 app.add_typer(evalhub_app, name="evalhub")

@@ -11,9 +11,12 @@ import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
+from tracegrade.cli._compare import EXIT_CODES_HELP as COMPARE_EXIT_CODES
+from tracegrade.cli._compare import GATE_OPTIONS
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.dabench import MetricParams, PipelineOptions, Resampling, RunLocation
 from tracegrade.errors import ConfigError, OutputError
+from tracegrade.stats import GateOptions
 
 if TYPE_CHECKING:
     from tracegrade.dabench import RunRows
@@ -134,10 +137,10 @@ def _show_report(report: Any, output_dir: Path) -> None:
     console.print(render_report(report, width=console.width, footer=footer))
 
 
-def _evaluated(run: str, location: RunLocation) -> RunRows:
+def _evaluated(run: str, location: RunLocation, columns: tuple[str, ...] | None = None) -> RunRows:
     from tracegrade.dabench import read_evaluated, resolve_run
 
-    return read_evaluated(resolve_run(run, location.runs_root))
+    return read_evaluated(resolve_run(run, location.runs_root), columns)
 
 
 def _write_json(path: Path | None, document: Any) -> None:
@@ -157,19 +160,19 @@ def _write_file(path: Path, data: bytes) -> None:
         raise OutputError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
 
-@dabench_app.command("compare", epilog=EXIT_CODES_HELP)
-@with_model_options(_RUNS_ROOT, _RESAMPLES)
+@dabench_app.command("compare", epilog=COMPARE_EXIT_CODES)
+@with_model_options(_RUNS_ROOT, _RESAMPLES, GATE_OPTIONS)
 def compare(
-    run_a: Annotated[str, typer.Argument(help="Baseline: an evaluated run folder (or run id under --runs-root).")],
-    run_b: Annotated[str, typer.Argument(help="Candidate: an evaluated run folder (or run id).")],
+    baseline: Annotated[str, typer.Argument(help="Baseline (A): an evaluated run folder (or run id, --runs-root).")],
+    candidate: Annotated[str, typer.Argument(help="Candidate (B): an evaluated run folder (or run id).")],
     metric: Annotated[str, typer.Option(help="task_metrics column to compare.")] = "final_score",
     strict: Annotated[bool, typer.Option(help="Refuse runs whose task sets differ.")] = False,
     output_format: FormatOption = Format.TEXT,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write the comparison as JSON.")] = None,
     *,
     parameters: dict[str, Any],
-) -> None:
-    """Compare two evaluated runs paired by task_id: improved/regressed, Wilcoxon, Cohen's d, bootstrap CI.
+) -> int:
+    """Compare two evaluated runs paired by task_id: improved/regressed, Wilcoxon, Cohen's d, bootstrap CI, a CI gate.
 
     Tasks in only one run, and pairs where either score is null, are named and excluded; runs
     scored with different λ or success threshold are refused.
@@ -177,14 +180,17 @@ def compare(
     from tracegrade.dabench import compare_runs, comparison_sections, render_sections
 
     resampling, location = _validated(Resampling, parameters), _validated(RunLocation, parameters)
-    a, b = _evaluated(run_a, location), _evaluated(run_b, location)
-    result = compare_runs(a, b, metric=metric, resampling=resampling, strict=strict)
+    gate = _validated(GateOptions, parameters)
+    columns = ("task_id", "run_id", metric)
+    a, b = _evaluated(baseline, location, columns), _evaluated(candidate, location, columns)
+    result = compare_runs(a, b, metric=metric, resampling=resampling, strict=strict, gate=gate)
     _write_json(output, result.model_dump(mode="json"))
     if output_format is Format.JSON:
         _print_json(result.model_dump(mode="json"))
-        return
-    console = _console()
-    console.print(render_sections(comparison_sections(result), console.width))
+    else:
+        console = _console()
+        console.print(render_sections(comparison_sections(result), console.width))
+    return result.gate.exit_code
 
 
 @dabench_app.command("ablation", epilog=EXIT_CODES_HELP)

@@ -13,8 +13,10 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
+from tracegrade.cli._compare import GATE_OPTIONS
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ConfigError
+from tracegrade.stats import GateOptions
 from tracegrade.suites import IntervalParameters, SuiteRunParameters
 
 if TYPE_CHECKING:
@@ -24,9 +26,9 @@ __all__ = ["suite_app"]
 
 T = TypeVar("T")
 
-EXIT_CODES = ("Exit codes: 0 all checks passed (or a check/compare completed); 1 gold disagreement; 2 invalid "
-              "input, arguments or conflict; 3 missing optional dependency; 4 an attempt failed operationally; "
-              "130 interrupted.")
+EXIT_CODES = ("Exit codes: 0 all checks passed (or a check/compare completed); 1 gold disagreement or a compare "
+              "gate that fired; 2 invalid input, arguments or conflict; 3 missing optional dependency; 4 an attempt "
+              "failed operationally; 130 interrupted.")
 _TARGET = "System under test"
 _JUDGE = "Judge (for `judge` checks)"
 
@@ -149,26 +151,36 @@ def replay(
 
 
 @suite_app.command(epilog=EXIT_CODES)
-@with_model_options(OptionGroup(IntervalParameters, "Intervals"))
+@with_model_options(OptionGroup(IntervalParameters, "Intervals"), GATE_OPTIONS)
 def compare(
-    candidate: Annotated[Path, typer.Argument(help="Report of the candidate.")],
-    baseline: Annotated[Path, typer.Option("--baseline", "-b", help="Report of the baseline.")],
+    first: Annotated[Path, typer.Argument(metavar="BASELINE", help="Report of the baseline.")],
+    second: Annotated[Path | None, typer.Argument(metavar="CANDIDATE", help="Report of the candidate.")] = None,
+    old_baseline: Annotated[Path | None, typer.Option(
+        "--baseline", "-b", help="Deprecated: `compare CANDIDATE --baseline B` still works; write `compare B "
+        "CANDIDATE`.")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Comparison JSON to write (0600).")] = None,
     *,
     parameters: dict[str, Any],
 ) -> int:
-    """Compare CANDIDATE with BASELINE: per-attempt changes and deltas with bootstrap intervals.
+    """Compare BASELINE with CANDIDATE: per-attempt changes, deltas with bootstrap intervals, a CI gate.
 
-    Exits 0 whenever the comparison is produced, regressions included: it describes, it does not gate.
+    Exits 0 whenever the comparison is produced, regressions included, unless a gate flag
+    (--fail-on-regression, --fail-on-new-failures) fires: then 1, with the rule printed and recorded.
     """
     from tracegrade.suites import compare_reports, read_report, write_private
 
-    params = _validated(IntervalParameters, parameters)
+    baseline, candidate = _compare_sides(first, second, old_baseline)
+    params, gate = (_validated(model, {k: v for k, v in parameters.items() if k in model.model_fields})
+                    for model in (IntervalParameters, GateOptions))
     _refuse_existing(output, None)
-    result = compare_reports(read_report(candidate), read_report(baseline), params)
+    result = compare_reports(read_report(candidate), read_report(baseline), params, gate=gate,
+                             paths=(str(baseline), str(candidate)))
     if output is not None:
         write_private(output, orjson.dumps(result.model_dump(), option=orjson.OPT_INDENT_2))
     _echo_json({"format": result.format, "output": None if output is None else str(output),
+                "primary": result.primary, "n": result.n, "mean_delta": result.mean_delta,
+                "interval": result.model_dump()["interval"], "p_value": result.p_value,
+                "gate": result.gate.model_dump(),
                 "suites": [{"suite": s.suite, "changes": s.changes.model_dump(),
                             "deltas": {k: v.model_dump()["delta"] for k, v in s.deltas.items()}}
                            for s in result.suites]})
@@ -176,7 +188,21 @@ def compare(
         from tracegrade.suites import print_comparison
 
         print_comparison(result, _stderr())
-    return 0
+    for rule in result.gate.fired:
+        _stderr().print(f"gate: exit 1: {rule}", markup=False)
+    return result.gate.exit_code
+
+
+def _compare_sides(first: Path, second: Path | None, old_baseline: Path | None) -> tuple[Path, Path]:
+    """(baseline, candidate) from ``BASELINE CANDIDATE`` or the deprecated ``CANDIDATE --baseline B``."""
+    if old_baseline is None:
+        if second is None:
+            raise ConfigError("suite compare: give BASELINE and CANDIDATE (two reports)")
+        return first, second
+    if second is not None:
+        raise ConfigError("suite compare: give BASELINE CANDIDATE, or the deprecated CANDIDATE --baseline B, not both")
+    typer.echo("note: `compare CANDIDATE --baseline B` is deprecated; write `compare B CANDIDATE`", err=True)
+    return old_baseline, first
 
 
 def _renamed_concurrency(context: typer.Context, parameters: dict[str, Any],

@@ -17,14 +17,16 @@ from urllib.parse import unquote, urlsplit
 
 import orjson
 
-from tracegrade.atif import EvaluationResults
+from tracegrade.atif import AtifComparison, EvaluationResults
 from tracegrade.runs import JobStatus
 
 __all__ = [
     "ARTIFACT_DIR",
     "MAX_PARAM_CHARS",
     "METRIC_NAMES",
+    "comparison_metrics",
     "default_tracking_uri",
+    "log_comparison",
     "log_run",
     "param_value",
     "run_metrics",
@@ -152,3 +154,57 @@ def _now_ms() -> int:
     import time
 
     return int(time.time() * 1000)
+
+
+def comparison_metrics(comparison: AtifComparison) -> dict[str, float]:
+    """The deltas and counts of a comparison as MLflow metrics (a null figure is omitted, never logged as 0)."""
+    interval = comparison.interval
+    values: dict[str, float | None] = {
+        "delta": comparison.mean_delta, "delta_low": interval.low, "delta_high": interval.high,
+        "p_value": comparison.p_value, "baseline_score": comparison.baseline_score,
+        "candidate_score": comparison.candidate_score, "pairs_scored": comparison.n,
+        "improved": len(comparison.improved), "regressed": len(comparison.regressed),
+        "unchanged": len(comparison.unchanged), "newly_failing": len(comparison.newly_failing),
+        "newly_passing": len(comparison.newly_passing),
+    }
+    return {name: float(value) for name, value in values.items() if value is not None}
+
+
+def log_comparison(
+    comparison: AtifComparison,
+    files: Mapping[str, Path],
+    *,
+    tracking_uri: str | None = None,
+    experiment: str = "tracegrade",
+) -> str:
+    """Log a ``tracegrade compare`` as one MLflow run and return its id.
+
+    Params name both runs (job ids and folders) and the comparison's settings; metrics are the deltas and
+    counts of :func:`comparison_metrics` plus ``gate_exit_code``; the files go under ``compare/``.
+    """
+    from mlflow.entities import Metric, Param, RunTag
+    from mlflow.tracking import MlflowClient
+
+    uri = tracking_uri or default_tracking_uri()
+    client = MlflowClient(tracking_uri=uri)
+    experiment_id = _experiment_id(client, experiment, uri)
+    name = f"compare {comparison.baseline.job_id}..{comparison.candidate.job_id}"
+    run_id: str = client.create_run(experiment_id, run_name=name, tags={"tracegrade.kind": "compare"}).info.run_id
+    try:
+        params = {
+            "baseline_job_id": comparison.baseline.job_id, "candidate_job_id": comparison.candidate.job_id,
+            "baseline_path": comparison.baseline.path, "candidate_path": comparison.candidate.path,
+            "primary": comparison.primary, "comparable": comparison.comparable,
+            "allowed_differences": [d.field for d in comparison.allowed_differences],
+            **comparison.parameters.model_dump(),
+        }
+        now = _now_ms()
+        metrics = {**comparison_metrics(comparison), "gate_exit_code": float(comparison.gate.exit_code)}
+        client.log_batch(run_id, params=[Param(k, param_value(v)) for k, v in params.items()],
+                         metrics=[Metric(k, v, now, 0) for k, v in metrics.items()],
+                         tags=[RunTag("tracegrade.gate", "failed" if comparison.gate.fired else "passed")])
+        for path in files.values():
+            client.log_artifact(run_id, str(path), artifact_path="compare")
+    finally:
+        client.set_terminated(run_id, status="FINISHED")
+    return run_id

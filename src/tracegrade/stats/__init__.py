@@ -1,4 +1,4 @@
-"""Pure statistics: descriptive summaries, confidence intervals, paired tests, effect sizes, agreement.
+"""Pure statistics: descriptive summaries, intervals, paired tests, effect sizes, agreement, run comparison.
 
 The only package of tracegrade that uses scipy; it is imported inside the functions that need it,
 so importing this package stays cheap. Undefined results are None, never NaN.
@@ -22,11 +22,18 @@ if TYPE_CHECKING:
     from tracegrade.stats._descriptive import std as std
     from tracegrade.stats._effect import cohens_d as cohens_d
     from tracegrade.stats._effect import cohens_d_paired as cohens_d_paired
+    from tracegrade.stats._gate import GateOptions as GateOptions
+    from tracegrade.stats._gate import GateVerdict as GateVerdict
     from tracegrade.stats._intervals import bootstrap_mean_ci as bootstrap_mean_ci
     from tracegrade.stats._intervals import mean_ci as mean_ci
     from tracegrade.stats._intervals import paired_bootstrap_ci as paired_bootstrap_ci
     from tracegrade.stats._many import PairedSample as PairedSample
     from tracegrade.stats._many import paired_bootstrap_many as paired_bootstrap_many
+    from tracegrade.stats._paired import PairedComparison as PairedComparison
+    from tracegrade.stats._paired import PairedUnits as PairedUnits
+    from tracegrade.stats._paired import apply_gate as apply_gate
+    from tracegrade.stats._paired import compare_paired as compare_paired
+    from tracegrade.stats._paired import paired_ratio_bootstrap as paired_ratio_bootstrap
     from tracegrade.stats._rank_tests import mann_whitney_u as mann_whitney_u
     from tracegrade.stats._rank_tests import wilcoxon_signed_rank as wilcoxon_signed_rank
     from tracegrade.stats._records import ConfusionMatrix as ConfusionMatrix

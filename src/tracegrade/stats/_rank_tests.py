@@ -19,21 +19,50 @@ def wilcoxon_signed_rank(x: npt.ArrayLike, y: npt.ArrayLike) -> TestResult:
 
     Zero differences are dropped (scipy's ``zero_method="wilcox"``); ``n`` counts the pairs with a
     non-zero difference, and the statistic is the smaller of the positive and negative rank sums.
-    Statistic and p-value are None when no pair differs.
+    Statistic and p-value are None when no pair differs. Up to 50 pairs the p-value is scipy's
+    (exact, or by permutation with ties or zeros); beyond, it is the normal approximation scipy uses
+    there, computed here with numpy so that large comparisons do not pay for importing scipy.
 
     Raises:
         ValueError: the samples differ in length or contain NaN, infinity or None.
     """
     first, second = as_pair(x, y)
-    used = int(np.count_nonzero(first - second))
+    differences = first - second
+    used = int(np.count_nonzero(differences))
     if used == 0:
         return TestResult(None, None, 0)
+    if differences.size > _EXACT_UP_TO:
+        return _wilcoxon_normal(differences[differences != 0])
     from scipy import stats
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = stats.wilcoxon(first, second, zero_method="wilcox", alternative="two-sided")
     return TestResult(finite_or_none(result.statistic), finite_or_none(result.pvalue), used)
+
+
+_EXACT_UP_TO = 50
+"""Pairs up to which scipy's exact or permutation p-value is used (scipy's own switch to the approximation)."""
+
+
+def _wilcoxon_normal(differences: npt.NDArray[np.float64]) -> TestResult:
+    """Signed-rank test by the normal approximation with the tie correction, no continuity correction."""
+    count = float(differences.size)
+    magnitude = np.abs(differences)
+    order = np.argsort(magnitude, kind="mergesort")
+    ordered = magnitude[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ties = np.diff(np.r_[starts, ordered.size]).astype(np.float64)
+    ranks = np.empty_like(magnitude)
+    ranks[order] = np.repeat(starts + (ties + 1.0) / 2.0, ties.astype(np.int64))
+    plus = float(ranks[differences > 0].sum())
+    minus = float(ranks[differences < 0].sum())
+    spread = count * (count + 1.0) * (2.0 * count + 1.0)
+    se = math.sqrt((spread - float((ties**3 - ties).sum()) / 2.0) / 24.0)
+    if se == 0.0:
+        return TestResult(min(plus, minus), None, int(count))
+    z = (plus - count * (count + 1.0) * 0.25) / se
+    return TestResult(min(plus, minus), math.erfc(abs(z) / math.sqrt(2.0)), int(count))
 
 
 def mann_whitney_u(x: npt.ArrayLike, y: npt.ArrayLike) -> TestResult:

@@ -7,6 +7,7 @@ import pytest
 
 from tracegrade.dabench import RunRows, compare_runs
 from tracegrade.errors import InputError
+from tracegrade.stats import GateOptions
 
 
 def run(name: str, scores: dict[str, float | None], **parameters: Any) -> RunRows:
@@ -20,10 +21,13 @@ B = run("B", {"t1": 0.9, "t2": 0.5, "t3": 0.8, "t4": 0.6, "t5": 1.0, "only_b": 0
 
 def test_pairs_by_task_and_names_what_it_leaves_out() -> None:
     c = compare_runs(A, B)
-    assert c.pairs == 5 and c.only_in_a == ["only_a"] and c.only_in_b == ["only_b"] and c.unscored == ["t6"]
-    assert c.improved == ["t1", "t4", "t5"] and c.regressed == ["t3"] and c.unchanged == 1
-    assert c.mean_a == pytest.approx(0.42) and c.mean_b == pytest.approx(0.76)
-    assert c.accuracy_a == pytest.approx(0.2) and c.accuracy_b == pytest.approx(0.6)
+    assert c.n == 5 and c.only_in_baseline == ["only_a"] and c.only_in_candidate == ["only_b"]
+    assert c.unscored == ["t6"] and [p.id for p in c.pairs] == ["t3", "t2", "t4", "t5", "t1"]  # worst first
+    assert c.improved == ["t1", "t4", "t5"] and c.regressed == ["t3"] and c.unchanged == ["t2"]
+    assert c.baseline_score == pytest.approx(0.42) and c.candidate_score == pytest.approx(0.76)
+    assert c.accuracy_baseline == pytest.approx(0.2) and c.accuracy_candidate == pytest.approx(0.6)
+    assert c.newly_failing == [] and c.newly_passing == ["t1", "t5"]  # success threshold 0.8; t3 ends at 0.8
+    assert (c.baseline.run_id, c.candidate.run_id, c.primary) == ("A", "B", "final_score")
 
 
 def test_paired_statistics_by_hand() -> None:
@@ -31,10 +35,20 @@ def test_paired_statistics_by_hand() -> None:
     differences = [0.7, 0.0, -0.2, 0.6, 0.6]
     mean = sum(differences) / 5
     sd = (sum((d - mean) ** 2 for d in differences) / 4) ** 0.5
-    assert c.mean_difference == pytest.approx(mean) and c.cohens_d == pytest.approx(mean / sd)
+    assert c.mean_delta == pytest.approx(mean) and c.cohens_d == pytest.approx(mean / sd)
     # non-zero |d| ranks: 0.2→1, 0.6→2.5, 0.6→2.5, 0.7→4; W = min(R+, R−) = min(9, 1)
-    assert c.wilcoxon_statistic == 1.0 and c.wilcoxon_n == 4
-    assert c.ci_low is not None and c.ci_high is not None and c.ci_low <= mean <= c.ci_high
+    assert c.wilcoxon.statistic == 1.0 and c.wilcoxon.n == 4
+    low, high = c.interval.low, c.interval.high
+    assert low is not None and high is not None and low <= mean <= high
+
+
+def test_the_gate_and_min_delta() -> None:
+    assert compare_runs(A, B, gate=GateOptions(fail_on_regression=True)).gate.exit_code == 0  # B is better
+    fired = compare_runs(B, A, gate=GateOptions(fail_on_regression=True, fail_on_new_failures=True)).gate
+    assert fired.exit_code == 1 and fired.fired[1] == "fail_on_new_failures: 2 newly failing (t1, t5)"
+    assert fired.fired[0].startswith("fail_on_regression: delta -0.3400")
+    wide = compare_runs(A, B, gate=GateOptions(min_delta=0.6))
+    assert wide.improved == ["t1"] and wide.regressed == [] and len(wide.unchanged) == 4
 
 
 def test_refusals_of_an_unfair_comparison() -> None:

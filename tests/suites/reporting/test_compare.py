@@ -59,3 +59,26 @@ async def test_latency_is_not_compared_when_a_side_is_a_replay(tmp_path: Path) -
     assert list(compare_reports(base, base).suites[0].latency.model_dump()) == ["compared", "candidate", "baseline"]
 
 
+
+
+async def test_the_shared_figures_are_the_case_pass_rate_over_source_cases(tmp_path: Path) -> None:
+    from tracegrade.stats import GateOptions
+
+    data_path = write_dataset(tmp_path, two_checks([1, 2, 3, 4]))
+    base = read_report(await saved_run(tmp_path, data_path, {0: 1, 1: 0, 2: 3, 3: 4}, "base.json"))
+    cand = read_report(await saved_run(tmp_path, data_path, {0: 1, 1: 2, 2: 0, 3: None}, "cand.json"))
+    gate = GateOptions(fail_on_new_failures=True)
+    result = compare_reports(cand, base, IntervalParameters(resamples=500), gate=gate, paths=("b.json", "c.json"))
+    per_suite = result.suites[0].deltas["case_pass_rate"]
+    assert result.primary == "case_pass_rate" and result.n == 4  # source cases, repetitions pooled
+    assert (result.baseline_score, result.candidate_score) == (per_suite.baseline, per_suite.candidate)
+    assert result.mean_delta == pytest.approx(per_suite.delta.estimate)
+    # the grouped bootstrap of the suite section and the ratio bootstrap over cases draw the same resamples
+    assert (result.interval.low, result.interval.high) == pytest.approx((per_suite.delta.low, per_suite.delta.high))
+    assert (result.baseline.path, result.candidate.path) == ("b.json", "c.json")
+    assert sorted(result.improved + result.regressed + result.unchanged) == [p.id for p in sorted(result.pairs,
+                                                                                                  key=lambda p: p.id)]
+    assert result.newly_failing and result.gate.exit_code == 1 and result.gate.fired[0].startswith(
+        f"fail_on_new_failures: {len(result.newly_failing)} newly failing")
+    assert compare_reports(base, base, gate=GateOptions(fail_on_regression=True, fail_on_new_failures=True)
+                           ).gate.exit_code == 0

@@ -65,7 +65,10 @@ REPORT_KEYS = {
     "/suites/0/attempts/0/details": ["input", "expectations", "result"],
 }
 COMPARISON_KEYS = {
-    "": ["format", "dataset", "parameters", "modes", "suites"],
+    "": ["format", "baseline", "candidate", "comparable", "allowed_differences", "primary", "n", "baseline_score",
+         "candidate_score", "mean_delta", "interval", "p_value", "wilcoxon", "min_delta", "improved", "regressed",
+         "unchanged", "newly_failing", "newly_passing", "resamples", "seed", "only_in_baseline", "only_in_candidate",
+         "gate", "pairs", "dataset", "parameters", "modes", "suites"],
     "/modes": ["candidate", "baseline"],
     "/suites/0": ["suite", "attempt_count", "source_case_count", "changes", "deltas", "latency", "attempts"],
     "/suites/0/changes": ["improved", "regressed", "mixed", "unchanged"],

@@ -1,4 +1,7 @@
-"""JSON Schemas of the files a scoring run writes (``python -m tracegrade.atif.output._schemas DIR`` writes them)."""
+"""JSON Schemas of the files a scoring run and a comparison write.
+
+``python -m tracegrade.atif.output._schemas DIR`` writes them.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Any
 import orjson
 
 from tracegrade.atif.localising._records import LocalisationResults
+from tracegrade.atif.output._compare import AtifComparison
 from tracegrade.atif.scoring._records import RunSummary
 from tracegrade.atif.scoring._results import EvaluationResults
 
@@ -25,8 +29,10 @@ def json_schemas() -> dict[str, dict[str, Any]]:
     summary["$id"] = "https://tracegrade.dev/schemas/summary.schema.json"
     localisation = LocalisationResults.model_json_schema()
     localisation["$id"] = "https://tracegrade.dev/schemas/localisation.schema.json"
+    comparison = AtifComparison.model_json_schema()
+    comparison["$id"] = "https://tracegrade.dev/schemas/comparison.schema.json"
     return {"evaluation_results.schema.json": results, "summary.schema.json": summary,
-            "localisation.schema.json": localisation}
+            "localisation.schema.json": localisation, "comparison.schema.json": comparison}
 
 
 def main(folder: str) -> None:

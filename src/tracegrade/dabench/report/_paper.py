@@ -123,22 +123,24 @@ def _comparison(c: Comparison) -> PaperTable:
     def f(value: float | None, spec: str = ".3f") -> str:
         return DASH if value is None else format(value, spec)
 
-    ci = DASH if c.ci_low is None else f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]"
+    interval = c.interval
+    ci = DASH if interval.low is None or interval.high is None else f"[{interval.low:+.3f}, {interval.high:+.3f}]"
     row = (
-        c.metric,
-        str(c.pairs),
-        f(c.mean_a),
-        f(c.mean_b),
-        f(c.mean_difference, "+.3f"),
+        c.primary,
+        str(c.n),
+        f(c.baseline_score),
+        f(c.candidate_score),
+        f(c.mean_delta, "+.3f"),
         ci,
-        f(c.wilcoxon_statistic, ".1f"),
-        f(c.wilcoxon_p, ".4f"),
+        f(c.wilcoxon.statistic, ".1f"),
+        f(c.p_value, ".4f"),
         f(c.cohens_d),
     )
     header = ("Metric", "Pairs", "Baseline", "Proposed", "Δ", ci_label(c.level), "Wilcoxon W", "p", "Cohen's d")
     note = (
-        f"Baseline {c.run_a}, proposed {c.run_b}; paired by task_id; {len(c.only_in_a) + len(c.only_in_b)} "
-        f"tasks in one run only and {len(c.unscored)} unscored pairs excluded."
+        f"Baseline {c.baseline.run_id}, proposed {c.candidate.run_id}; paired by task_id; "
+        f"{len(c.only_in_baseline) + len(c.only_in_candidate)} tasks in one run only and {len(c.unscored)} unscored "
+        "pairs excluded."
     )
     return PaperTable(6, "Comparison with the baseline", header, (row,), note)
 

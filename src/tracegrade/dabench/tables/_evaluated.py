@@ -31,13 +31,15 @@ class RunRows:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
-def read_table(path: Path, columns: Sequence[str] | None = None) -> list[dict[str, Value]]:
-    """Rows of a Parquet table written by eval-v2 (only ``columns`` when given).
+def read_table(
+    path: Path, columns: Sequence[str] | None = None, *, present_only: bool = False
+) -> list[dict[str, Value]]:
+    """Rows of a Parquet table written by eval-v2 (only ``columns`` when given, or those the table has of them).
 
     Raises:
-        InputError: the file is missing or unreadable.
+        InputError: the file is missing or unreadable, or (without ``present_only``) lacks one of ``columns``.
     """
-    table = _read_parquet(path, columns)
+    table = _read_parquet(path, columns, present_only)
     names = table.column_names  # what Table.to_pylist returns, built by column: several times faster
     if not names:
         return [{} for _ in range(table.num_rows)]
@@ -54,11 +56,13 @@ def read_columns(path: Path, columns: Sequence[str] | None = None) -> dict[str, 
     return {name: table.column(i).to_pylist() for i, name in enumerate(table.column_names)}
 
 
-def _read_parquet(path: Path, columns: Sequence[str] | None) -> Any:
+def _read_parquet(path: Path, columns: Sequence[str] | None, present_only: bool = False) -> Any:
     import pyarrow.parquet as pq
 
     try:  # ParquetFile, not pq.read_table: that one imports pyarrow.dataset and pandas (a quarter of a second)
         with pq.ParquetFile(path) as file:
+            if present_only and columns is not None:
+                columns = [c for c in columns if c in file.schema_arrow.names]
             missing = [c for c in columns or () if c not in file.schema_arrow.names]
             if missing:  # ParquetFile.read skips unknown columns; pq.read_table refused them
                 raise ValueError(f"no column {', '.join(missing)}")
@@ -70,15 +74,19 @@ def _read_parquet(path: Path, columns: Sequence[str] | None) -> Any:
     return table
 
 
-def read_evaluated(folder: Path) -> RunRows:
+def read_evaluated(folder: Path, columns: Sequence[str] | None = None) -> RunRows:
     """The task_metrics rows and manifest metadata of a folder ``dabench eval-v2`` wrote.
+
+    Args:
+        folder: The evaluated run's folder.
+        columns: Read only these task_metrics columns (those the table has); all by default.
 
     Raises:
         InputError: the folder has no task_metrics table or its manifest is unreadable.
     """
     if not folder.is_dir():
         raise InputError(f"{folder}: no such folder", code="not_evaluated")
-    rows = read_table(folder / "task_metrics.parquet")
+    rows = read_table(folder / "task_metrics.parquet", columns, present_only=True)
     metadata: dict[str, Any] = {}
     manifest = folder / "manifest.json"
     if manifest.is_file():

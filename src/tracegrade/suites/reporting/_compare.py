@@ -6,9 +6,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Final, Literal
 
+from pydantic import Field
+
 from tracegrade.errors import ConfigError
 from tracegrade.runs import gc_paused
-from tracegrade.stats import Interval
+from tracegrade.stats import GateOptions, GateVerdict, Interval, PairedComparison, PairedUnits
 from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord, Record
 from tracegrade.suites.reporting._params import IntervalParameters
 from tracegrade.suites.reporting._report import DatasetIdentity, ReportMode, SuiteReport, SuiteSection
@@ -17,8 +19,10 @@ from tracegrade.suites.reporting._summaries import LatencySummary, latency_summa
 __all__ = [
     "COMPARE_FORMAT",
     "AttemptChange",
+    "CasePair",
     "ChangeCounts",
     "ComparedModes",
+    "ComparedReport",
     "ComparedSuite",
     "ComparisonReport",
     "Delta",
@@ -96,10 +100,44 @@ class ComparedModes(Record):
     baseline: ReportMode
 
 
-class ComparisonReport(Record):
-    """What ``comparison.json`` holds."""
+class ComparedReport(Record):
+    """One side of the comparison."""
+
+    path: str | None
+    """The report file, when the comparison was made from files."""
+    mode: ReportMode
+
+
+class CasePair(Record):
+    """One source case on both sides: its pass rate over its repetitions (the primary score)."""
+
+    id: str
+    """``suite/case``."""
+    outcome: Literal["improved", "regressed", "unchanged"]
+    baseline_score: float
+    candidate_score: float
+    delta: float
+
+
+class ComparisonReport(PairedComparison):
+    """What ``comparison.json`` holds: the shape every ``compare`` shares, then the per-suite details.
+
+    The shared figures are over source cases; the primary score is ``case_pass_rate``.
+    """
 
     format: Literal["tracegrade.suite-compare/1"] = COMPARE_FORMAT
+    baseline: ComparedReport
+    candidate: ComparedReport
+    comparable: bool = True
+    """Always true here: reports of different datasets, suites, gold or attempts are refused."""
+    allowed_differences: list[str] = Field(default_factory=list)
+    primary: Literal["case_pass_rate"] = "case_pass_rate"
+    only_in_baseline: list[str] = Field(default_factory=list)
+    """Always empty: both reports must hold the same attempts."""
+    only_in_candidate: list[str] = Field(default_factory=list)
+    gate: GateVerdict
+    pairs: list[CasePair]
+    """Every source case, biggest regression first."""
     dataset: DatasetIdentity
     parameters: IntervalParameters
     modes: ComparedModes
@@ -209,18 +247,59 @@ def _suite(cand: SuiteSection, base: SuiteSection, params: IntervalParameters, r
     )
 
 
-def compare_reports(candidate: SuiteReport, baseline: SuiteReport,
-                    params: IntervalParameters | None = None) -> ComparisonReport:
+def compare_reports(candidate: SuiteReport, baseline: SuiteReport, params: IntervalParameters | None = None, *,
+                    gate: GateOptions | None = None, paths: tuple[str, str] | None = None) -> ComparisonReport:
     """Compare two reports; saved aggregates are ignored and recomputed from the attempt records.
+
+    ``paths`` names the baseline's and the candidate's files, in that order, for the record.
 
     Raises:
         ConfigError: when the reports are not of the same dataset, suites, gold, targets, scorers,
             metrics and attempts.
     """
-    params = params or IntervalParameters()
+    from tracegrade.stats import apply_gate, compare_paired
+
+    params, gate = params or IntervalParameters(), gate or GateOptions()
     _compatible(candidate, baseline)
     replay = "replay" in (candidate.mode, baseline.mode)
     with gc_paused():
         suites = [_suite(c, b, params, replay) for c, b in zip(candidate.suites, baseline.suites, strict=True)]
-    return ComparisonReport(dataset=candidate.dataset, parameters=params,
-                            modes=ComparedModes(candidate=candidate.mode, baseline=baseline.mode), suites=suites)
+        units = _case_units(candidate, baseline)
+        paired = compare_paired(units, min_delta=gate.min_delta, resamples=params.resamples, level=params.level,
+                                seed=params.seed)
+    base_path, cand_path = paths or (None, None)
+    return ComparisonReport(
+        **dict(paired),
+        baseline=ComparedReport(path=base_path, mode=baseline.mode),
+        candidate=ComparedReport(path=cand_path, mode=candidate.mode),
+        gate=apply_gate(paired, gate), pairs=_case_pairs(units, paired),
+        dataset=candidate.dataset, parameters=params,
+        modes=ComparedModes(candidate=candidate.mode, baseline=baseline.mode), suites=suites,
+    )
+
+
+def _case_units(candidate: SuiteReport, baseline: SuiteReport) -> PairedUnits:
+    """One unit per source case: passed attempts over attempts on each side; a case passes when every attempt does."""
+    totals: dict[str, list[float]] = {}
+    for cand_suite, base_suite in zip(candidate.suites, baseline.suites, strict=True):
+        for cand, base in zip(cand_suite.attempts, base_suite.attempts, strict=True):
+            row = totals.setdefault(f"{cand_suite.suite}/{cand.id}", [0.0, 0.0, 0.0])
+            row[0] += base.passed
+            row[1] += cand.passed
+            row[2] += 1
+    ids = list(totals)
+    return PairedUnits(
+        ids=ids, baseline=[totals[i][0] for i in ids], candidate=[totals[i][1] for i in ids],
+        baseline_counts=[totals[i][2] for i in ids], candidate_counts=[totals[i][2] for i in ids],
+        baseline_passed=[totals[i][0] == totals[i][2] for i in ids],
+        candidate_passed=[totals[i][1] == totals[i][2] for i in ids],
+    )
+
+
+def _case_pairs(units: PairedUnits, paired: PairedComparison) -> list[CasePair]:
+    changed = {**dict.fromkeys(paired.improved, "improved"), **dict.fromkeys(paired.regressed, "regressed")}
+    assert units.baseline_counts is not None
+    pairs = [CasePair(id=i, outcome=changed.get(i, "unchanged"), baseline_score=b / n, candidate_score=c / n,
+                      delta=c / n - b / n)
+             for i, b, c, n in zip(units.ids, units.baseline, units.candidate, units.baseline_counts, strict=True)]
+    return sorted(pairs, key=lambda p: (p.delta, p.id))

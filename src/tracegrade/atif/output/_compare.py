@@ -1,0 +1,336 @@
+"""``tracegrade compare BASELINE CANDIDATE``: two judge runs, comparability checked first, paired by trajectory.
+
+Every figure is candidate − baseline and carries its n. Pairs where either root could not be scored are their
+own outcome (``failed_in_baseline``, ``failed_in_candidate``, ``failed_in_both``) and stay out of the deltas.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tracegrade.atif.output._compare_options import ComparisonOptions
+from tracegrade.atif.output._compared import ComparedNode
+from tracegrade.atif.output._pairing import Paired, Pairing, matched_nodes, matched_steps, pair_roots
+from tracegrade.atif.output._sides import (
+    ComparedRun,
+    Difference,
+    Side,
+    check_allowed,
+    check_field_names,
+    node_differences,
+    read_side,
+    run_differences,
+)
+from tracegrade.atif.scoring._maths import SubagentAggregation
+from tracegrade.atif.scoring._records import NodeStatusCode, StepStatus
+from tracegrade.runs import gc_paused
+from tracegrade.stats import GateOptions, GateVerdict, PairedComparison, PairedUnits, apply_gate, compare_paired
+
+__all__ = [
+    "COMPARISON_FORMAT",
+    "AtifComparison",
+    "ComparisonOptions",
+    "ComparisonOutcome",
+    "compare_runs",
+]
+
+COMPARISON_FORMAT: Literal["tracegrade.atif.comparison/1"] = "tracegrade.atif.comparison/1"
+Outcome = Literal["improved", "regressed", "unchanged", "failed_in_baseline", "failed_in_candidate", "failed_in_both"]
+
+
+class NodeDelta(BaseModel):
+    """One node of a pair's trees on both sides: its own score and status."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    node: str = Field(description="Place under the root: empty for the root, else the subagent's id suffix.")
+    agent: str | None
+    baseline_status: str | None = Field(description="Null when the baseline tree has no such node.")
+    candidate_status: str | None
+    baseline_own: float | None
+    candidate_own: float | None
+    delta: float | None = Field(description="Own-score delta; null unless both sides scored the node.")
+
+
+class PairRecord(BaseModel):
+    """One paired trajectory."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(description="The baseline root's path relative to its input root.")
+    candidate_root: str
+    matched_by: str = Field(description="trajectory_id, session_id, relative_path or task_hash.")
+    outcome: Outcome
+    baseline_score: float | None = Field(description="The root's contribution to the collection score.")
+    candidate_score: float | None
+    delta: float | None = Field(description="candidate_score − baseline_score; null unless both sides scored.")
+    baseline_aggregate: float | None
+    candidate_aggregate: float | None
+    aggregate_delta: float | None
+    baseline_passed: bool | None
+    candidate_passed: bool | None
+    nodes: list[NodeDelta] = Field(description="Every node of both trees, root first.")
+
+
+class CriterionDelta(BaseModel):
+    """Mean per-step delta of one criterion over steps scored on both sides."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    criterion: str
+    mean_delta: float
+    n: int = Field(description="Matched steps with this criterion scored on both sides.")
+
+
+class CategoryShift(BaseModel):
+    """How many matched low steps moved from one failure category to another (``not_low``: not a low step)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    baseline: str
+    candidate: str
+    n: int
+
+
+class JudgeErrors(BaseModel):
+    """The judge's protocol and transport failures of one run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    protocol_errors: int
+    http_errors: int
+    transport_errors: int
+    failed_steps: int = Field(description="Steps the judge could not score.")
+    failed_nodes: int = Field(description="Nodes that failed or stayed unscored.")
+
+
+class ComparisonParameters(BaseModel):
+    """What the comparison was run with."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    resamples: int
+    level: float
+    seed: int
+    min_delta: float
+    fail_on_regression: bool
+    fail_on_new_failures: bool
+
+
+class AtifComparison(PairedComparison):
+    """What ``comparison.json`` holds: the shared paired figures and the ATIF ones."""
+
+    format: Literal["tracegrade.atif.comparison/1"] = COMPARISON_FORMAT
+    baseline: ComparedRun
+    candidate: ComparedRun
+    comparable: bool = Field(description="True when no guarded field differs; false when differences were allowed.")
+    allowed_differences: list[Difference] = Field(description="Guarded fields that differ, let through by name.")
+    primary: str = Field("atif_overall_score", description="The score the deltas, interval and gate are about.")
+    subagent_aggregation: str = Field(description="How a pair's nodes make up its score (the runs' setting).")
+    pairing: dict[str, int] = Field(description="Pairs made by each identity, in the order they were tried.")
+    only_in_baseline: list[str] = Field(description="Roots of the baseline that pair with nothing.")
+    only_in_candidate: list[str] = Field(description="Roots of the candidate that pair with nothing.")
+    unscored: list[str] = Field(description="Pairs left out of the deltas: a side could not be scored.")
+    per_criterion: list[CriterionDelta]
+    category_shift: list[CategoryShift] = Field(description="Matched steps low on either side, by category pair.")
+    category_shift_n: int = Field(description="Matched steps low on either side.")
+    protocol_errors: dict[str, JudgeErrors] = Field(description="baseline and candidate.")
+    parameters: ComparisonParameters
+    gate: GateVerdict
+    pairs: list[PairRecord] = Field(description="Every pair, biggest regression first, unscored pairs last.")
+
+
+@dataclass(frozen=True)
+class ComparisonOutcome:
+    """A finished comparison and the two runs behind it (the HTML report shows their steps)."""
+
+    comparison: AtifComparison
+    baseline: Side
+    candidate: Side
+
+
+def _trees(nodes: Sequence[ComparedNode]) -> dict[str, list[ComparedNode]]:
+    trees: dict[str, list[ComparedNode]] = defaultdict(list)
+    for node in nodes:
+        trees[node.root_id].append(node)
+    return trees
+
+
+def _contribution(root: ComparedNode, tree: Sequence[ComparedNode],
+                  mode: SubagentAggregation) -> tuple[float, int] | None:
+    """A root's total and count in the collection score under ``mode``; None when the root did not score."""
+    if root.status is not NodeStatusCode.SCORED:
+        return None
+    if mode is SubagentAggregation.FLAT:
+        values = [n.own_score for n in tree if n.status is NodeStatusCode.SCORED and n.own_score is not None]
+        return (sum(values), len(values)) if values else None
+    value = root.aggregate if mode is SubagentAggregation.HIERARCHICAL else root.own_score
+    return None if value is None else (value, 1)
+
+
+def _delta(first: float | None, second: float | None) -> float | None:
+    return None if first is None or second is None else second - first
+
+
+def _node_delta(place: str, base: ComparedNode | None, cand: ComparedNode | None) -> NodeDelta:
+    def own(node: ComparedNode | None) -> float | None:
+        return node.own_score if node is not None and node.status is NodeStatusCode.SCORED else None
+
+    either = base or cand
+    return NodeDelta(
+        node=place, agent=either.agent if either else None,
+        baseline_status=None if base is None else base.status.value,
+        candidate_status=None if cand is None else cand.status.value,
+        baseline_own=own(base), candidate_own=own(cand), delta=_delta(own(base), own(cand)),
+    )
+
+
+@dataclass
+class _Tally:
+    """Step-level figures gathered while the pairs are walked."""
+
+    criteria: defaultdict[str, list[float]]
+    shifts: Counter[tuple[str, str]]
+
+    def add(self, base: ComparedNode, cand: ComparedNode) -> None:
+        for first, second in matched_steps(base, cand):
+            if first.status is StepStatus.SCORED and second.status is StepStatus.SCORED:
+                for name, value in (first.criterion_scores or {}).items():
+                    other = (second.criterion_scores or {}).get(name)
+                    if other is not None:
+                        self.criteria[name].append(other - value)
+            if first.failure_candidate or second.failure_candidate:
+                self.shifts[(_category(first.failure_candidate, first.category),
+                             _category(second.failure_candidate, second.category))] += 1
+
+
+def _category(low: bool, category: str | None) -> str:
+    return (category or "uncategorized") if low else "not_low"
+
+
+def _pair_record(pair: Paired, trees: tuple[dict[str, list[ComparedNode]], dict[str, list[ComparedNode]]],
+                 mode: SubagentAggregation, tally: _Tally) -> tuple[PairRecord, tuple[float, int] | None,
+                                                                    tuple[float, int] | None]:
+    base_tree, cand_tree = trees[0][pair.baseline.node_id], trees[1][pair.candidate.node_id]
+    nodes = []
+    for place, base, cand in matched_nodes(base_tree, cand_tree):
+        nodes.append(_node_delta(place, base, cand))
+        if base is not None and cand is not None:
+            tally.add(base, cand)
+    first, second = _contribution(pair.baseline, base_tree, mode), _contribution(pair.candidate, cand_tree, mode)
+    base_score = None if first is None else first[0] / first[1]
+    cand_score = None if second is None else second[0] / second[1]
+    b_root, c_root = pair.baseline, pair.candidate
+    record = PairRecord(
+        id=pair.id, candidate_root=c_root.node_id, matched_by=pair.matched_by, outcome="unchanged",
+        baseline_score=base_score, candidate_score=cand_score, delta=_delta(base_score, cand_score),
+        baseline_aggregate=b_root.aggregate, candidate_aggregate=c_root.aggregate,
+        aggregate_delta=_delta(b_root.aggregate, c_root.aggregate),
+        baseline_passed=b_root.passed, candidate_passed=c_root.passed, nodes=nodes,
+    )
+    return record, first, second
+
+
+def _failed_outcome(first: object, second: object) -> Outcome:
+    if first is None and second is None:
+        return "failed_in_both"
+    return "failed_in_baseline" if first is None else "failed_in_candidate"
+
+
+def _judge_errors(side: Side) -> JudgeErrors:
+    judge, nodes = side.results.summary.judge, side.results.nodes
+    return JudgeErrors(
+        protocol_errors=judge.get("protocol_errors", 0), http_errors=judge.get("http_errors", 0),
+        transport_errors=judge.get("transport_errors", 0),
+        failed_steps=sum(1 for n in nodes for s in n.steps if s.status is StepStatus.FAILED),
+        failed_nodes=sum(1 for n in nodes if n.status in (NodeStatusCode.FAILED, NodeStatusCode.UNSCORED)),
+    )
+
+
+def _differences(baseline: Side, candidate: Side, pairing: Pairing,
+                 trees: tuple[dict[str, list[ComparedNode]], dict[str, list[ComparedNode]]]) -> list[Difference]:
+    matched = (
+        (pair.id, base, cand)
+        for pair in pairing.pairs
+        for _, base, cand in matched_nodes(trees[0][pair.baseline.node_id], trees[1][pair.candidate.node_id])
+        if base is not None and cand is not None
+    )
+    return [*run_differences(baseline.results, candidate.results), *node_differences(matched)]
+
+
+def compare_runs(
+    baseline: Path, candidate: Path, options: ComparisonOptions | None = None, gate: GateOptions | None = None
+) -> ComparisonOutcome:
+    """Compare two judge run folders: comparability, pairing, paired figures and the gate's verdict.
+
+    Raises:
+        InputError: a folder is not a verified, whole judge run (``not_a_run_folder``, ``incomplete_run``,
+            ``shard_not_merged``...), or the runs differ in a guarded field not allowed (``not_comparable``).
+        ConfigError: ``allow_different`` names a field that is not guarded.
+    """
+    options, gate = options or ComparisonOptions(), gate or GateOptions()
+    check_field_names(options.allow_different)
+    base_side, cand_side = read_side(baseline, "baseline"), read_side(candidate, "candidate")
+    with gc_paused():
+        comparison = _compare(base_side, cand_side, options, gate, (baseline, candidate))
+    return ComparisonOutcome(comparison, base_side, cand_side)
+
+
+def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate: GateOptions,
+             given: tuple[Path, Path]) -> AtifComparison:
+    base_nodes, cand_nodes = base_side.results.nodes, cand_side.results.nodes
+    trees = (_trees(base_nodes), _trees(cand_nodes))
+    pairing = pair_roots(base_nodes, cand_nodes)
+    allowed = check_allowed(_differences(base_side, cand_side, pairing, trees), options.allow_different)
+    mode = SubagentAggregation(base_side.results.summary.subagent_aggregation)
+    tally = _Tally(defaultdict(list), Counter())
+    records, scored = [], []
+    for pair in pairing.pairs:
+        record, first, second = _pair_record(pair, trees, mode, tally)
+        if first is None or second is None:
+            record = record.model_copy(update={"outcome": _failed_outcome(first, second)})
+        else:
+            scored.append((record, first, second))
+        records.append(record)
+    paired = compare_paired(_units(scored), min_delta=gate.min_delta, resamples=options.resamples,
+                            level=options.level, seed=options.seed)
+    changed = {**dict.fromkeys(paired.improved, "improved"), **dict.fromkeys(paired.regressed, "regressed")}
+    records = [r.model_copy(update={"outcome": changed[r.id]}) if r.id in changed else r for r in records]
+    return AtifComparison(
+        **dict(paired),
+        baseline=base_side.record(given[0]), candidate=cand_side.record(given[1]),
+        comparable=not allowed, allowed_differences=allowed, subagent_aggregation=mode.value,
+        pairing=pairing.methods, only_in_baseline=pairing.only_in_baseline,
+        only_in_candidate=pairing.only_in_candidate,
+        unscored=[r.id for r in records if r.outcome.startswith("failed_in")],
+        per_criterion=[CriterionDelta(criterion=name, mean_delta=sum(v) / len(v), n=len(v))
+                       for name, v in sorted(tally.criteria.items())],
+        category_shift=[CategoryShift(baseline=b, candidate=c, n=n) for (b, c), n in sorted(tally.shifts.items())],
+        category_shift_n=sum(tally.shifts.values()),
+        protocol_errors={"baseline": _judge_errors(base_side), "candidate": _judge_errors(cand_side)},
+        parameters=ComparisonParameters(resamples=options.resamples, level=options.level, seed=options.seed,
+                                        **gate.model_dump()),
+        gate=apply_gate(paired, gate),
+        pairs=sorted(records, key=_order),
+    )
+
+
+def _units(scored: list[tuple[PairRecord, tuple[float, int], tuple[float, int]]]) -> PairedUnits:
+    return PairedUnits(
+        ids=[r.id for r, _, _ in scored],
+        baseline=[b[0] for _, b, _ in scored], candidate=[c[0] for _, _, c in scored],
+        baseline_counts=[b[1] for _, b, _ in scored], candidate_counts=[c[1] for _, _, c in scored],
+        baseline_passed=[r.baseline_passed for r, _, _ in scored],
+        candidate_passed=[r.candidate_passed for r, _, _ in scored],
+    )
+
+
+def _order(record: PairRecord) -> tuple[bool, float, str]:
+    """Biggest regression first; pairs without a delta last."""
+    return (record.delta is None, record.delta if record.delta is not None else 0.0, record.id)

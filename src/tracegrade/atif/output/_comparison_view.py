@@ -1,0 +1,168 @@
+"""A comparison shown: ``comparison.html`` (pairs with both runs' step verdicts side by side) and 80-column lines."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tracegrade.atif.output._compare import AtifComparison, ComparisonOutcome, PairRecord
+from tracegrade.atif.output._compared import ComparedNode, ComparedStep
+from tracegrade.atif.output._pairing import matched_nodes, matched_steps
+from tracegrade.render import MISSING, fmt_score, render_html
+from tracegrade.runs import JobStatus, RunFolder
+
+__all__ = ["DETAILED_PAIRS", "comparison_lines", "render_comparison", "write_comparison"]
+
+DETAILED_PAIRS = 300
+"""Pairs whose steps the HTML report shows side by side (biggest regressions first); the rest link to nothing."""
+WIDTH = 80
+
+
+def _signed(value: float | None) -> str:
+    return MISSING if value is None else f"{value:+.4f}"
+
+
+def _interval(comparison: AtifComparison) -> str:
+    interval = comparison.interval
+    if interval.low is None or interval.high is None:
+        return f"no interval (n={interval.n})"
+    return f"{interval.level:.0%} CI [{interval.low:+.4f}, {interval.high:+.4f}] (n={interval.n})"
+
+
+def _fit(text: str) -> str:
+    return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
+
+
+def comparison_lines(comparison: AtifComparison) -> list[str]:
+    """The terminal summary: every line at most 80 characters."""
+    c = comparison
+    lines = [f"compare: baseline {c.baseline.job_id} vs candidate {c.candidate.job_id}"]
+    lines += [f"ALLOWED DIFFERENCE {d.line()}" for d in c.allowed_differences]
+    methods = ", ".join(f"{name} {count}" for name, count in c.pairing.items() if count) or "none"
+    lines.append(f"pairs {len(c.pairs)} (by {methods})")
+    lines.append(f"  only in baseline {len(c.only_in_baseline)}, only in candidate {len(c.only_in_candidate)}, "
+                 f"unscored {len(c.unscored)}")
+    lines.append(f"{c.primary} {fmt_score(c.baseline_score, 4)} -> {fmt_score(c.candidate_score, 4)}: "
+                 f"delta {_signed(c.mean_delta)}")
+    lines.append(f"  {_interval(c)}; Wilcoxon p {fmt_score(c.p_value, 4)} (n={c.wilcoxon.n})")
+    lines.append(f"improved {len(c.improved)}, regressed {len(c.regressed)}, unchanged {len(c.unchanged)} "
+                 f"(min delta {c.min_delta:g})")
+    lines.append(f"  newly failing {len(c.newly_failing)}, newly passing {len(c.newly_passing)} "
+                 "(against completion_threshold)")
+    worst = [p for p in c.pairs if p.outcome == "regressed"][:5]
+    if worst:
+        lines.append("biggest regressions:")
+        lines += [f"  {_signed(p.delta)}  {p.id}" for p in worst]
+    errors = c.protocol_errors
+    lines.append(f"judge protocol errors: baseline {errors['baseline'].protocol_errors}, "
+                 f"candidate {errors['candidate'].protocol_errors}; failed steps "
+                 f"{errors['baseline'].failed_steps} / {errors['candidate'].failed_steps}")
+    lines += _gate_lines(c)
+    return [_fit(line) for line in lines]
+
+
+def _gate_lines(c: AtifComparison) -> list[str]:
+    if not c.gate.checked:
+        return ["gate: off (exit 0)"]
+    if not c.gate.fired:
+        return [f"gate: passed ({', '.join(c.gate.checked)}): exit 0"]
+    return ["gate: FAILED: exit 1", *(line for rule in c.gate.fired for line in _wrapped(rule))]
+
+
+def _wrapped(rule: str) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(rule, WIDTH, initial_indent="  ", subsequent_indent="    ")
+
+
+def _step_row(node: str, first: ComparedStep | None, second: ComparedStep | None) -> dict[str, Any]:
+    step = first or second
+    assert step is not None
+    delta = None if first is None or second is None or first.score is None or second.score is None \
+        else second.score - first.score
+    return {
+        "node": node or "(root)", "step": step.index, "delta": delta,
+        "baseline": _verdict(first), "candidate": _verdict(second),
+    }
+
+
+def _verdict(step: ComparedStep | None) -> dict[str, Any] | None:
+    if step is None:
+        return None
+    return {"status": step.status.value, "score": step.score, "rationale": step.rationale,
+            "message": step.content.message if step.content else None, "error_code": step.error_code,
+            "category": step.category if step.failure_candidate else None}
+
+
+def _steps(base_tree: list[ComparedNode], cand_tree: list[ComparedNode]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for place, base, cand in matched_nodes(base_tree, cand_tree):
+        if base is not None and cand is not None:
+            matched = list(matched_steps(base, cand))
+            rows += [_step_row(place, first, second) for first, second in matched]
+            seen = {(s.segment, s.step_id) for s, _ in matched}
+            rows += [_step_row(place, None, s) for s in cand.steps if (s.segment, s.step_id) not in seen]
+        else:
+            rows += [_step_row(place, s, None) for s in (base.steps if base else [])]
+            rows += [_step_row(place, None, s) for s in (cand.steps if cand else [])]
+    return rows
+
+
+def _trees(nodes: list[ComparedNode], wanted: set[str]) -> dict[str, list[ComparedNode]]:
+    trees: dict[str, list[ComparedNode]] = {}
+    for node in nodes:
+        if node.root_id in wanted:
+            trees.setdefault(node.root_id, []).append(node)
+    return trees
+
+
+def _pair_row(index: int, pair: PairRecord, detailed: bool) -> dict[str, Any]:
+    return {
+        "pair": {"text": pair.id, "href": f"#pair-{index}"} if detailed else None, "id": pair.id,
+        "matched_by": pair.matched_by, "outcome": pair.outcome, "baseline": pair.baseline_score,
+        "candidate": pair.candidate_score, "delta": pair.delta, "aggregate_delta": pair.aggregate_delta,
+        "passed": f"{_flag(pair.baseline_passed)} → {_flag(pair.candidate_passed)}",
+    }
+
+
+def _flag(value: bool | None) -> str:
+    return MISSING if value is None else ("pass" if value else "fail")
+
+
+def render_comparison(outcome: ComparisonOutcome, *, generated_at: str) -> str:
+    """The self-contained ``comparison.html``."""
+    c = outcome.comparison
+    detailed = c.pairs[:DETAILED_PAIRS]
+    base_trees = _trees(outcome.baseline.results.nodes, {p.id for p in detailed})
+    cand_trees = _trees(outcome.candidate.results.nodes, {p.candidate_root for p in detailed})
+    details = [{"index": i, "pair": p, "steps": _steps(base_trees.get(p.id, []), cand_trees.get(p.candidate_root, []))}
+               for i, p in enumerate(detailed)]
+    return render_html(
+        "atif_comparison.html", title=f"Comparison: {c.baseline.job_id} → {c.candidate.job_id}",
+        subtitle=f"baseline {c.baseline.path} · candidate {c.candidate.path}", comparison=c,
+        pair_rows=[_pair_row(i, p, i < DETAILED_PAIRS) for i, p in enumerate(c.pairs)], details=details,
+        criterion_rows=[r.model_dump() for r in c.per_criterion],
+        category_rows=[r.model_dump() for r in c.category_shift],
+        interval=_interval(c), generated_at=generated_at, detailed_limit=DETAILED_PAIRS,
+        sections=[{"id": "pairs", "label": "Pairs"}, {"id": "criteria", "label": "Criteria"},
+                  {"id": "categories", "label": "Failure categories"}, {"id": "judge", "label": "Judge errors"},
+                  {"id": "steps", "label": "Step verdicts"}],
+    )
+
+
+def write_comparison(outcome: ComparisonOutcome, out_dir: Path) -> dict[str, Path]:
+    """Write ``comparison.json`` and ``comparison.html`` into a run folder, then its manifest; paths by name.
+
+    Raises:
+        OutputError: the folder cannot be written.
+    """
+    c = outcome.comparison
+    folder = RunFolder(out_dir, kind="atif-compare", job_id=f"{c.baseline.job_id}..{c.candidate.job_id}")
+    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
+    paths = {
+        "comparison.json": folder.write_json("comparison.json", c.model_dump(mode="json")),
+        "comparison.html": folder.write_text("comparison.html", render_comparison(outcome, generated_at=stamp)),
+    }
+    folder.finish(JobStatus.COMPLETED, {"gate_exit_code": c.gate.exit_code})
+    return paths

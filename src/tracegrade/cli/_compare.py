@@ -1,0 +1,94 @@
+"""``tracegrade compare BASELINE CANDIDATE``: two judge runs side by side, with a CI gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel, ValidationError
+from rich.console import Console
+
+from tracegrade.atif import ComparisonOptions
+from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.errors import ConfigError
+from tracegrade.stats import GateOptions
+
+__all__ = ["GATE_OPTIONS", "compare", "validated"]
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 compared and the gate passed (or was off); 1 the gate failed; 2 invalid input, a run folder "
+    "that does not verify, or runs that are not comparable; 4 operational failure; 130 interrupted."
+)
+GATE_OPTIONS = OptionGroup(GateOptions, "Gate")
+"""The gate's flags, the same on every compare command."""
+_OUTPUT = "Output"
+
+
+def validated(model: type[BaseModel], parameters: dict[str, Any]) -> Any:
+    """The model of the generated options' values; a value out of bounds is one line naming its flag."""
+    try:
+        return model.model_validate({k: v for k, v in parameters.items() if k in model.model_fields})
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        name = str(error["loc"][0])
+        raise ConfigError(f"--{name.replace('_', '-')} {parameters.get(name)}: {error['msg'].lower()}") from None
+
+
+def compare(
+    baseline: Annotated[Path, typer.Argument(help="Baseline judge run folder (plain, merged, or an EvalHub job's).")],
+    candidate: Annotated[Path, typer.Argument(help="Candidate judge run folder.")],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Folder for comparison.json and comparison.html.", rich_help_panel=_OUTPUT),
+    ] = None,
+    allow_different: Annotated[
+        list[str] | None,
+        typer.Option("--allow-different", metavar="FIELD", rich_help_panel="Comparison",
+                     help=ComparisonOptions.model_fields["allow_different"].description),
+    ] = None,
+    mlflow: Annotated[
+        bool, typer.Option("--mlflow", help="Also log the comparison to MLflow.", rich_help_panel=_OUTPUT)
+    ] = False,
+    mlflow_uri: Annotated[
+        str | None,
+        typer.Option(help="Tracking URI (default: $MLFLOW_TRACKING_URI, else sqlite:///./mlruns.db).",
+                     rich_help_panel=_OUTPUT),
+    ] = None,
+    mlflow_experiment: Annotated[str, typer.Option(rich_help_panel=_OUTPUT)] = "tracegrade",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.", rich_help_panel=_OUTPUT)] = False,
+    *,
+    parameters: dict[str, Any],
+) -> int:
+    """Compare two judge runs of the same trajectories: paired deltas, intervals, changed pairs, a CI gate.
+
+    Refuses runs whose judge, prompt version, criteria, aggregation, thresholds or scored frames differ
+    (exit 2, naming the field) unless --allow-different names the field. Trajectories pair by
+    trajectory_id or session_id, else path, else task text; unpaired ones are listed.
+    """
+    from tracegrade.atif import compare_runs, comparison_lines, write_comparison
+
+    options = validated(ComparisonOptions, {**parameters, "allow_different": tuple(allow_different or ())})
+    gate = validated(GateOptions, parameters)
+    outcome = compare_runs(baseline, candidate, options, gate)
+    files = write_comparison(outcome, output) if output is not None else {}
+    console = Console(highlight=False, width=80)
+    lines = comparison_lines(outcome.comparison)
+    if quiet:  # the rule that failed the gate is printed anyway
+        lines = lines[next((i for i, line in enumerate(lines) if line.startswith("gate: FAILED")), len(lines)):]
+    for line in lines:
+        console.print(line, markup=False)
+    if not quiet and output is not None:
+        console.print(f"-> {output}/ (comparison.json, comparison.html, manifest.json)", markup=False)
+    if mlflow:
+        from tracegrade.integrations.mlflow import log_comparison
+
+        run_id = log_comparison(outcome.comparison, files, tracking_uri=mlflow_uri, experiment=mlflow_experiment)
+        if not quiet:
+            console.print(f"MLflow run: {run_id}", markup=False)
+    return outcome.comparison.gate.exit_code
+
+
+compare = with_model_options(
+    OptionGroup(ComparisonOptions, "Comparison", exclude=("allow_different",)), GATE_OPTIONS
+)(compare)

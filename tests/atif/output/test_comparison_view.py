@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.atif.output.test_compare import runs
+from tests.conftest import browse
+from tracegrade.atif import ComparisonOptions, compare_runs, comparison_lines, write_comparison
+from tracegrade.runs import read_manifest
+from tracegrade.stats import GateOptions
+
+__all__ = ["runs"]
+
+
+def test_the_summary_fits_80_columns_and_names_the_gate(runs: dict[str, Path]) -> None:
+    gate = GateOptions(fail_on_regression=True, fail_on_new_failures=True)
+    options = ComparisonOptions(allow_different=("judge.model",))
+    lines = comparison_lines(compare_runs(runs["other_model"], runs["worse"], options, gate).comparison)
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    assert lines[1].startswith("ALLOWED DIFFERENCE judge.model differs: baseline 'another-judge'")
+    assert "gate: FAILED: exit 1" in lines
+    text = "\n".join(lines)
+    assert "fail_on_new_failures: 1 newly failing (a.json)" in text and "delta -0.2500" in text
+    assert "biggest regressions:" in text and "  -0.3000  a.json" in lines
+
+
+def test_the_summary_of_an_unchanged_run(runs: dict[str, Path]) -> None:
+    lines = comparison_lines(compare_runs(runs["base"], runs["base"]).comparison)
+    assert lines[-1] == "gate: off (exit 0)" and "biggest regressions:" not in lines
+
+
+def test_the_report_opens_in_a_browser_with_both_verdicts_side_by_side(runs: dict[str, Path], tmp_path: Path) -> None:
+    options = ComparisonOptions(allow_different=("judge.model",))
+    outcome = compare_runs(runs["other_model"], runs["worse"], options, GateOptions(fail_on_regression=True))
+    files = write_comparison(outcome, tmp_path / "cmp")
+    assert sorted(read_manifest(tmp_path / "cmp")["files"]) == ["comparison.html", "comparison.json"]
+    dom = browse(files["comparison.html"])
+    allowed = dom.index('id="allowed"')
+    assert allowed < dom.index('id="pair-table"') and "judge.model differs" in dom[allowed:allowed + 400]
+    rows = re.findall(r'<a class="open-pair" href="#pair-(\d+)">([^<]+)</a>', dom)
+    assert rows == [("0", "a.json"), ("1", "b.json")]  # biggest regression first
+    detail = dom[dom.index('id="pair-0"'):dom.index('id="pair-1"')]
+    assert "Baseline: step and verdict" in detail and "Candidate: step and verdict" in detail
+    assert detail.count("SCORE:0.6") == 1 and detail.count("SCORE:0.0") == 1  # each side's own step
+    assert "exit 1" in dom and "fail_on_regression" in dom
+
+
+def test_comparison_json_follows_its_documented_schema(runs: dict[str, Path], tmp_path: Path) -> None:
+    import jsonschema
+    import orjson
+
+    schema = orjson.loads((Path(__file__).resolve().parents[3] / "docs/schemas/comparison.schema.json").read_bytes())
+    for baseline, candidate in (("base", "failed"), ("base", "renamed"), ("sub_base", "sub_cand")):
+        files = write_comparison(compare_runs(runs[baseline], runs[candidate]), tmp_path / candidate)
+        jsonschema.validate(orjson.loads(files["comparison.json"].read_bytes()), schema)
