@@ -138,3 +138,10 @@ def test_reconciliation_report_of_the_example(example_out: Path) -> None:
     text = (example_out / "artifact_reconciliation_report.txt").read_text()
     assert "Status: PASSED (3/3 tasks without errors, 100.0%)" in text
     assert "[WARNING] task_3 replan_count_consistent" in text
+
+
+def test_a_lower_case_approve_final_is_an_approval() -> None:
+    assert check({**GOOD, "coordinator_final_decision": "approve_final"}).findings == []
+    assert findings(check({**GOOD, "coordinator_final_decision": "approve_final", "aat_verification_passed": 0})) == {
+        ("verification_semantics", "error")
+    }

@@ -59,3 +59,16 @@ async def test_latency_is_not_compared_when_a_side_is_a_replay(tmp_path: Path) -
     assert list(compare_reports(base, base).suites[0].latency.model_dump()) == ["compared", "candidate", "baseline"]
 
 
+
+
+async def test_the_failure_rate_delta_counts_failed_and_cancelled_attempts(tmp_path: Path) -> None:
+    import dataclasses
+
+    data_path = write_dataset(tmp_path, two_checks([1, 2]))
+    base = read_report(await saved_run(tmp_path, data_path, {0: 1, 1: 2}, "base.json"))
+    suite = base.suites[0]
+    statuses = ["failed", "cancelled", "completed", "completed"]
+    failing = [dataclasses.replace(a, status=s) for a, s in zip(suite.attempts, statuses, strict=True)]
+    cand = base.model_copy(update={"suites": [suite.model_copy(update={"attempts": failing})]})
+    delta = compare_reports(cand, base, IntervalParameters(resamples=200)).suites[0].deltas["failure_rate"]
+    assert (delta.candidate, delta.baseline, delta.delta.estimate) == (0.5, 0.0, pytest.approx(0.5))
