@@ -74,5 +74,6 @@ def test_traces_and_predictions_summary_json_names_but_lacks_lower_harness_healt
         "tasks": 3, "with_trace": 2, "with_prediction": 1, "named_traces_missing": 1, "named_predictions_missing": 1,
     }
     text = (out / "engineering_health_report.txt").read_text()
-    assert "3 tasks evaluated: 2 from a trace, 1 with a prediction.csv" in text
+    assert "3 tasks evaluated: 2 from a trace, 1 with a prediction.csv; missing though summary.json names them: " \
+        "1 traces, 1 predictions" in text
     assert read_manifest(out)["metadata"]["named_files_missing"] == {"prediction.csv": ["task_1"], "trace": ["task_2"]}

@@ -172,8 +172,8 @@ def format_evaluated_from(counts: Mapping[str, int]) -> str:
     """One sentence: how many tasks were evaluated from what."""
     return (
         f"{counts['tasks']} tasks evaluated: {counts['with_trace']} from a trace, {counts['with_prediction']} with "
-        f"a prediction.csv; summary.json names {counts['named_traces_missing']} missing traces and "
-        f"{counts['named_predictions_missing']} missing predictions"
+        f"a prediction.csv; missing though summary.json names them: {counts['named_traces_missing']} traces, "
+        f"{counts['named_predictions_missing']} predictions"
     )
 
 
