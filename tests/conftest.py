@@ -9,10 +9,16 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.atif.scripted import judge_rule
 from tracegrade.judge import JudgeOptions, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
+
+settings.register_profile("tracegrade", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("tracegrade")
+"""No property test reads the clock: examples are bounded by count (``max_examples``), never by time, so a
+loaded machine cannot fail them (speed is measured in ``benchmarks/``)."""
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -179,7 +179,7 @@ def test_api_key_never_reaches_outputs_logs_or_cache(tmp_path: Path, monkeypatch
                              "--partial-result-policy", "skip_failed_trajectory", "--scoring-mode", "benchmark",
                              "--benchmark-name", "terminal-bench"])
         headers = [r.headers.get("authorization") for r in server.requests]
-    assert code == 0 and f"Bearer {secret}" in headers  # the key was used...
+    assert code == 1 and f"Bearer {secret}" in headers  # the key was used (two roots failed: exit 1)...
     captured = capsys.readouterr()
     texts = [captured.out, captured.err, caplog.text]
     texts += [p.read_bytes().decode("latin-1") for p in tmp_path.rglob("*") if p.is_file() and "in" not in p.parts]
@@ -232,3 +232,55 @@ def test_a_stop_signal_exits_130_with_the_finished_results_written(tmp_path: Pat
     statuses = [s["status"] for n in results["nodes"] for s in n["steps"]]
     assert results["summary"]["job_status"] == "interrupted"
     assert statuses.count("scored") >= 2 and "not_run" in statuses  # what finished is kept, the rest is marked
+
+
+def test_skip_failed_trajectory_keeps_going_and_exits_1_naming_the_failed_roots(
+    server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "in/a.json", trajectory("FAIL"))
+    write(tmp_path / "in/b.json", trajectory("SCORE:0.8"))
+    write(tmp_path / "in/c.json", trajectory("SCORE:0.6"))
+    policy = ("--partial-result-policy", "skip_failed_trajectory", "--judge-max-attempts", "1")
+    assert judge(server, tmp_path, str(tmp_path / "in"), *policy) == 1
+    summary = orjson.loads((tmp_path / "run/summary.json").read_bytes())
+    assert summary["job_status"] == "completed" and summary["atif_trajectory_count"] == 2
+    assert summary["counts"]["roots"] == 3 and summary["counts"]["roots_failed"] == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "1 of 3 root trajectories failed" in err
+    (tmp_path / "in/a.json").unlink()
+    assert judge(server, tmp_path, str(tmp_path / "in"), *policy) == 0  # no failed root: exit 0
+    assert "roots_failed" not in orjson.loads((tmp_path / "run/summary.json").read_bytes())["counts"]
+
+
+def test_an_unreachable_judge_is_one_line_naming_it_and_no_rate_is_claimed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on once the socket is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    write(tmp_path / "in/a.json", trajectory("SCORE:0.2"))
+    code = run_app(app, ["judge", str(tmp_path / "in"), "--judge-url", f"http://127.0.0.1:{port}/v1",
+                         "--judge-model", "m", "-o", str(tmp_path / "run"), "--no-cache",
+                         "--judge-max-attempts", "1"])
+    assert code == 4
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.startswith("error:")]
+    assert lines == [f"error: judge http://127.0.0.1:{port}/v1 unreachable "
+                     "(transport_error: the connection was refused, reset or cut)"]
+    assert "job failed: fail_fast: node" in captured.out  # the whole reason, not a cell cut at the width
+    for document in (orjson.loads((tmp_path / "run/summary.json").read_bytes()),
+                     orjson.loads((tmp_path / "run/evaluation_results.json").read_bytes())["summary"]):
+        assert document["atif_failure_categorization_rate"] is None
+        assert document["null_reasons"] == {
+            "atif_failure_categorization_rate": "no step was scored, so no failure could be detected"
+        }
+    page = (tmp_path / "run/report.html").read_text()
+    assert "none: no step was scored, so no failure could be detected" in page and "100.0" not in page
+
+
+def test_the_judge_url_is_shown_without_credentials_query_or_fragment() -> None:
+    from tracegrade.cli._judge import _shown_url
+
+    assert _shown_url("https://user:pw@judge.example:8443/v1?key=s#f") == "https://judge.example:8443/v1"

@@ -121,3 +121,23 @@ def test_deep_nesting_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capt
     assert run_app(app, ["validate", str(tmp_path / "t.json")]) == 2
     captured = capsys.readouterr()
     assert "invalid: t.json: JSON nesting is too deep" in captured.out and "Traceback" not in captured.err
+
+
+def test_names_from_the_file_reach_the_terminal_with_control_characters_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = trajectory(agent={"name": "\x1b[2J\x1b[Hevil", "version": "1"}, notes="x")
+    write(tmp_path / "a\x1b[31m.json", doc)
+    write(tmp_path / "bad\x1b]0;t\x07.json", b"{")
+    assert run_app(app, ["validate", str(tmp_path), "--details"]) == 2
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out and "\x07" not in captured.out and "\x1b" not in captured.err
+    assert "\\x1b[2J" in captured.out and "a\\x1b[31m.json" in captured.out
+
+
+def test_an_error_message_quoting_a_file_name_escapes_its_control_characters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_app(app, ["validate", str(tmp_path / "no\x1b[2Jsuch")]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "no\\x1b[2Jsuch" in err

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -100,13 +99,12 @@ def test_text_without_an_object_is_invalid_json(text: str) -> None:
     assert caught.value.code == "invalid_json"
 
 
-def test_hostile_nesting_fails_fast() -> None:
-    started = time.perf_counter()
-    with pytest.raises(JudgeError):
-        extract_json_object('{"a":' * 13000)
-    with pytest.raises(JudgeError):
-        extract_json_object("{" * 65536)
-    assert time.perf_counter() - started < 5
+def test_hostile_nesting_is_refused_with_a_code() -> None:
+    # how long it takes is measured in benchmarks/bench_wall_clock.py, never asserted here
+    for text in ('{"a":' * 13000, "{" * 65536):
+        with pytest.raises(JudgeError) as caught:
+            extract_json_object(text)
+        assert caught.value.code == "invalid_json"
 
 
 def test_chat_body_content_and_usage() -> None:

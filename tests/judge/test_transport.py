@@ -7,7 +7,6 @@ import base64
 import gzip
 import ssl
 import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -171,10 +170,8 @@ async def test_malformed_or_truncated_responses_are_transport_errors(raw: bytes)
 async def test_a_declared_oversized_body_is_refused_before_it_is_read() -> None:
     head = b"HTTP/1.1 200 OK\r\ncontent-length: 100000000\r\n\r\n{"  # the rest never comes
     async with raw_server(lambda n: head, hold=10) as (url, _):
-        started = time.perf_counter()
         answers, stats = await ask(url)
-    assert answers == ["response_too_large"]
-    assert time.perf_counter() - started < 2  # not the 5 s deadline: nothing waited for the body
+    assert answers == ["response_too_large"]  # a client that waited for the body would end in timeout
     assert (stats.requests, stats.retries) == (1, 0)
 
 
@@ -188,10 +185,8 @@ async def test_an_oversized_chunked_body_is_cut_at_the_limit() -> None:
 async def test_the_deadline_covers_reading_the_body() -> None:
     head = b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"  # the rest never comes
     async with raw_server(lambda n: head, hold=10) as (url, _):
-        started = time.perf_counter()
         answers, stats = await ask(url, judge_timeout_seconds=0.3, judge_max_attempts=2)
-    assert answers == ["timeout"]
-    assert 0.6 <= time.perf_counter() - started < 2
+    assert answers == ["timeout"]  # without the deadline the body would be cut when the server closes: transport_error
     assert (stats.requests, stats.transport_errors, stats.retries) == (2, 2, 1)
 
 

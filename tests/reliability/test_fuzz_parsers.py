@@ -2,7 +2,8 @@
 
 Each parser gets arbitrary and hostile input (random text and bytes, mutated valid documents, huge
 numbers, deep nesting, odd keys) and must either succeed or raise the product's own error for bad
-input. Any other exception is a crash; the ``deadline`` bounds the time of every example.
+input. Any other exception is a crash. The inputs are bounded in size and count, never in time (no
+deadline: a loaded machine must not fail a test; how fast the parsers are is for ``benchmarks/``).
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ from tracegrade.rubric import Criterion, Rubric, parse_rubric_text, rubric_from_
 from tracegrade.rubric._yaml import TextParseError
 from tracegrade.suites import load_dataset
 
-FUZZ = settings(max_examples=150, deadline=3000, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                       HealthCheck.too_slow])
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 hostile_numbers = st.sampled_from([10**400, -(10**400), 2**1024, 1e308, 5e-324, -0.0, 0, -1, 2**63, 1.5e300])
 hostile_text = st.sampled_from(["", " ", "\x00", "../../etc/passwd", "/etc/passwd", "</evidence>", "\ud7ff" * 3,

@@ -88,7 +88,7 @@ def soak(tmp_path: Path, injector: FaultInjector, *, trajectories: int, steps: i
             time.sleep(0.05)
         err = process.stderr.read() if process.stderr else b""
         received = server.count
-    assert process.returncode in (0, 4), err[-2000:]
+    assert process.returncode in (0, 1, 4), err[-2000:]  # 1: roots failed under skip_failed_trajectory
     results = orjson.loads((tmp_path / "run" / "evaluation_results.json").read_bytes())
     return results, messages, received, [(count, rss) for count, rss in samples if rss]
 

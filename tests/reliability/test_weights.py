@@ -51,3 +51,14 @@ def test_weighted_mean_stays_between_the_lowest_and_highest_score(pairs: list[tu
 def test_equal_scores_combine_to_that_score(weight: float, score: float, count: int) -> None:
     rubric = weighted(*([weight] * count))
     assert aggregate(rubric, {f"c{i}": score for i in range(count)}) == score
+
+
+@settings(max_examples=400)
+@given(pairs=st.lists(st.tuples(weights, unit), min_size=1, max_size=32))
+def test_weighted_mean_is_the_exact_rational_weighted_mean(pairs: list[tuple[float, float]]) -> None:
+    # a clamp between the lowest and highest score alone would not pass this: the mean itself is checked
+    from fractions import Fraction
+
+    rubric = weighted(*(w for w, _ in pairs))
+    exact = sum(Fraction(w) * Fraction(s) for w, s in pairs) / sum(Fraction(w) for w, _ in pairs)
+    assert aggregate(rubric, {f"c{i}": s for i, (_, s) in enumerate(pairs)}) == pytest.approx(float(exact), abs=1e-12)

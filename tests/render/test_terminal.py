@@ -65,3 +65,24 @@ def test_essential_columns_are_never_hidden() -> None:
 
 def test_table_width_counts_padding_and_borders() -> None:
     assert table_width(COLUMNS[:2]) == 12 + 6 + 3 * 2 + 1
+
+
+def test_terminal_safe_escapes_control_characters_and_bidi_overrides() -> None:
+    from tracegrade.render import terminal_safe
+
+    assert terminal_safe("a\x1b[2Jb\x07\x00\x9b\x7f\u202ez\n") == "a\\x1b[2Jb\\x07\\x00\\x9b\\x7f\\u202ez\\x0a"
+    assert terminal_safe("two\nlines\r", lines=True) == "two\nlines\\x0d"
+    assert terminal_safe("plain é 𝄞 text") == "plain é 𝄞 text"
+
+
+def test_fit_table_escapes_control_characters_in_every_part() -> None:
+    from rich.text import Text
+
+    console = Console(width=120, record=True, force_terminal=True, color_system=None)
+    rows = [{"case": "\x1b[2J", "score": 1.0, "status": Text("ok\x1b]0;pwned\x07", style="green"), "latency": None,
+             "tokens": 1, "model": "m", "why": ""}]
+    columns = [Column("Case\x1b[1m", "case"), *COLUMNS[1:]]
+    console.print(fit_table("title \x1b[31m", columns, rows, caption="caption \x1b[5m"))
+    text = console.export_text()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\x1b[2J" in text and "title \\x1b[31m" in text and "caption \\x1b[5m" in text

@@ -123,3 +123,9 @@ def test_files_are_flushed_once_before_the_manifest_not_one_by_one(tmp_path: Pat
 
 def test_flush_filesystem_runs_on_a_real_folder(tmp_path: Path) -> None:
     _folder.flush_filesystem(tmp_path)  # syncfs on Linux, os.sync elsewhere; must not raise
+
+
+def test_csv_text_cells_and_headers_are_made_spreadsheet_safe(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path, kind="test", job_id="j")
+    folder.write_csv("t.csv", pd.DataFrame({"=h": ["=1+1", "-3"], "n": [-1, 2]}))
+    assert (tmp_path / "t.csv").read_text() == "'=h,n\n'=1+1,-1\n-3,2\n"

@@ -15,6 +15,12 @@ def test_latency_summary_over_one_to_twenty() -> None:
     assert nearest_rank_percentile(LATENCY, 0.01) == 1
 
 
+@pytest.mark.parametrize(("q", "value"), [(0.25, 3), (0.33, 4), (0.95, 10), (0.05, 1), (0.15, 2)])
+def test_a_fractional_rank_is_rounded_up(q: float, value: int) -> None:
+    # q·n of 2.5, 3.3, 9.5, 0.5, 1.5 over ten values: the rank is the ceiling, never the floor or the nearest
+    assert nearest_rank_percentile(range(1, 11), q) == value
+
+
 def test_nearest_rank_is_not_moved_by_binary_noise() -> None:
     # 0.07 * 100 is 7.000000000000001 in floating point; the rank must stay 7.
     assert nearest_rank_percentile(range(1, 101), 0.07) == 7

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -33,11 +31,11 @@ def test_measures_over_different_units_are_bootstrapped_separately() -> None:
     assert list(many) == ["all", "some", "one"]
 
 
-def test_fourteen_measures_over_50000_cases_cost_about_one() -> None:
+def test_fourteen_measures_over_5000_grouped_cases_each_get_an_interval() -> None:
+    # the work is bounded by counts; its speed is measured in benchmarks/bench_wall_clock.py
     rng = np.random.default_rng(0)
-    groups = np.repeat(np.arange(50_000), 2).tolist()
-    samples = {f"m{i}": (rng.random(100_000), rng.random(100_000), groups) for i in range(14)}
-    started = time.perf_counter()
-    result = paired_bootstrap_many(samples, resamples=2000)
-    assert time.perf_counter() - started < 15
-    assert all(r.n == 50_000 and r.low is not None for r in result.values())
+    groups = np.repeat(np.arange(5_000), 2).tolist()
+    samples = {f"m{i}": (rng.random(10_000), rng.random(10_000), groups) for i in range(14)}
+    result = paired_bootstrap_many(samples, resamples=500)
+    assert list(result) == list(samples)
+    assert all(r.n == 5_000 and r.low is not None and r.low <= r.estimate <= r.high for r in result.values())

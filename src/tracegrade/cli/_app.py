@@ -78,7 +78,7 @@ def run_app(command: typer.Typer, argv: list[str] | None = None) -> int:
     try:
         returned = command(args=argv, standalone_mode=False)
     except TracegradeError as exc:
-        _stderr.print(f"error: {exc.message}", markup=False)
+        _stderr.print(_safe(f"error: {exc.message}"), markup=False)
         return int(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
         _stderr.print("interrupted", markup=False)
@@ -90,9 +90,15 @@ def run_app(command: typer.Typer, argv: list[str] | None = None) -> int:
         if callable(show):
             show()
         else:
-            _stderr.print(f"error: {exc}", markup=False)
+            _stderr.print(_safe(f"error: {exc}"), markup=False)
         return int(ExitCode.INVALID_INPUT)
     return returned if isinstance(returned, int) else int(ExitCode.OK)
+
+
+def _safe(text: str) -> str:
+    from tracegrade.render import terminal_safe  # messages quote names and text from the user's files
+
+    return terminal_safe(text, lines=True)
 
 
 def main() -> None:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from tracegrade.render import terminal_safe
+
 if TYPE_CHECKING:
     from tracegrade.atif import ImportResult
 
@@ -49,7 +51,7 @@ def whowhen(
         markup=False,
     )
     for warning in result.warnings[:_SHOWN_WARNINGS]:
-        console.print(f"warning: {warning}", markup=False)
+        console.print(terminal_safe(f"warning: {warning}"), markup=False)
     if len(result.warnings) > _SHOWN_WARNINGS:
         console.print(f"... and {len(result.warnings) - _SHOWN_WARNINGS} more warnings", markup=False)
 
@@ -112,6 +114,6 @@ def _print_import(result: ImportResult, output: Path, what: str) -> None:
         if file.not_mapped:
             shown = ", ".join(f"{reason} x{count}" for reason, count in list(file.not_mapped.items())[:3])
             more = len(file.not_mapped) - 3
-            console.print(f"not mapped in {file.path}: {shown}" + (f" (+{more} more)" if more > 0 else ""),
-                          markup=False)
+            line = f"not mapped in {file.path}: {shown}" + (f" (+{more} more)" if more > 0 else "")
+            console.print(terminal_safe(line), markup=False)
     console.print(f"details: {result.report_path}; next: tracegrade judge {output}/trajectories -o RUN", markup=False)

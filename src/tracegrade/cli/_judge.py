@@ -143,7 +143,7 @@ def judge(
         sent = export_evaluations(results)
         if not quiet:
             Console().print(f"OpenTelemetry: sent {sent} evaluation events", markup=False)
-    _exit(results, fail_under)
+    _exit(results, fail_under, target.url)
 
 
 def _require_logs_endpoint() -> None:
@@ -263,9 +263,13 @@ async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -
 
 def _print_summary(results: EvaluationResults, output: Path) -> None:
     from rich.table import Table
+    from rich.text import Text
+
+    from tracegrade.render import terminal_safe
 
     summary = results.summary
-    table = Table(title=f"tracegrade judge — {results.job_id}", show_header=False)
+    table = Table(title=Text(terminal_safe(f"tracegrade judge — {results.job_id}"), style="table.title"),
+                  show_header=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
     score = summary.atif_overall_score
@@ -274,10 +278,9 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     rate = summary.atif_failure_categorization_rate
     table.add_row("atif_failure_categorization_rate (validity proxy)", "—" if rate is None else f"{rate:.4f}")
     table.add_row("subagent_aggregation", summary.subagent_aggregation)
-    table.add_row("criteria", results.parameters.atif_criteria_source)
+    table.add_row("criteria", Text(terminal_safe(results.parameters.atif_criteria_source)))
     table.add_row("atif_complete", str(summary.atif_complete).lower())
-    reason = f" ({summary.failure_reason})" if summary.failure_reason else ""
-    table.add_row("job_status", f"{summary.job_status}{reason}")
+    table.add_row("job_status", str(summary.job_status))
     for key in ("steps_scored", "steps_failed", "steps_not_run", "failure_candidates", "invalid_inputs"):
         if summary.counts.get(key):
             table.add_row(key, str(summary.counts[key]))
@@ -285,6 +288,9 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
     Console().print(table)
+    if summary.failure_reason:  # a line of its own: a table cell would cut it at the terminal's width
+        Console().print(f"job {summary.job_status}: {terminal_safe(summary.failure_reason)}", markup=False,
+                        soft_wrap=True)
     if results.parameters.atif_criteria_source == _LOCAL_RUBRIC:
         Console().print(
             "The local judge cannot derive criteria: every step was scored against one fixed generic criterion "
@@ -298,19 +304,58 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     )
 
 
-def _exit(results: EvaluationResults, fail_under: float | None) -> None:
-    status = results.summary.job_status
+def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str | None) -> None:
+    summary = results.summary
+    status = summary.job_status
     if status is JobStatus.INTERRUPTED:
         raise KeyboardInterrupt
     if status is JobStatus.FAILED:
+        _report_unreachable_judge(results, judge_url)
         raise typer.Exit(int(_failed_exit_code(results)))
-    score = results.summary.atif_overall_score
+    failed_roots = summary.counts.get("roots_failed", 0)
+    if failed_roots:
+        raise ThresholdNotMetError(
+            f"{failed_roots} of {summary.counts.get('roots', 0)} root trajectories failed "
+            "(--partial-result-policy skip_failed_trajectory scored the others; see summary.json counts)"
+        )
+    score = summary.atif_overall_score
     if fail_under is not None and (score is None or score < fail_under):
         raise ThresholdNotMetError(f"collection score {score} is below --fail-under {fail_under}")
 
 
 _INPUT_STEP_CODES = frozenset({"context_overflow"})
 """Step failures caused by the input itself (a step too large for any judge request), not by the judge."""
+
+
+_UNREACHABLE = {
+    "transport_error": "the connection was refused, reset or cut",
+    "timeout": "no answer within --judge-timeout-seconds",
+    "tls_error": "its TLS certificate is not trusted",
+}
+"""Step codes that mean the judge was not reached, and what each means."""
+
+
+def _report_unreachable_judge(results: EvaluationResults, judge_url: str | None) -> None:
+    """One line naming the judge (without credentials) and the error, when no judge call got through."""
+    found = [node.error_code for node in results.nodes] + [s.error_code for n in results.nodes for s in n.steps]
+    codes = {code for code in found if code is not None}
+    if judge_url is None or not codes or not codes <= _UNREACHABLE.keys() or results.summary.judge.get("successes"):
+        return
+    reasons = "; ".join(f"{code}: {_UNREACHABLE[code]}" for code in sorted(codes))
+    Console(stderr=True).print(f"error: judge {_shown_url(judge_url)} unreachable ({reasons})", markup=False,
+                               soft_wrap=True)
+
+
+def _shown_url(url: str) -> str:
+    """``url`` without user, password, query or fragment."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
 
 
 def _failed_exit_code(results: EvaluationResults) -> ExitCode:

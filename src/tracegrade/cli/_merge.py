@@ -35,10 +35,12 @@ def merge(
     write_artifacts(merged, output)
     summary = merged.summary
     if not quiet:
+        from tracegrade.render import terminal_safe
+
         score = "—" if summary.atif_overall_score is None else f"{summary.atif_overall_score:.4f}"
         Console().print(
-            f"merged {len(results)} shards of {merged.job_id}: atif_overall_score {score}, "
-            f"{summary.atif_trajectory_count} trajectories, job {summary.job_status} -> {output}/",
+            terminal_safe(f"merged {len(results)} shards of {merged.job_id}: atif_overall_score {score}, "
+                          f"{summary.atif_trajectory_count} trajectories, job {summary.job_status} -> {output}/"),
             markup=False,
             highlight=False,
         )

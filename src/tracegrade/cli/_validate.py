@@ -90,7 +90,7 @@ def _shallow(record: object) -> dict[str, object]:
 
 def render_validation(result: LoadResult, paths: Sequence[Path], console: Console, *, details: bool = False) -> None:
     """Print the verdict table (fitted to ``console.width``), the problems, and details on demand."""
-    from tracegrade.render import fit_table
+    from tracegrade.render import fit_table, terminal_safe
 
     base = _base(paths)
     rows = [_row(report, base) for report in result.files]
@@ -103,7 +103,8 @@ def render_validation(result: LoadResult, paths: Sequence[Path], console: Consol
     console.print(table)
     for report in result.files:
         if not report.valid:
-            console.print(f"invalid: {_short(report, base)}: {_problem(report)}", markup=False, soft_wrap=True)
+            line = f"invalid: {_short(report, base)}: {_problem(report)}"
+            console.print(terminal_safe(line, lines=True), markup=False, soft_wrap=True)
     warnings = sum(len(report.warnings) for report in result.files)
     if details:
         for report in result.files:
@@ -177,9 +178,11 @@ def _print_details(console: Console, report: FileReport, base: Path) -> None:
         lines.append(f"continues in {report.continuation}")
     lines.extend(f"warning: {warning}" for warning in report.warnings)
     if lines:
-        console.print(_short(report, base), style="bold", markup=False)
+        from tracegrade.render import terminal_safe
+
+        console.print(terminal_safe(_short(report, base)), style="bold", markup=False)
         for line in lines:
-            console.print(f"  {line}", markup=False, soft_wrap=True)
+            console.print(terminal_safe(f"  {line}", lines=True), markup=False, soft_wrap=True)
 
 
 def _base(paths: Sequence[Path]) -> Path:
@@ -205,6 +208,8 @@ def _plural(count: int, noun: str) -> str:
 def _print_skipped(result: LoadResult) -> None:
     skipped = [a for a in result.inputs if a.status == "skipped"]
     if skipped:
+        from tracegrade.render import terminal_safe
+
         console = Console(stderr=True)
         for account in skipped:
-            console.print(f"skipped {account.path}: {account.message}", markup=False)
+            console.print(terminal_safe(f"skipped {account.path}: {account.message}", lines=True), markup=False)

@@ -31,5 +31,6 @@ if TYPE_CHECKING:
     from tracegrade.render._terminal import console_width as console_width
     from tracegrade.render._terminal import fit_table as fit_table
     from tracegrade.render._terminal import table_width as table_width
+    from tracegrade.render._terminal import terminal_safe as terminal_safe
 
 __getattr__, __dir__, __all__ = lazy_attributes(__name__)

@@ -1,7 +1,13 @@
-"""Rich tables that stay readable in narrow terminals: less important columns give way first."""
+"""Rich tables that stay readable in narrow terminals: less important columns give way first.
+
+Text from data (names, paths, messages read from files) reaches a terminal only through
+:func:`terminal_safe`: a control character would otherwise move the cursor, clear the screen or
+rewrite what was printed before it.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +20,26 @@ from rich.text import Text
 
 from tracegrade.render._filters import MISSING, fmt_score
 
-__all__ = ["Column", "console_width", "fit_table", "table_width"]
+__all__ = ["Column", "console_width", "fit_table", "table_width", "terminal_safe"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""C0 and C1 control characters, DEL and the bidirectional overrides (which reorder what a terminal shows)."""
+_CONTROL_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str, *, lines: bool = False) -> str:
+    """``text`` with every control character shown as an escape (ESC as four characters), so it prints as data.
+
+    Args:
+        text: Text that came from data.
+        lines: Keep line ends (for a message printed over several lines); a table cell keeps none.
+    """
+    return (_CONTROL_BUT_NEWLINE if lines else _CONTROL).sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +87,8 @@ def fit_table(
     While the columns' minimum widths do not fit, the least important column (largest ``priority``,
     the rightmost among equals) is hidden; columns of priority 0 are never hidden. The space left is
     shared among the shown columns up to their content's width. Cells never wrap: text longer than
-    its column ends with an ellipsis. Strings are shown literally (no rich markup); the caption
-    names the hidden columns.
+    its column ends with an ellipsis. Strings are shown literally (no rich markup, control characters
+    escaped by :func:`terminal_safe`); the caption names the hidden columns.
 
     Raises:
         KeyError: a row lacks a column's key.
@@ -76,12 +101,18 @@ def fit_table(
     notes = [caption] if caption else []
     if hidden:
         notes.append(f"Hidden to fit {available} columns: {', '.join(hidden)}")
+    caption_text = Text(terminal_safe("\n".join(notes), lines=True), style="table.caption") if notes else None
     table = Table(
-        title=title, box=box.SIMPLE_HEAD, caption="\n".join(notes) or None, caption_justify="left", header_style="bold"
+        title=None if title is None else Text(terminal_safe(title), style="table.title"),
+        box=box.SIMPLE_HEAD,
+        caption=caption_text,
+        caption_justify="left",
+        header_style="bold",
     )
     for column, column_width in zip(shown, widths, strict=True):
         table.add_column(
-            column.header, justify=column.justify, overflow=column.overflow, no_wrap=True, width=column_width
+            Text(terminal_safe(column.header)), justify=column.justify, overflow=column.overflow, no_wrap=True,
+            width=column_width,
         )
     for row_cells in cells:
         table.add_row(*row_cells)
@@ -127,11 +158,12 @@ def _share_width(columns: Sequence[Column], cells: Sequence[Sequence[Text]], ava
 
 def _cell(column: Column, value: Any) -> Text:
     if isinstance(value, Text):
-        return value
+        safe = terminal_safe(value.plain)
+        return value if safe == value.plain else Text(safe, style=value.style)
     if column.formatter is not None:
-        return Text(column.formatter(value))
+        return Text(terminal_safe(column.formatter(value)))
     if value is None:
         return Text(MISSING)
     if isinstance(value, float):
         return Text(fmt_score(value))
-    return Text(str(value))
+    return Text(terminal_safe(str(value)))

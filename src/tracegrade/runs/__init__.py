@@ -16,6 +16,9 @@ from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from tracegrade.runs._atomic import write_atomic as write_atomic
+    from tracegrade.runs._csv import FORMULA_START as FORMULA_START
+    from tracegrade.runs._csv import spreadsheet_safe as spreadsheet_safe
+    from tracegrade.runs._csv import spreadsheet_safe_row as spreadsheet_safe_row
     from tracegrade.runs._folder import MANIFEST_NAME as MANIFEST_NAME
     from tracegrade.runs._folder import Manifest as Manifest
     from tracegrade.runs._folder import RunFolder as RunFolder

@@ -23,6 +23,7 @@ import orjson
 
 from tracegrade.errors import InputError, OutputError
 from tracegrade.runs._atomic import atomic_file, write_atomic
+from tracegrade.runs._csv import spreadsheet_safe
 from tracegrade.runs._status import JobStatus
 
 if TYPE_CHECKING:
@@ -123,8 +124,12 @@ class RunFolder:
         return self.write_bytes(name, dump_json(obj))
 
     def write_csv(self, name: str, frame: pd.DataFrame) -> Path:
-        """Write a DataFrame as CSV without its index (empty cells for missing values)."""
-        return self.write_bytes(name, frame.to_csv(index=False, lineterminator="\n").encode())
+        """Write a DataFrame as CSV without its index (empty cells for missing values).
+
+        Text cells and headers are made :func:`~tracegrade.runs.spreadsheet_safe`.
+        """
+        safe = frame.rename(columns=_safe_cell).map(_safe_cell)
+        return self.write_bytes(name, safe.to_csv(index=False, lineterminator="\n").encode())
 
     def write_parquet(self, name: str, frame: pd.DataFrame) -> Path:
         """Write a DataFrame as Parquet without its index."""
@@ -163,6 +168,10 @@ class RunFolder:
         except OSError as exc:
             raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
         return target
+
+
+def _safe_cell(value: Any) -> Any:
+    return spreadsheet_safe(value) if isinstance(value, str) else value
 
 
 def _write_and_hash(handle: BinaryIO, digest: Any, chunk: memoryview) -> None:

@@ -138,3 +138,14 @@ def test_reference_answer_is_evidence_and_must_fit() -> None:
     with pytest.raises(JudgeError) as caught:
         build_evidence("t", None, [], agent_step(1), None, 4096, reference="r" * 3000)
     assert caught.value.code == "context_overflow"
+
+
+def test_a_history_frame_that_fits_the_room_exactly_is_kept() -> None:
+    from tracegrade.atif.asking._evidence import _fit_history
+    from tracegrade.judge import dumps
+
+    history = [agent_step(1, "older"), agent_step(2, "newer")]
+    sizes = [len(dumps(project_step(step))) + 1 for step in history]  # each frame and its separator
+    assert _fit_history(history, sum(sizes)) == ([project_step(s) for s in history], 0)
+    assert _fit_history(history, sum(sizes) - 1) == ([project_step(history[1])], 1)
+    assert _fit_history(history, sizes[1]) == ([project_step(history[1])], 1)

@@ -135,7 +135,7 @@ def _step(candidate: bool, status: CategorizationStatus) -> StepResult:
 def test_categorization_rate_edges() -> None:
     C = CategorizationStatus
     assert categorization_rate([_node("a", 0, 1.0, 1.0, steps=[_step(False, C.NOT_NEEDED)])]) == 1.0
-    assert categorization_rate([]) == 1.0
+    assert categorization_rate([]) is None  # nothing scored: no failure could have been detected
     nodes = [
         _node("a", 0, 0.1, 0.1, steps=[_step(True, C.CATEGORIZED), _step(True, C.CATEGORIZED)]),
         _node("b", 0, 0.1, 0.1, steps=[_step(True, C.CATEGORIZED), _step(True, C.ABSTAINED)]),
@@ -143,3 +143,10 @@ def test_categorization_rate_edges() -> None:
         _node("d", 0, 0.1, 0.1, steps=[_step(True, C.JUDGE_ERROR)]),
     ]
     assert categorization_rate(nodes) == 0.25
+
+
+def test_categorization_rate_is_none_when_every_step_failed_not_the_no_failures_convention() -> None:
+    failed = _step(False, CategorizationStatus.NOT_RUN).model_copy(update={"status": StepStatus.FAILED, "score": None})
+    assert categorization_rate([_node("a", 0, None, None, steps=[failed])]) is None
+    scored = _step(False, CategorizationStatus.NOT_NEEDED)
+    assert categorization_rate([_node("a", 0, 0.9, 0.9, steps=[failed, scored])]) == 1.0  # none scored low

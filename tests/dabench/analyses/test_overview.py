@@ -18,6 +18,7 @@ def test_health_panels(example_report: dict[str, Any]) -> None:
         "DEGRADED",
     )
     assert raw(report, "harness-health") == {
+        "Evaluated from": 3,
         "Reconciliation pass rate": 1.0,
         "Reconciliation errors": 0,
         "Validator errors": 0,

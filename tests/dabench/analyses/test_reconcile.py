@@ -96,7 +96,21 @@ def test_coordinator_inconsistencies_are_warnings_never_failures() -> None:
 
 def test_missing_inputs_are_skipped_not_failed() -> None:
     result = reconcile([{"task_id": "t9"}], TableFacts())
-    assert result.findings == [] and all(c["skipped"] == 1 for c in result.by_check.values())
+    named = {"summary_trace_present", "summary_prediction_present"}  # nothing named is missing: passed
+    assert result.findings == [] and all(c["skipped"] == 1 for k, c in result.by_check.items() if k not in named)
+    assert all(result.by_check[k]["passed"] == 1 for k in named)
+
+
+def test_a_trace_or_prediction_summary_json_names_but_the_folder_lacks_is_an_error() -> None:
+    rows = [{"task_id": "t1"}, {"task_id": "t2"}, {"task_id": "t3"}]
+    result = reconcile(rows, TableFacts(), {"trace": ["t1", "t2"], "prediction.csv": ["t2"]})
+    assert [(f.task_id, f.check, f.severity) for f in result.findings] == [
+        ("t1", "summary_trace_present", "error"),
+        ("t2", "summary_trace_present", "error"),
+        ("t2", "summary_prediction_present", "error"),
+    ]
+    assert (result.tasks_passed, result.pass_rate, result.passed) == (1, 1 / 3, False)
+    assert result.by_check["summary_trace_present"] == {"passed": 1, "error": 2, "warning": 0, "info": 0, "skipped": 0}
 
 
 def test_report_text_states_status_and_findings() -> None:
@@ -124,3 +138,10 @@ def test_reconciliation_report_of_the_example(example_out: Path) -> None:
     text = (example_out / "artifact_reconciliation_report.txt").read_text()
     assert "Status: PASSED (3/3 tasks without errors, 100.0%)" in text
     assert "[WARNING] task_3 replan_count_consistent" in text
+
+
+def test_a_lower_case_approve_final_is_an_approval() -> None:
+    assert check({**GOOD, "coordinator_final_decision": "approve_final"}).findings == []
+    assert findings(check({**GOOD, "coordinator_final_decision": "approve_final", "aat_verification_passed": 0})) == {
+        ("verification_semantics", "error")
+    }

@@ -49,3 +49,7 @@ def test_wrong_answer_points_at_its_answer_step() -> None:
 
 def test_answer_csv_round_trips_commas_and_quotes() -> None:
     assert answer_csv(table(["name", "n"], ['a, "b"', "1"])) == b'name,n\n"a, ""b""",1\n'
+
+
+def test_answer_csv_neutralises_formulas_in_the_header_and_the_cells() -> None:
+    assert answer_csv(table(["=h", "n"], ["@SUM(1)", "-4"])) == b"'=h,n\n'@SUM(1),-4\n"

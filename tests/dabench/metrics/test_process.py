@@ -111,3 +111,17 @@ def test_aat_verification_follows_the_coordinator_not_the_critic() -> None:
     assert values["critic_verification_passed"] == 1
     assert (values["aat_verification_triggered"], values["aat_verification_passed"]) == (1, 0)
     assert values["aat_verification_score"] == 0.4
+
+
+def test_discovery_score_clamps_matched_columns_beyond_those_discovered() -> None:
+    from tracegrade.dabench.metrics._process import _discovery
+
+    assert _discovery(1, 2, 5) == 1.0  # more gold columns matched than columns seen: the column share is capped at 1
+    assert _discovery(1, 4, 1) == pytest.approx(0.625)
+    assert _discovery(0, 4, 1) is None and _discovery(1, 4, None) is None
+
+
+@pytest.mark.parametrize(("decision", "passed"), [("APPROVE_FINAL", 1), ("approve_final", 1), ("REPLAN", 0)])
+def test_aat_verification_passes_on_approve_final_in_any_case(decision: str, passed: int) -> None:
+    values = metrics(record(rich_trace([rich_step(1, "coordinator", "VERIFY")], coordinator_final_decision=decision)))
+    assert values["aat_verification_passed"] == passed

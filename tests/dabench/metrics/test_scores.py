@@ -15,7 +15,12 @@ GOLD = table(["a", "b"], ["1", "x"])
         (0.19, "very_low"),
         (0.2, "low"),
         (0.5, "medium"),
+        (0.39, "low"),
+        (0.4, "medium"),
+        (0.59, "medium"),
         (0.6, "high"),
+        (0.75, "high"),
+        (0.79, "high"),
         (0.8, "very_high"),
         (1.0, "very_high"),
     ],
@@ -30,6 +35,14 @@ def test_confidence_error_against_final_score() -> None:
     assert values["final_score"] == pytest.approx(0.25)
     assert values["confidence_error"] == pytest.approx(0.65)
     assert (values["confidence_correct"], values["calibration_bucket"]) == (0, "very_high")
+
+
+@pytest.mark.parametrize(("confidence", "correct"), [(0.8, 1), (0.79, 0)])
+def test_a_stated_confidence_of_exactly_0_8_on_a_right_answer_is_confident_and_correct(
+    confidence: float, correct: int
+) -> None:
+    values = metrics(record(rich_trace([], confidence_score=confidence), gold=GOLD, prediction=GOLD))
+    assert values["final_score"] == 1.0 and values["confidence_correct"] == correct
 
 
 def test_no_confidence_is_null_with_reason() -> None:

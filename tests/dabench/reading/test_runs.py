@@ -56,7 +56,7 @@ def test_summary_order_then_unlisted_folders_and_unusable_entries_named(tmp_path
     assert summary.entries == (
         SummaryEntry("task_3", False, "timeout", False),
         SummaryEntry("task_2", None, None, True),  # a non-boolean succeeded is unknown, not true
-        SummaryEntry("task_1", None, None, None),
+        SummaryEntry("task_1", None, None, None, False),  # an unlisted folder: summary.json names no file of it
     )
     assert [index for index, _ in summary.entry_errors] == [1, 2]
     assert "tasks[1] has no usable task_id" in summary.entry_errors[0][1]

@@ -89,3 +89,12 @@ def test_every_empty_section_fits_one_line_at_80_columns() -> None:
 def test_empty_marker_wins_over_rows() -> None:
     section = Section(id="x", title="X", empty="nothing here")
     assert capture(render_sections([section], 80), 80).strip() == "X: nothing here"
+
+
+def test_text_from_the_run_reaches_the_terminal_with_control_characters_escaped(report: DabenchReport) -> None:
+    hostile = report.model_copy(update={"run_id": "run\x1b[2J[red]x[/red]"})
+    section = Section(id="s", title="T\x1b[1m", columns=[], notes=["note \x1b]0;t\x07"], empty="empty \x1b[5m")
+    text = capture(render_report(hostile, width=100, footer=["wrote \x1b[H"]), 100)
+    text += capture(render_sections([section], 100), 100)
+    assert "\x1b" not in text and "\x07" not in text
+    assert "run\\x1b[2J[red]x[/red]" in text and "wrote \\x1b[H" in text and "T\\x1b[1m: empty \\x1b[5m" in text

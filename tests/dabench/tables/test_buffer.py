@@ -112,3 +112,17 @@ def test_csv_across_batches_with_empty_and_partly_quoted_columns() -> None:
     buffer = TableBuffer(columns)
     buffer.extend(rows)
     assert buffer.csv_bytes() == python_csv(columns, rows)
+
+
+FORMULAS = ["=cmd|' /C calc'!A0", '=HYPERLINK("http://x","y")', "@SUM(1)", "+1+2", "\t=1", "-2", None, "fine"]
+
+
+@pytest.mark.parametrize("columns", [(("s", "str"), ("n", "int")), (("s", "str"),)])  # columnar and Python paths
+def test_csv_neutralises_formulas_and_parquet_keeps_the_exact_text(columns: tuple[tuple[str, str], ...]) -> None:
+    buffer = TableBuffer(columns)
+    buffer.extend([(s, i)[: len(columns)] for i, s in enumerate(FORMULAS)])
+    cells = [row[0] for row in csv.reader(io.StringIO(buffer.csv_bytes().decode(), newline=""))][1:]
+    assert cells == [
+        "'=cmd|' /C calc'!A0", "'=HYPERLINK(\"http://x\",\"y\")", "'@SUM(1)", "'+1+2", "'\t=1", "-2", "", "fine"
+    ]
+    assert pq.read_table(io.BytesIO(buffer.parquet_bytes())).column("s").to_pylist() == FORMULAS

@@ -82,3 +82,16 @@ async def test_the_shared_figures_are_the_case_pass_rate_over_source_cases(tmp_p
         f"fail_on_new_failures: {len(result.newly_failing)} newly failing")
     assert compare_reports(base, base, gate=GateOptions(fail_on_regression=True, fail_on_new_failures=True)
                            ).gate.exit_code == 0
+
+
+async def test_the_failure_rate_delta_counts_failed_and_cancelled_attempts(tmp_path: Path) -> None:
+    import dataclasses
+
+    data_path = write_dataset(tmp_path, two_checks([1, 2]))
+    base = read_report(await saved_run(tmp_path, data_path, {0: 1, 1: 2}, "base.json"))
+    suite = base.suites[0]
+    statuses = ["failed", "cancelled", "completed", "completed"]
+    failing = [dataclasses.replace(a, status=s) for a, s in zip(suite.attempts, statuses, strict=True)]
+    cand = base.model_copy(update={"suites": [suite.model_copy(update={"attempts": failing})]})
+    delta = compare_reports(cand, base, IntervalParameters(resamples=200)).suites[0].deltas["failure_rate"]
+    assert (delta.candidate, delta.baseline, delta.delta.estimate) == (0.5, 0.0, pytest.approx(0.5))

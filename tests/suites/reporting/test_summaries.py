@@ -58,3 +58,11 @@ def test_steps_are_keyed_by_flow_and_name_and_decisions_report_fallback_rate() -
                                                         "skipped_invocations": 0, "failed_invocations": 0,
                                                         "review_invocations": 0}]
     assert [(d.flow, d.fallback_rate) for d in summary.decisions] == [("a", 0.0), ("b", 1.0)]
+
+
+def test_failure_rate_counts_failed_cancelled_and_error_attempts_not_only_errors() -> None:
+    spec = suite_spec([case(c, expectation("x", "/x", 1)) for c in "abcde"])
+    attempts = [attempt("a", "failed", ["missing"]), attempt("b", "cancelled", ["missing"]),
+                attempt("c", "error", ["error"]), attempt("d", "completed", ["passed"]),
+                attempt("e", "needs_review", ["passed"])]
+    assert summarise_suite(spec, attempts).failure_rate == 3 / 5

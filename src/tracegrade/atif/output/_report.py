@@ -173,6 +173,8 @@ def _cards(results: EvaluationResults) -> list[dict[str, Any]]:
 
 
 def _rate_hint(summary: RunSummary) -> str:
+    if reason := summary.null_reasons.get("atif_failure_categorization_rate"):
+        return f"none: {reason}"
     if not summary.counts.get("failure_candidates"):
         return "validity proxy; no step scored below the failure threshold"
     return "validity proxy (judge answers usable), not detection accuracy"

@@ -9,6 +9,7 @@ from tracegrade.atif.criteria._sources import CriteriaFailure, ResolvedCriteria
 from tracegrade.atif.reading._records import InputAccount, InputStatus, NodeStatus
 from tracegrade.atif.scoring._engine import NodeState
 from tracegrade.atif.scoring._maths import (
+    NO_SCORED_STEP,
     NodeDraft,
     NodeRollup,
     SubagentAggregation,
@@ -136,8 +137,10 @@ def summarize(
     steps = [s for n in nodes for s in n.steps]
     step_status = Counter(s.status.value for s in steps)
     node_status = Counter(n.status.value for n in nodes)
+    failed_roots = sum(1 for n in roots if n.status is NodeStatusCode.FAILED)
     counts = {
         "roots": len(roots),
+        **({"roots_failed": failed_roots} if failed_roots else {}),  # present only when a root failed
         "nodes": len(nodes),
         **{f"nodes_{k}": v for k, v in sorted(node_status.items())},
         "steps": len(steps),
@@ -147,10 +150,12 @@ def summarize(
         "skipped_inputs": skipped_inputs,
     }
     categories = Counter(s.category or s.categorization_status.value for s in steps if s.failure_candidate)
+    rate = categorization_rate(nodes)
+    null_reasons = {"atif_failure_categorization_rate": NO_SCORED_STEP} if rate is None else {}
     return RunSummary(
         atif_overall_score=score,
         atif_trajectory_count=count,
-        atif_failure_categorization_rate=categorization_rate(nodes),
+        atif_failure_categorization_rate=rate,
         overall_score=score,
         num_examples_evaluated=count,
         atif_complete=complete,
@@ -161,4 +166,5 @@ def summarize(
         categories=dict(sorted(categories.items())),
         judge=dict(judge_counts),
         repeats=repeat_summary(nodes, score, mode.value, repeats) if repeats > 1 else None,
+        null_reasons=null_reasons,
     )

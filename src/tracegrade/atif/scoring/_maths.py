@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode
+from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepStatus
 
 __all__ = [
     "NodeDraft",
@@ -106,13 +106,20 @@ def collection_score(nodes: Sequence[NodeResult], mode: SubagentAggregation) -> 
     return mean(scores), len(scores)
 
 
-def categorization_rate(nodes: Sequence[NodeResult]) -> float:
+NO_SCORED_STEP = "no step was scored, so no failure could be detected"
+"""Why ``atif_failure_categorization_rate`` is null."""
+
+
+def categorization_rate(nodes: Sequence[NodeResult]) -> float | None:
     """Share of nodes with low-scoring steps whose every low step got an actionable category.
 
     ``none`` (abstention), uncategorised answers and judge errors all count against coverage.
-    By convention the rate is 1.0 when no step scored low. It reflects the validity of the judge's
-    answers, not whether the categories are right.
+    By convention the rate is 1.0 when steps were scored and none scored low; it is None when no step
+    was scored at all (:data:`NO_SCORED_STEP`). It reflects the validity of the judge's answers, not
+    whether the categories are right.
     """
+    if not any(s.status is StepStatus.SCORED for n in nodes for s in n.steps):
+        return None
     low = [n for n in nodes if any(s.failure_candidate for s in n.steps)]
     if not low:
         return 1.0

@@ -33,7 +33,8 @@ class PartialResultPolicy(StrEnum):
     FAIL_FAST = "fail_fast"
     """The first failed node stops new judge calls and fails the job (finished results are kept)."""
     SKIP_FAILED_TRAJECTORY = "skip_failed_trajectory"
-    """Failed nodes are kept with their code; successful roots still count."""
+    """Failed nodes are kept with their code; successful roots still count. The summary counts the failed
+    roots (``counts.roots_failed``) and ``tracegrade judge`` exits 1 when any root failed."""
 
 
 class CriteriaInputs(BaseModel):
@@ -85,7 +86,8 @@ class _JobOptions(BaseModel):
     )
     partial_result_policy: PartialResultPolicy = Field(
         PartialResultPolicy.FAIL_FAST,
-        description="fail_fast stops at the first failed trajectory; skip_failed_trajectory keeps going.",
+        description="fail_fast stops at the first failed trajectory; skip_failed_trajectory keeps going "
+        "(summary counts.roots_failed; the CLI exits 1 when any root failed).",
     )
     score_copied_context: bool = Field(
         False,

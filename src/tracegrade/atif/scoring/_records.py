@@ -63,13 +63,18 @@ class _Record(BaseModel):
 
 
 class _WithRepeats(_Record):
-    """A record whose ``repeats`` field is left out of its JSON when absent (single-verdict runs stay as they were)."""
+    """A record whose ``repeats`` (and empty ``null_reasons``) are left out of its JSON when absent.
+
+    Single-verdict runs, and runs whose every metric has a value, stay as they were.
+    """
 
     @model_serializer(mode="wrap")
     def _omit_absent_repeats(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
         if data.get("repeats", 0) is None:
             del data["repeats"]
+        if data.get("null_reasons") == {}:
+            del data["null_reasons"]
         return data
 
 
@@ -167,3 +172,5 @@ class RunSummary(_WithRepeats):
     """Judge request counters: attempts, successes, errors, protocol errors, tokens, cache hits."""
     repeats: RepeatSummary | None = None
     """Stability of the judge when judge_repeats > 1: unstable steps, spread, score interval (absent otherwise)."""
+    null_reasons: dict[str, str] = Field(default_factory=dict)
+    """Why a headline metric is null, by metric name (absent when every metric has a value)."""

@@ -3,8 +3,9 @@
 Harness health is a 0–10 score: 5 × reconciliation pass rate + 2.5 × (1 − share of tasks with
 unreadable parts, the validator errors) + 2.5 × attribution coverage (failed tasks with a structured
 failure category). HEALTHY at 9 or more with no error (reconciliation or validator), DEGRADED at 7 or more,
-otherwise UNHEALTHY. Run quality is about the agent, not the harness: answer accuracy and execution
-success.
+otherwise UNHEALTHY. A trace or prediction that summary.json names but the run folder lacks is a
+reconciliation error, so it lowers the pass rate; the report says how many tasks were evaluated from
+what. Run quality is about the agent, not the harness: answer accuracy and execution success.
 """
 
 from __future__ import annotations
@@ -13,12 +14,21 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from tracegrade.dabench.analyses._reconcile import Reconciliation
 from tracegrade.dabench.tables._evaluated import Row, count_true, numbers, rate
 
-__all__ = ["INTERPRETATION", "EngineeringHealth", "HarnessHealth", "RunQuality", "assess_health", "format_health"]
+__all__ = [
+    "INTERPRETATION",
+    "EngineeringHealth",
+    "HarnessHealth",
+    "RunQuality",
+    "assess_health",
+    "evaluated_from",
+    "format_evaluated_from",
+    "format_health",
+]
 
 INTERPRETATION = (
     (9.0, "HEALTHY", "Ready to use"),
@@ -72,6 +82,9 @@ class EngineeringHealth(BaseModel):
     failure_categories: dict[str, int]
     top_root_causes: list[tuple[str, int]]
     indicators: list[str]
+    evaluated_from: dict[str, int] = Field(default_factory=dict)
+    """What the tasks were evaluated from: ``tasks``, ``with_trace``, ``with_prediction``, and the traces and
+    predictions summary.json names that are missing (``named_traces_missing``, ``named_predictions_missing``)."""
 
 
 def _harness(rows: Sequence[Row], rec: Reconciliation, validator_errors: int) -> HarnessHealth:
@@ -138,9 +151,30 @@ def assess_health(
         failure_categories=dict(Counter(str(r["failure_category"]) for r in failed if r.get("failure_category"))),
         top_root_causes=Counter(str(r["root_cause"]) for r in failed if r.get("root_cause")).most_common(10),
         indicators=[],
+        evaluated_from=evaluated_from(rows, metadata.get("named_files_missing") or {}),
     )
     health.indicators = _indicators(health, len(failed))
     return health
+
+
+def evaluated_from(rows: Sequence[Row], missing: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """How many tasks had a trace and a prediction, and how many files named by summary.json were missing."""
+    return {
+        "tasks": len(rows),
+        "with_trace": sum(1 for r in rows if r.get("trace_format") not in (None, "missing")),
+        "with_prediction": sum(1 for r in rows if r.get("prediction_present") == 1),
+        "named_traces_missing": len(missing.get("trace", ())),
+        "named_predictions_missing": len(missing.get("prediction.csv", ())),
+    }
+
+
+def format_evaluated_from(counts: Mapping[str, int]) -> str:
+    """One sentence: how many tasks were evaluated from what."""
+    return (
+        f"{counts['tasks']} tasks evaluated: {counts['with_trace']} from a trace, {counts['with_prediction']} with "
+        f"a prediction.csv; missing though summary.json names them: {counts['named_traces_missing']} traces, "
+        f"{counts['named_predictions_missing']} predictions"
+    )
 
 
 def _indicators(health: EngineeringHealth, failed: int) -> list[str]:
@@ -177,6 +211,7 @@ def format_health(health: EngineeringHealth) -> str:
     lines = [
         f"Engineering health: {health.run_id} ({health.tasks} tasks)",
         "=" * 60,
+        format_evaluated_from(health.evaluated_from),
         f"Harness health: {h.score:.1f}/10 {h.status} (band {h.band}: {h.action})",
         f"  reconciliation pass rate: {_pct(h.reconciliation_pass_rate)} ({h.reconciliation_errors} errors)",
         f"  validator errors (tasks with unreadable parts): {h.validator_errors}",

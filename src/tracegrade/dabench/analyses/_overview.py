@@ -41,6 +41,7 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
         status=h.status,
         headline=f"{h.score:.1f}/10 {h.status} — is the evaluation trustworthy?",
         rows=[
+            value_row("Evaluated from", _evaluated(health.evaluated_from), health.evaluated_from.get("with_trace")),
             value_row("Reconciliation pass rate", _pct(h.reconciliation_pass_rate), h.reconciliation_pass_rate),
             value_row("Reconciliation errors", str(h.reconciliation_errors), h.reconciliation_errors),
             value_row("Validator errors", f"{h.validator_errors} tasks", h.validator_errors),
@@ -74,6 +75,15 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
         ],
     )
     return [harness, quality]
+
+
+def _evaluated(counts: dict[str, int]) -> str:
+    if not counts:
+        return "—"
+    missing = counts["named_traces_missing"] + counts["named_predictions_missing"]
+    named = f"; {missing} files named by summary.json missing" if missing else ""
+    traces = f"{counts['with_trace']}/{counts['tasks']} tasks with a trace"
+    return f"{traces}, {counts['with_prediction']} with a prediction{named}"
 
 
 def _exec_mark(value: Cell) -> str:

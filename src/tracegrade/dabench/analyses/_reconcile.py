@@ -4,6 +4,10 @@ Every check runs per task over the tables eval-v2 wrote (task_metrics, trajector
 finding is an ``error`` (an invariant is broken: the artifacts contradict each other), a ``warning``
 (suspicious, e.g. coordinator counts that disagree — diagnostic only since the June 2026 fixes) or
 ``info``. A task passes when it has no error. Nothing is rewritten: the report states what it found.
+
+Two checks compare the run folder with ``summary.json``: a task whose entry names a trace (or a
+``prediction_csv_path``) that its folder lacks has an error, so a run evaluated from a fraction of its
+traces never reconciles clean.
 """
 
 from __future__ import annotations
@@ -34,7 +38,11 @@ CHECKS = (
     "replan_count_consistent",
     "retry_count_consistent",
     "coordinator_metrics_consistent",
+    "summary_trace_present",
+    "summary_prediction_present",
 )
+_NAMED_FILES = (("summary_trace_present", "trace", "a trace (trace.json or trace_r<N>.json)"),
+                ("summary_prediction_present", "prediction.csv", "prediction.csv"))  # fmt: skip
 
 
 class Finding(BaseModel):
@@ -233,9 +241,27 @@ def _coordinator(c: _Checker, task: str, row: Row) -> None:
         c.outcome(task, "coordinator_metrics_consistent", None)
 
 
-def reconcile(rows: Sequence[Row], facts: TableFacts) -> Reconciliation:
-    """Run every check on every task row."""
+def _named_files(c: _Checker, task: str, missing: Mapping[str, frozenset[str]]) -> None:
+    for check, kind, what in _NAMED_FILES:
+        if task in missing.get(kind, frozenset()):
+            c.outcome(task, check, "error", f"summary.json names {what} for this task, but its folder has none")
+        else:
+            c.outcome(task, check, None)
+
+
+def reconcile(
+    rows: Sequence[Row], facts: TableFacts, missing: Mapping[str, Sequence[str]] | None = None
+) -> Reconciliation:
+    """Run every check on every task row.
+
+    Args:
+        rows: The task_metrics rows.
+        facts: Per-task totals of the step tables.
+        missing: File kind (``trace``, ``prediction.csv``) → tasks whose summary.json entry names that
+            file but whose folder lacks it (the run metadata's ``named_files_missing``).
+    """
     checker = _Checker()
+    absent = {kind: frozenset(tasks) for kind, tasks in (missing or {}).items()}
     for row in rows:
         task = str(row.get("task_id"))
         fact = facts.tasks.get(task, TaskFacts())
@@ -244,6 +270,7 @@ def reconcile(rows: Sequence[Row], facts: TableFacts) -> Reconciliation:
         _time(checker, task, row, fact)
         _inflation(checker, task, row)
         _coordinator(checker, task, row)
+        _named_files(checker, task, absent)
     failing = {f.task_id for f in checker.findings if f.severity == "error"}
     severities = Counter(f.severity for f in checker.findings)
     passed = len(rows) - len(failing)

@@ -14,6 +14,7 @@ from typing import Any
 
 from tracegrade.dabench.reading._observe import TaskSignals
 from tracegrade.dabench.reading._records import AnswerTable, Phase, Step, TaskRecord, Value
+from tracegrade.runs import spreadsheet_safe_row
 
 __all__ = ["LIST_CAP", "REPLAY_FORMAT", "TEXT_CAP", "answer_csv", "build_replay", "evidence_steps", "finish_replay"]
 
@@ -58,11 +59,11 @@ def _cap(text: str | None) -> str | None:
 
 
 def answer_csv(table: AnswerTable) -> bytes:
-    """The answer as UTF-8 CSV (header row, LF line ends)."""
+    """The answer as UTF-8 CSV (header row, LF line ends; cells made :func:`~tracegrade.runs.spreadsheet_safe`)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(table.columns)
-    writer.writerows(table.rows)
+    writer.writerow(spreadsheet_safe_row(table.columns))
+    writer.writerows(map(spreadsheet_safe_row, table.rows))
     return buffer.getvalue().encode()
 
 

@@ -31,6 +31,19 @@ class SummaryEntry:
     succeeded: bool | None
     failure_reason: str | None
     prediction_listed: bool | None
+    """Whether the entry gives a ``prediction_csv_path`` (None: the key is absent)."""
+    trace_listed: bool | None = None
+    """Whether the entry gives a ``trace_path`` (None: the key is absent; False also for a task folder
+    that summary.json does not list)."""
+
+    @property
+    def files_named(self) -> tuple[str, ...]:
+        """The task files this entry says the run wrote.
+
+        Its trace unless ``trace_path`` is null, and a prediction when ``prediction_csv_path`` is given.
+        """
+        named = ("trace",) if self.trace_listed is not False else ()
+        return named + (("prediction.csv",) if self.prediction_listed else ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +87,7 @@ def read_summary(run_dir: Path) -> RunSummary:
     folders = sorted((p.name for p in run_dir.iterdir() if p.is_dir() and _TASK_DIR.fullmatch(p.name)), key=_task_key)
     path = run_dir / "summary.json"
     if not path.exists():
-        entries = tuple(SummaryEntry(t, None, None, None) for t in folders)
+        entries = tuple(SummaryEntry(t, None, None, None, False) for t in folders)
         return RunSummary(run_dir.name, entries, False, (), ())
     document = read_json_file(path, code="invalid_summary")
     if not isinstance(document, dict) or not isinstance(document.get("tasks"), list):
@@ -90,7 +103,7 @@ def read_summary(run_dir: Path) -> RunSummary:
     listed = {e.task_id for e in parsed}
     run_id = document.get("run_id") if isinstance(document.get("run_id"), str) else run_dir.name
     unlisted = tuple(t for t in folders if t not in listed)
-    extra = tuple(SummaryEntry(t, None, None, None) for t in unlisted)
+    extra = tuple(SummaryEntry(t, None, None, None, False) for t in unlisted)
     return RunSummary(str(run_id), (*parsed, *extra), True, unlisted, tuple(errors))
 
 
@@ -102,7 +115,8 @@ def _entry(raw: object) -> SummaryEntry | None:
     succeeded = raw.get("succeeded") if isinstance(raw.get("succeeded"), bool) else None
     reason = raw.get("failure_reason") if isinstance(raw.get("failure_reason"), str) else None
     listed = raw.get("prediction_csv_path") is not None if "prediction_csv_path" in raw else None
-    return SummaryEntry(raw["task_id"], succeeded, reason, listed)
+    trace = raw.get("trace_path") is not None if "trace_path" in raw else None
+    return SummaryEntry(raw["task_id"], succeeded, reason, listed, trace)
 
 
 def read_task_input(task_id: str, data_root: Path | None) -> TaskInput:

@@ -1,7 +1,8 @@
 """The rich terminal report: panels for the two health assessments, fitted tables for the rest.
 
 Tables never wrap cells: less important columns give way in a narrow terminal (the caption names
-them). A section without data prints one line saying why.
+them). A section without data prints one line saying why. Every text from the run passes through
+:func:`tracegrade.render.terminal_safe` (control characters escaped).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from rich.text import Text
 from tracegrade.dabench.analyses._sections import Section, SectionColumn
 from tracegrade.dabench.report._build import DabenchReport
 from tracegrade.dabench.report._cells import format_cell
-from tracegrade.render import Column, fit_table
+from tracegrade.render import Column, fit_table, terminal_safe
 
 __all__ = ["render_report", "render_sections"]
 
@@ -41,24 +42,25 @@ def _panel(section: Section, width: int) -> RenderableType:
     mark = "✓" if section.status in ("HEALTHY", "GOOD") else "⚠" if section.status == "DEGRADED" else "✗"
     if section.status == "UNKNOWN":
         mark = "?"
-    lines.append(f"{mark} {section.headline}\n", style=_STYLE.get(section.status or "", "bold"))
+    lines.append(terminal_safe(f"{mark} {section.headline}") + "\n", style=_STYLE.get(section.status or "", "bold"))
     label = max(len(str(r["measure"])) for r in section.rows) if section.rows else 0
     for row in section.rows:
-        lines.append(f"{str(row['measure']).ljust(label)}  {row['value']}\n")
+        lines.append(terminal_safe(f"{str(row['measure']).ljust(label)}  {row['value']}") + "\n")
     lines.rstrip()
-    return Panel(lines, title=section.title, title_align="left", width=min(width, 78), expand=False)
+    title = Text(terminal_safe(section.title))
+    return Panel(lines, title=title, title_align="left", width=min(width, 78), expand=False)
 
 
 def _section(section: Section, width: int) -> RenderableType:
     if section.empty is not None:
-        return Text(f"{section.title}: {section.empty}", style="dim")
+        return Text(terminal_safe(f"{section.title}: {section.empty}"), style="dim")
     if section.panel:
         return _panel(section, width)
     keys = [c.key for c in section.columns]
     rows = [{k: row.get(k) for k in keys} for row in section.rows]
     table = fit_table(section.title, [_column(c) for c in section.columns], rows, width=width)
     # notes wrap at the terminal width, not the (possibly narrow) table's
-    return Group(table, *(Text(note, style="dim") for note in section.notes))
+    return Group(table, *(Text(terminal_safe(note), style="dim") for note in section.notes))
 
 
 def render_sections(sections: Iterable[Section], width: int) -> RenderableType:
@@ -73,9 +75,10 @@ def render_sections(sections: Iterable[Section], width: int) -> RenderableType:
 def render_report(report: DabenchReport, *, width: int, footer: Iterable[str] = ()) -> RenderableType:
     """The whole report of one run."""
     title = f"DataAgent-Bench eval-v2: {report.run_id} ({report.tasks} tasks, {report.mode} mode)"
-    lines: list[RenderableType] = [Rule(title, style="bold"), render_sections(report.sections, width)]
+    rule = Rule(Text(terminal_safe(title), style="rule.text"), style="bold")
+    lines: list[RenderableType] = [rule, render_sections(report.sections, width)]
     skipped = [f"{f.name}: {f.skipped}" for f in report.figures if f.skipped]
     if skipped:
-        lines.append(Text("Figures skipped: " + "; ".join(skipped), style="dim"))
-    lines.extend(Text(line) for line in footer)
+        lines.append(Text(terminal_safe("Figures skipped: " + "; ".join(skipped)), style="dim"))
+    lines.extend(Text(terminal_safe(line)) for line in footer)
     return Group(*lines)

@@ -4,7 +4,8 @@ Both files are encoded column by column in Arrow from the same typed arrays, bui
 buffers: ``pyarrow.array`` would import pandas (a quarter of a second) to check for pandas objects. The CSV
 text is byte for byte what Python's ``csv.writer`` (minimal quoting, LF line ends) writes for the same rows:
 numbers are Python's own ``str`` of the value, None is an empty cell, and a cell is quoted only when it holds
-a comma, a quote or a line end.
+a comma, a quote or a line end. A text cell a spreadsheet could run as a formula gets a leading single quote
+in the CSV only (:func:`tracegrade.runs.spreadsheet_safe`); the Parquet file keeps the exact text.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from itertools import repeat
 from typing import Any
 
 from tracegrade.dabench.reading._records import Value
+from tracegrade.runs import FORMULA_START, spreadsheet_safe, spreadsheet_safe_row
 
 __all__ = ["TableBuffer"]
 
@@ -141,18 +143,8 @@ class TableBuffer:
         cells = self._cells[index][start:stop] if array.null_count < len(array) else []
         if array.null_count == len(array):  # every cell empty (common: fields a trace format lacks)
             array = pc.cast(array, pa.string(), memory_pool=pool)
-        elif kind == "str" and not _may_need_quotes(cells):
-            pass  # most text columns hold no comma, quote or line end at all: no per-cell test needed
         elif kind == "str":
-            needs = pc.match_substring_regex(array, _QUOTED_CHARS, memory_pool=pool)  # null (None) cells: null
-            quoting = pc.sum(needs).as_py() or 0  # in Arrow: a Python test per cell is several times slower
-            if quoting:
-                quote, empty = _text_scalars('"', "")
-                doubled = pc.replace_substring(array, '"', '""', memory_pool=pool)
-                quoted = pc.binary_join_element_wise(quote, doubled, quote, empty, memory_pool=pool)
-                if quoting < len(array):
-                    quoted = pc.if_else(needs, quoted, array, memory_pool=pool)  # a null test: a null (empty) cell
-                array = quoted
+            array = _quoted(_spreadsheet_safe(array, cells, pool), cells, pool)
         elif kind == "float" or (kind == "int" and not set(map(type, cells)) <= {int, type(None)}):
             # Python's text of the value itself: an int in a float column stays "3", a float is its repr
             array = _arrow_column([None if v is None else str(v) for v in cells], "str")
@@ -165,7 +157,8 @@ class TableBuffer:
         text = io.TextIOWrapper(buffer, encoding="utf-8", newline="")
         writer = csv.writer(text, lineterminator="\n")
         writer.writerow([name for name, _ in self.columns])
-        writer.writerows(zip(*(self._typed(i) for i in range(len(self.columns))), strict=True))
+        rows = zip(*(self._typed(i) for i in range(len(self.columns))), strict=True)
+        writer.writerows(map(spreadsheet_safe_row, rows))
         text.flush()
         data = buffer.getvalue()
         text.detach()
@@ -181,6 +174,34 @@ class TableBuffer:
         sink = io.BytesIO()
         pq.write_table(table, sink, memory_pool=pa.system_memory_pool())
         return sink.getvalue()
+
+
+def _quoted(array: Any, cells: list[Value], pool: Any) -> Any:
+    """Text cells quoted the way Python's csv writer quotes them (minimal quoting)."""
+    import pyarrow.compute as pc
+
+    if not _may_need_quotes(cells):
+        return array  # most text columns hold no comma, quote or line end at all: no per-cell test needed
+    needs = pc.match_substring_regex(array, _QUOTED_CHARS, memory_pool=pool)  # null (None) cells: null
+    quoting = pc.sum(needs).as_py() or 0  # in Arrow: a Python test per cell is several times slower
+    if not quoting:
+        return array
+    quote, empty = _text_scalars('"', "")
+    doubled = pc.replace_substring(array, '"', '""', memory_pool=pool)
+    quoted = pc.binary_join_element_wise(quote, doubled, quote, empty, memory_pool=pool)
+    if quoting < len(array):
+        quoted = pc.if_else(needs, quoted, array, memory_pool=pool)  # a null test: a null (empty) cell
+    return quoted
+
+
+def _spreadsheet_safe(array: Any, cells: list[Value], pool: Any) -> Any:
+    """The text cells of a slice with :func:`spreadsheet_safe` applied (the array itself when none starts a formula)."""
+    import pyarrow.compute as pc
+
+    starts = pc.match_substring_regex(array, FORMULA_START, memory_pool=pool)
+    if not pc.any(starts).as_py():
+        return array
+    return _arrow_column([spreadsheet_safe(v) if isinstance(v, str) else v for v in cells], "str")
 
 
 def _may_need_quotes(cells: list[Value]) -> bool:

@@ -22,6 +22,7 @@ from tracegrade.dabench.tables._layout import (
     tool_call_columns,
     trajectory_columns,
 )
+from tracegrade.dabench.tables._stale import remove_stale_tasks
 from tracegrade.errors import TracegradeError
 from tracegrade.runs import JobStatus, RunFolder, gc_paused, job_id_for
 
@@ -88,6 +89,8 @@ class _Collector:
         """(column, reason) of every null cell, counted in C (regrouped by column when the run is written)."""
         self.errors: list[dict[str, str]] = []
         self.formats: Counter[str] = Counter()
+        self.missing: dict[str, list[str]] = defaultdict(list)
+        """File kind (``trace``, ``prediction.csv``) → tasks whose summary.json entry names it but that lack it."""
         self.summary = summary
 
     def add(self, task_id: str, metrics: TaskMetrics, errors: list[tuple[str, str]]) -> None:
@@ -131,6 +134,7 @@ def evaluate_run(
     output = options.output or run_dir
     params = options.params
     job_id = job_id_for({"run": str(run_dir.resolve()), "params": params.model_dump()}, prefix="dabench")
+    remove_stale_tasks(output, run_dir, {entry.task_id for entry in summary.entries}, EVAL_KIND)
     folder = RunFolder(output, kind=EVAL_KIND, job_id=job_id)
     result = EvalSummary(summary.run_id, output, JobStatus.COMPLETED, success_threshold=params.success_threshold)
     collector = _Collector(result)
@@ -177,8 +181,20 @@ def _evaluate_one(
     collector.trajectory.extend_columns(steps)  # the three tables grow together: an interrupt leaves them whole
     collector.tool_calls.extend_columns(calls)
     collector.add(entry.task_id, metrics, list(record.errors))
+    for kind in _missing_named_files(entry, record):
+        collector.missing[kind].append(entry.task_id)
     if on_task is not None:
         on_task(record, metrics, folder)
+
+
+def _missing_named_files(entry: SummaryEntry, record: TaskRecord) -> list[str]:
+    """The files summary.json names for a task that its folder lacks (an unreadable file is a task error)."""
+    missing = []
+    if "trace" in entry.files_named and record.trace_file is None:
+        missing.append("trace")
+    if "prediction.csv" in entry.files_named and record.prediction is None and record.prediction_error is None:
+        missing.append("prediction.csv")
+    return missing
 
 
 def _write(
@@ -209,6 +225,8 @@ def _write(
         "task_errors": collector.errors,
         "rows": rows,
     }
+    if collector.missing:  # absent when every file summary.json names is there
+        metadata["named_files_missing"] = dict(sorted(collector.missing.items()))
     if on_finish is not None:
         on_finish(folder, metadata)
     folder.finish(result.status, metadata, stamp=False)  # reruns on the same inputs reproduce every file

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 from rich.console import Console
 
-from tracegrade.render import Column, fit_table, fmt_pct
+from tracegrade.render import Column, fit_table, fmt_pct, terminal_safe
 from tracegrade.suites.checking._metrics import ClassificationSummary, FieldsSummary, MetricSummary, MultilabelSummary
 from tracegrade.suites.reporting._compare import ComparisonReport
 from tracegrade.suites.reporting._report import SuiteReport, SuiteSection
@@ -62,11 +62,11 @@ def _suite_details(suite: SuiteSection, console: Console, width: int) -> None:
         _metric(name, metric, console, width)
     latency = suite.latency
     seconds = ", ".join(f"{key} {_seconds(getattr(latency, key))}" for key in ("minimum", "median", "p95", "maximum"))
-    console.print(f"{name}: latency over {latency.count} attempts ({latency.unavailable} unavailable): "
-                  f"{seconds}", markup=False, highlight=False)
+    console.print(terminal_safe(f"{name}: latency over {latency.count} attempts ({latency.unavailable} unavailable): "
+                                f"{seconds}"), markup=False, highlight=False)
     if suite.failures:
         failures = ", ".join(f"{code} {count}" for code, count in suite.failures.items())
-        console.print(f"{name}: failed attempts by code: {failures}", markup=False, highlight=False)
+        console.print(terminal_safe(f"{name}: failed attempts by code: {failures}"), markup=False, highlight=False)
 
 
 def _seconds(value: float | None) -> str:
@@ -76,9 +76,9 @@ def _seconds(value: float | None) -> str:
 def _metric(suite: str, metric: MetricSummary, console: Console, width: int) -> None:
     counts = ", ".join(f"{key} {getattr(metric, key)}"
                        for key in ("observed", "abstained", "missing", "skipped", "errors", "invalid"))
-    console.print(f"{suite}: {metric.kind} metric {metric.name}: accuracy {fmt_pct(metric.accuracy)}, "
-                  f"coverage {fmt_pct(metric.coverage)} (support {metric.support}, excluded "
-                  f"{metric.excluded}; {counts})", markup=False, highlight=False)
+    console.print(terminal_safe(f"{suite}: {metric.kind} metric {metric.name}: accuracy {fmt_pct(metric.accuracy)}, "
+                                f"coverage {fmt_pct(metric.coverage)} (support {metric.support}, excluded "
+                                f"{metric.excluded}; {counts})"), markup=False, highlight=False)
     if isinstance(metric, ClassificationSummary | MultilabelSummary):
         rows = [{**dict(row), "label": "null" if row.label is None else row.label} for row in metric.per_label]
         for name, rates in (("micro", metric.micro), ("macro", metric.macro)):
@@ -99,7 +99,7 @@ def print_comparison(result: ComparisonReport, console: Console) -> None:
     width = min(console.width, 120)
     for suite in result.suites:
         changes = ", ".join(f"{key} {value}" for key, value in suite.changes)
-        console.print(f"{suite.suite}: {suite.attempt_count} attempts: {changes}", markup=False,
+        console.print(terminal_safe(f"{suite.suite}: {suite.attempt_count} attempts: {changes}"), markup=False,
                       highlight=False)
         rows = [{"measure": name, "candidate": d.candidate, "baseline": d.baseline,
                  "delta": d.delta.estimate, "low": d.delta.low, "high": d.delta.high}

