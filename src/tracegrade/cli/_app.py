@@ -13,6 +13,7 @@ from tracegrade.cli._agree import agree
 from tracegrade.cli._dabench import dabench_app
 from tracegrade.cli._evalhub import evalhub_app
 from tracegrade.cli._export import export_app
+from tracegrade.cli._help import App
 from tracegrade.cli._import import import_app
 from tracegrade.cli._judge import judge
 from tracegrade.cli._merge import merge
@@ -27,9 +28,9 @@ EXIT_CODES_HELP = (
     "3 missing optional dependency; 4 operational failure; 130 interrupted."
 )
 
-app = typer.Typer(
+app = App(
     name="tracegrade",
-    help=f"Grade AI-agent runs. {EXIT_CODES_HELP}",
+    help=f"Grade AI-agent runs.\n\n{EXIT_CODES_HELP}",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -8,11 +8,12 @@ from typing import Annotated
 
 import typer
 
+from tracegrade.cli._help import App
 from tracegrade.errors import ConfigError
 
 __all__ = ["evalhub_app"]
 
-evalhub_app = typer.Typer(
+evalhub_app = App(
     name="evalhub",
     help="EvalHub integration: the ATIF framework adapter and its provider definition.",
     no_args_is_help=True,

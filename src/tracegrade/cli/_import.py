@@ -11,9 +11,11 @@ from rich.console import Console
 if TYPE_CHECKING:
     from tracegrade.atif import ImportResult
 
+from tracegrade.cli._help import App
+
 __all__ = ["import_app"]
 
-import_app = typer.Typer(
+import_app = App(
     name="import",
     help="Convert traces and logs of other tools (OpenTelemetry, Inspect AI, Who&When) into ATIF trajectories.",
     no_args_is_help=True,

@@ -88,7 +88,9 @@ def judge(
             help="Tracking URI (default: $MLFLOW_TRACKING_URI, else sqlite:///./mlruns.db).", rich_help_panel=_OUTPUT
         ),
     ] = None,
-    mlflow_experiment: Annotated[str, typer.Option(rich_help_panel=_OUTPUT)] = "tracegrade",
+    mlflow_experiment: Annotated[
+        str, typer.Option(help="MLflow experiment the run is logged under.", rich_help_panel=_OUTPUT)
+    ] = "tracegrade",
     otel_evaluations: Annotated[
         bool,
         typer.Option("--otel-evaluations", help="Also send each verdict as an OpenTelemetry gen_ai.evaluation.result "

@@ -13,6 +13,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
+from tracegrade.cli._help import App
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ConfigError
 from tracegrade.suites import IntervalParameters, SuiteRunParameters
@@ -30,7 +31,7 @@ EXIT_CODES = ("Exit codes: 0 all checks passed (or a check/compare completed); 1
 _TARGET = "System under test"
 _JUDGE = "Judge (for `judge` checks)"
 
-suite_app = typer.Typer(help=f"Evaluation suites: datasets of cases with gold answers. {EXIT_CODES}",
+suite_app = App(help=f"Evaluation suites: datasets of cases with gold answers.\n\n{EXIT_CODES}",
                         no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 JudgeUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL of the judge.", rich_help_panel=_JUDGE)]
