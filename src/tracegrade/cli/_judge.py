@@ -75,7 +75,9 @@ def judge(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the cache.", rich_help_panel=_OUTPUT)
     ] = False,
-    shard: Annotated[str | None, typer.Option(help="Score shard i/n of the roots.", rich_help_panel=_OUTPUT)] = None,
+    shard: Annotated[str | None, typer.Option(
+        help="Score shard i of n of the roots, counted from 0: 0/4, 1/4, 2/4 and 3/4 together score everything.",
+        rich_help_panel=_OUTPUT)] = None,
     fail_under: Annotated[
         float | None, typer.Option(help="Exit 1 when the collection score is below this.", rich_help_panel=_OUTPUT)
     ] = None,
@@ -118,6 +120,7 @@ def judge(
     if rubric is not None:
         parameters["provider_params"] = {"rubric": rubric}
     options, criteria = parse_parameters(parameters)
+    selected = parse_shard(shard) if shard else None
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
     _refuse_output_inside_inputs(output, paths)
     if otel_evaluations:
@@ -129,7 +132,7 @@ def judge(
     results, artifacts = asyncio.run(
         _run(paths, options, criteria, target, quiet, folder=folder,
              cache_path=None if no_cache else (cache or default_cache_path()),
-             shard=parse_shard(shard) if shard else None)
+             shard=selected)
     )
     if not quiet:
         _print_summary(results, output)
