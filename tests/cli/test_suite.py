@@ -177,3 +177,9 @@ def test_judge_checks_through_a_real_judge_endpoint(tmp_path: Path, capsys: pyte
     assert code == 1 and out["suites"][0]["checks"]["passed"] == 1 and out["suites"][0]["checks"]["failed"] == 1
     saved = json.loads((tmp_path / "r.json").read_text())
     assert saved["suites"][0]["scorers"] == {"judge": "suite-check-v1:m"}
+
+
+def test_an_unwritable_report_folder_exits_4_before_any_attempt(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "run", DATASET, "--target-cmd", SUT, "-o", "/proc/no-such/r.json")
+    assert code == 4 and out is None
+    assert err == "error: /proc/no-such/r.json: not writable (no such file or directory)\n"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from tracegrade.errors import OutputError
+from tracegrade.errors import InputError, OutputError
 
 if TYPE_CHECKING:
     from tracegrade.atif import AgreementReport
@@ -61,6 +61,9 @@ def agree(
         amend_manifest(run, [target.name, page.name, "report.html"])
     if not quiet:
         _print_summary(report, target, page)
+    if report.matched == 0:
+        raise InputError(f"{labels}: none of its {report.labels} labels names a trajectory or step of {run} "
+                         f"(the reasons are in {target})")
 
 
 def _print_summary(report: AgreementReport, target: Path, page: Path) -> None:

@@ -128,7 +128,9 @@ def judge(
     recorded = {k: v for k, v in parameters.items() if not (k == "judge_repeats" and v == 1)}  # as before repeats
     material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(recorded),
                 "judge": [target.url, target.model, target.local]}
-    folder = open_run_folder(output, job_id or job_id_for(material))
+    job = job_id or job_id_for(material)
+    _note_replaced_run(output, job)
+    folder = open_run_folder(output, job)
     results, artifacts = asyncio.run(
         _run(paths, options, criteria, target, quiet, folder=folder,
              cache_path=None if no_cache else (cache or default_cache_path()),
@@ -149,6 +151,21 @@ def judge(
         if not quiet:
             Console().print(f"OpenTelemetry: sent {sent} evaluation events", markup=False)
     _exit(results, fail_under)
+
+
+def _note_replaced_run(output: Path, job_id: str) -> None:
+    """Say so when ``output`` holds the finished run of another job, which this run replaces."""
+    from tracegrade.errors import TracegradeError
+    from tracegrade.runs import read_manifest
+
+    try:
+        previous = read_manifest(output, verify=False).get("job_id")
+    except TracegradeError:
+        return
+    if previous is not None and previous != job_id:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"note: {output}/ holds the run of job {previous}; this run (job {job_id}) replaces it "
+            "(give -o DIR to keep both)", markup=False)
 
 
 def _require_logs_endpoint() -> None:

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from tracegrade.cli._help import App
 from tracegrade.cli._options import OptionGroup, with_model_options
-from tracegrade.errors import ConfigError
+from tracegrade.errors import ConfigError, OutputError
 from tracegrade.suites import IntervalParameters, SuiteRunParameters
 
 if TYPE_CHECKING:
@@ -93,6 +93,7 @@ def run(
 
     params = _validated(SuiteRunParameters, _renamed_concurrency(context, parameters, max_concurrency))
     _refuse_existing(output, html)
+    _require_writable(output, html, checkpoint)
     data = load_dataset(dataset)
     target = _target(data, params, results, target_cmd, target_url)
     if checkpoint is None and results is None:
@@ -195,6 +196,22 @@ def _refuse_existing(output: Path | None, html: Path | None) -> None:
             raise ConfigError(f"{path} already exists; reports are never overwritten", code="output_exists")
     if output is not None and html is not None and output.resolve() == html.resolve():
         raise ConfigError("--output and --html name the same file")
+
+
+def _require_writable(*paths: Path | None) -> None:
+    """Each output's folder takes a file, checked before any attempt is run (exit 4 otherwise)."""
+    import os
+    import tempfile
+
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            fd, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".probe")
+        except OSError as exc:
+            raise OutputError(f"{path}: not writable ({(exc.strerror or type(exc).__name__).lower()})") from None
+        os.close(fd)
+        os.unlink(probe)
 
 
 def _target(data: Dataset, params: SuiteRunParameters, results: Path | None, command: str | None,

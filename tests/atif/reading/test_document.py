@@ -44,3 +44,14 @@ def test_growth_within_the_limit_is_read_whole() -> None:
         assert _read_to_limit(fd, 10, 1 << 20) == b"a" * 5000
     finally:
         os.close(fd)
+
+
+def test_a_json_object_that_is_not_a_trajectory_is_named_so() -> None:
+    from tracegrade.atif import LoadOptions
+    from tracegrade.atif.reading._document import validate_document
+
+    other = validate_document({"resourceSpans": []}, LoadOptions())
+    assert isinstance(other, tuple) and other[0] == "schema_violation"
+    assert other[1].startswith("not an ATIF trajectory (no schema_version, agent, steps): /")
+    broken = validate_document({"schema_version": "ATIF-v1.6"}, LoadOptions())
+    assert isinstance(broken, tuple) and broken[1].startswith("/")  # an ATIF document with faults: the faults

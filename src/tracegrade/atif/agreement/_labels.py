@@ -105,7 +105,7 @@ def read_labels(path: Path) -> tuple[Label, ...]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise InputError(f"{path}: cannot read labels ({type(exc).__name__})") from None
+        raise InputError(f"{path}: cannot read labels: {(exc.strerror or type(exc).__name__).lower()}") from None
     return parse_labels(data.split(b"\n"), str(path))
 
 
