@@ -159,11 +159,14 @@ def test_shards_of_one_command_share_a_job_id_and_merge(server: ScriptedJudgeSer
     assert merged["parameters"]["trajectory_path"] == str(EXAMPLES)
 
 
-def test_mlflow_flag_logs_the_run(server: ScriptedJudgeServer, tmp_path: Path) -> None:
+def test_mlflow_flag_logs_the_run(
+    server: ScriptedJudgeServer, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     from mlflow.tracking import MlflowClient
 
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
     assert judge(server, tmp_path, str(EXAMPLES), "--mlflow", "--mlflow-uri", uri) == 0
+    assert " INFO " not in capfd.readouterr().err  # MLflow's store set-up stays out of the terminal
     client = MlflowClient(uri)
     (run,) = client.search_runs([client.get_experiment_by_name("tracegrade").experiment_id])
     assert run.data.params["atif_prompt_version"] == "atif-context-v3"

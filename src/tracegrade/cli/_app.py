@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import Annotated
 
@@ -48,6 +49,13 @@ app.add_typer(suite_app, name="suite")
 _stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+class _WrappedWarnings(logging.Handler):
+    """Warnings nothing else handles, as ``warning: ...`` on stderr wrapped at word boundaries."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        Console(stderr=True, highlight=False).print(f"{record.levelname.lower()}: {record.getMessage()}", markup=False)
+
+
 def _package_version() -> str:
     import tracegrade  # read on demand: the metadata lookup stays out of every other command
 
@@ -71,6 +79,7 @@ def _root(
 
 def run_app(command: typer.Typer, argv: list[str] | None = None) -> int:
     """Run a typer app, mapping tracegrade errors and Ctrl-C to documented exit codes."""
+    logging.lastResort = _WrappedWarnings(logging.WARNING)
     try:
         returned = command(args=argv, standalone_mode=False)
     except TracegradeError as exc:

