@@ -247,3 +247,17 @@ def test_a_stop_signal_exits_130_with_the_finished_results_written(tmp_path: Pat
     statuses = [s["status"] for n in results["nodes"] for s in n["steps"]]
     assert results["summary"]["job_status"] == "interrupted"
     assert statuses.count("scored") >= 2 and "not_run" in statuses  # what finished is kept, the rest is marked
+
+
+def test_data_is_printed_without_rich_highlighting(
+    server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    out = tmp_path / "run-80"
+    argv = ["judge", str(EXAMPLES), "--judge-url", server.base_url, "--judge-model", "scripted", "-o", str(out),
+            "--cache", str(tmp_path / "cache.sqlite3")]
+    assert run_app(app, argv) == 0
+    printed = capsys.readouterr().out
+    assert f"results: {out}/ (" in printed  # no colour codes around the digits or slashes of the path
+    assert "│ atif_trajectory_count" in printed and "4 │" in printed

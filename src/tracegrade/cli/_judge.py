@@ -143,13 +143,13 @@ def judge(
 
         run_id = log_run(results, artifacts, tracking_uri=mlflow_uri, experiment=mlflow_experiment)
         if not quiet:
-            Console().print(f"MLflow run: {run_id}", markup=False)
+            Console(highlight=False).print(f"MLflow run: {run_id}", markup=False)
     if otel_evaluations:
         from tracegrade.integrations.otel import export_evaluations
 
         sent = export_evaluations(results)
         if not quiet:
-            Console().print(f"OpenTelemetry: sent {sent} evaluation events", markup=False)
+            Console(highlight=False).print(f"OpenTelemetry: sent {sent} evaluation events", markup=False)
     _exit(results, fail_under)
 
 
@@ -222,7 +222,7 @@ async def _run(
         for signum in (signal.SIGINT, signal.SIGTERM):  # both stop new calls and keep what finished
             loop.add_signal_handler(signum, engine.interrupt)
 
-    display = asyncio.create_task(_show_progress(progress, Console(stderr=True), quiet))
+    display = asyncio.create_task(_show_progress(progress, Console(stderr=True, highlight=False), quiet))
     meters = _meter_provider()
     try:
         context = JobContext(folder.job_id, shard=shard, progress=progress, on_engine=attach)
@@ -308,15 +308,15 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     table.add_row(
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
-    Console().print(table)
+    Console(highlight=False).print(table)
     if results.parameters.atif_criteria_source == _LOCAL_RUBRIC:
-        Console().print(
+        Console(highlight=False).print(
             "The local judge cannot derive criteria: every step was scored against one fixed generic criterion "
             "(step_quality), as the probability it gives 'no problem' against five named problems, read from its "
             "token probabilities. Its scores are weak; see the README.",
             markup=False,
         )
-    Console().print(
+    Console(highlight=False).print(
         f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html, manifest.json)",
         markup=False,
     )

@@ -36,7 +36,7 @@ def merge(
     summary = merged.summary
     if not quiet:
         score = "—" if summary.atif_overall_score is None else f"{summary.atif_overall_score:.4f}"
-        Console().print(
+        Console(highlight=False).print(
             f"merged {len(results)} shards of {merged.job_id}: atif_overall_score {score}, "
             f"{summary.atif_trajectory_count} trajectories, job {summary.job_status} -> {output}/",
             markup=False,
