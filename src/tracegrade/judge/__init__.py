@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from tracegrade.judge._judge import JudgeProtocol as JudgeProtocol
     from tracegrade.judge._local import LOCAL_JUDGE_NOTICE as LOCAL_JUDGE_NOTICE
     from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES as LOCAL_MAX_CONTEXT_BYTES
+    from tracegrade.judge._local import LOCAL_MODEL_ALIAS as LOCAL_MODEL_ALIAS
     from tracegrade.judge._local import LOCAL_PINNED_OPTIONS as LOCAL_PINNED_OPTIONS
     from tracegrade.judge._local import LocalJudge as LocalJudge
     from tracegrade.judge._local import check_local_judge_installed as check_local_judge_installed
