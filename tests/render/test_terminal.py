@@ -65,3 +65,12 @@ def test_essential_columns_are_never_hidden() -> None:
 
 def test_table_width_counts_padding_and_borders() -> None:
     assert table_width(COLUMNS[:2]) == 12 + 6 + 3 * 2 + 1
+
+
+def test_a_wrapping_column_shows_a_long_cell_whole_on_more_lines() -> None:
+    columns = [Column("Groups", "label", min_width=10, wrap=True), Column("n", "n", min_width=3, justify="right")]
+    console = Console(record=True, width=24, color_system=None)
+    console.print(fit_table(None, columns, [{"label": "First try vs replanned", "n": 1}], width=24))
+    text = console.export_text()
+    assert "…" not in text and "First try vs" in text and "replanned" in text
+    assert max(len(line) for line in text.splitlines()) <= 24

@@ -32,7 +32,9 @@ class Column:
     justify: JustifyMethod = "left"
     """Cell alignment (use "right" for numbers)."""
     overflow: OverflowMethod = "ellipsis"
-    """How a cell too long for the column is cut; cells never wrap."""
+    """How a cell too long for the column is cut (unless the column wraps)."""
+    wrap: bool = False
+    """Let a cell too long for the column continue on more lines instead of being cut."""
     max_width: int | None = None
     """Widest the column may get; None for no limit."""
     formatter: Callable[[Any], str] | None = None
@@ -61,9 +63,9 @@ def fit_table(
 
     While the columns' minimum widths do not fit, the least important column (largest ``priority``,
     the rightmost among equals) is hidden; columns of priority 0 are never hidden. The space left is
-    shared among the shown columns up to their content's width. Cells never wrap: text longer than
-    its column ends with an ellipsis. Strings are shown literally (no rich markup); the caption
-    names the hidden columns.
+    shared among the shown columns up to their content's width. Cells wrap only in columns marked
+    ``wrap``; elsewhere text longer than its column ends with an ellipsis. Strings are shown literally
+    (no rich markup); the caption names the hidden columns.
 
     Raises:
         KeyError: a row lacks a column's key.
@@ -81,7 +83,8 @@ def fit_table(
     )
     for column, column_width in zip(shown, widths, strict=True):
         table.add_column(
-            column.header, justify=column.justify, overflow=column.overflow, no_wrap=True, width=column_width
+            column.header, justify=column.justify, overflow="fold" if column.wrap else column.overflow,
+            no_wrap=not column.wrap, width=column_width
         )
     for row_cells in cells:
         table.add_row(*row_cells)

@@ -1,7 +1,7 @@
 """The rich terminal report: panels for the two health assessments, fitted tables for the rest.
 
-Tables never wrap cells: less important columns give way in a narrow terminal (the caption names
-them). A section without data prints one line saying why.
+Less important columns give way in a narrow terminal (the caption names them); a text cell too long
+for its column wraps onto more lines, numbers never do. A section without data prints one line saying why.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def _column(spec: SectionColumn) -> Column:
         priority=spec.priority,
         justify="right" if spec.kind in _NUMERIC else "left",
         formatter=partial(format_cell, kind=spec.kind),
+        wrap=spec.kind not in _NUMERIC,
     )
 
 
