@@ -16,7 +16,6 @@ import orjson
 
 from tracegrade.atif.scoring._records import NodeResult, RunSummary, StepResult, StepStatus
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.judge import LOCAL_MODEL_ALIAS, LOCAL_PINNED_OPTIONS
 from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html, score_bins
 
 if TYPE_CHECKING:
@@ -264,6 +263,8 @@ def _arguments(text: str) -> str:
 
 def _parameter_rows(results: EvaluationResults) -> list[dict[str, str]]:
     """The recorded parameters; with the local judge, those it fixes say so."""
+    from tracegrade.judge import LOCAL_MODEL_ALIAS, LOCAL_PINNED_OPTIONS  # _local only loads on demand
+
     rows = _key_values(results.parameters.model_dump(mode="json"))
     judge = results.provenance.get("judge")
     if isinstance(judge, dict) and judge.get("model") == LOCAL_MODEL_ALIAS:
