@@ -74,3 +74,9 @@ def test_a_rerun_with_the_same_cache_asks_the_judge_nothing(
     second, _ = job(judge_server, folder, JobContext("j"), cache=cache)
     assert judge_server.count == calls == 2
     assert second.summary.judge["cache_hits"] == 2 and second.nodes == first.nodes
+
+
+def test_the_local_judge_runs_and_records_the_options_it_fixes() -> None:
+    options = effective_options(ScoringOptions(judge_max_tokens=1024, concurrency_limit=10), JudgeTarget(local=True))
+    assert (options.judge_max_tokens, options.judge_seed, options.concurrency_limit) == (512, 0, 1)
+    assert options.judge_timeout_seconds == 300.0 and options.judge_temperature == 0.0

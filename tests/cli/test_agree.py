@@ -68,3 +68,20 @@ def test_agree_output_option_and_bad_labels_exit_2(
 def test_agree_on_a_folder_without_results_exits_2(tmp_path: Path) -> None:
     path = labels(tmp_path, '{"trajectory_id": "A", "failed": true}')
     assert run_app(app, ["agree", str(tmp_path), "--labels", str(path)]) == 2
+
+
+def test_labels_that_match_nothing_are_reported_and_exit_2(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = labels(tmp_path, '{"trajectory_id": "Z", "failed": true}')
+    assert run_app(app, ["agree", str(run), "--labels", str(path), "-q"]) == 2
+    assert "none of its 1 labels names a trajectory or step" in capsys.readouterr().err
+    assert orjson.loads((run / "agreement.json").read_bytes())["unmatched"][0]["reason"] == "no_trajectory"
+
+
+def test_a_missing_labels_file_is_one_line_without_an_exception_name(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_app(app, ["agree", str(run), "--labels", str(tmp_path / "missing.jsonl")]) == 2
+    expected = f"error: {tmp_path / 'missing.jsonl'}: cannot read labels: no such file or directory\n"
+    assert capsys.readouterr().err == expected

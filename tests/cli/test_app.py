@@ -83,3 +83,20 @@ def test_a_usage_error_shows_the_usage_and_exits_2(capsys: pytest.CaptureFixture
     assert run_app(app, ["validate", "--no-such-option"]) == 2
     err = capsys.readouterr().err
     assert "Usage:" in err and "No such option: --no-such-option" in err
+
+
+def test_library_warnings_are_wrapped_at_word_boundaries(tmp_path: Path) -> None:
+    script = ("import logging, sys; from tracegrade.cli._app import app, run_app; run_app(app, ['--version']); "
+              "logging.getLogger('tracegrade.judge').warning('word ' * 30)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          env={"COLUMNS": "40", "PATH": ""})
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("warning: word") and len(lines) > 3
+    assert all(len(line) <= 40 and line.rstrip().endswith("word") for line in lines)
+
+
+def test_bad_input_is_reported_before_the_local_judge_starts(tmp_path: Path) -> None:
+    done = subprocess.run([Path(sys.executable).parent / "tracegrade", "judge", str(tmp_path / "missing"),
+                           "--judge", "local", "-o", str(tmp_path / "run")], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == f"error: {tmp_path / 'missing'}: no such file or directory\n"

@@ -36,6 +36,15 @@ def test_provider_yaml_to_a_file_with_an_image(tmp_path: Path) -> None:
     target = tmp_path / "providers" / "atif.yaml"
     assert run_app(app, ["evalhub", "provider-yaml", "--image", "registry.local/tg:1", "-o", str(target)]) == 0
     assert yaml.safe_load(target.read_text())["runtime"]["k8s"]["image"] == "registry.local/tg:1"
+    assert "placeholder" not in target.read_text()
+
+
+def test_the_placeholder_image_is_named_as_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_app(app, ["evalhub", "provider-yaml"]) == 0
+    captured = capsys.readouterr()
+    assert "note: runtime.k8s.image quay.io/your-org/tracegrade:0.1.0 is a placeholder" in captured.err
+    comments = [line for line in captured.out.splitlines() if line.startswith("#")]
+    assert "is a placeholder" in " ".join(comments) and max(len(line) for line in comments) <= 100
 
 
 def test_provider_yaml_refuses_a_malformed_env(capsys: pytest.CaptureFixture[str]) -> None:

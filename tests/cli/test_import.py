@@ -41,7 +41,7 @@ def test_import_otel_writes_trajectories_that_validate_without_warnings(
     assert run_app(app, ["import", "otel", str(traces / "otel-genai.json"), str(traces / "openinference.jsonl"),
                          "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "imported 2 traces" in printed and "13 steps, 4 tool calls, 1 sub-agent trajectories" in printed
+    assert "imported 2 traces" in printed and "13 steps, 4 tool calls, 1 sub-agent trajectory)" in printed
     assert run_app(app, ["validate", str(out / "trajectories"), "--format", "json"]) == 0
     report = orjson.loads(capsys.readouterr().out)
     assert report["valid"] and all(f["warnings"] == [] for f in report["files"]) and len(report["files"]) == 2
@@ -72,7 +72,7 @@ def test_import_inspect_writes_one_trajectory_per_sample(tmp_path: Path, capsys:
         unavailable("inspect_ai is not installed (pip install 'tracegrade[inspect]')")
     out = tmp_path / "out"
     assert run_app(app, ["import", "inspect", str(EXAMPLES / "traces" / "inspect-log.json"), "-o", str(out)]) == 0
-    assert "imported 1 samples" in capsys.readouterr().out
+    assert "imported 1 sample -> " in capsys.readouterr().out
     assert run_app(app, ["validate", str(out / "trajectories")]) == 0
 
 
@@ -113,3 +113,10 @@ def test_the_readme_import_examples_run_as_written(tmp_path: Path, monkeypatch: 
     assert len(events) >= 2  # the judge's --otel-evaluations and the later export
     for name in ("otel-run", "openinference-run", "inspect-run"):
         assert (tmp_path / name / "evaluation_results.json").is_file()
+
+
+def test_one_imported_log_is_counted_in_the_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs = write_logs(tmp_path / "logs")
+    first = sorted(logs.rglob("*.json"))[0]
+    assert run_app(app, ["import", "whowhen", str(first), "-o", str(tmp_path / "out")]) == 0
+    assert "imported 1 log -> " in capsys.readouterr().out

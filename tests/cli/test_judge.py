@@ -52,6 +52,18 @@ def test_judge_examples_writes_run_folder_and_resumes_from_cache(server: Scripte
     assert server.count == calls  # unchanged inputs: zero judge calls
 
 
+def test_a_run_of_another_job_in_the_output_folder_is_replaced_with_a_note(
+    server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert judge(server, tmp_path, str(EXAMPLES)) == 0
+    first = read_manifest(tmp_path / "run")["job_id"]
+    assert judge(server, tmp_path, str(EXAMPLES)) == 0  # the same job again: a resume, nothing to say
+    assert "note:" not in capsys.readouterr().err
+    assert judge(server, tmp_path, str(EXAMPLES), "--failure-threshold", "0.4") == 0
+    assert f"holds the run of job {first}; this run (job " in capsys.readouterr().err
+    assert read_manifest(tmp_path / "run")["job_id"] != first
+
+
 def test_fail_under_exits_1(server: ScriptedJudgeServer, tmp_path: Path) -> None:
     write(tmp_path / "in/a.json", trajectory("SCORE:0.3"))
     assert (
@@ -147,11 +159,14 @@ def test_shards_of_one_command_share_a_job_id_and_merge(server: ScriptedJudgeSer
     assert merged["parameters"]["trajectory_path"] == str(EXAMPLES)
 
 
-def test_mlflow_flag_logs_the_run(server: ScriptedJudgeServer, tmp_path: Path) -> None:
+def test_mlflow_flag_logs_the_run(
+    server: ScriptedJudgeServer, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     from mlflow.tracking import MlflowClient
 
     uri = f"sqlite:///{tmp_path / 'mlruns.db'}"
     assert judge(server, tmp_path, str(EXAMPLES), "--mlflow", "--mlflow-uri", uri) == 0
+    assert " INFO " not in capfd.readouterr().err  # MLflow's store set-up stays out of the terminal
     client = MlflowClient(uri)
     (run,) = client.search_runs([client.get_experiment_by_name("tracegrade").experiment_id])
     assert run.data.params["atif_prompt_version"] == "atif-context-v3"
@@ -284,3 +299,17 @@ def test_the_judge_url_is_shown_without_credentials_query_or_fragment() -> None:
     from tracegrade.cli._judge import _shown_url
 
     assert _shown_url("https://user:pw@judge.example:8443/v1?key=s#f") == "https://judge.example:8443/v1"
+
+
+def test_data_is_printed_without_rich_highlighting(
+    server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    out = tmp_path / "run-80"
+    argv = ["judge", str(EXAMPLES), "--judge-url", server.base_url, "--judge-model", "scripted", "-o", str(out),
+            "--cache", str(tmp_path / "cache.sqlite3")]
+    assert run_app(app, argv) == 0
+    printed = capsys.readouterr().out
+    assert f"results: {out}/ (" in printed  # no colour codes around the digits or slashes of the path
+    assert "│ atif_trajectory_count" in printed and "4 │" in printed

@@ -216,3 +216,9 @@ def test_a_target_leaving_a_child_behind_is_read_or_timed_out_without_noise(tmp_
         assert done.stderr == ""
         attempts = [a for s in json.loads((tmp_path / f"{name}.json").read_text())["suites"] for a in s["attempts"]]
         assert {a["error_code"] for a in attempts} == codes
+
+
+def test_an_unwritable_report_folder_exits_4_before_any_attempt(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "run", DATASET, "--target-cmd", SUT, "-o", "/proc/no-such/r.json")
+    assert code == 4 and out is None
+    assert err == "error: /proc/no-such/r.json: not writable (no such file or directory)\n"

@@ -58,18 +58,22 @@ def _long_names(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_table_fits_80_columns_one_line_per_document(
+def test_at_80_columns_every_document_keeps_its_whole_path_and_every_fact(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     assert run_app(app, ["validate", str(_long_names(tmp_path))]) == 2
-    lines = capsys.readouterr().out.splitlines()
-    assert max(len(line) for line in lines) <= 80
-    rows = [line for line in lines if " valid " in line or " invalid " in line]
-    first, second, bad = (row.split()[0] for row in rows)
-    assert first.startswith("…") and first.endswith("of-the-first-run/trajectory.json")
-    assert second.startswith("…") and second.endswith("of-the-second-run/trajectory.json")
-    assert bad == "bad.json" and len(rows) == 3
+    lines = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    assert max(len(line) for line in lines) <= 80 and not any("…" in line for line in lines)
+    start = lines.index("  a-long-folder-name-of-the-first-run/trajectory.json")
+    assert lines[start : start + 6] == [
+        "  a-long-folder-name-of-the-first-run/trajectory.json",
+        "    valid, root, ATIF 1.7, 2 steps, agent a, 0 subagents",
+        "  a-long-folder-name-of-the-second-run/trajectory.json",
+        "    valid, root, ATIF 1.7, 2 steps, agent a, 0 subagents",
+        "  bad.json",
+        "    invalid, invalid_json",
+    ]
     assert "invalid: bad.json: line 1, column 2: unexpected end of data" in lines
 
 
@@ -92,7 +96,9 @@ def test_warnings_only_with_details(tmp_path: Path, capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert "total_steps is 5" not in out and "1 warning in 1 document; --details lists them" in out
     assert run_app(app, ["validate", str(tmp_path), "--details"]) == 0
-    assert "warning: /final_metrics/total_steps is 5 but the trajectory has 2 steps" in capsys.readouterr().out
+    details = capsys.readouterr().out
+    assert "warning: /final_metrics/total_steps is 5 but the trajectory has 2 steps" in details
+    assert "  agent a, ATIF v1.7, 2 steps" in details
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX FIFOs")

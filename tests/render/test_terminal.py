@@ -86,3 +86,12 @@ def test_fit_table_escapes_control_characters_in_every_part() -> None:
     text = console.export_text()
     assert "\x1b" not in text and "\x07" not in text
     assert "\\x1b[2J" in text and "title \\x1b[31m" in text and "caption \\x1b[5m" in text
+
+
+def test_a_wrapping_column_shows_a_long_cell_whole_on_more_lines() -> None:
+    columns = [Column("Groups", "label", min_width=10, wrap=True), Column("n", "n", min_width=3, justify="right")]
+    console = Console(record=True, width=24, color_system=None)
+    console.print(fit_table(None, columns, [{"label": "First try vs replanned", "n": 1}], width=24))
+    text = console.export_text()
+    assert "…" not in text and "First try vs" in text and "replanned" in text
+    assert max(len(line) for line in text.splitlines()) <= 24

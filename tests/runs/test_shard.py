@@ -24,6 +24,11 @@ def test_bad_shards_are_refused(text: str) -> None:
         parse_shard(text)
 
 
+def test_a_shard_past_the_last_says_that_shards_count_from_zero() -> None:
+    with pytest.raises(ConfigError, match=r"count from 0, so the 2 shards are 0/2 to 1/2; got '2/2'"):
+        parse_shard("2/2")
+
+
 def test_a_shard_reads_with_spaces_and_prints_as_i_over_n() -> None:
     assert parse_shard(" 2 / 5 ") == Shard(2, 5)
     assert str(Shard(2, 5)) == "2/5"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -9,9 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from tracegrade.atif._run import JobContext, score_paths
+from tracegrade.atif._run import JobContext, score_loaded
 from tracegrade.atif.criteria._params import CriteriaParams
 from tracegrade.atif.output._artifacts import write_artifacts
+from tracegrade.atif.reading._load import load_trajectories
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError
@@ -84,13 +86,19 @@ def _open_cache(path: Path) -> JudgeCache:
 
 
 def effective_options(options: OptionsT, target: JudgeTarget) -> OptionsT:
-    """The options a job runs with: the local judge's smaller request budget unless one was given."""
-    if not target.local or "max_context_bytes" in options.model_fields_set:
-        return options
-    from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES
+    """The options a job runs with, recorded as such.
 
-    budget = min(options.max_context_bytes, LOCAL_MAX_CONTEXT_BYTES)
-    return options.model_copy(update={"max_context_bytes": budget})
+    With the local judge: the options it fixes (one call at a time, its deadline, greedy short answers), and
+    its smaller request budget unless one was given.
+    """
+    if not target.local:
+        return options
+    from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, LOCAL_PINNED_OPTIONS
+
+    update = dict(LOCAL_PINNED_OPTIONS)
+    if "max_context_bytes" not in options.model_fields_set:
+        update["max_context_bytes"] = min(options.max_context_bytes, LOCAL_MAX_CONTEXT_BYTES)
+    return options.model_copy(update=update)
 
 
 async def run_atif_job(
@@ -115,7 +123,8 @@ async def run_atif_job(
     telemetry = JudgeTelemetry(
         meter_provider, prefix="atif", job_id=context.job_id, scoring_mode=criteria.scoring_mode.value
     )
+    loaded = await asyncio.to_thread(load_trajectories, paths, options.load_options())  # bad input: before the judge
     async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
-        results = await score_paths(paths, options, criteria, judge, context)
+        results = await score_loaded(loaded, options, criteria, judge, context)
     artifacts = write_artifacts(results, out_dir) if out_dir is not None else {}
     return results, artifacts

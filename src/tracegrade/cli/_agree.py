@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from tracegrade.errors import OutputError
+from tracegrade.errors import InputError, OutputError
 
 if TYPE_CHECKING:
     from tracegrade.atif import AgreementReport, LocalisationAgreement, LocalisationResults
@@ -75,6 +75,10 @@ def agree(
         _print_summary(report, target, page)
     if found:
         _score_localisations(found, labels, target.parent / _LOCALISATION_AGREEMENT, resamples, level, seed, quiet)
+    if report.matched == 0:
+        raise InputError(f"{labels}: none of its {report.labels} labels names a trajectory or step of {run} "
+                         f"(the reasons are in {target})")
+
 
 
 _LOCALISATION = "localisation.json"

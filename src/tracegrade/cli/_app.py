@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import Annotated
 
@@ -15,6 +16,7 @@ from tracegrade.cli._compare import compare
 from tracegrade.cli._dabench import dabench_app
 from tracegrade.cli._evalhub import evalhub_app
 from tracegrade.cli._export import export_app
+from tracegrade.cli._help import App
 from tracegrade.cli._import import import_app
 from tracegrade.cli._judge import judge
 from tracegrade.cli._localise import localise
@@ -30,9 +32,9 @@ EXIT_CODES_HELP = (
     "3 missing optional dependency; 4 operational failure; 130 interrupted."
 )
 
-app = typer.Typer(
+app = App(
     name="tracegrade",
-    help=f"Grade AI-agent runs. {EXIT_CODES_HELP}",
+    help=f"Grade AI-agent runs.\n\n{EXIT_CODES_HELP}",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -50,6 +52,13 @@ app.add_typer(dabench_app, name="dabench")
 app.add_typer(suite_app, name="suite")
 
 _stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class _WrappedWarnings(logging.Handler):
+    """Warnings nothing else handles, as ``warning: ...`` on stderr wrapped at word boundaries."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        Console(stderr=True, highlight=False).print(f"{record.levelname.lower()}: {record.getMessage()}", markup=False)
 
 
 def _package_version() -> str:
@@ -75,6 +84,7 @@ def _root(
 
 def run_app(command: typer.Typer, argv: list[str] | None = None) -> int:
     """Run a typer app, mapping tracegrade errors and Ctrl-C to documented exit codes."""
+    logging.lastResort = _WrappedWarnings(logging.WARNING)
     try:
         returned = command(args=argv, standalone_mode=False)
     except TracegradeError as exc:

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from tracegrade.cli._compare import EXIT_CODES_HELP as COMPARE_EXIT_CODES
 from tracegrade.cli._compare import GATE_OPTIONS
+from tracegrade.cli._help import App
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.dabench import MetricParams, PipelineOptions, Resampling, RunLocation
 from tracegrade.errors import ConfigError, OutputError
@@ -25,9 +26,9 @@ __all__ = ["dabench_app"]
 
 EXIT_CODES_HELP = "Exit codes: 0 ok; 2 invalid input or usage; 4 operational failure; 130 interrupted."
 
-dabench_app = typer.Typer(
+dabench_app = App(
     name="dabench",
-    help=f"DataAgent-Bench (KDD Cup 2026) run evaluation. {EXIT_CODES_HELP}",
+    help=f"DataAgent-Bench (KDD Cup 2026) run evaluation.\n\n{EXIT_CODES_HELP}",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

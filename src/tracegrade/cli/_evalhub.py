@@ -8,11 +8,12 @@ from typing import Annotated
 
 import typer
 
+from tracegrade.cli._help import App
 from tracegrade.errors import ConfigError
 
 __all__ = ["evalhub_app"]
 
-evalhub_app = typer.Typer(
+evalhub_app = App(
     name="evalhub",
     help="EvalHub integration: the ATIF framework adapter and its provider definition.",
     no_args_is_help=True,
@@ -47,13 +48,16 @@ def provider_yaml(
     command: Annotated[
         str | None, typer.Option(help="Local-mode command (default: this Python running the adapter).")
     ] = None,
-    image: Annotated[str | None, typer.Option(help="Container image for the Kubernetes runtime.")] = None,
+    image: Annotated[str | None, typer.Option(
+        help="Container image for the Kubernetes runtime (default: a placeholder name to replace).")] = None,
     env: Annotated[list[str] | None, typer.Option("--env", help="NAME=VALUE for local-mode runs (repeatable).")] = None,
 ) -> None:
     """Print the EvalHub provider definition (providers/atif.yaml) for this installation."""
-    from tracegrade.integrations.evalhub import DEFAULT_IMAGE
+    from tracegrade.integrations.evalhub import DEFAULT_IMAGE, PLACEHOLDER_NOTE
     from tracegrade.integrations.evalhub import provider_yaml as render
 
+    if image is None:
+        typer.echo(f"note: {PLACEHOLDER_NOTE}", err=True)
     text = render(command=command, image=image or DEFAULT_IMAGE, env=_env(env or []), provider_id=provider_id)
     if output is None:
         typer.echo(text, nl=False)

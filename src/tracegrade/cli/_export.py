@@ -8,9 +8,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from tracegrade.cli._help import App
+
 __all__ = ["export_app"]
 
-export_app = typer.Typer(
+export_app = App(
     name="export",
     help="Send the verdicts of a finished run to other tools.",
     no_args_is_help=True,

@@ -13,9 +13,11 @@ from tracegrade.render import terminal_safe
 if TYPE_CHECKING:
     from tracegrade.atif import ImportResult
 
+from tracegrade.cli._help import App
+
 __all__ = ["import_app"]
 
-import_app = typer.Typer(
+import_app = App(
     name="import",
     help="Convert traces and logs of other tools (OpenTelemetry, Inspect AI, Who&When) into ATIF trajectories.",
     no_args_is_help=True,
@@ -46,8 +48,8 @@ def whowhen(
         return
     console = Console(highlight=False, soft_wrap=True)
     console.print(
-        f"imported {len(result.trajectories)} logs -> {output}/trajectories/, "
-        f"{result.labels} labels -> {result.labels_path}",
+        f"imported {_count(len(result.trajectories), 'log')} -> {output}/trajectories/, "
+        f"{_count(result.labels, 'label')} -> {result.labels_path}",
         markup=False,
     )
     for warning in result.warnings[:_SHOWN_WARNINGS]:
@@ -78,7 +80,7 @@ def otel(
 
     result = import_otel(files, output)
     if not quiet:
-        _print_import(result, output, "traces")
+        _print_import(result, output, "trace")
 
 
 @import_app.command("inspect")
@@ -96,7 +98,7 @@ def inspect(
 
     result = import_inspect(logs, output)
     if not quiet:
-        _print_import(result, output, "samples")
+        _print_import(result, output, "sample")
 
 
 def _print_import(result: ImportResult, output: Path, what: str) -> None:
@@ -106,8 +108,8 @@ def _print_import(result: ImportResult, output: Path, what: str) -> None:
     calls = sum(t.tool_calls for t in report.trajectories)
     subagents = sum(t.subagents for t in report.trajectories)
     console.print(
-        f"imported {len(report.trajectories)} {what} -> {output}/trajectories/ "
-        f"({steps} steps, {calls} tool calls, {subagents} sub-agent trajectories)",
+        f"imported {_count(len(report.trajectories), what)} -> {output}/trajectories/ "
+        f"({_count(steps, 'step')}, {_count(calls, 'tool call')}, {_count(subagents, 'sub-agent trajectory')})",
         markup=False,
     )
     for file in report.files:
@@ -117,3 +119,10 @@ def _print_import(result: ImportResult, output: Path, what: str) -> None:
             line = f"not mapped in {file.path}: {shown}" + (f" (+{more} more)" if more > 0 else "")
             console.print(terminal_safe(line), markup=False)
     console.print(f"details: {result.report_path}; next: tracegrade judge {output}/trajectories -o RUN", markup=False)
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 log``, ``2 logs``, ``2 sub-agent trajectories``."""
+    if number == 1:
+        return f"{number} {noun}"
+    return f"{number} {noun[:-1]}ies" if noun.endswith("y") else f"{number} {noun}s"

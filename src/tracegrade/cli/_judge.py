@@ -75,7 +75,9 @@ def judge(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the cache.", rich_help_panel=_OUTPUT)
     ] = False,
-    shard: Annotated[str | None, typer.Option(help="Score shard i/n of the roots.", rich_help_panel=_OUTPUT)] = None,
+    shard: Annotated[str | None, typer.Option(
+        help="Score shard i of n of the roots, counted from 0: 0/4, 1/4, 2/4 and 3/4 together score everything.",
+        rich_help_panel=_OUTPUT)] = None,
     fail_under: Annotated[
         float | None, typer.Option(help="Exit 1 when the collection score is below this.", rich_help_panel=_OUTPUT)
     ] = None,
@@ -88,7 +90,9 @@ def judge(
             help="Tracking URI (default: $MLFLOW_TRACKING_URI, else sqlite:///./mlruns.db).", rich_help_panel=_OUTPUT
         ),
     ] = None,
-    mlflow_experiment: Annotated[str, typer.Option(rich_help_panel=_OUTPUT)] = "tracegrade",
+    mlflow_experiment: Annotated[
+        str, typer.Option(help="MLflow experiment the run is logged under.", rich_help_panel=_OUTPUT)
+    ] = "tracegrade",
     otel_evaluations: Annotated[
         bool,
         typer.Option("--otel-evaluations", help="Also send each verdict as an OpenTelemetry gen_ai.evaluation.result "
@@ -116,6 +120,7 @@ def judge(
     if rubric is not None:
         parameters["provider_params"] = {"rubric": rubric}
     options, criteria = parse_parameters(parameters)
+    selected = parse_shard(shard) if shard else None
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
     _refuse_output_inside_inputs(output, paths)
     if otel_evaluations:
@@ -123,11 +128,13 @@ def judge(
     recorded = {k: v for k, v in parameters.items() if not (k == "judge_repeats" and v == 1)}  # as before repeats
     material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(recorded),
                 "judge": [target.url, target.model, target.local]}
-    folder = open_run_folder(output, job_id or job_id_for(material))
+    job = job_id or job_id_for(material)
+    _note_replaced_run(output, job)
+    folder = open_run_folder(output, job)
     results, artifacts = asyncio.run(
         _run(paths, options, criteria, target, quiet, folder=folder,
              cache_path=None if no_cache else (cache or default_cache_path()),
-             shard=parse_shard(shard) if shard else None)
+             shard=selected)
     )
     if not quiet:
         _print_summary(results, output)
@@ -136,14 +143,29 @@ def judge(
 
         run_id = log_run(results, artifacts, tracking_uri=mlflow_uri, experiment=mlflow_experiment)
         if not quiet:
-            Console().print(f"MLflow run: {run_id}", markup=False)
+            Console(highlight=False).print(f"MLflow run: {run_id}", markup=False)
     if otel_evaluations:
         from tracegrade.integrations.otel import export_evaluations
 
         sent = export_evaluations(results)
         if not quiet:
-            Console().print(f"OpenTelemetry: sent {sent} evaluation events", markup=False)
+            Console(highlight=False).print(f"OpenTelemetry: sent {sent} evaluation events", markup=False)
     _exit(results, fail_under, target.url)
+
+
+def _note_replaced_run(output: Path, job_id: str) -> None:
+    """Say so when ``output`` holds the finished run of another job, which this run replaces."""
+    from tracegrade.errors import TracegradeError
+    from tracegrade.runs import read_manifest
+
+    try:
+        previous = read_manifest(output, verify=False).get("job_id")
+    except TracegradeError:
+        return
+    if previous is not None and previous != job_id:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"note: {output}/ holds the run of job {previous}; this run (job {job_id}) replaces it "
+            "(give -o DIR to keep both)", markup=False)
 
 
 def _require_logs_endpoint() -> None:
@@ -200,7 +222,7 @@ async def _run(
         for signum in (signal.SIGINT, signal.SIGTERM):  # both stop new calls and keep what finished
             loop.add_signal_handler(signum, engine.interrupt)
 
-    display = asyncio.create_task(_show_progress(progress, Console(stderr=True), quiet))
+    display = asyncio.create_task(_show_progress(progress, Console(stderr=True, highlight=False), quiet))
     meters = _meter_provider()
     try:
         context = JobContext(folder.job_id, shard=shard, progress=progress, on_engine=attach)
@@ -242,19 +264,21 @@ async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -
     columns = (
         TextColumn("scoring"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} steps"),
+        TextColumn("{task.fields[count]}"),
         TextColumn("errors {task.fields[errors]}"),
         TextColumn("in flight {task.fields[in_flight]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("scoring", total=None, errors=0, in_flight=0)
+        task = bar.add_task("scoring", total=None, errors=0, in_flight=0, count="starting")
         while True:
+            total = progress.steps_total
             bar.update(
                 task,
-                total=progress.steps_total or None,
+                total=total or None,
                 completed=progress.steps_done,
+                count=f"{progress.steps_done}/{total} steps" if total else "starting",
                 errors=progress.step_errors,
                 in_flight=progress.in_flight,
             )
@@ -287,18 +311,18 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     table.add_row(
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
-    Console().print(table)
+    Console(highlight=False).print(table)
     if summary.failure_reason:  # a line of its own: a table cell would cut it at the terminal's width
-        Console().print(f"job {summary.job_status}: {terminal_safe(summary.failure_reason)}", markup=False,
-                        soft_wrap=True)
+        Console(highlight=False).print(f"job {summary.job_status}: {terminal_safe(summary.failure_reason)}",
+                                       markup=False, soft_wrap=True)
     if results.parameters.atif_criteria_source == _LOCAL_RUBRIC:
-        Console().print(
+        Console(highlight=False).print(
             "The local judge cannot derive criteria: every step was scored against one fixed generic criterion "
             "(step_quality), as the probability it gives 'no problem' against five named problems, read from its "
             "token probabilities. Its scores are weak; see the README.",
             markup=False,
         )
-    Console().print(
+    Console(highlight=False).print(
         f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html, manifest.json)",
         markup=False,
     )

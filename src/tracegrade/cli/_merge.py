@@ -38,7 +38,7 @@ def merge(
         from tracegrade.render import terminal_safe
 
         score = "—" if summary.atif_overall_score is None else f"{summary.atif_overall_score:.4f}"
-        Console().print(
+        Console(highlight=False).print(
             terminal_safe(f"merged {len(results)} shards of {merged.job_id}: atif_overall_score {score}, "
                           f"{summary.atif_trajectory_count} trajectories, job {summary.job_status} -> {output}/"),
             markup=False,

@@ -67,6 +67,8 @@ def _options(group: OptionGroup) -> list[inspect.Parameter]:
 def _option(name: str, info: FieldInfo, group: OptionGroup) -> inspect.Parameter:
     flag = group.flags.get(name, "--" + name.replace("_", "-"))
     kind = _cli_type(info.annotation)
+    if kind is bool and info.default is True:  # a switch that is on by default needs its off form
+        flag = f"{flag}/--no-{flag.removeprefix('--')}"
     option = typer.Option(flag, help=info.description, rich_help_panel=group.panel)
     return inspect.Parameter(
         name, inspect.Parameter.KEYWORD_ONLY, default=info.default, annotation=Annotated[kind, option]

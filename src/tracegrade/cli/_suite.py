@@ -14,8 +14,9 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from tracegrade.cli._compare import GATE_OPTIONS
+from tracegrade.cli._help import App
 from tracegrade.cli._options import OptionGroup, with_model_options
-from tracegrade.errors import ConfigError
+from tracegrade.errors import ConfigError, OutputError
 from tracegrade.stats import GateOptions
 from tracegrade.suites import IntervalParameters, SuiteRunParameters
 
@@ -32,7 +33,7 @@ EXIT_CODES = ("Exit codes: 0 all checks passed (or a check/compare completed); 1
 _TARGET = "System under test"
 _JUDGE = "Judge (for `judge` checks)"
 
-suite_app = typer.Typer(help=f"Evaluation suites: datasets of cases with gold answers. {EXIT_CODES}",
+suite_app = App(help=f"Evaluation suites: datasets of cases with gold answers.\n\n{EXIT_CODES}",
                         no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 JudgeUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL of the judge.", rich_help_panel=_JUDGE)]
@@ -94,6 +95,7 @@ def run(
 
     params = _validated(SuiteRunParameters, _renamed_concurrency(context, parameters, max_concurrency))
     _refuse_existing(output, html)
+    _require_writable(output, html, checkpoint)
     # One pause from the dataset to the report: the first full collection after a paused stage would walk
     # every record it built (seconds for 100,000 attempts).
     with gc_paused():
@@ -232,6 +234,22 @@ def _refuse_existing(output: Path | None, html: Path | None) -> None:
             raise ConfigError(f"{path} already exists; reports are never overwritten", code="output_exists")
     if output is not None and html is not None and output.resolve() == html.resolve():
         raise ConfigError("--output and --html name the same file")
+
+
+def _require_writable(*paths: Path | None) -> None:
+    """Each output's folder takes a file, checked before any attempt is run (exit 4 otherwise)."""
+    import os
+    import tempfile
+
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            fd, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".probe")
+        except OSError as exc:
+            raise OutputError(f"{path}: not writable ({(exc.strerror or type(exc).__name__).lower()})") from None
+        os.close(fd)
+        os.unlink(probe)
 
 
 def _target(data: Dataset, params: SuiteRunParameters, results: Path | None, command: str | None,

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["render_validation", "validate"]
 
-_FILE_MIN = 30
-"""The file column never gets narrower than this (or than its longest path, when shorter)."""
 _LIMITS = (
     "max_file_bytes",
     "max_trajectory_files",
@@ -89,18 +87,20 @@ def _shallow(record: object) -> dict[str, object]:
 
 
 def render_validation(result: LoadResult, paths: Sequence[Path], console: Console, *, details: bool = False) -> None:
-    """Print the verdict table (fitted to ``console.width``), the problems, and details on demand."""
-    from tracegrade.render import fit_table, terminal_safe
+    """Print the verdicts, the problems, and details on demand.
+
+    The verdicts are a table when every column fits ``console.width`` whole, else one block per document.
+    """
+    from tracegrade.render import fit_table, table_width, terminal_safe
 
     base = _base(paths)
     rows = [_row(report, base) for report in result.files]
-    file_min = min(_FILE_MIN, max(len(str(row["file"])) for row in rows))
-    columns = _columns(max(len("file"), file_min))
-    budget = _file_budget(columns, rows, console.width)
-    for row in rows:
-        row["file"] = _tail(str(row["file"]), budget)
-    table = fit_table("ATIF validation", columns, rows, width=console.width, caption=f"paths relative to {base}")
-    console.print(table)
+    columns = _columns(rows)
+    if table_width(columns) <= console.width:
+        console.print(fit_table("ATIF validation", columns, rows, width=console.width,
+                                caption=f"paths relative to {base}"))
+    else:
+        _print_blocks(console, rows, base)
     for report in result.files:
         if not report.valid:
             line = f"invalid: {_short(report, base)}: {_problem(report)}"
@@ -116,40 +116,37 @@ def render_validation(result: LoadResult, paths: Sequence[Path], console: Consol
     console.print(f"{valid} of {_plural(len(result.files), 'document')} valid", markup=False)
 
 
-def _columns(file_min: int) -> list[Column]:
+_HEADERS = (("file", "file"), ("verdict", "verdict"), ("role", "role"), ("ATIF", "version"), ("steps", "steps"),
+            ("agent", "agent"), ("subagents", "subagents"), ("notes", "notes"))
+_RIGHT = frozenset({"steps", "subagents"})
+_FACTS = (("role", "{}"), ("version", "ATIF {}"), ("steps", "{} steps"), ("agent", "agent {}"),
+          ("subagents", "{} subagents"), ("notes", "{}"))
+
+
+def _columns(rows: list[dict[str, object]]) -> list[Column]:
+    """Every column, each as wide as its longest cell: shown whole or not as a table at all."""
     from tracegrade.render import Column
 
     return [
-        Column("file", "file", min_width=file_min),
-        Column("verdict", "verdict", min_width=7),
-        Column("role", "role", min_width=12, priority=1),
-        Column("ATIF", "version", min_width=4, priority=3),
-        Column("steps", "steps", min_width=5, priority=2, justify="right"),
-        Column("agent", "agent", min_width=10, priority=4, max_width=24),
-        Column("subagents", "subagents", min_width=9, priority=5, justify="right"),
-        Column("notes", "notes", min_width=14),
+        Column(header, key, min_width=max([len(header), *(len(str(row[key])) for row in rows)]),
+               justify="right" if key in _RIGHT else "left")
+        for header, key in _HEADERS
     ]
 
 
-def _file_budget(columns: list[Column], rows: list[dict[str, object]], width: int) -> int:
-    """Characters left for the file column beside the other columns ``fit_table`` keeps, at their widths."""
-    from tracegrade.render import table_width
+def _print_blocks(console: Console, rows: list[dict[str, object]], base: Path) -> None:
+    """Each document as its whole path, then its verdict and facts on an indented line (narrow terminals)."""
+    from rich.padding import Padding
 
-    shown = list(columns)
-    for column in sorted(columns, key=lambda c: c.priority, reverse=True):
-        if table_width(shown) <= width or column.priority == 0:
-            break
-        shown.remove(column)
-    others = 0
-    for column in shown[1:]:
-        longest = max([len(column.header), *(len(str(row[column.key])) for row in rows)])
-        others += max(column.min_width, min(longest, column.max_width or longest))
-    return max(shown[0].min_width, width - others - 3 * len(shown) - 1)
-
-
-def _tail(text: str, budget: int) -> str:
-    """``text`` cut from the left to ``budget`` characters, so the file name stays visible."""
-    return text if len(text) <= budget else "…" + text[len(text) - budget + 1 :]
+    console.print(f"ATIF validation (paths relative to {base})", markup=False, style="bold")
+    for row in rows:
+        console.print(f"  {row['file']}", markup=False, soft_wrap=True)
+        facts = Text()
+        facts.append_text(row["verdict"] if isinstance(row["verdict"], Text) else Text(str(row["verdict"])))
+        for key, template in _FACTS:
+            if row[key]:
+                facts.append(", " + template.format(row[key]))
+        console.print(Padding(facts, (0, 0, 0, 4)))
 
 
 def _row(report: FileReport, base: Path) -> dict[str, object]:
@@ -172,7 +169,8 @@ def _row(report: FileReport, base: Path) -> dict[str, object]:
 def _print_details(console: Console, report: FileReport, base: Path) -> None:
     lines = []
     if report.valid:
-        lines.append(f"agent {report.agent}, ATIF {report.schema_version}, {_plural(report.steps or 0, 'step')}")
+        version = (report.schema_version or "").removeprefix("ATIF-")
+        lines.append(f"agent {report.agent}, ATIF {version}, {_plural(report.steps or 0, 'step')}")
         lines.append(f"subagents: {report.embedded_subagents} embedded, {report.file_subagents} by file reference")
     if report.continuation:
         lines.append(f"continues in {report.continuation}")
@@ -210,6 +208,6 @@ def _print_skipped(result: LoadResult) -> None:
     if skipped:
         from tracegrade.render import terminal_safe
 
-        console = Console(stderr=True)
+        console = Console(stderr=True, highlight=False)
         for account in skipped:
             console.print(terminal_safe(f"skipped {account.path}: {account.message}", lines=True), markup=False)

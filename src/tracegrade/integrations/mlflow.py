@@ -9,8 +9,10 @@ saved by an EvalHub job look alike::
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -103,14 +105,21 @@ def log_run(
         tracking_uri: MLflow tracking URI (default: :func:`default_tracking_uri`).
         experiment: Experiment name; created when missing.
     """
-    from mlflow.entities import Metric, Param, RunTag
     from mlflow.tracking import MlflowClient
 
     uri = tracking_uri or default_tracking_uri()
-    client = MlflowClient(tracking_uri=uri)
-    experiment_id = _experiment_id(client, experiment, uri)
-    run = client.create_run(experiment_id, run_name=results.job_id, tags=_tags(results))
-    run_id: str = run.info.run_id
+    with _warnings_only("mlflow", "alembic"):  # its store set-up logs INFO lines into the user's terminal
+        client = MlflowClient(tracking_uri=uri)
+        experiment_id = _experiment_id(client, experiment, uri)
+        run = client.create_run(experiment_id, run_name=results.job_id, tags=_tags(results))
+        run_id: str = run.info.run_id
+        _log_contents(client, run_id, results, artifacts)
+    return run_id
+
+
+def _log_contents(client: Any, run_id: str, results: EvaluationResults, artifacts: Mapping[str, Path]) -> None:
+    from mlflow.entities import Metric, Param, RunTag
+
     status = "FAILED"
     try:
         params = [Param(key, value) for key, value in run_params(results).items()]
@@ -124,7 +133,20 @@ def log_run(
         status = "FINISHED" if results.summary.job_status is JobStatus.COMPLETED else "FAILED"
     finally:
         client.set_terminated(run_id, status=status)
-    return run_id
+
+
+@contextlib.contextmanager
+def _warnings_only(*names: str) -> Iterator[None]:
+    """Raise the named loggers to WARNING for the duration (INFO lines of third-party libraries stay out)."""
+    loggers = [logging.getLogger(name) for name in names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(max(logger.getEffectiveLevel(), logging.WARNING))
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def _experiment_id(client: Any, name: str, uri: str) -> str:

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from tracegrade.judge._request import context_overflow as context_overflow
     from tracegrade.judge._request import dumps as dumps
     from tracegrade.judge._settings import DEFAULT_MAX_CONTEXT_BYTES as DEFAULT_MAX_CONTEXT_BYTES
+    from tracegrade.judge._settings import LOCAL_MODEL_ALIAS as LOCAL_MODEL_ALIAS
+    from tracegrade.judge._settings import LOCAL_PINNED_OPTIONS as LOCAL_PINNED_OPTIONS
     from tracegrade.judge._settings import MIN_CONTEXT_BYTES as MIN_CONTEXT_BYTES
     from tracegrade.judge._settings import JudgeOptions as JudgeOptions
     from tracegrade.judge._settings import JudgeSettings as JudgeSettings

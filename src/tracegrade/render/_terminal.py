@@ -57,7 +57,9 @@ class Column:
     justify: JustifyMethod = "left"
     """Cell alignment (use "right" for numbers)."""
     overflow: OverflowMethod = "ellipsis"
-    """How a cell too long for the column is cut; cells never wrap."""
+    """How a cell too long for the column is cut (unless the column wraps)."""
+    wrap: bool = False
+    """Let a cell too long for the column continue on more lines instead of being cut."""
     max_width: int | None = None
     """Widest the column may get; None for no limit."""
     formatter: Callable[[Any], str] | None = None
@@ -86,9 +88,10 @@ def fit_table(
 
     While the columns' minimum widths do not fit, the least important column (largest ``priority``,
     the rightmost among equals) is hidden; columns of priority 0 are never hidden. The space left is
-    shared among the shown columns up to their content's width. Cells never wrap: text longer than
-    its column ends with an ellipsis. Strings are shown literally (no rich markup, control characters
-    escaped by :func:`terminal_safe`); the caption names the hidden columns.
+    shared among the shown columns up to their content's width. Cells wrap only in columns marked
+    ``wrap``; elsewhere text longer than its column ends with an ellipsis. Strings are shown literally
+    (no rich markup, control characters escaped by
+    :func:`terminal_safe`); the caption names the hidden columns.
 
     Raises:
         KeyError: a row lacks a column's key.
@@ -111,8 +114,8 @@ def fit_table(
     )
     for column, column_width in zip(shown, widths, strict=True):
         table.add_column(
-            Text(terminal_safe(column.header)), justify=column.justify, overflow=column.overflow, no_wrap=True,
-            width=column_width,
+            Text(terminal_safe(column.header)), justify=column.justify,
+            overflow="fold" if column.wrap else column.overflow, no_wrap=not column.wrap, width=column_width
         )
     for row_cells in cells:
         table.add_row(*row_cells)

@@ -26,7 +26,7 @@ def progress(
     """
     from rich.console import Console  # rich's console and progress load only when a bar may be drawn
 
-    target = console or Console(stderr=True)
+    target = console or Console(stderr=True, highlight=False)
     if not enabled or not target.is_terminal:
         yield _ignore
         return

@@ -36,7 +36,7 @@ class Shard:
 
 
 def parse_shard(text: str) -> Shard:
-    """Parse ``i/n`` (0 <= i < n).
+    """Parse ``i/n``: shard ``i`` of ``n``, counted from 0 (0 <= i < n).
 
     Raises:
         ConfigError: when the text is not a valid shard.
@@ -45,6 +45,9 @@ def parse_shard(text: str) -> Shard:
     if not match:
         raise ConfigError(f"shard: expected 'i/n' (e.g. 0/4), got {text!r}")
     index, count = int(match[1]), int(match[2])
-    if count < 1 or not 0 <= index < count:
-        raise ConfigError(f"shard: need 0 <= i < n, got {text!r}")
+    if count < 1:
+        raise ConfigError(f"shard: n must be at least 1, got {text!r}")
+    if index >= count:
+        raise ConfigError(f"shard: shards count from 0, so the {count} shards are 0/{count} to {count - 1}/{count}; "
+                          f"got {text!r}")
     return Shard(index, count)

@@ -50,3 +50,14 @@ def test_the_page_holds_every_section_the_matrices_and_the_unmatched_labels() ->
     assert "job job-1 · labels l.jsonl" in html and "2026-01-02T03:04:05Z" in html
     assert "Steps: failure category (rows: reviewers, columns: judge)" in html
     assert "b.json" in html and "no_trajectory" in html
+
+
+def test_a_kappa_of_a_one_sided_judge_or_labelling_says_why() -> None:
+    from tracegrade.atif.agreement._report import KAPPA_NOTE, kappa_note
+
+    one_sided = report([Label(line=1, trajectory_id="A", step=1, failed=False),
+                        Label(line=2, trajectory_id="A", step=2, failed=False)])
+    rows = agreement_rows(one_sided)
+    kappa = next(row for row in rows if row["level"] == "step" and row["measure"] == "pass/fail kappa")
+    assert kappa["note"].startswith("one answer, ") and kappa["note"].endswith(": all passed")
+    assert kappa_note(rows) == KAPPA_NOTE and "0 by construction" in render_agreement(one_sided, generated_at="t")

@@ -142,10 +142,13 @@ def test_usage_reads_every_convention_once() -> None:
     assert usage({"gen_ai.request.model": "m"}) is None
 
 
-def test_tool_runs_from_each_convention(shared_corpus: Path) -> None:
+def test_a_tool_run_of_a_real_execute_tool_span(shared_corpus: Path) -> None:
     run = tool_run(make(fixture(shared_corpus, "otel-genai/openinference/otel_genai_tool_execution_span.json")))
     assert (run.call_id, run.name, run.arguments) == ("1234", "get_weather", {"city": "New York"})
     assert run.result.startswith('{"status": "success"')
+
+
+def test_tool_runs_of_adk_and_of_a_bare_execute_tool_span() -> None:
     adk = tool_run(make({"gen_ai.tool.name": "t", "gen_ai.tool.call.id": "<not specified>",
                          "gcp.vertex.agent.tool_call_args": '{"a": 1}', "error.type": "ValueError"},
                         events=[SpanEvent("exception", 1, {"exception.type": "ValueError",

@@ -117,3 +117,40 @@ def test_without_inspect_ai_the_import_says_how_to_install_it(tmp_path: Path) ->
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 3
     assert "pip install 'tracegrade[inspect]'" in done.stderr
+
+
+def _example_log_with(tmp_path: Path, change: Any) -> Path:
+    """The example log changed by ``change(log)``, written under ``tmp_path`` (a self-written input)."""
+    log = orjson.loads((EXAMPLES / "traces" / "inspect-log.json").read_bytes())
+    change(log)
+    path = tmp_path / "changed.json"
+    path.write_bytes(orjson.dumps(log))
+    return path
+
+
+def test_tool_errors_lead_the_observation_and_a_result_without_its_call_is_a_step(tmp_path: Path) -> None:
+    def change(log: dict[str, Any]) -> None:
+        messages = log["samples"][0]["messages"]
+        messages[3]["error"] = {"type": "timeout", "message": "no answer in 30 s"}
+        messages.insert(4, {"id": "msg-orphan", "role": "tool", "content": "", "tool_call_id": "call_lost",
+                            "function": "convert", "error": {"type": "parsing", "message": "bad arguments"}})
+
+    result = import_inspect([_example_log_with(tmp_path, change)], tmp_path / "out")
+    steps = orjson.loads(result.trajectories[0].read_bytes())["steps"]
+    assert steps[2]["observation"]["results"][0]["content"] == "[error: timeout: no answer in 30 s]\n9.978 km"
+    orphan = steps[3]
+    assert orphan["observation"]["results"][0]["content"] == "[error: parsing: bad arguments]"
+    assert orphan["llm_call_count"] == 0 and orphan["tool_calls"][0]["tool_call_id"] == "call_lost"
+    assert result.report.files[0].notes == {"tool result without its call (a step of its own)": 1}
+
+
+def test_a_cancelled_log_keeps_its_status_and_unmapped_events_are_counted(tmp_path: Path) -> None:
+    def change(log: dict[str, Any]) -> None:
+        log["status"] = "cancelled"
+        log["samples"][0]["events"].append({"timestamp": "2026-03-01T09:00:03+00:00", "working_start": 2.0,
+                                             "event": "info", "data": "a note"})
+
+    result = import_inspect([_example_log_with(tmp_path, change)], tmp_path / "out")
+    document = orjson.loads(result.trajectories[0].read_bytes())
+    assert document["extra"]["inspect"]["status"] == "cancelled" and document["extra"]["reference"] == "10 km"
+    assert result.report.files[0].not_mapped == {"Inspect event 'info'": 1}

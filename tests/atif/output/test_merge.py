@@ -9,8 +9,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.atif.scripted import judge_rule
-from tests.conftest import EXAMPLES, SHARED, unavailable
+from tests.atif.scripted import judge_rule, trajectory, write
+from tests.conftest import EXAMPLES
 from tracegrade.atif import EvaluationResults, InputAccount, merge_results, parse_parameters, write_artifacts
 from tracegrade.atif._job import JudgeTarget, run_atif_job
 from tracegrade.atif._run import JobContext
@@ -21,18 +21,21 @@ from tracegrade.errors import ConfigError
 from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.runs import JobStatus, Shard
 
-HARBOR = SHARED / "corpus" / "atif" / "harbor" / "trials"
+ROOTS = ("alpha", "beta", "gamma", "delta")
 IGNORED = {"judge"}  # summed over shards: they do not share criteria derivations, so they may ask more
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[EvaluationResults, list[EvaluationResults]]:
-    """One unsharded run and its three shards over Harbor trials (with subagents) plus the examples."""
-    if not HARBOR.is_dir():
-        unavailable("../shared/corpus is not available")
-    corpus = tmp_path_factory.mktemp("corpus")
-    shutil.copytree(HARBOR, corpus / "trials")
+    """One unsharded run and its three shards over the examples plus self-written roots with file subagents."""
+    corpus = tmp_path_factory.mktemp("inputs")
     shutil.copytree(EXAMPLES / "atif", corpus / "examples")
+    for name in ROOTS:
+        helper = [{"trajectory_path": f"helpers/{name}.json"}]
+        write(corpus / "team" / f"{name}.json", trajectory(f"Task {name}", "Delegating.", "Done.", refs={2: helper}))
+        write(corpus / "team" / "helpers" / f"{name}.json", trajectory(f"Help with {name}", "Helped."))
+    for folder in ("case", "case-two"):  # "case-two/" sorts first as a string, "case/" first as a path
+        write(corpus / "pair" / folder / "trajectory.json", trajectory(f"Task {folder}", "Answered."))
     options, criteria = parse_parameters(
         {
             "trajectory_path": str(corpus),
@@ -110,11 +113,9 @@ def test_roots_come_back_in_path_order_not_string_order(
 ) -> None:
     whole, _ = runs
     roots = [n.node_id for n in whole.nodes if n.depth == 0]
-    # "openhands-hello-world/" sorts before "openhands-hello-world-no-function-calling/" part by part
-    assert roots.index("trials/openhands-hello-world/trajectory.json") < roots.index(
-        "trials/openhands-hello-world-no-function-calling/trajectory.json"
-    )
-    shards = split(whole, lambda root: 0 if "no-function-calling" in root else 1, 2)
+    # "case/" sorts before "case-two/" part by part
+    assert roots.index("pair/case/trajectory.json") < roots.index("pair/case-two/trajectory.json")
+    shards = split(whole, lambda root: 0 if "case-two" in root else 1, 2)
     assert_same_run(merge_results(shards[::-1]), whole)
 
 

@@ -233,3 +233,42 @@ def test_category_filter_hides_other_steps_in_chromium(html: str, tmp_path: Path
     shown = re.findall(r'<article class="step[^"]*" data-status="(\w+)" data-category="(\w+)">', dom)
     assert shown == [("scored", "policy_boundary_violation")]
     assert re.search(r'<details class="node" id="node-b.2ejson"[^>]* hidden=""', dom)
+
+
+def _with_step_content(content: StepContent) -> EvaluationResults:
+    results = sample_results()
+    node = results.nodes[0]
+    steps = [node.steps[0].model_copy(update={"content": content}), *node.steps[1:]]
+    return results.model_copy(update={"nodes": [node.model_copy(update={"steps": steps}), *results.nodes[1:]]})
+
+
+def test_multi_line_tool_arguments_show_their_real_lines_and_an_empty_observation_says_so() -> None:
+    from tracegrade.atif.asking._content import ObservationContent
+
+    call = ToolCallContent(function_name="bash", tool_call_id="c9",
+                           arguments='{\n  "cmd": "cat <<EOF\\nline one\\nline two\\nEOF",\n  "timeout": 30\n}')
+    page = render_report(_with_step_content(StepContent(tool_calls=[call], observations=[
+        ObservationContent(content="", source_call_id="c9")])))
+    assert '<pre class="text">cmd:\n  cat &lt;&lt;EOF\n  line one\n  line two\n  EOF\ntimeout: 30</pre>' in page
+    assert "(empty: the tool returned nothing)" in page
+    assert '<pre class="text">{\n  &#34;cmd&#34;: &#34;ls&#34;\n}</pre>' in page  # one-line strings: as recorded
+
+
+def test_the_lowest_scoring_nodes_start_open() -> None:
+    results = sample_results()
+    scored = [results.nodes[0].model_copy(update={"node_id": f"n{i}.json", "own_score": score})
+              for i, score in enumerate([0.9, 0.1, 0.5, 0.3, 0.7])]
+    page = render_report(results.model_copy(update={"nodes": scored}))
+    opened = re.findall(r'<details class="node" id="node-(n\d)[^"]*" open', page)
+    assert sorted(opened) == ["n1", "n2", "n3"]
+
+
+def test_the_options_the_local_judge_fixes_are_marked_in_the_run_parameters() -> None:
+    from tracegrade.judge import LOCAL_MODEL_ALIAS
+
+    results = sample_results()
+    local = results.model_copy(update={"provenance": {"judge": {"model": LOCAL_MODEL_ALIAS, "max_tokens": 512}}})
+    assert "(fixed by the local judge)" not in render_report(results)
+    page = render_report(local)
+    assert re.search(r"<dt>judge_max_tokens</dt><dd>\d+ \(fixed by the local judge\)</dd>", page)
+    assert "<dt>failure_threshold</dt><dd>0.5</dd>" in page

@@ -154,10 +154,13 @@ def test_copied_context_is_kept_but_not_scored(tmp_path: Path) -> None:
     doc = trajectory("SCORE:0.2", "SCORE:0.4")
     doc["steps"][0]["is_copied_context"] = True
     write(tmp_path / "a.json", doc)
-    (node,) = run([tmp_path]).nodes
+    engines: list[ScoringEngine] = []
+    (node,) = run([tmp_path], hook=engines.append).nodes
     assert [s.status.value for s in node.steps] == ["copied_context", "scored"]
     assert node.own_score == pytest.approx(0.4) and node.step_count == 1 and node.total_steps == 2
-    (literal,) = run([tmp_path], score_copied_context=True).nodes
+    assert (engines[0].progress.steps_total, engines[0].progress.steps_done) == (1, 1)  # the steps judged
+    (literal,) = run([tmp_path], score_copied_context=True, hook=engines.append).nodes
+    assert (engines[1].progress.steps_total, engines[1].progress.steps_done) == (2, 2)
     assert [s.status.value for s in literal.steps] == ["scored", "scored"]
     assert literal.own_score == pytest.approx(0.3) and literal.step_count == 2
 

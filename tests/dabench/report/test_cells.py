@@ -34,7 +34,8 @@ def test_each_kind_of_cell(value: Cell, kind: ColumnKind, text: str) -> None:
         ([0.5, 0.1], "pm", "0.500 ± 0.100"),
         ([0.5, None], "pm", "0.500 (n=1)"),
         ([3166.7, 1607.2], "pm", "3,167 ± 1,607"),  # large means lose their decimals
-        ([218.51, 12.0], "pm", "218.5 ± 12.000"),
+        ([218.51, 12.0], "pm", "218.5 ± 12.0"),  # both numbers of a cell share the larger one's format
+        ([14.0, 600.0], "ci", "[14.0, 600.0]"),
         ([0.1, 0.9], "ci", "[0.100, 0.900]"),
         ([0.1, None], "ci", "—"),
         ([None, None], "pm", "—"),

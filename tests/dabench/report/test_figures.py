@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tracegrade.dabench import RunRows, draw_figures
 from tracegrade.dabench.report._figures import FIGURES
@@ -33,3 +36,22 @@ def test_figures_without_data_are_skipped_with_a_reason() -> None:
         (None, "no task with both autonomy_score and tool_efficiency"),
         (None, "fewer than two key metrics with 3 or more values"),
     ]
+
+
+def test_figure_labels_use_the_table_names_and_counts_read_as_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tracegrade.render
+
+    drawn: list[Any] = []
+    monkeypatch.setattr(tracegrade.render, "figure_png", lambda fig: drawn.append(fig) or PNG)
+    rows = tuple({"final_score": s, "autonomy_score": a, "tool_efficiency": e, "outcome_status": o,
+                  "failure_category": c} for s, a, e, o, c in [
+        (0.0, 0.9, 0.9, "failed", "TOOL_EXECUTION_FAILURE"), (1.0, 0.1, 0.2, "correct", None),
+        (0.5, 0.5, 0.5, "correct", None)])
+    draw_figures(RunRows("r", Path("r"), rows))
+    scores, failures, autonomy, correlation = (fig.axes[0] for fig in drawn)
+    assert failures.get_title() == "Failure distribution: 1 task failed or partial"
+    assert [label.get_text() for label in failures.get_xticklabels()] == ["TOOL_EXECUTION_FAILURE"]
+    assert scores.get_title() == "Score distribution: 3 tasks" and autonomy.get_title().endswith(": 3 tasks")
+    for text in correlation.texts:  # white on the dark ends of the colour map, black in between
+        assert text.get_color() == ("white" if abs(float(text.get_text())) >= 0.6 else "black")
+    assert {"white"} <= {text.get_color() for text in correlation.texts}

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
+from tests.conftest import browse
 from tests.suites.helpers import answered, with_metrics
 from tracegrade.suites import render_report_html
 
@@ -20,3 +23,32 @@ async def test_metrics_flows_and_decisions_are_drawn(tmp_path: Path) -> None:
     assert "multilabel metric tags" in page and "(micro)" in page
     assert "hallucination rate" in page
     assert "<h3>Flows and steps</h3>" in page and "<h3>Decisions</h3>" in page
+
+
+async def test_each_check_shows_its_pointer_comparison_gold_and_observed_value(tmp_path: Path) -> None:
+    long = {"v": "x" * 300}
+    page = render_report_html(await answered(tmp_path, {"a": {"v": 1}, "b": {"v": 2}, "c": {"w": 1}, "d": long}))
+    rows = re.findall(r'<tr data-outcome="(\w+)">(.*?)</tr>', page, re.S)
+    cells = [(outcome, [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td>(.*?)</td>", row, re.S)])
+             for outcome, row in rows]
+    assert cells[0] == ("passed", ["v", "passed", "—", "/v", "exact", "1", "1"])
+    assert cells[1] == ("failed", ["v", "failed", "mismatch", "/v", "exact", "1", "2"])
+    assert cells[2][1][5:] == ["1", "(absent)"]
+    assert '<details class="long"><summary><span class="preview">&#34;xxx' in rows[3][1]  # a long value is collapsed
+    assert page.count('<details class="attempt"') == 4
+    assert page.count('<details class="attempt" data-suite="suite-0" open>') == 3  # those not passed start open
+    assert '<option value="failed">failed (' in page
+
+
+async def test_without_details_the_page_says_gold_and_observed_are_not_kept(tmp_path: Path) -> None:
+    report = await answered(tmp_path, {"a": {"v": 2}})
+    stripped = report.model_copy(update={"suites": [s.model_copy(update={"attempts": [
+        dataclasses.replace(a, details=None) for a in s.attempts]}) for s in report.suites]})
+    page = render_report_html(stripped)
+    assert "gold and observed values are not kept" in page
+
+
+async def test_the_outcome_filter_runs_in_a_browser(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    page.write_text(render_report_html(await answered(tmp_path, {"a": {"v": 1}, "b": {"v": 2}})))
+    assert "2 of 2 checks shown" in browse(page)

@@ -25,15 +25,34 @@ def _level_rows(level: str, agreement: LevelAgreement) -> list[dict[str, Any]]:
         _row(level, "Spearman rho", agreement.scores.spearman),
         _row(level, "Kendall tau-b", agreement.scores.kendall),
         _row(level, "pass/fail share", agreement.pass_fail.agreement),
-        _row(level, "pass/fail kappa", agreement.pass_fail.kappa),
+        _row(level, "pass/fail kappa", agreement.pass_fail.kappa,
+             _kappa_note(agreement.pass_fail.matrix, agreement.pass_fail.labels)),
     ]
     if agreement.categories is not None:
-        rows.append(_row(level, "category share", agreement.categories.agreement))
-        rows.append(_row(level, "category kappa", agreement.categories.kappa))
+        categories = agreement.categories
+        rows.append(_row(level, "category share", categories.agreement))
+        rows.append(_row(level, "category kappa", categories.kappa, _kappa_note(categories.matrix, categories.labels)))
     return rows
 
 
-def _row(level: str, measure: str, estimate: Estimate) -> dict[str, Any]:
+ONE_SIDED = "one answer, "
+"""Starts the note of a kappa whose judge or labels gave a single answer: 0 by construction."""
+KAPPA_NOTE = ("A kappa noted \"one answer\" is 0 by construction: when the judge (or every label) gives the same "
+              "answer, agreement beyond chance cannot be measured; read the share and the matrix instead.")
+
+
+def _kappa_note(matrix: list[list[int]], labels: list[str]) -> str | None:
+    """Why a kappa is what it is when one side gave a single answer (kappa is then 0 whatever the other says)."""
+    judge = [label for label, count in zip(labels, map(sum, zip(*matrix, strict=True)), strict=True) if count]
+    human = [label for label, row in zip(labels, matrix, strict=True) if sum(row)]
+    if len(judge) == 1:
+        return f"{ONE_SIDED}judge: all {judge[0]}"
+    if len(human) == 1:
+        return f"{ONE_SIDED}labels: all {human[0]}"
+    return None
+
+
+def _row(level: str, measure: str, estimate: Estimate, note: str | None = None) -> dict[str, Any]:
     interval = (
         MISSING
         if estimate.low is None or estimate.high is None
@@ -45,8 +64,13 @@ def _row(level: str, measure: str, estimate: Estimate) -> dict[str, Any]:
         "n": estimate.n,
         "value": estimate.value,
         "interval": interval,
-        "note": estimate.reason or ("" if estimate.p_value is None else f"p={estimate.p_value:.3g}"),
+        "note": estimate.reason or note or ("" if estimate.p_value is None else f"p={estimate.p_value:.3g}"),
     }
+
+
+def kappa_note(rows: list[dict[str, Any]]) -> str | None:
+    """The explanation of one-sided kappas when a row has one, else None."""
+    return KAPPA_NOTE if any(str(row["note"]).startswith(ONE_SIDED) for row in rows) else None
 
 
 def issue_rows(issues: list[LabelIssue]) -> list[dict[str, Any]]:
@@ -56,6 +80,7 @@ def issue_rows(issues: list[LabelIssue]) -> list[dict[str, Any]]:
 
 def render_agreement(report: AgreementReport, *, generated_at: str) -> str:
     """The self-contained HTML page of ``report`` (template ``atif_agreement.html``)."""
+    rows = agreement_rows(report)
     return render_html(
         "atif_agreement.html",
         title="Judge agreement with human labels",
@@ -71,7 +96,8 @@ def render_agreement(report: AgreementReport, *, generated_at: str) -> str:
         ],
         generated_at=generated_at,
         report=report,
-        rows=agreement_rows(report),
+        rows=rows,
+        kappa_note=kappa_note(rows),
         matrices=_matrices(report),
         localisation_rows=[row.model_dump() for row in report.localisation.rows],
         unmatched=issue_rows(report.unmatched),

@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from tracegrade.atif.scoring._records import NodeResult, RunSummary, StepResult, StepStatus
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html, score_bins
@@ -24,6 +26,8 @@ __all__ = ["render_report"]
 
 LOWEST_LIMIT = 10
 """Trajectories listed in the "lowest" table."""
+OPEN_LOWEST = 3
+"""Nodes with the lowest own scores, shown open in the steps section."""
 NOT_A_CANDIDATE = "not_a_candidate"
 """Category filter value of steps that did not score below the failure threshold."""
 
@@ -54,10 +58,11 @@ def render_report(results: EvaluationResults, agreement: AgreementReport | None 
     """
     context = report_context(results)
     if agreement is not None:
-        from tracegrade.atif.agreement._report import agreement_rows, issue_rows
+        from tracegrade.atif.agreement._report import agreement_rows, issue_rows, kappa_note
 
+        rows = agreement_rows(agreement)
         context["sections"] = [*context["sections"], {"id": "agreement", "label": "Agreement with labels"}]
-        context["agreement"] = {"report": agreement, "rows": agreement_rows(agreement),
+        context["agreement"] = {"report": agreement, "rows": rows, "kappa_note": kappa_note(rows),
                                 "unmatched": issue_rows(agreement.unmatched)}
     if localisation is not None:
         _add_localisation(context, localisation)
@@ -95,6 +100,8 @@ def report_context(results: EvaluationResults) -> dict[str, Any]:
     """Everything the template shows, as plain values."""
     summary = results.summary
     steps = [step for node in results.nodes for step in node.steps]
+    scored = sorted((n for n in results.nodes if n.own_score is not None), key=lambda n: (n.own_score, n.node_id))
+    opened = {n.node_id for n in scored[:OPEN_LOWEST]}
     return {
         "agreement": None,
         "localisation": None,
@@ -112,10 +119,10 @@ def report_context(results: EvaluationResults) -> dict[str, Any]:
         "inputs": [i.model_dump() for i in results.inputs if i.status != "loaded"],
         "input_count": len(results.inputs),
         "refused_nodes": [_node_row(n) for n in results.nodes if n.status.value in ("invalid", "unscored")],
-        "parameters": _key_values(results.parameters.model_dump(mode="json")),
+        "parameters": _parameter_rows(results),
         "counts": _key_values(summary.counts),
         "judge_counts": _key_values(summary.judge),
-        "nodes": [_node(n) for n in results.nodes],
+        "nodes": [_node(n, opened) for n in results.nodes],
         "status_options": sorted(Counter(s.status.value for s in steps).items()),
         "category_options": sorted(Counter(_filter_category(s) for s in steps).items()),
         "not_a_candidate": NOT_A_CANDIDATE,
@@ -225,11 +232,12 @@ def _node_row(node: NodeResult) -> dict[str, Any]:
     }
 
 
-def _node(node: NodeResult) -> dict[str, Any]:
+def _node(node: NodeResult, opened: set[str]) -> dict[str, Any]:
     criteria = node.criteria or {}
     listed = criteria.get("criteria")
     return {
         **_node_row(node),
+        "open": node.node_id in opened,
         "anchor": _anchor(node.node_id),
         "source": node.source_path + (f" {node.location}" if node.location else ""),
         "low_steps": sum(s.failure_candidate for s in node.steps),
@@ -262,7 +270,44 @@ def _step(step: StepResult) -> dict[str, Any]:
         "filter_category": _filter_category(step),
         "content": step.content,
         "decisive": None,
+        "calls": [{"function_name": c.function_name, "tool_call_id": c.tool_call_id,
+                   "arguments": _arguments(c.arguments)} for c in (step.content.tool_calls if step.content else ())],
     }
+
+
+def _arguments(text: str) -> str:
+    """Tool-call arguments for reading, with the real line breaks of their strings.
+
+    A JSON object with a multi-line string is shown key by key, that string with its own lines; anything else
+    (arguments cut short included) is shown as recorded.
+    """
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    if not isinstance(value, dict) or not any(isinstance(v, str) and "\n" in v for v in value.values()):
+        return text
+    lines: list[str] = []
+    for key, item in value.items():
+        if isinstance(item, str) and "\n" in item:
+            lines.append(f"{key}:")
+            lines.extend(f"  {line}" for line in item.splitlines())
+        else:
+            lines.append(f"{key}: {orjson.dumps(item).decode()}")
+    return "\n".join(lines)
+
+
+def _parameter_rows(results: EvaluationResults) -> list[dict[str, str]]:
+    """The recorded parameters; with the local judge, those it fixes say so."""
+    from tracegrade.judge import LOCAL_MODEL_ALIAS, LOCAL_PINNED_OPTIONS  # _local only loads on demand
+
+    rows = _key_values(results.parameters.model_dump(mode="json"))
+    judge = results.provenance.get("judge")
+    if isinstance(judge, dict) and judge.get("model") == LOCAL_MODEL_ALIAS:
+        for row in rows:
+            if row["key"] in LOCAL_PINNED_OPTIONS:
+                row["value"] += " (fixed by the local judge)"
+    return rows
 
 
 def _spread(step: StepResult) -> str | None:

@@ -81,6 +81,10 @@ def _parse(path: Path, location: str, data: bytes, options: LoadOptions) -> Docu
     return DocumentProblem(path, location, code, f"{location + ': ' if location else ''}{message}")
 
 
+_ATIF_KEYS = ("schema_version", "agent", "steps")
+"""Keys every ATIF trajectory has: a document with none of them is something else."""
+
+
 def validate_document(raw: Any, options: LoadOptions) -> Trajectory | tuple[str, str]:
     """Validate decoded JSON as an ATIF trajectory, or return ``(code, one-line message)``."""
     if not isinstance(raw, dict):
@@ -96,7 +100,10 @@ def validate_document(raw: Any, options: LoadOptions) -> Trajectory | tuple[str,
     try:
         return Trajectory.model_validate(raw)
     except ValidationError as exc:
-        return "schema_violation", _describe_validation(exc)
+        described = _describe_validation(exc)
+        if not any(key in raw for key in _ATIF_KEYS):
+            described = f"not an ATIF trajectory (no {', '.join(_ATIF_KEYS)}): {described}"
+        return "schema_violation", described
     except RecursionError:
         return "too_deep", "document nesting is too deep"
 

@@ -119,7 +119,7 @@ class ScoringEngine:
     async def run(self, roots: tuple[TrajectoryNode, ...]) -> list[NodeState]:
         """Score every scorable node under ``roots``; returns the states in tree order (parents first)."""
         states = self.states = list(_states(roots))
-        self.progress.steps_total = sum(len(s.node.steps) for s in states if s.scorable)
+        self.progress.steps_total = sum(self._to_judge(s) for s in states if s.scorable)
         workers = [asyncio.create_task(self._worker()) for _ in range(self.options.concurrency_limit)]
         main = asyncio.create_task(self._feed_and_drain(states))
         interrupted = asyncio.create_task(self._interrupted.wait())
@@ -149,19 +149,24 @@ class ScoringEngine:
         criteria = await self.resolver.resolve(state.node)
         state.criteria = criteria
         if isinstance(criteria, CriteriaFailure):
-            self.progress.steps_total -= len(state.node.steps)
+            self.progress.steps_total -= self._to_judge(state)
             self._fail(state, criteria.code, criteria.message)
             return
         for logical in state.node.steps:
             if logical.copied and not self.options.score_copied_context:
                 state.steps[logical.index] = _step_result(logical, StepStatus.COPIED_CONTEXT)
-                self.progress.steps_done += 1
             elif self.options.judge_repeats == 1:
                 self._queue.put_nowait(_ScoreJob(state, logical))
             else:
                 verdicts = _Verdicts(self.options.judge_repeats)
                 for repeat in range(verdicts.count):
                     self._queue.put_nowait(_ScoreJob(state, logical, repeat, verdicts))
+
+    def _to_judge(self, state: NodeState) -> int:
+        """Steps of ``state`` the judge scores (copied context is kept unscored unless asked for)."""
+        if self.options.score_copied_context:
+            return len(state.node.steps)
+        return sum(1 for logical in state.node.steps if not logical.copied)
 
     async def _worker(self) -> None:
         while True:

@@ -24,9 +24,12 @@ def _pair(value: Cell) -> tuple[float | None, float | None] | None:
     return None
 
 
-def _short(value: float) -> str:
-    """Three decimals for small numbers, fewer for large ones (tokens, seconds) so cells stay narrow."""
-    size = abs(value)
+def _short(value: float, scale: float | None = None) -> str:
+    """Three decimals for small numbers, fewer for large ones (tokens, seconds) so cells stay narrow.
+
+    ``scale`` (default: the value) picks the decimals, so the numbers of one cell share a format.
+    """
+    size = abs(value if scale is None else scale)
     if size >= 1000:
         return f"{value:,.0f}"
     return f"{value:.1f}" if size >= 100 else f"{value:.3f}"
@@ -38,9 +41,11 @@ def format_cell(value: Cell, kind: ColumnKind) -> str:
         pair = _pair(value)
         if pair is None or pair[0] is None:
             return MISSING
-        if kind == "pm":
-            return f"{_short(pair[0])} ± {_short(pair[1])}" if pair[1] is not None else f"{_short(pair[0])} (n=1)"
-        return f"[{_short(pair[0])}, {_short(pair[1])}]" if pair[1] is not None else MISSING
+        if pair[1] is None:
+            return f"{_short(pair[0])} (n=1)" if kind == "pm" else MISSING
+        scale = max(abs(pair[0]), abs(pair[1]))
+        low, high = _short(pair[0], scale), _short(pair[1], scale)
+        return f"{low} ± {high}" if kind == "pm" else f"[{low}, {high}]"
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return MISSING
     number = _number(value)

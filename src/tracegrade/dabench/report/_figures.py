@@ -19,6 +19,14 @@ FAILED = ("failed", "partial")
 FIGURES = ("score_distribution", "failure_distribution", "autonomy_vs_efficiency", "correlation_matrix")
 
 
+_DARK = 0.6
+"""|r| from which a heat-map cell is dark enough for white numbers."""
+
+
+def _tasks(count: int) -> str:
+    return f"{count} task" if count == 1 else f"{count} tasks"
+
+
 @dataclass(frozen=True, slots=True)
 class FigureResult:
     """One figure: its PNG bytes, or the reason it was skipped."""
@@ -40,7 +48,7 @@ def _scores(run: RunRows) -> FigureResult:
     ax = fig.add_subplot()
     ax.hist(scores, bins=[i / 10 for i in range(11)], edgecolor="black", color="#4c72b0")
     ax.axvline(run.success_threshold, color="#c44e52", linestyle="--", label=f"correct ≥ {run.success_threshold:g}")
-    ax.set(xlabel="Final score", ylabel="Tasks", title=f"{title} ({len(scores)} tasks)", xlim=(0, 1))
+    ax.set(xlabel="Final score", ylabel="Tasks", title=f"{title}: {_tasks(len(scores))}", xlim=(0, 1))
     ax.legend()
     ax.locator_params(axis="y", integer=True)  # task counts: no 0.25-task ticks
     return FigureResult("score_distribution", title, figure_png(fig))
@@ -59,8 +67,10 @@ def _failures(run: RunRows) -> FigureResult:
     fig = new_figure(7.0, 4.4)
     ax = fig.add_subplot()
     ax.bar(range(len(names)), [counts[n] for n in names], color="#c44e52", edgecolor="black")
-    ax.set_xticks(range(len(names)), [n.replace("_FAILURE", "") for n in names], rotation=35, ha="right")
-    ax.set(xlabel="Failure category", ylabel="Tasks", title=f"{title} ({sum(counts.values())} failed or partial tasks)")
+    tilted = sum(len(name) for name in names) > 48  # the full names, as the tables print them
+    ax.set_xticks(range(len(names)), names, rotation=30 if tilted else 0, ha="right" if tilted else "center")
+    ax.set(xlabel="Failure category (as in the tables)", ylabel="Tasks",
+           title=f"{title}: {_tasks(sum(counts.values()))} failed or partial")
     ax.locator_params(axis="y", integer=True)
     return FigureResult("failure_distribution", title, figure_png(fig))
 
@@ -95,7 +105,8 @@ def _autonomy(run: RunRows) -> FigureResult:
             [p[0] for p in unscored], [p[1] for p in unscored], c="lightgray", edgecolors="black", label="no gold"
         )
         ax.legend()
-    ax.set(xlabel="Autonomy score", ylabel="Tool efficiency", title=title, xlim=(-0.05, 1.05), ylim=(-0.05, 1.05))
+    ax.set(xlabel="Autonomy score", ylabel="Tool efficiency", title=f"{title}: {_tasks(len(points))}",
+           xlim=(-0.05, 1.05), ylim=(-0.05, 1.05))
     return FigureResult("autonomy_vs_efficiency", title, figure_png(fig))
 
 
@@ -109,7 +120,9 @@ def _heatmap(fig: Any, labels: list[str], matrix: list[list[float | None]]) -> N
     ax.set_yticks(range(len(labels)), labels)
     for i, row in enumerate(matrix):
         for j, value in enumerate(row):
-            ax.text(j, i, "n/a" if value is None else f"{value:.2f}", ha="center", va="center", fontsize=8)
+            dark = value is not None and abs(value) >= _DARK  # the ends of the colour map: white text reads there
+            ax.text(j, i, "n/a" if value is None else f"{value:.2f}", ha="center", va="center", fontsize=11,
+                    color="white" if dark else "black", fontweight="bold")
     fig.colorbar(image, ax=ax, label="Pearson r")
     ax.set(xlabel="Metric", ylabel="Metric", title="Metric correlation matrix")
 

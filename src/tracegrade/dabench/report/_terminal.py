@@ -1,8 +1,8 @@
 """The rich terminal report: panels for the two health assessments, fitted tables for the rest.
 
-Tables never wrap cells: less important columns give way in a narrow terminal (the caption names
-them). A section without data prints one line saying why. Every text from the run passes through
-:func:`tracegrade.render.terminal_safe` (control characters escaped).
+Less important columns give way in a narrow terminal (the caption names them); a text cell too long
+for its column wraps onto more lines, numbers never do. A section without data prints one line saying why. Every text
+from the run passes through :func:`tracegrade.render.terminal_safe` (control characters escaped).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def _column(spec: SectionColumn) -> Column:
         priority=spec.priority,
         justify="right" if spec.kind in _NUMERIC else "left",
         formatter=partial(format_cell, kind=spec.kind),
+        wrap=spec.kind not in _NUMERIC,
     )
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tracegrade.integrations.evalhub._params import judge_target as judge_target
     from tracegrade.integrations.evalhub._provider import BENCHMARK_ID as BENCHMARK_ID
     from tracegrade.integrations.evalhub._provider import DEFAULT_IMAGE as DEFAULT_IMAGE
+    from tracegrade.integrations.evalhub._provider import PLACEHOLDER_NOTE as PLACEHOLDER_NOTE
     from tracegrade.integrations.evalhub._provider import PROVIDER_ID as PROVIDER_ID
     from tracegrade.integrations.evalhub._provider import provider_config as provider_config
     from tracegrade.integrations.evalhub._provider import provider_yaml as provider_yaml

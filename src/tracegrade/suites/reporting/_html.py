@@ -5,9 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from tracegrade.render import fmt_pct, render_html
 from tracegrade.suites.checking._metrics import ClassificationSummary, FieldsSummary, MetricSummary, MultilabelSummary
-from tracegrade.suites.checking._records import AttemptRecord
+from tracegrade.suites.checking._records import OUTCOMES, AttemptRecord
+from tracegrade.suites.reading._json import ABSENT, pointer_tokens, resolve
 from tracegrade.suites.reporting._report import SuiteReport, SuiteSection
 
 __all__ = ["MAX_HTML_ATTEMPTS", "render_report_html"]
@@ -45,7 +48,44 @@ def _attempt_row(attempt: AttemptRecord) -> dict[str, Any]:
                   for c in attempt.checks if c.outcome != "passed"]
     return {"id": attempt.id, "repetition": attempt.repetition, "status": attempt.status,
             "verdict": "passed" if attempt.passed else "not passed", "not_passed": "; ".join(not_passed) or None,
-            "error_code": attempt.error_code, "elapsed_seconds": attempt.elapsed_seconds}
+            "error_code": attempt.error_code, "elapsed_seconds": attempt.elapsed_seconds,
+            "checks": _check_rows(attempt), "kept": attempt.details is not None,
+            "outcomes": " ".join(sorted({c.outcome for c in attempt.checks}))}
+
+
+def _check_rows(attempt: AttemptRecord) -> list[dict[str, Any]]:
+    """Each check with its pointer, comparison, gold and observed value (when the report kept its details)."""
+    details = attempt.details or {}
+    expectations = {e.get("name"): e for e in details.get("expectations") or [] if isinstance(e, dict)}
+    result = details.get("result", ABSENT)
+    rows = []
+    for check in attempt.checks:
+        expectation = expectations.get(check.name, {})
+        path = expectation.get("path")
+        comparison = expectation.get("comparison")
+        if expectation.get("each") is not None:
+            comparison = f"{comparison}, each {expectation['each']}"
+        observed = _observed(result, path)
+        rows.append({"name": check.name, "outcome": check.outcome, "reason": check.reason_code, "path": path,
+                     "comparison": comparison, "gold": _json(expectation["expected"]) if "expected" in expectation
+                     else None, "observed": observed})
+    return rows
+
+
+def _observed(result: Any, path: Any) -> str | None:
+    """What the system answered at ``path`` (JSON), ``(absent)``, or None when the result was not kept."""
+    if result is ABSENT or not isinstance(path, str):
+        return None
+    value = resolve(result, pointer_tokens(path))
+    return "(absent)" if value is ABSENT else _json(value)
+
+
+def _json(value: Any) -> str:
+    """Compact JSON, indented when longer than a line."""
+    text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    if len(text) <= 80:
+        return text
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _metric(index: int, metric: MetricSummary) -> dict[str, Any]:
@@ -82,5 +122,7 @@ def _suite(index: int, suite: SuiteSection) -> dict[str, Any]:
         "usage": [{"field": name, **dict(values)} for name, values in suite.usage.items()],
         "failures": [{"code": code, "count": count} for code, count in suite.failures.items()],
         "attempts": [_attempt_row(a) for a in attempts[:MAX_HTML_ATTEMPTS]],
+        "outcome_options": [(name, sum(1 for a in attempts for c in a.checks if c.outcome == name))
+                            for name in OUTCOMES],
         "attempts_cut": len(attempts) > MAX_HTML_ATTEMPTS,
     }
