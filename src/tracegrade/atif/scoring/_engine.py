@@ -144,7 +144,8 @@ class ScoringEngine:
 
         ``finish(i, states)`` receives the states of the ``i``-th root's tree (parents first) once its
         last call has ended, in the order roots finish; the engine keeps nothing of a finished root.
-        After a stop (fail_fast, interrupt) the remaining roots are finished without judge calls.
+        After fail_fast stopped the job, the remaining roots still get their criteria, but no step is judged;
+        after an interrupt they are finished at once, without criteria.
         """
         self._finish = finish
         workers = [asyncio.create_task(self._worker()) for _ in range(self.options.concurrency_limit)]
@@ -177,7 +178,7 @@ class ScoringEngine:
 
     def _has_room(self) -> bool:
         room = 2 * self.options.concurrency_limit
-        return self.stopped_reason is not None or (self._outstanding < room and len(self._open) < room)
+        return self.interrupted or (self._outstanding < room and len(self._open) < room)
 
     async def _until(self, ready: Callable[[], bool]) -> None:
         while not ready():
@@ -190,7 +191,7 @@ class ScoringEngine:
 
     def _admit(self, index: int, tree: TrajectoryNode) -> None:
         root = _Root(index, list(_states(tree)))
-        if self.stopped_reason is not None:
+        if self.interrupted:
             self._close(root)
             return
         self._open[index] = root
