@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +35,9 @@ __all__ = [
     "score_loaded",
     "score_paths",
 ]
+
+_YOUNG_THRESHOLD = 20_000
+"""Allocations between young garbage collections while a job scores."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +111,8 @@ async def score_collection(
     def finish(index: int, states: list[NodeState]) -> None:
         finished[index] = node_results(states, options.completion_threshold)
 
-    await engine.run(_in_thread(collection.trees(roots)), finish)
+    with _few_young_collections():
+        await engine.run(_in_thread(collection.trees(roots)), finish)
     nodes = [node for index in sorted(finished) for node in finished[index]]
     status = (
         JobStatus.INTERRUPTED if engine.interrupted
@@ -143,6 +149,22 @@ async def score_collection(
         inputs=[InputRecord.of(a) for a in inputs],
         nodes=nodes,
     )
+
+
+@contextmanager
+def _few_young_collections() -> Iterator[None]:
+    """Collect the young generations every ``_YOUNG_THRESHOLD`` allocations instead of 700 while the engine runs.
+
+    Every judge call allocates a few hundred container objects that die young, and the results of every
+    finished root survive to the end: with the default threshold the young collections ran hundreds of
+    times per thousand calls and took a sixth of the run's CPU. Cycles are still freed, later.
+    """
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(thresholds[0], _YOUNG_THRESHOLD), *thresholds[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
 
 
 async def _in_thread(items: Iterator[TrajectoryNode]) -> AsyncIterator[TrajectoryNode]:
