@@ -1,8 +1,13 @@
 """Benchmark: a whole scoring run against the scripted judge (separate process) with fixed latency.
 
 Usage: python benchmarks/bench_judge_run.py [--latency 0.05]
-Scenario A: 4 trajectories x 100 steps at concurrency 16; scenario B: 200 trajectories x 25 steps at concurrency 64.
-Each reports wall time against the ideal steps x latency / concurrency (throughput efficiency = ideal / wall).
+Scenario A: 4 trajectories x 100 steps at concurrency 16; scenario B: 200 trajectories x 25 steps at concurrency 64
+(both ``score_paths`` in this process); scenario C: the whole ``tracegrade judge`` command (start-up, outline,
+scoring, every artifact written) in a child process, 800 trajectories x 25 steps at concurrency 64. Each reports
+wall time against the ideal steps x latency / concurrency (throughput efficiency = ideal / wall) and CPU per step
+(this process's, or the child's). The floor, measured in the same run: the raw aiohttp loop, as many POSTs of a
+scoring request's size through one bare aiohttp session by as many workers, nothing else; ``vs raw`` is a row's
+efficiency over the raw loop's at the same concurrency.
 """
 
 from __future__ import annotations
@@ -10,10 +15,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+import aiohttp
 import orjson
 from _scripted_server import start_server
 
@@ -54,8 +63,61 @@ def scenario(url: str, trajectories: int, steps: int, concurrency: int, latency:
         wall, scored = asyncio.run(score(url, folder, concurrency))
         cpu = time.process_time() - cpu
     assert scored == trajectories * steps, scored
+    return _row("score_paths", trajectories, steps, concurrency, latency, wall, cpu)
+
+
+def command(url: str, trajectories: int, steps: int, concurrency: int, latency: float) -> dict[str, float]:
+    """The whole ``tracegrade judge`` command in a child process; its CPU from the child's resource usage."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder, out = Path(tmp) / "in", Path(tmp) / "out"
+        folder.mkdir()
+        make_collection(folder, trajectories, steps)
+        tracegrade = Path(sys.executable).with_name("tracegrade")
+        argv = [str(tracegrade), "judge", str(folder), "--judge-url", url, "--judge-model", "scripted",
+                "--scoring-mode", "benchmark", "--benchmark-name", "terminal-bench", "--concurrency-limit",
+                str(concurrency), "--max-total-steps", str(trajectories * steps), "--no-cache", "--quiet",
+                "-o", str(out)]
+        wall = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - wall
+        assert child.stderr is not None
+        assert os.waitstatus_to_exitcode(status) == 0, child.stderr.read()
+        scored = json.loads((out / "summary.json").read_bytes())["counts"].get("steps_scored", 0)
+    assert scored == trajectories * steps, scored
+    return _row("judge command", trajectories, steps, concurrency, latency, wall, usage.ru_utime + usage.ru_stime)
+
+
+def raw_loop(url: str, calls: int, concurrency: int, latency: float) -> dict[str, float]:
+    """The floor: ``calls`` POSTs of a scoring request's size through one bare aiohttp session."""
+    prompt = "<criteria>\n" + json.dumps([{"name": "correctness", "weight": 1}]) + "\n</criteria>\n" + "x" * 1800
+    body = orjson.dumps({"model": "scripted", "messages": [{"role": "user", "content": prompt}]})
+
+    async def run() -> float:
+        left = iter(range(calls))
+        connector = aiohttp.TCPConnector(limit=concurrency)
+        async with aiohttp.ClientSession(connector=connector) as session:
+
+            async def worker() -> None:
+                for _ in left:
+                    async with session.post(f"{url}/chat/completions", data=body,
+                                            headers={"Content-Type": "application/json"}) as response:
+                        orjson.loads(await response.read())
+
+            start = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            return time.perf_counter() - start
+
+    cpu = time.process_time()
+    wall = asyncio.run(run())
+    return _row("raw aiohttp loop", calls, 1, concurrency, latency, wall, time.process_time() - cpu)
+
+
+def _row(name: str, trajectories: int, steps: int, concurrency: int, latency: float, wall: float,
+         cpu: float) -> dict[str, float]:
     ideal = trajectories * steps * latency / concurrency
     return {
+        "name": name,  # type: ignore[dict-item]
         "trajectories": trajectories,
         "steps": trajectories * steps,
         "concurrency": concurrency,
@@ -72,18 +134,26 @@ def main() -> None:
     args = parser.parse_args()
     process, url = start_server(args.latency)
     try:
+        load = os.getloadavg()
         rows = [
+            raw_loop(url, 400, 16, args.latency),
             scenario(url, 4, 100, 16, args.latency),
+            raw_loop(url, 5000, 64, args.latency),
             scenario(url, 200, 25, 64, args.latency),
+            command(url, 800, 25, 64, args.latency),
         ]
+        load = tuple(max(a, b) for a, b in zip(load, os.getloadavg(), strict=True))
     finally:
         process.terminate()
         process.wait(timeout=10)
-    print(f"{'scenario':>22}{'wall s':>9}{'ideal s':>9}{'efficiency':>12}{'cpu ms/step':>13}")
+    raw = {row["concurrency"]: row["efficiency"] for row in rows if row["name"] == "raw aiohttp loop"}
+    print(f"{'':18}{'scenario':>14}{'wall s':>9}{'ideal s':>9}{'efficiency':>12}{'vs raw':>9}{'cpu ms/step':>13}")
     for row in rows:
-        name = f"{row['trajectories']}x{row['steps'] // row['trajectories']} @{row['concurrency']}"
-        print(f"{name:>22}{row['wall_seconds']:9.2f}{row['ideal_seconds']:9.2f}{row['efficiency']:12.1%}"
+        shape = f"{row['trajectories']}x{row['steps'] // row['trajectories']} @{row['concurrency']}"
+        print(f"{row['name']:18}{shape:>14}{row['wall_seconds']:9.2f}{row['ideal_seconds']:9.2f}"
+              f"{row['efficiency']:12.1%}{row['efficiency'] / raw[row['concurrency']]:9.1%}"
               f"{row['client_cpu_ms_per_step']:13.2f}")
+    print(f"load average (highest of before and after): {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(json.dumps(rows))
 
 

@@ -7,6 +7,7 @@ import os
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from tracegrade.atif.reading._checks import DocumentFacts, document_facts
@@ -25,7 +26,7 @@ from tracegrade.atif.reading._refs import RefProblem, resolve_ref
 from tracegrade.atif.reading._tree import RefIssue, StepRefs, TreeBuilder, iter_file_refs, skeleton
 from tracegrade.errors import InputError, LimitExceededError
 
-__all__ = ["load_trajectories"]
+__all__ = ["Outline", "RootSource", "load_trajectories", "read_outline", "read_tree"]
 
 _SUFFIXES = (".json", ".jsonl")
 
@@ -123,6 +124,48 @@ def _no_cyclic_gc() -> Iterator[None]:
 
 
 def _load(paths: Sequence[str | Path], options: LoadOptions, reports: bool, trees: bool) -> LoadResult:
+    return _read(paths, options, reports=reports, trees=trees, keep_roots=trees).result
+
+
+@dataclass(frozen=True, slots=True)
+class RootSource:
+    """Where one root tree's document is, to read its tree again."""
+
+    path: Path
+    location: str
+    """The document's place in ``path``: ``""``, or ``"line N"`` of a JSONL file."""
+    root: Path
+    """The input folder (or the file's folder) its references must stay inside."""
+    steps: int
+    """Steps of the tree's nodes within the depth limit."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """A collection read without keeping its steps: skeleton trees, every input accounted for."""
+
+    result: LoadResult
+    """Roots as skeleton trees (ids, statuses, files and references; nodes carry no steps)."""
+    sources: dict[str, RootSource]
+    """Each root's document, by root node id."""
+    base: Path
+    """The common folder node ids are relative to."""
+
+
+def read_outline(paths: Sequence[str | Path], options: LoadOptions) -> Outline:
+    """Read every input once, keeping only what tree building reads (as ``validate`` does), and the roots.
+
+    Raises the errors of :func:`load_trajectories`.
+    """
+    if not paths:
+        raise InputError("no input paths given")
+    with _no_cyclic_gc():
+        return _read(paths, options, reports=False, trees=False, keep_roots=True)
+
+
+def _read(
+    paths: Sequence[str | Path], options: LoadOptions, *, reports: bool, trees: bool, keep_roots: bool
+) -> Outline:
     inputs, skipped = _collect(paths, options)
     base = _common_base([root for _, root in inputs])
     store = _Store(options, reports=reports, slim=not trees)
@@ -132,6 +175,7 @@ def _load(paths: Sequence[str | Path], options: LoadOptions, reports: bool, tree
         _raise_first_problem(store)
     roots = _root_documents(inputs, store, store.refs)
     built: list[TrajectoryNode] = []
+    sources: dict[str, RootSource] = {}
     issues: list[RefIssue] = []
     steps = 0
     for document, root in roots:
@@ -146,11 +190,21 @@ def _load(paths: Sequence[str | Path], options: LoadOptions, reports: bool, tree
         tree = builder.build(document)
         steps += builder.step_count
         built.append(tree)
+        sources[tree.node_id] = RootSource(document.path, document.location, root, builder.loaded_steps)
         issues.extend(builder.issues)
     _check_total_steps(steps, options)
     accounts = _accounts(store, skipped, issues)
     files = _file_reports(store, built, issues) if reports else ()
-    return LoadResult(tuple(built) if trees else (), accounts, files)
+    return Outline(LoadResult(tuple(built) if keep_roots else (), accounts, files), sources, base)
+
+
+def read_tree(source: RootSource, document: Document, options: LoadOptions, base: Path) -> TrajectoryNode:
+    """The full tree of one root document, its referenced files read again (kept for this tree only)."""
+    store = _Store(options, reports=False, slim=False)
+    builder = TreeBuilder(
+        root=source.root, base=base, max_depth=options.max_subagent_depth, load_file=store.single, refs=store.refs
+    )
+    return builder.build(document)
 
 
 def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tuple[Path, Path]], list[InputAccount]]:

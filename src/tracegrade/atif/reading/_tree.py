@@ -158,6 +158,8 @@ class TreeBuilder:
     issues: list[RefIssue] = field(default_factory=list)
     step_count: int = 0
     """Steps of every node built so far (a file reached twice counts twice)."""
+    loaded_steps: int = 0
+    """Steps of the nodes built so far within the depth limit (the steps a job scores)."""
 
     def build(self, document: Document) -> TrajectoryNode:
         """Build the tree whose root is ``document``."""
@@ -180,7 +182,10 @@ class TreeBuilder:
         embedded: bool = False,
     ) -> TrajectoryNode:
         segments, chain, broken = self._segments(trajectory, path, pointer, node_id, chain, depth)
-        self.step_count += sum(len(seg.trajectory.steps) for seg in segments)
+        count = sum(len(seg.trajectory.steps) for seg in segments)
+        over = depth > self.max_depth
+        self.step_count += count
+        self.loaded_steps += 0 if over else count
         steps = (
             tuple(
                 [
@@ -195,7 +200,6 @@ class TreeBuilder:
             else ()
         )
         children = self._children(segments, depth, node_id, chain) + broken
-        over = depth > self.max_depth
         return TrajectoryNode(
             node_id=node_id,
             source_path=str(path),

@@ -2,13 +2,15 @@
 
 All steps of all trajectories are independent work items in one queue served by
 ``concurrency_limit`` workers, so the judge always has that many requests in flight; criteria
-resolution and failure categorisation feed the same queue.
+resolution and failure categorisation feed the same queue. Roots are taken in turn while the pool
+has room (fewer than two rounds of calls outstanding) and handed back as soon as their last call
+ends, so memory holds the roots in flight rather than the collection.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,10 +77,21 @@ class _Verdicts:
         return len(self.verdicts) + len(self.errors) == self.count
 
 
+@dataclass(slots=True)
+class _Root:
+    """One root tree in flight: its states, and the work not finished yet."""
+
+    index: int
+    states: list[NodeState]
+    pending: int = 1
+    """Its preparation, then each queued or running job."""
+
+
 @dataclass(frozen=True, slots=True)
 class _ScoreJob:
     state: NodeState
     step: LogicalStep
+    root: _Root
     repeat: int = 0
     verdicts: _Verdicts | None = None
     """Shared by the repeats of one step; None for a single verdict."""
@@ -88,6 +101,7 @@ class _ScoreJob:
 class _CategorizeJob:
     state: NodeState
     step: LogicalStep
+    root: _Root
     evidence: Evidence
     score: float
 
@@ -112,40 +126,97 @@ class ScoringEngine:
         self.progress = progress or RunProgress()
         self.stopped_reason: str | None = None
         self.interrupted = False
-        self.states: list[NodeState] = []
         self._interrupted = asyncio.Event()
         self._queue: asyncio.Queue[_ScoreJob | _CategorizeJob] = asyncio.Queue()
+        self._open: dict[int, _Root] = {}
+        self._outstanding = 0
+        """Jobs queued or running."""
+        self._preparing: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        """Set when a job or a root finishes, or the job stops: the feeder looks again."""
+        self._crash: BaseException | None = None
+        self._finish: Callable[[int, list[NodeState]], None] = lambda index, states: None
 
-    async def run(self, roots: tuple[TrajectoryNode, ...]) -> list[NodeState]:
-        """Score every scorable node under ``roots``; returns the states in tree order (parents first)."""
-        states = self.states = list(_states(roots))
-        self.progress.steps_total = sum(self._to_judge(s) for s in states if s.scorable)
+    async def run(
+        self, roots: AsyncIterable[TrajectoryNode], finish: Callable[[int, list[NodeState]], None]
+    ) -> None:
+        """Score every scorable node of ``roots``, taking them in turn while the pool has room.
+
+        ``finish(i, states)`` receives the states of the ``i``-th root's tree (parents first) once its
+        last call has ended, in the order roots finish; the engine keeps nothing of a finished root.
+        After fail_fast stopped the job, the remaining roots still get their criteria, but no step is judged;
+        after an interrupt they are finished at once, without criteria.
+        """
+        self._finish = finish
         workers = [asyncio.create_task(self._worker()) for _ in range(self.options.concurrency_limit)]
-        main = asyncio.create_task(self._feed_and_drain(states))
+        feed = asyncio.create_task(self._feed(roots))
         interrupted = asyncio.create_task(self._interrupted.wait())
         try:
-            await asyncio.wait({main, interrupted, *workers}, return_when=asyncio.FIRST_COMPLETED)
-            for ended in (main, *workers):  # a worker ends only when something escaped it: never wait for it
+            await asyncio.wait({feed, interrupted, *workers}, return_when=asyncio.FIRST_COMPLETED)
+            for ended in workers:  # a worker ends only when something escaped it: never wait for it
                 if ended.done():
                     ended.result()  # re-raise an unexpected error
+            if not feed.done():  # interrupted: in-flight calls are cancelled, the rest is read as not run
+                await self._cancel([*workers, *self._preparing])
+                for index in sorted(self._open):
+                    self._close(self._open[index])
+            await feed  # re-raise an unexpected error
         finally:
-            for task in (*workers, main, interrupted):
-                task.cancel()
-            await asyncio.gather(*workers, main, interrupted, return_exceptions=True)
-            self._mark_unfinished(states)
-        return states
+            await self._cancel([*workers, *self._preparing, feed, interrupted])
 
     def interrupt(self) -> None:
         """Stop now: in-flight calls are cancelled, finished results are kept (safe from a signal handler)."""
         self.stopped_reason = self.stopped_reason or "interrupted"
         self.interrupted = True
         self._interrupted.set()
+        self._wake.set()
 
-    async def _feed_and_drain(self, states: list[NodeState]) -> None:
-        await asyncio.gather(*(self._prepare(s) for s in states if s.scorable))
-        await self._queue.join()
+    async def _feed(self, roots: AsyncIterable[TrajectoryNode]) -> None:
+        index = 0
+        async for tree in roots:
+            await self._until(self._has_room)
+            self._admit(index, tree)
+            index += 1
+        await self._until(lambda: not self._open)
 
-    async def _prepare(self, state: NodeState) -> None:
+    def _has_room(self) -> bool:
+        room = 2 * self.options.concurrency_limit
+        return self.interrupted or (self._outstanding < room and len(self._open) < room)
+
+    async def _until(self, ready: Callable[[], bool]) -> None:
+        while not ready():
+            if self._crash is not None:
+                raise self._crash
+            self._wake.clear()
+            await self._wake.wait()
+        if self._crash is not None:
+            raise self._crash
+
+    def _admit(self, index: int, tree: TrajectoryNode) -> None:
+        root = _Root(index, list(_states(tree)))
+        # the caller counted every step; copied context is kept unscored unless asked for
+        self.progress.steps_total -= sum(len(s.node.steps) - self._to_judge(s) for s in root.states if s.scorable)
+        if self.interrupted:
+            self._close(root)
+            return
+        self._open[index] = root
+        task = asyncio.create_task(self._prepare_root(root))
+        self._preparing.add(task)
+        task.add_done_callback(self._prepared)
+
+    def _prepared(self, task: asyncio.Task[None]) -> None:
+        self._preparing.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self._crash = self._crash or task.exception()
+            self._wake.set()
+
+    async def _prepare_root(self, root: _Root) -> None:
+        try:
+            await asyncio.gather(*(self._prepare(s, root) for s in root.states if s.scorable))
+        finally:
+            self._release(root)
+
+    async def _prepare(self, state: NodeState, root: _Root) -> None:
         criteria = await self.resolver.resolve(state.node)
         state.criteria = criteria
         if isinstance(criteria, CriteriaFailure):
@@ -156,11 +227,42 @@ class ScoringEngine:
             if logical.copied and not self.options.score_copied_context:
                 state.steps[logical.index] = _step_result(logical, StepStatus.COPIED_CONTEXT)
             elif self.options.judge_repeats == 1:
-                self._queue.put_nowait(_ScoreJob(state, logical))
+                self._put(_ScoreJob(state, logical, root))
             else:
                 verdicts = _Verdicts(self.options.judge_repeats)
                 for repeat in range(verdicts.count):
-                    self._queue.put_nowait(_ScoreJob(state, logical, repeat, verdicts))
+                    self._put(_ScoreJob(state, logical, root, repeat, verdicts))
+
+    def _put(self, job: _ScoreJob | _CategorizeJob) -> None:
+        job.root.pending += 1
+        self._outstanding += 1
+        self._queue.put_nowait(job)
+
+    def _done(self, job: _ScoreJob | _CategorizeJob) -> None:
+        """A job ended (run, skipped or cancelled)."""
+        self._queue.task_done()
+        self._outstanding -= 1
+        self._release(job.root)
+
+    def _release(self, root: _Root) -> None:
+        root.pending -= 1
+        if root.pending == 0 and root.index in self._open:
+            self._close(root)
+        else:
+            self._wake.set()
+
+    def _close(self, root: _Root) -> None:
+        """Hand a root back: its unfinished steps are marked not run."""
+        self._open.pop(root.index, None)
+        self._mark_unfinished(root.states)
+        self._finish(root.index, root.states)
+        self._wake.set()
+
+    @staticmethod
+    async def _cancel(tasks: list[asyncio.Task[Any]]) -> None:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def _to_judge(self, state: NodeState) -> int:
         """Steps of ``state`` the judge scores (copied context is kept unscored unless asked for)."""
@@ -183,7 +285,7 @@ class ScoringEngine:
                     finally:
                         self.progress.in_flight -= 1
             finally:
-                self._queue.task_done()
+                self._done(job)
 
     def _stop_on_defect(self, job: _ScoreJob | _CategorizeJob, error: Exception) -> None:
         """Fail the job on an unexpected error: its step fails, queued work is skipped, nothing waits.
@@ -213,12 +315,12 @@ class ScoringEngine:
             job.verdicts.errors[job.repeat] = error.code
         else:
             if job.verdicts is None:
-                self._scored(state, logical, verdict, evidence)
+                self._scored(job, verdict, evidence)
                 return
             job.verdicts.verdicts[job.repeat] = verdict
             job.verdicts.evidence = evidence
         if job.verdicts.done:
-            self._combine(state, logical, job.verdicts)
+            self._combine(job, job.verdicts)
 
     def _step_failed(self, state: NodeState, logical: LogicalStep, code: str) -> None:
         state.steps[logical.index] = _step_result(logical, StepStatus.FAILED, error_code=code)
@@ -226,20 +328,21 @@ class ScoringEngine:
         self.progress.step_errors += 1
         self._fail(state, code, f"step {logical.index}: {code}", order=logical.index)
 
-    def _combine(self, state: NodeState, logical: LogicalStep, verdicts: _Verdicts) -> None:
+    def _combine(self, job: _ScoreJob, verdicts: _Verdicts) -> None:
         """Score a step with the mean of its repeats; any failed repeat fails the step (never a partial mean)."""
         if verdicts.errors:
-            self._step_failed(state, logical, verdicts.errors[min(verdicts.errors)])
+            self._step_failed(job.state, job.step, verdicts.errors[min(verdicts.errors)])
             return
         ordered = [verdicts.verdicts[r] for r in range(verdicts.count)]
         assert verdicts.evidence is not None
         mean = _mean_judgement(ordered)
         seeds = [repeat_seed(self.options.judge_seed, r) for r in range(verdicts.count)]
         spread = step_repeats([v.score for v in ordered], seeds, self.options.failure_threshold)
-        self._scored(state, logical, mean, verdicts.evidence, repeats=spread)
+        self._scored(job, mean, verdicts.evidence, repeats=spread)
 
-    def _scored(self, state: NodeState, logical: LogicalStep, verdict: StepJudgement, evidence: Evidence,
+    def _scored(self, job: _ScoreJob, verdict: StepJudgement, evidence: Evidence,
                 *, repeats: StepRepeats | None = None) -> None:
+        state, logical = job.state, job.step
         candidate = verdict.score < self.options.failure_threshold
         state.steps[logical.index] = _step_result(
             logical,
@@ -254,7 +357,7 @@ class ScoringEngine:
         )
         self.progress.steps_done += 1
         if candidate:
-            self._queue.put_nowait(_CategorizeJob(state, logical, evidence, verdict.score))
+            self._put(_CategorizeJob(state, logical, job.root, evidence, verdict.score))
 
     async def _categorize(self, job: _CategorizeJob) -> None:
         current = job.state.steps[job.step.index]
@@ -308,15 +411,12 @@ class ScoringEngine:
                     state.steps[logical.index] = _step_result(logical, StepStatus.NOT_RUN)
 
 
-def _states(roots: tuple[TrajectoryNode, ...]) -> Iterator[NodeState]:
-    def walk(node: TrajectoryNode, parent: NodeState | None) -> Iterator[NodeState]:
-        state = NodeState(node, parent)
-        yield state
-        for child in node.children:
-            yield from walk(child, state)
-
-    for root in roots:
-        yield from walk(root, None)
+def _states(node: TrajectoryNode, parent: NodeState | None = None) -> Iterator[NodeState]:
+    """The states of a tree, parents first."""
+    state = NodeState(node, parent)
+    yield state
+    for child in node.children:
+        yield from _states(child, state)
 
 
 def _task(criteria: ResolvedCriteria) -> str:

@@ -1,0 +1,48 @@
+"""A streamed job holds the trees of the roots in flight, not the collection (counted, not timed)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from pathlib import Path
+
+from tests.atif.delayed import marker_judge
+from tests.atif.scripted import CUSTOM, trajectory, write
+from tracegrade.atif import JobContext, parse_parameters, score_paths
+from tracegrade.atif.reading._models import Step
+from tracegrade.judge import JudgeRequest
+
+STEPS = 3
+CONCURRENCY = 2
+
+
+def live_steps() -> int:
+    """Full step models alive now (the outline keeps one shared placeholder for all steps without references)."""
+    return sum(1 for o in gc.get_objects() if type(o) is Step)
+
+
+def peak_live_steps(folder: Path, roots: int) -> int:
+    """Score ``roots`` trajectories of ``STEPS`` steps; the most step models alive at any judge call."""
+    for i in range(roots):
+        write(folder / f"t{i:04d}.json", trajectory(*[f"root {i} step {k} SCORE:0.9" for k in range(STEPS)]))
+    gc.collect()
+    before, peak = live_steps(), 0
+
+    def sample(request: JudgeRequest) -> float:
+        nonlocal peak
+        peak = max(peak, live_steps())
+        return 0.0
+
+    options, criteria = parse_parameters({**CUSTOM, "concurrency_limit": CONCURRENCY})
+    results = asyncio.run(score_paths([folder], options, criteria, marker_judge(sample), JobContext("m")))
+    assert results.summary.counts["steps_scored"] == roots * STEPS
+    assert [n.node_id for n in results.nodes] == [f"t{i:04d}.json" for i in range(roots)]  # still in order
+    return peak - before
+
+
+def test_live_trees_stay_flat_as_the_collection_grows(tmp_path: Path) -> None:
+    small = peak_live_steps(tmp_path / "small", 10)
+    large = peak_live_steps(tmp_path / "large", 100)
+    window = (2 * CONCURRENCY + 2) * STEPS  # roots admitted while two rounds of calls are outstanding, one read ahead
+    assert small <= window + 1
+    assert large <= small + STEPS  # not ten times as many
