@@ -83,5 +83,5 @@ def test_a_missing_labels_file_is_one_line_without_an_exception_name(
     run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run_app(app, ["agree", str(run), "--labels", str(tmp_path / "missing.jsonl")]) == 2
-    expected = f"error: {tmp_path / 'missing.jsonl'}: cannot read labels: no such file or directory\n"
+    expected = f"error: {tmp_path / 'missing.jsonl'}: cannot read: no such file or directory\n"
     assert capsys.readouterr().err == expected

@@ -106,7 +106,7 @@ def report(dataset: Path, tmp_path: Path) -> Path:
 def test_suite_compare_and_replay_refuse_a_special_report(report: Path, dataset: Path, tmp_path: Path,
                                                            kind: str) -> None:
     path = special(tmp_path / "candidate.json", kind)
-    refused(tracegrade("suite", "compare", path, "--baseline", report), path)
+    refused(tracegrade("suite", "compare", report, path), path)
     refused(tracegrade("suite", "replay", path, "--dataset", dataset, "-o", tmp_path / "again.json"), path)
 
 

@@ -55,7 +55,9 @@ def compare(
         typer.Option(help="Tracking URI (default: $MLFLOW_TRACKING_URI, else sqlite:///./mlruns.db).",
                      rich_help_panel=_OUTPUT),
     ] = None,
-    mlflow_experiment: Annotated[str, typer.Option(rich_help_panel=_OUTPUT)] = "tracegrade",
+    mlflow_experiment: Annotated[
+        str, typer.Option(help="MLflow experiment the comparison is logged under.", rich_help_panel=_OUTPUT)
+    ] = "tracegrade",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.", rich_help_panel=_OUTPUT)] = False,
     *,
     parameters: dict[str, Any],

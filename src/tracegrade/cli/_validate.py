@@ -138,14 +138,16 @@ def _print_blocks(console: Console, rows: list[dict[str, object]], base: Path) -
     """Each document as its whole path, then its verdict and facts on an indented line (narrow terminals)."""
     from rich.padding import Padding
 
-    console.print(f"ATIF validation (paths relative to {base})", markup=False, style="bold")
+    from tracegrade.render import terminal_safe
+
+    console.print(terminal_safe(f"ATIF validation (paths relative to {base})"), markup=False, style="bold")
     for row in rows:
-        console.print(f"  {row['file']}", markup=False, soft_wrap=True)
+        console.print(terminal_safe(f"  {row['file']}"), markup=False, soft_wrap=True)
         facts = Text()
         facts.append_text(row["verdict"] if isinstance(row["verdict"], Text) else Text(str(row["verdict"])))
         for key, template in _FACTS:
             if row[key]:
-                facts.append(", " + template.format(row[key]))
+                facts.append(", " + terminal_safe(template.format(row[key])))
         console.print(Padding(facts, (0, 0, 0, 4)))
 
 

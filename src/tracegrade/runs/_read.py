@@ -69,7 +69,7 @@ def _limit(limit: int, name: str | None) -> str:
 
 
 def _unreadable(path: Path, exc: OSError) -> UnreadableFile:
-    return UnreadableFile(path, f"cannot read file ({exc.strerror or 'error'})", code="unreadable")
+    return UnreadableFile(path, f"cannot read: {(exc.strerror or type(exc).__name__).lower()}", code="unreadable")
 
 
 def _read_to_limit(fd: int, size: int, limit: int) -> bytes:

@@ -67,4 +67,4 @@ def test_unknown_metric_is_named() -> None:
 
 def test_a_score_exactly_at_the_success_threshold_counts_as_correct_on_both_sides() -> None:
     c = compare_runs(run("A", {"t1": 0.8, "t2": 0.79}), run("B", {"t1": 0.79, "t2": 0.8}))
-    assert (c.accuracy_a, c.accuracy_b) == (0.5, 0.5)
+    assert (c.accuracy_baseline, c.accuracy_candidate) == (0.5, 0.5)
