@@ -36,6 +36,16 @@ _LIMIT_FIELDS = (
 )
 _JUDGE_FIELDS = (*JudgeOptions.model_fields, "judge_repeats")
 
+# The judge endpoint's options, shared by every command that calls the judge.
+JudgeKind = Annotated[str | None, typer.Option(
+    "--judge", help="'local' for the embedded llama.cpp + Gemma 3 270M judge.", rich_help_panel=_JUDGE)]
+JudgeUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.", rich_help_panel=_JUDGE)]
+JudgeModel = Annotated[str | None, typer.Option(help="Judge model name.", rich_help_panel=_JUDGE)]
+JudgeKeyEnv = Annotated[str | None, typer.Option(help="Name of the env var holding the API key (never the key).",
+                                                 rich_help_panel=_JUDGE)]
+JudgeResponseFormat = Annotated[ResponseFormat, typer.Option(help="JSON-schema constrained output.",
+                                                             rich_help_panel=_JUDGE)]
+
 
 @with_model_options(
     OptionGroup(ScoringOptions, _JUDGE, only=_JUDGE_FIELDS),
@@ -45,21 +55,11 @@ _JUDGE_FIELDS = (*JudgeOptions.model_fields, "judge_repeats")
 )
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="ATIF files or directories.")],
-    judge_kind: Annotated[
-        str | None,
-        typer.Option(
-            "--judge", help="'local' for the embedded llama.cpp + Gemma 3 270M judge.", rich_help_panel=_JUDGE
-        ),
-    ] = None,
-    judge_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.", rich_help_panel=_JUDGE)] = None,
-    judge_model: Annotated[str | None, typer.Option(help="Judge model name.", rich_help_panel=_JUDGE)] = None,
-    judge_api_key_env: Annotated[
-        str | None,
-        typer.Option(help="Name of the env var holding the API key (never the key).", rich_help_panel=_JUDGE),
-    ] = None,
-    judge_response_format: Annotated[
-        ResponseFormat, typer.Option(help="JSON-schema constrained output.", rich_help_panel=_JUDGE)
-    ] = ResponseFormat.AUTO,
+    judge_kind: JudgeKind = None,
+    judge_url: JudgeUrl = None,
+    judge_model: JudgeModel = None,
+    judge_api_key_env: JudgeKeyEnv = None,
+    judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
     rubric: Annotated[
         str | None,
         typer.Option(help="Custom rubric as YAML/JSON text (provider_params.rubric).", rich_help_panel=_SCORING),

@@ -9,7 +9,16 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import LocaliseOptions
-from tracegrade.cli._judge import _JUDGE, _meter_provider, _target
+from tracegrade.cli._judge import (
+    _JUDGE,
+    JudgeKeyEnv,
+    JudgeKind,
+    JudgeModel,
+    JudgeResponseFormat,
+    JudgeUrl,
+    _meter_provider,
+    _target,
+)
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ExitCode
 from tracegrade.judge import JudgeOptions, ResponseFormat
@@ -29,20 +38,11 @@ _OUTPUT = "Output"
 )
 def localise(
     paths: Annotated[list[Path], typer.Argument(help="ATIF files or folders, or one run folder of tracegrade judge.")],
-    judge_kind: Annotated[
-        str | None,
-        typer.Option("--judge", help="'local' for the embedded llama.cpp + Gemma 3 270M judge.",
-                     rich_help_panel=_JUDGE),
-    ] = None,
-    judge_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.", rich_help_panel=_JUDGE)] = None,
-    judge_model: Annotated[str | None, typer.Option(help="Judge model name.", rich_help_panel=_JUDGE)] = None,
-    judge_api_key_env: Annotated[
-        str | None,
-        typer.Option(help="Name of the env var holding the API key (never the key).", rich_help_panel=_JUDGE),
-    ] = None,
-    judge_response_format: Annotated[
-        ResponseFormat, typer.Option(help="JSON-schema constrained output.", rich_help_panel=_JUDGE)
-    ] = ResponseFormat.AUTO,
+    judge_kind: JudgeKind = None,
+    judge_url: JudgeUrl = None,
+    judge_model: JudgeModel = None,
+    judge_api_key_env: JudgeKeyEnv = None,
+    judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder for localisation.json.",
                                          rich_help_panel=_OUTPUT)] = Path("tracegrade-localise"),
     job_id: Annotated[str | None, typer.Option(help="Job id (default: derived from inputs, parameters and judge).",
