@@ -295,12 +295,6 @@ def test_an_unreachable_judge_is_one_line_naming_it_and_no_rate_is_claimed(
     assert "none: no step was scored, so no failure could be detected" in page and "100.0" not in page
 
 
-def test_the_judge_url_is_shown_without_credentials_query_or_fragment() -> None:
-    from tracegrade.cli._judge import _shown_url
-
-    assert _shown_url("https://user:pw@judge.example:8443/v1?key=s#f") == "https://judge.example:8443/v1"
-
-
 def test_data_is_printed_without_rich_highlighting(
     server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import CriteriaInputs, ScoringOptions
-from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
 from tracegrade.errors import ConfigError, ExitCode, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions, ResponseFormat
 from tracegrade.runs import JobStatus
@@ -103,6 +103,7 @@ def judge(
     ] = False,
     *,
     parameters: dict[str, Any],
+    defaulted: frozenset[str] = frozenset(),
 ) -> None:
     """Score every step of ATIF trajectories with an LLM judge and write a run folder.
 
@@ -119,7 +120,7 @@ def judge(
     parameters["trajectory_path"] = os.pathsep.join(str(p) for p in paths)
     if rubric is not None:
         parameters["provider_params"] = {"rubric": rubric}
-    options, criteria = parse_parameters(parameters)
+    options, criteria = parse_parameters(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     selected = parse_shard(shard) if shard else None
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
     _refuse_output_inside_inputs(output, paths)
@@ -365,21 +366,11 @@ def _report_unreachable_judge(results: EvaluationResults, judge_url: str | None)
     codes = {code for code in found if code is not None}
     if judge_url is None or not codes or not codes <= _UNREACHABLE.keys() or results.summary.judge.get("successes"):
         return
+    from tracegrade.judge import redact_url
+
     reasons = "; ".join(f"{code}: {_UNREACHABLE[code]}" for code in sorted(codes))
-    Console(stderr=True).print(f"error: judge {_shown_url(judge_url)} unreachable ({reasons})", markup=False,
+    Console(stderr=True).print(f"error: judge {redact_url(judge_url)} unreachable ({reasons})", markup=False,
                                soft_wrap=True)
-
-
-def _shown_url(url: str) -> str:
-    """``url`` without user, password, query or fragment."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    try:
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        port = ""
-    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
 
 
 def _failed_exit_code(results: EvaluationResults) -> ExitCode:

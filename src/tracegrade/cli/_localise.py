@@ -19,7 +19,7 @@ from tracegrade.cli._judge import (
     _meter_provider,
     _target,
 )
-from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
 from tracegrade.errors import ExitCode
 from tracegrade.judge import JudgeOptions, ResponseFormat
 
@@ -54,6 +54,7 @@ def localise(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.", rich_help_panel=_OUTPUT)] = False,
     *,
     parameters: dict[str, Any],
+    defaulted: frozenset[str] = frozenset(),
 ) -> None:
     """Name the decisive agent and step of each failed trajectory (Who&When strategies).
 
@@ -67,7 +68,7 @@ def localise(
     from tracegrade.judge import default_cache_path
     from tracegrade.runs import job_id_for
 
-    options = localise_options(parameters)
+    options = localise_options(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     inputs = localise_inputs(paths)
     asks = options.strategy.value != "from-scores"
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format) if asks else None
