@@ -122,7 +122,7 @@ def test_invalid_input_exits_2_with_location(
 ) -> None:
     (tmp_path / "bad.json").write_text('{"steps": [}')
     assert judge(server, tmp_path, str(tmp_path / "bad.json")) == 2
-    assert "bad.json: line 1, column" in capsys.readouterr().err
+    assert "bad.json:1:" in capsys.readouterr().err
 
 
 def test_tolerant_run_reports_incomplete(server: ScriptedJudgeServer, tmp_path: Path) -> None:
