@@ -247,6 +247,10 @@ def test_a_stop_signal_exits_130_with_the_finished_results_written(tmp_path: Pat
     statuses = [s["status"] for n in results["nodes"] for s in n["steps"]]
     assert results["summary"]["job_status"] == "interrupted"
     assert statuses.count("scored") >= 2 and "not_run" in statuses  # what finished is kept, the rest is marked
+    scored, total = statuses.count("scored"), len([s for s in statuses if s != "copied_context"])
+    assert err.decode().splitlines() == [  # one line, no traceback
+        f"interrupted: kept {scored} of {total} steps scored in {tmp_path / 'run'}/ (job status interrupted); "
+        "a rerun pays every judge call again (--no-cache)"]
 
 
 def test_skip_failed_trajectory_keeps_going_and_exits_1_naming_the_failed_roots(

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from tracegrade.atif import CriteriaInputs, ScoringOptions
 from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
-from tracegrade.errors import ConfigError, ExitCode, ThresholdNotMetError
+from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions, ResponseFormat
 from tracegrade.runs import JobStatus
 
@@ -132,10 +132,9 @@ def judge(
     job = job_id or job_id_for(material)
     _note_replaced_run(output, job)
     folder = open_run_folder(output, job)
+    cache_path = None if no_cache else (cache or default_cache_path())
     results, artifacts = asyncio.run(
-        _run(paths, options, criteria, target, quiet, folder=folder,
-             cache_path=None if no_cache else (cache or default_cache_path()),
-             shard=selected)
+        _run(paths, options, criteria, target, quiet, folder=folder, cache_path=cache_path, shard=selected)
     )
     if not quiet:
         _print_summary(results, output)
@@ -151,7 +150,19 @@ def judge(
         sent = export_evaluations(results)
         if not quiet:
             Console(highlight=False).print(f"OpenTelemetry: sent {sent} evaluation events", markup=False)
+    if results.summary.job_status is JobStatus.INTERRUPTED:
+        raise Interrupted(_kept(results, output, cache_path))
     _exit(results, fail_under, target.url)
+
+
+def _kept(results: EvaluationResults, output: Path, cache_path: Path | None) -> str:
+    """What an interrupted judge run kept, and how a rerun goes on."""
+    counts = results.summary.counts
+    scored = counts.get("steps_scored", 0)
+    total = scored + counts.get("steps_failed", 0) + counts.get("steps_not_run", 0)
+    rerun = ("the same command again resumes from the judge cache" if cache_path is not None
+             else "a rerun pays every judge call again (--no-cache)")
+    return f"kept {scored} of {total} steps scored in {output}/ (job status interrupted); {rerun}"
 
 
 def _note_replaced_run(output: Path, job_id: str) -> None:
@@ -332,8 +343,6 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
 def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str | None) -> None:
     summary = results.summary
     status = summary.job_status
-    if status is JobStatus.INTERRUPTED:
-        raise KeyboardInterrupt
     if status is JobStatus.FAILED:
         _report_unreachable_judge(results, judge_url)
         raise typer.Exit(int(_failed_exit_code(results)))

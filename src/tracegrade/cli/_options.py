@@ -53,18 +53,20 @@ def with_model_options(*groups: OptionGroup) -> Callable[[F], F]:
         generated = [p for group in groups for p in _options(group)]
         names = [p.name for p in generated]
         wants_defaulted = "defaulted" in signature.parameters
-        context = inspect.Parameter(_CONTEXT, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=typer.Context)
+        own = next((p.name for p in base if p.annotation is typer.Context), None)  # typer passes one context
+        context = [] if own else [
+            inspect.Parameter(_CONTEXT, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=typer.Context)]
 
         @functools.wraps(command)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            found: typer.Context | None = kwargs.pop(_CONTEXT, None)
+            found: typer.Context | None = kwargs.get(own) if own else kwargs.pop(_CONTEXT, None)
             parameters = {name: kwargs.pop(name) for name in names}
             if wants_defaulted:
                 kwargs["defaulted"] = _defaulted(found, names)
             return command(*args, parameters=parameters, **kwargs)
 
         wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
-            parameters=[*base, *generated, context])
+            parameters=[*base, *generated, *context])
         return typing.cast(F, wrapper)
 
     return decorate

@@ -16,7 +16,7 @@ from rich.console import Console
 from tracegrade.cli._compare import GATE_OPTIONS
 from tracegrade.cli._help import App
 from tracegrade.cli._options import OptionGroup, with_model_options
-from tracegrade.errors import ConfigError, OutputError
+from tracegrade.errors import ConfigError, Interrupted, OutputError
 from tracegrade.stats import GateOptions
 from tracegrade.suites import IntervalParameters, SuiteRunParameters
 
@@ -122,7 +122,10 @@ def _run(dataset: Path, output: Path, params: SuiteRunParameters, results: Path 
             return await run_dataset(data, target, params, judge=judge, judge_model=judge_model,
                                      checkpoint=checkpoint, advance=advance)
 
-    report = _with_judge(data, judge_url, judge_model, judge_api_key_env, go)
+    try:
+        report = _with_judge(data, judge_url, judge_model, judge_api_key_env, go)
+    except KeyboardInterrupt:
+        raise Interrupted(_kept(checkpoint)) from None
     code = _publish(report, output, html)
     if checkpoint is not None:
         checkpoint.unlink(missing_ok=True)
@@ -264,6 +267,16 @@ def _target(data: Dataset, params: SuiteRunParameters, results: Path | None, com
     if results is not None:
         return RecordedResults(results, data, params.repeat)
     return CommandTarget(command) if command is not None else HttpTarget(url or "")
+
+
+def _kept(checkpoint: Path | None) -> str:
+    """What an interrupted suite run kept: the finished attempts in its checkpoint."""
+    if checkpoint is None or not checkpoint.is_file():
+        return "nothing was kept (no report was written; the recorded results are scored again on a rerun)"
+    with checkpoint.open("rb") as lines:
+        finished = sum(chunk.count(b"\n") for chunk in iter(lambda: lines.read(1 << 20), b"")) - 1  # less the header
+    noun = "attempt" if finished == 1 else "attempts"
+    return f"kept {finished} finished {noun} in {checkpoint}; the same command again resumes from it"
 
 
 def _with_judge(data: Dataset, url: str | None, model: str | None, key_env: str | None,
