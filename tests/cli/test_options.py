@@ -91,3 +91,12 @@ def test_the_local_judge_gets_its_smaller_budget_unless_one_is_given(
     argv = [command, str(EXAMPLES / "atif"), "--judge", "local", "--no-cache", "-q", "-o", str(tmp_path / "o"), *given]
     assert run_app(app, argv) == 130
     assert used == [budget]
+
+
+def test_every_command_describes_the_judge_endpoint_in_the_same_words() -> None:
+    root: Any = typer.main.get_command(app)
+    commands = [root.commands["judge"], root.commands["localise"], root.commands["suite"].commands["run"],
+                root.commands["suite"].commands["replay"]]
+    for name in ("judge_url", "judge_model", "judge_api_key_env"):
+        shown = {(p.help, p.rich_help_panel) for c in commands for p in c.params if p.name == name}
+        assert len(shown) == 1, (name, shown)
