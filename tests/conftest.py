@@ -55,6 +55,34 @@ def shared_corpus() -> Path:
     return corpus
 
 
+def require_local_judge() -> None:
+    """Skip (fail in CI) a test that needs the local judge when its extra is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        unavailable("llama_cpp is not installed (pip install 'tracegrade[local-judge]')")
+
+
+@pytest.fixture(scope="session")
+def local_judge_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One judge cache for every local-judge run of the session: a question the local judge answered once
+    (a step unchanged between two example folders) is not asked again."""
+    return tmp_path_factory.mktemp("local-judge-cache") / "judge-cache.sqlite"
+
+
+@pytest.fixture(scope="session")
+def local_examples_run(tmp_path_factory: pytest.TempPathFactory, local_judge_cache: Path) -> Path:
+    """The README's first step, ``tracegrade judge examples/atif --judge local -o runs/baseline``, run once a
+    session (the costly local-judge path: the tests that need it share this run folder)."""
+    from tracegrade.cli._app import app, run_app
+
+    require_local_judge()
+    out = tmp_path_factory.mktemp("local-examples") / "baseline"
+    cache = ["--cache", str(local_judge_cache)]  # the README runs with the default cache; this one is the session's
+    assert run_app(app, ["judge", str(EXAMPLES / "atif"), "--judge", "local", "-o", str(out), "-q", *cache]) == 0
+    return out
+
+
 @pytest.fixture
 def server() -> Iterator[ScriptedJudgeServer]:
     """A scripted OpenAI-compatible judge on loopback (test folders override it with their own rules)."""

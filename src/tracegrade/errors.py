@@ -10,9 +10,8 @@ secrets or raw judge output) and the process exit code the CLI uses for it::
     ├── MissingDependencyError      exit 3  an optional extra is not installed
     ├── JudgeError                  exit 4  the judge could not be used (transport, protocol, budget)
     ├── OutputError                 exit 4  the output location cannot be written
-    └── ThresholdNotMetError        exit 1  evaluation ran but failed its threshold
-
-``Interrupted`` (exit 130) is raised by the CLI when the user presses Ctrl-C.
+    ├── ThresholdNotMetError        exit 1  evaluation ran but failed its threshold
+    └── Interrupted                 exit 130  Ctrl-C or SIGTERM stopped a command; the message says what was kept
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ __all__ = [
     "ConfigError",
     "ExitCode",
     "InputError",
+    "Interrupted",
     "JudgeError",
     "LimitExceededError",
     "MissingDependencyError",
@@ -104,3 +104,10 @@ class ThresholdNotMetError(TracegradeError):
 
     exit_code = ExitCode.THRESHOLD
     default_code = "threshold_not_met"
+
+
+class Interrupted(TracegradeError):
+    """Ctrl-C or SIGTERM stopped a long command; the message says what was kept (finished work is written)."""
+
+    exit_code = ExitCode.INTERRUPTED
+    default_code = "interrupted"

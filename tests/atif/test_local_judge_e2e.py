@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 from pathlib import Path
 
 import orjson
 import pytest
 
-from tests.conftest import EXAMPLES, unavailable
-from tracegrade.atif import EvaluationResults, StepStatus, parse_parameters
+from tests.conftest import EXAMPLES, require_local_judge
+from tracegrade.atif import EvaluationResults, StepStatus, parse_parameters, read_results
 from tracegrade.atif._job import JudgeTarget, run_atif_job
 from tracegrade.atif._run import JobContext
 from tracegrade.atif.scoring._records import NodeStatusCode
@@ -23,8 +22,7 @@ TRIALS = ("rfc0001-example", "terminus2-context-summarization-linear-history")
 
 
 def score_locally(paths: list[Path], out: Path, **parameters: object) -> EvaluationResults:
-    if importlib.util.find_spec("llama_cpp") is None:
-        unavailable("llama_cpp is not installed (pip install 'tracegrade[local-judge]')")
+    require_local_judge()
     options, criteria = parse_parameters({"partial_result_policy": "skip_failed_trajectory", **parameters})
 
     async def main() -> EvaluationResults:
@@ -66,9 +64,9 @@ def labelled_steps() -> dict[tuple[str, int], str]:
 
 
 @pytest.fixture(scope="module")
-def examples_run(tmp_path_factory: pytest.TempPathFactory) -> EvaluationResults:
-    """The quick start: the bundled examples scored by the local judge (one run for the tests below)."""
-    return score_locally([EXAMPLES / "atif"], tmp_path_factory.mktemp("examples") / "run")
+def examples_run(local_examples_run: Path) -> EvaluationResults:
+    """The quick start: the bundled examples scored by the local judge (the session's one run, from the CLI)."""
+    return read_results(local_examples_run)
 
 
 def quality_means(results: EvaluationResults) -> tuple[dict[str, list[float]], float, float]:
@@ -95,6 +93,12 @@ def test_the_local_judge_gives_valid_answers_on_the_examples(examples_run: Evalu
         for step in node.steps:
             if step.status is StepStatus.SCORED:  # each score is a probability read from the judge's answer
                 assert (step.rationale or "").startswith("local judge: problem ")
+
+
+def test_the_cli_run_keeps_the_local_judges_request_budget(examples_run: EvaluationResults) -> None:
+    from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES
+
+    assert examples_run.parameters.max_context_bytes == LOCAL_MAX_CONTEXT_BYTES  # before: 65,536 from the CLI
 
 
 def test_the_local_judge_ranks_the_bad_example_steps_lower(examples_run: EvaluationResults) -> None:

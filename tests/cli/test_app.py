@@ -9,6 +9,7 @@ import typer
 
 import tracegrade
 from tracegrade.cli._app import app, dabench_main, run_app
+from tracegrade.cli._help import App
 from tracegrade.errors import MissingDependencyError, ThresholdNotMetError
 
 
@@ -31,7 +32,7 @@ def test_console_scripts_version_and_help() -> None:
 
 def one_command(body: object) -> typer.Typer:
     """An app whose only command runs ``body`` (the way every tracegrade command is run)."""
-    command = typer.Typer()
+    command = App()
 
     @command.command()
     def go() -> object:
@@ -64,11 +65,23 @@ def test_ctrl_c_in_a_command_exits_130() -> None:
     assert run_app(one_command(stop), []) == 130
 
 
-def test_an_aborted_command_says_so_and_exits_130(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("stopped", [typer.Abort, KeyboardInterrupt])
+def test_an_aborted_command_says_so_and_exits_130(capsys: pytest.CaptureFixture[str], stopped: type) -> None:
     def stop() -> None:
-        raise typer.Abort
+        raise stopped  # typer alone would turn a KeyboardInterrupt into a silent exit 130
 
-    assert run_app(one_command(stop), []) == 130 and capsys.readouterr().err == "interrupted\n"
+    assert run_app(one_command(stop), []) == 130
+    assert capsys.readouterr().err == "interrupted: nothing was kept (stopped before any result was written)\n"
+
+
+def test_an_interrupted_command_says_what_it_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    from tracegrade.errors import Interrupted
+
+    def stop() -> None:
+        raise Interrupted("kept 3 of 5 steps scored in run/")
+
+    assert run_app(one_command(stop), []) == 130
+    assert capsys.readouterr().err == "interrupted: kept 3 of 5 steps scored in run/\n"
 
 
 def test_a_commands_own_exit_code_and_returned_code_are_kept() -> None:

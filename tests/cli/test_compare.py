@@ -79,19 +79,18 @@ def test_mlflow_logs_the_comparison(runs: dict[str, Path], tmp_path: Path) -> No
 
 @pytest.mark.slow
 @pytest.mark.local_judge
-def test_the_readme_example_finds_the_bundled_regression(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import importlib.util
+def test_the_readme_example_finds_the_bundled_regression(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], local_examples_run: Path, local_judge_cache: Path
+) -> None:
+    """README's compare example as written; the baseline is the session's local-judge run of examples/atif, and
+    the candidate shares its judge cache (its unchanged steps and subagents are not asked again)."""
+    from tests.conftest import EXAMPLES
 
-    from tests.conftest import EXAMPLES, unavailable
-
-    if importlib.util.find_spec("llama_cpp") is None:
-        unavailable("llama_cpp is not installed (pip install 'tracegrade[local-judge]')")
-    for name, folder in (("baseline", "atif"), ("candidate", "atif-regressed")):
-        code = run_app(app, ["judge", str(EXAMPLES / folder), "--judge", "local", "-o", str(tmp_path / name),
-                             "--no-cache", "-q"])
-        assert code == 0
+    code = run_app(app, ["judge", str(EXAMPLES / "atif-regressed"), "--judge", "local", "-o",
+                         str(tmp_path / "candidate"), "-q", "--cache", str(local_judge_cache)])
+    assert code == 0
     capsys.readouterr()
-    code = compare(str(tmp_path / "baseline"), str(tmp_path / "candidate"), "-o", str(tmp_path / "cmp"),
+    code = compare(str(local_examples_run), str(tmp_path / "candidate"), "-o", str(tmp_path / "cmp"),
                    "--fail-on-regression")
     document = orjson.loads((tmp_path / "cmp/comparison.json").read_bytes())
     assert code == 1 and "gate: FAILED: exit 1" in capsys.readouterr().out

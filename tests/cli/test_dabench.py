@@ -146,3 +146,47 @@ def test_the_parameters_reach_the_run(tmp_path: Path) -> None:
     report = orjson.loads((tmp_path / "report.json").read_bytes())
     stats = next(s for s in report["sections"] if s["id"] == "metric-statistics")
     assert "300 resamples" in stats["notes"][0] and report["mode"] == "research"
+
+
+def _many_tasks(folder: Path, count: int) -> tuple[Path, Path]:
+    """A run of ``count`` copies of the example's task_1 (run folder and data root)."""
+    import shutil
+
+    run, data = folder / "runs" / "many", folder / "data"
+    entries = []
+    for i in range(1, count + 1):
+        for source, target in (("runs/demo-run", run), ("data/output", data / "output")):
+            shutil.copytree(EXAMPLE / source / "task_1", target / f"task_{i}")
+        entries.append({"task_id": f"task_{i}", "task_output_dir": f"/runs/many/task_{i}",
+                        "prediction_csv_path": f"/runs/many/task_{i}/prediction.csv",
+                        "trace_path": f"/runs/many/task_{i}/trace.json", "succeeded": True, "failure_reason": None})
+    summary = {"run_id": "many", "task_count": count, "succeeded_task_count": count, "max_workers": 1,
+               "tasks": entries}
+    (run / "summary.json").write_bytes(orjson.dumps(summary))
+    return run, data
+
+
+def test_ctrl_c_exits_130_saying_how_many_tasks_were_kept(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tracegrade.runs import read_manifest
+
+    run, data = _many_tasks(tmp_path, 150)
+    out = tmp_path / "out"
+    command = [str(Path(sys.executable).parent / "dabench"), "eval-v2", str(run), "--data-root", str(data),
+               "-o", str(out), "-q"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60  # only stops the wait for a hung child, never a verdict
+    while not (out / "task_3" / "answer.csv").exists() and time.monotonic() < deadline:  # written as it goes
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    manifest = read_manifest(out)
+    kept = manifest["metadata"]["task_count"]  # rows of task_metrics
+    assert manifest["status"] == "interrupted" and 3 <= kept < 150
+    assert err.splitlines() == [f"interrupted: kept {kept} of 150 tasks evaluated, with their reports, in {out}/ "
+                                "(manifest status interrupted); the same command again evaluates every task"]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -128,3 +132,32 @@ def test_agree_scores_the_localisation_of_the_run_and_those_given(
     alone = tmp_path / "a" / "localisation.json"
     assert run_app(app, ["agree", str(alone), "--labels", str(labels), "--resamples", "100", "-q"]) == 0
     assert (tmp_path / "a" / "localisation-agreement.json").exists()
+
+
+def test_ctrl_c_keeps_the_finished_localisations_and_a_rerun_asks_only_for_the_rest(tmp_path: Path) -> None:
+    for i in range(4):  # four different trees: no two questions share a judge cache entry
+        write(tmp_path / "in" / f"t{i}.json", document(steps(6 + i, plant=3), trajectory_id=f"t{i}"))
+    with ScriptedJudgeServer(plant_rule, latency=0.5) as slow:
+        args = ["localise", str(tmp_path / "in"), "--judge-url", slow.base_url, "--judge-model", "scripted",
+                "--concurrency-limit", "1", "--cache", str(tmp_path / "cache.sqlite"), "-o", str(tmp_path / "loc"),
+                "-q"]
+        process = subprocess.Popen([str(Path(sys.executable).parent / "tracegrade"), *args],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60  # only stops the wait for a hung child, never a verdict
+        while slow.count < 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.02)  # the first root answered, the second asked
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        kept = orjson.loads((tmp_path / "loc" / "localisation.json").read_bytes())
+        status = read_manifest(tmp_path / "loc")["status"]
+        asked = slow.count
+        assert run_app(app, args) == 0
+        again = slow.count - asked
+    assert process.returncode == 130, err
+    finished = len(kept["trajectories"])
+    assert finished >= 1 and kept["summary"]["interrupted"] == 4 - finished and status == "interrupted"
+    assert err.splitlines() == [f"interrupted: kept {finished} finished of 4 localisations in "
+                                f"{tmp_path / 'loc' / 'localisation.json'}; the same command again asks only for "
+                                "the rest (finished judge calls come from the judge cache)"]
+    assert read_manifest(tmp_path / "loc")["status"] == "completed"  # the rerun finished the job
+    assert again == 4 - finished  # one question per unfinished root; the finished ones came from the cache

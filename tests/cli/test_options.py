@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
+import typer
 import typer.main
 
 from tracegrade.atif import CriteriaInputs, ScoringOptions
@@ -36,3 +39,64 @@ def test_the_evalhub_table_lists_every_field_with_its_description_and_default() 
     assert table["subagent_aggregation"][1].endswith("Default flat.")
     assert table["provider_params"][0] == "object"
     assert table["judge_seed"] == ("integer", "Judge sampling seed, when the endpoint supports one.")
+
+
+def _defaults_seen(argv: list[str]) -> tuple[frozenset[str], dict[str, Any]]:
+    """What a command built by ``with_model_options`` receives, parsed from ``argv`` by typer."""
+    from typer.testing import CliRunner
+
+    from tracegrade.cli._options import OptionGroup, with_model_options
+    from tracegrade.judge import JudgeOptions
+
+    seen: dict[str, Any] = {}
+
+    @with_model_options(OptionGroup(JudgeOptions, "Judge"))
+    def command(*, parameters: dict[str, Any], defaulted: frozenset[str] = frozenset()) -> None:
+        seen.update(parameters=parameters, defaulted=defaulted)
+
+    tiny = typer.Typer()
+    tiny.command()(command)
+    result = CliRunner().invoke(tiny, argv)
+    assert result.exit_code == 0, result.output
+    return seen["defaulted"], seen["parameters"]
+
+
+def test_options_left_at_their_default_are_named_and_given_ones_are_not() -> None:
+    from tracegrade.judge import JudgeOptions
+
+    defaulted, parameters = _defaults_seen(["--max-context-bytes", "65536", "--concurrency-limit", "10"])
+    assert defaulted == set(JudgeOptions.model_fields) - {"max_context_bytes", "concurrency_limit"}
+    assert parameters["max_context_bytes"] == 65536 and parameters["judge_max_tokens"] == 1024  # defaults kept
+
+
+@pytest.mark.parametrize(("given", "budget"), [((), 16384), (("--max-context-bytes", "65536"), 65536)])
+@pytest.mark.parametrize("command", ["judge", "localise"])
+def test_the_local_judge_gets_its_smaller_budget_unless_one_is_given(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: str, given: tuple[str, ...], budget: int
+) -> None:
+    import tracegrade.atif
+    from tests.conftest import EXAMPLES
+    from tracegrade.atif._job import effective_options
+    from tracegrade.cli._app import run_app
+
+    used: list[int] = []
+
+    async def stop_before_the_judge(paths: Any, options: Any, *args: Any, **kwargs: Any) -> Any:
+        target = args[1] if command == "judge" else args[0]  # (criteria, target, ...) or (target, ...)
+        used.append(effective_options(options, target).max_context_bytes)
+        raise KeyboardInterrupt  # the local judge itself runs in tests/atif/test_local_judge_e2e.py
+
+    monkeypatch.setattr(tracegrade.atif, "run_atif_job" if command == "judge" else "run_localise_job",
+                        stop_before_the_judge)
+    argv = [command, str(EXAMPLES / "atif"), "--judge", "local", "--no-cache", "-q", "-o", str(tmp_path / "o"), *given]
+    assert run_app(app, argv) == 130
+    assert used == [budget]
+
+
+def test_every_command_describes_the_judge_endpoint_in_the_same_words() -> None:
+    root: Any = typer.main.get_command(app)
+    commands = [root.commands["judge"], root.commands["localise"], root.commands["suite"].commands["run"],
+                root.commands["suite"].commands["replay"]]
+    for name in ("judge_url", "judge_model", "judge_api_key_env"):
+        shown = {(p.help, p.rich_help_panel) for c in commands for p in c.params if p.name == name}
+        assert len(shown) == 1, (name, shown)

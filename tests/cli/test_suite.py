@@ -127,7 +127,8 @@ def test_judge_checks_need_a_judge(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 2 and "--judge-url and --judge-model" in err
 
 
-def test_sigterm_exits_130_and_the_rerun_resumes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", ["SIGTERM", "SIGINT"])
+def test_a_stop_signal_exits_130_saying_what_was_kept_and_the_rerun_resumes(tmp_path: Path, signum: str) -> None:
     import os
     import signal
     import subprocess
@@ -153,8 +154,11 @@ def test_sigterm_exits_130_and_the_rerun_resumes(tmp_path: Path) -> None:
     while time.monotonic() < deadline and (not checkpoint.exists() or len(checkpoint.read_bytes().splitlines()) < 2):
         time.sleep(0.1)
     time.sleep(0.3)
-    os.kill(process.pid, signal.SIGTERM)
-    assert process.wait(timeout=30) == 130
+    os.kill(process.pid, getattr(signal, signum))
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert err.decode().splitlines() == [
+        f"interrupted: kept 1 finished attempt in {checkpoint}; the same command again resumes from it"]
     assert not (tmp_path / "r.json").exists() and checkpoint.exists()
     slow.unlink()
     done = subprocess.run(argv, capture_output=True, timeout=60)

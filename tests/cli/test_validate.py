@@ -74,7 +74,7 @@ def test_at_80_columns_every_document_keeps_its_whole_path_and_every_fact(
         "  bad.json",
         "    invalid, invalid_json",
     ]
-    assert "invalid: bad.json: line 1, column 2: unexpected end of data" in lines
+    assert "invalid: bad.json:1:2: unexpected end of data" in lines
 
 
 def test_wide_console_shows_every_column(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from pydantic import ValidationError
 
 from tracegrade.errors import ConfigError
 from tracegrade.judge import JudgeOptions, JudgeSettings, ResponseFormat, chat_completions_url
-from tracegrade.judge._settings import resolve_endpoint
+from tracegrade.judge._settings import Endpoint, redact_url, resolve_endpoint
 
 
 @pytest.mark.parametrize(
@@ -104,3 +104,16 @@ def test_kubernetes_mode_goes_through_the_sidecar_with_a_credential_reference() 
     assert endpoint.authorization == "Bearer api-key:ref"
     custom = resolve_endpoint(s, {"EVALHUB_MODE": "k8s", "EVALHUB_JUDGE_PROXY_URL": "http://proxy:9000/v1"})
     assert custom.url == "http://proxy:9000/v1/chat/completions"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://user:pw@judge.example:8443/v1?key=s#f", "https://judge.example:8443/v1"),
+        ("http://[::1]:8080/v1", "http://[::1]:8080/v1"),
+        ("http://judge.example:99999/v1", "http://judge.example/v1"),  # a port urllib cannot read
+    ],
+)
+def test_a_url_is_shown_without_credentials_query_or_fragment(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
+    assert f"url={shown!r}" in repr(Endpoint(url, "Bearer secret"))  # the one redaction, also in repr

@@ -113,10 +113,11 @@ def _is_run(path: Path) -> bool:
 
 
 async def localise_paths(inputs: LocaliseInputs, options: LocaliseOptions, judge: JudgeProtocol | None, *,
-                         job_id: str) -> LocalisationResults:
-    """Load the inputs and localise them (no files written)."""
+                         job_id: str, stop: asyncio.Event | None = None) -> LocalisationResults:
+    """Load the inputs and localise them (no files written); ``stop`` as for :func:`localise_loaded`."""
     loaded = await asyncio.to_thread(load_trajectories, inputs.paths, LoadOptions())
-    return await localise_loaded(loaded, options, judge, job_id=job_id, run=inputs.run, source=inputs.source())
+    return await localise_loaded(loaded, options, judge, job_id=job_id, run=inputs.run, source=inputs.source(),
+                                 stop=stop)
 
 
 async def run_localise_job(
@@ -127,14 +128,19 @@ async def run_localise_job(
     job_id: str,
     cache_path: Path | None,
     meter_provider: MeterProvider | None = None,
+    stop: asyncio.Event | None = None,
 ) -> LocalisationResults:
-    """Localise with the judge at ``target`` (None for ``from-scores``, which asks nothing)."""
+    """Localise with the judge at ``target`` (None for ``from-scores``, which asks nothing).
+
+    Once ``stop`` is set, the localisations not finished are dropped and counted (``summary.interrupted``);
+    every judge call that finished is in the judge cache, so a rerun pays only for the rest.
+    """
     if target is None or options.strategy is Strategy.FROM_SCORES:
-        return await localise_paths(inputs, options, None, job_id=job_id)
+        return await localise_paths(inputs, options, None, job_id=job_id, stop=stop)
     options = effective_options(options, target)
     telemetry = JudgeTelemetry(meter_provider, prefix="atif", job_id=job_id)
     async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
-        return await localise_paths(inputs, options, judge, job_id=job_id)
+        return await localise_paths(inputs, options, judge, job_id=job_id, stop=stop)
 
 
 def write_localisation(results: LocalisationResults, out: Path, inputs: LocaliseInputs) -> list[Path]:
@@ -149,7 +155,8 @@ def write_localisation(results: LocalisationResults, out: Path, inputs: Localise
     if run_folder is None or out.resolve() != run_folder.resolve():
         folder = RunFolder(out, kind="atif-localise", job_id=results.job_id)
         written.append(folder.write_bytes(LOCALISATION_NAME, data))
-        folder.finish(JobStatus.COMPLETED, {"strategy": results.parameters.strategy.value})
+        status = JobStatus.INTERRUPTED if results.summary.interrupted else JobStatus.COMPLETED
+        folder.finish(status, {"strategy": results.parameters.strategy.value})
     if inputs.run is not None and run_folder is not None:
         try:
             write_atomic(run_folder / LOCALISATION_NAME, data)

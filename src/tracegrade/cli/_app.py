@@ -16,14 +16,14 @@ from tracegrade.cli._compare import compare
 from tracegrade.cli._dabench import dabench_app
 from tracegrade.cli._evalhub import evalhub_app
 from tracegrade.cli._export import export_app
-from tracegrade.cli._help import App
+from tracegrade.cli._help import NOTHING_KEPT, App
 from tracegrade.cli._import import import_app
 from tracegrade.cli._judge import judge
 from tracegrade.cli._localise import localise
 from tracegrade.cli._merge import merge
 from tracegrade.cli._suite import suite_app
 from tracegrade.cli._validate import validate
-from tracegrade.errors import ExitCode, TracegradeError
+from tracegrade.errors import ExitCode, Interrupted, TracegradeError
 
 __all__ = ["app", "dabench_main", "main"]
 
@@ -87,11 +87,14 @@ def run_app(command: typer.Typer, argv: list[str] | None = None) -> int:
     logging.lastResort = _WrappedWarnings(logging.WARNING)
     try:
         returned = command(args=argv, standalone_mode=False)
+    except Interrupted as exc:
+        _stderr.print(_safe(f"interrupted: {exc.message}"), markup=False)
+        return int(exc.exit_code)
     except TracegradeError as exc:
         _stderr.print(_safe(f"error: {exc.message}"), markup=False)
         return int(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
-        _stderr.print("interrupted", markup=False)
+        _stderr.print(f"interrupted: {NOTHING_KEPT}", markup=False)
         return int(ExitCode.INTERRUPTED)
     except typer.Exit as exc:
         return int(exc.exit_code)

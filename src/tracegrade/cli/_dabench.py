@@ -16,7 +16,7 @@ from tracegrade.cli._compare import GATE_OPTIONS
 from tracegrade.cli._help import App
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.dabench import MetricParams, PipelineOptions, Resampling, RunLocation
-from tracegrade.errors import ConfigError, OutputError
+from tracegrade.errors import ConfigError, Interrupted, OutputError
 from tracegrade.stats import GateOptions
 
 if TYPE_CHECKING:
@@ -118,16 +118,37 @@ def eval_v2(
         raise ConfigError(f"--data-root {data_root}: not a folder", code="data_root_not_found")
     pipeline = _validated(PipelineOptions, {**parameters, "resampling": resampling})
     options = EvalOptions(run, location.runs_root, data_root, output, params)
-    total = len(read_summary(resolve_run(run, location.runs_root)).entries)
+    run_dir = resolve_run(run, location.runs_root)
+    total = len(read_summary(run_dir).entries)
     show = not quiet and output_format is Format.TEXT
-    with interrupts(), progress(total, "evaluating tasks", enabled=show) as advance:
-        result = run_pipeline(options, pipeline, advance=advance)
+    try:
+        with interrupts(), progress(total, "evaluating tasks", enabled=show) as advance:
+            result = run_pipeline(options, pipeline, advance=advance)
+    except KeyboardInterrupt:
+        raise Interrupted(_kept(output or run_dir, total)) from None
     if quiet or result.report is None:
         return
     if output_format is Format.JSON:
         _print_json(result.report.model_dump(mode="json"))
         return
     _show_report(result.report, result.summary.output_dir)
+
+
+def _kept(folder: Path, total: int) -> str:
+    """What an interrupted eval-v2 kept: the finished tasks, once their folder has its manifest."""
+    from tracegrade.errors import TracegradeError
+    from tracegrade.runs import read_manifest
+
+    rerun = "the same command again evaluates every task"
+    try:
+        manifest = read_manifest(folder, verify=False)
+    except TracegradeError:
+        manifest = {}
+    if manifest.get("status") != "interrupted":  # stopped while the reports were written, before manifest.json
+        return f"nothing was kept (stopped before {folder}/manifest.json was written); {rerun}"
+    kept = manifest.get("metadata", {}).get("task_count", 0)
+    return (f"kept {kept} of {total} tasks evaluated, with their reports, in {folder}/ (manifest status "
+            f"interrupted); {rerun}")
 
 
 def _show_report(report: Any, output_dir: Path) -> None:

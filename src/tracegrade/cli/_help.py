@@ -23,7 +23,12 @@ from rich.text import Text
 from typer import rich_utils as styles
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
-__all__ = ["App", "HelpCommand", "HelpGroup", "describe_options", "reflow"]
+from tracegrade.errors import Interrupted
+
+__all__ = ["NOTHING_KEPT", "App", "HelpCommand", "HelpGroup", "describe_options", "reflow"]
+
+NOTHING_KEPT = "nothing was kept (stopped before any result was written)"
+"""What a command interrupted before it kept any work says."""
 
 _MIN_HELP_WIDTH = 30
 """Narrower than this, option help goes under the option instead of beside it."""
@@ -47,7 +52,16 @@ class App(typer.Typer):
 
 
 class HelpCommand(TyperCommand):
-    """A command with this module's help page and usage line; a switch given a value is a usage error."""
+    """A command with this module's help page and usage line; a switch given a value is a usage error.
+
+    Ctrl-C that reaches it is :class:`~tracegrade.errors.Interrupted` (typer would exit 130 silently).
+    """
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted(NOTHING_KEPT) from None
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         print_help(self, ctx)

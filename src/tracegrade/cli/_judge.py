@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import CriteriaInputs, ScoringOptions
-from tracegrade.cli._options import OptionGroup, with_model_options
-from tracegrade.errors import ConfigError, ExitCode, ThresholdNotMetError
+from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
+from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions, ResponseFormat
 from tracegrade.runs import JobStatus
 
@@ -103,6 +103,7 @@ def judge(
     ] = False,
     *,
     parameters: dict[str, Any],
+    defaulted: frozenset[str] = frozenset(),
 ) -> None:
     """Score every step of ATIF trajectories with an LLM judge and write a run folder.
 
@@ -119,7 +120,7 @@ def judge(
     parameters["trajectory_path"] = os.pathsep.join(str(p) for p in paths)
     if rubric is not None:
         parameters["provider_params"] = {"rubric": rubric}
-    options, criteria = parse_parameters(parameters)
+    options, criteria = parse_parameters(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     selected = parse_shard(shard) if shard else None
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
     _refuse_output_inside_inputs(output, paths)
@@ -131,10 +132,9 @@ def judge(
     job = job_id or job_id_for(material)
     _note_replaced_run(output, job)
     folder = open_run_folder(output, job)
+    cache_path = None if no_cache else (cache or default_cache_path())
     results, artifacts = asyncio.run(
-        _run(paths, options, criteria, target, quiet, folder=folder,
-             cache_path=None if no_cache else (cache or default_cache_path()),
-             shard=selected)
+        _run(paths, options, criteria, target, quiet, folder=folder, cache_path=cache_path, shard=selected)
     )
     if not quiet:
         _print_summary(results, output)
@@ -150,7 +150,19 @@ def judge(
         sent = export_evaluations(results)
         if not quiet:
             Console(highlight=False).print(f"OpenTelemetry: sent {sent} evaluation events", markup=False)
+    if results.summary.job_status is JobStatus.INTERRUPTED:
+        raise Interrupted(_kept(results, output, cache_path))
     _exit(results, fail_under, target.url)
+
+
+def _kept(results: EvaluationResults, output: Path, cache_path: Path | None) -> str:
+    """What an interrupted judge run kept, and how a rerun goes on."""
+    counts = results.summary.counts
+    scored = counts.get("steps_scored", 0)
+    total = scored + counts.get("steps_failed", 0) + counts.get("steps_not_run", 0)
+    rerun = ("the same command again resumes from the judge cache" if cache_path is not None
+             else "a rerun pays every judge call again (--no-cache)")
+    return f"kept {scored} of {total} steps scored in {output}/ (job status interrupted); {rerun}"
 
 
 def _note_replaced_run(output: Path, job_id: str) -> None:
@@ -331,8 +343,6 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
 def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str | None) -> None:
     summary = results.summary
     status = summary.job_status
-    if status is JobStatus.INTERRUPTED:
-        raise KeyboardInterrupt
     if status is JobStatus.FAILED:
         _report_unreachable_judge(results, judge_url)
         raise typer.Exit(int(_failed_exit_code(results)))
@@ -365,21 +375,11 @@ def _report_unreachable_judge(results: EvaluationResults, judge_url: str | None)
     codes = {code for code in found if code is not None}
     if judge_url is None or not codes or not codes <= _UNREACHABLE.keys() or results.summary.judge.get("successes"):
         return
+    from tracegrade.judge import redact_url
+
     reasons = "; ".join(f"{code}: {_UNREACHABLE[code]}" for code in sorted(codes))
-    Console(stderr=True).print(f"error: judge {_shown_url(judge_url)} unreachable ({reasons})", markup=False,
+    Console(stderr=True).print(f"error: judge {redact_url(judge_url)} unreachable ({reasons})", markup=False,
                                soft_wrap=True)
-
-
-def _shown_url(url: str) -> str:
-    """``url`` without user, password, query or fragment."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    try:
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        port = ""
-    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
 
 
 def _failed_exit_code(results: EvaluationResults) -> ExitCode:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,8 +20,8 @@ from tracegrade.cli._judge import (
     _meter_provider,
     _target,
 )
-from tracegrade.cli._options import OptionGroup, with_model_options
-from tracegrade.errors import ExitCode
+from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
+from tracegrade.errors import ExitCode, Interrupted
 from tracegrade.judge import JudgeOptions, ResponseFormat
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["localise"]
 
 _LOCALISE = "Localisation"
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _OUTPUT = "Output"
 
 
@@ -54,6 +56,7 @@ def localise(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.", rich_help_panel=_OUTPUT)] = False,
     *,
     parameters: dict[str, Any],
+    defaulted: frozenset[str] = frozenset(),
 ) -> None:
     """Name the decisive agent and step of each failed trajectory (Who&When strategies).
 
@@ -67,7 +70,7 @@ def localise(
     from tracegrade.judge import default_cache_path
     from tracegrade.runs import job_id_for
 
-    options = localise_options(parameters)
+    options = localise_options(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     inputs = localise_inputs(paths)
     asks = options.strategy.value != "from-scores"
     target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format) if asks else None
@@ -75,17 +78,40 @@ def localise(
                 "judge": [target.url, target.model, target.local] if target else None}
     chosen_id = job_id or job_id_for(material, prefix="tl")
     meters = _meter_provider()  # OTLP when an endpoint is set: the judge's atif.judge.* metrics, as for judge
+    cache_path = None if no_cache else (cache or default_cache_path())
+
+    async def main() -> LocalisationResults:
+        stop, loop = asyncio.Event(), asyncio.get_running_loop()
+        for signum in _STOP_SIGNALS:  # Ctrl-C or SIGTERM: ask nothing more, keep what finished
+            loop.add_signal_handler(signum, stop.set)
+        try:
+            return await run_localise_job(inputs, options, target, job_id=chosen_id, meter_provider=meters,
+                                          cache_path=cache_path, stop=stop)
+        finally:
+            for signum in _STOP_SIGNALS:
+                loop.remove_signal_handler(signum)
+
     try:
-        results = asyncio.run(run_localise_job(inputs, options, target, job_id=chosen_id, meter_provider=meters,
-                                               cache_path=None if no_cache else (cache or default_cache_path())))
+        results = asyncio.run(main())
     finally:
         if meters is not None:
             meters.shutdown()
     written = write_localisation(results, output, inputs)
     if not quiet:
         _print_summary(results, written)
+    if results.summary.interrupted:
+        raise Interrupted(_kept(results, written, cache_path))
     if results.summary.failed:
         raise typer.Exit(int(ExitCode.OPERATIONAL))
+
+
+def _kept(results: LocalisationResults, written: list[Path], cache_path: Path | None) -> str:
+    """What an interrupted localisation kept, and how a rerun goes on."""
+    summary = results.summary
+    rerun = ("the same command again asks only for the rest (finished judge calls come from the judge cache)"
+             if cache_path is not None else "a rerun pays every judge call again (--no-cache)")
+    return (f"kept {summary.trajectories} finished of {summary.trajectories + summary.interrupted} localisations "
+            f"in {written[0]}; {rerun}")
 
 
 def _print_summary(results: LocalisationResults, written: list[Path]) -> None:

@@ -15,7 +15,7 @@ import typer
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-__all__ = ["OptionGroup", "with_model_options"]
+__all__ = ["OptionGroup", "with_model_options", "without_defaulted"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -32,28 +32,60 @@ class OptionGroup:
     only: Collection[str] | None = None
 
 
+_CONTEXT = "_options_context"
+"""Name of the context parameter the decorator adds, to tell given options from defaulted ones."""
+_NOT_GIVEN = frozenset({"DEFAULT", "DEFAULT_MAP"})
+"""Parameter sources of an option the user did not give (typer's ``ParameterSource`` names)."""
+
+
 def with_model_options(*groups: OptionGroup) -> Callable[[F], F]:
     """Add every field of each group's model to a typer command as an option.
 
     The command declares ``parameters: dict[str, Any]`` as its last argument; it receives the
-    values of the generated options there, keyed by field name (defaults included).
+    values of the generated options there, keyed by field name (defaults included). A command that
+    also declares ``defaulted: frozenset[str]`` receives the names of the options left at their
+    default there (none when it is called outside the command line).
     """
 
     def decorate(command: F) -> F:
         signature = inspect.signature(command, eval_str=True)
-        base = [p for p in signature.parameters.values() if p.name != "parameters"]
+        base = [p for p in signature.parameters.values() if p.name not in ("parameters", "defaulted")]
         generated = [p for group in groups for p in _options(group)]
         names = [p.name for p in generated]
+        wants_defaulted = "defaulted" in signature.parameters
+        own = next((p.name for p in base if p.annotation is typer.Context), None)  # typer passes one context
+        context = [] if own else [
+            inspect.Parameter(_CONTEXT, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=typer.Context)]
 
         @functools.wraps(command)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            found: typer.Context | None = kwargs.get(own) if own else kwargs.pop(_CONTEXT, None)
             parameters = {name: kwargs.pop(name) for name in names}
+            if wants_defaulted:
+                kwargs["defaulted"] = _defaulted(found, names)
             return command(*args, parameters=parameters, **kwargs)
 
-        wrapper.__signature__ = signature.replace(parameters=[*base, *generated])  # type: ignore[attr-defined]
+        wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[*base, *generated, *context])
         return typing.cast(F, wrapper)
 
     return decorate
+
+
+def without_defaulted(parameters: Mapping[str, Any], defaulted: Collection[str]) -> dict[str, Any]:
+    """``parameters`` less the options left at their default.
+
+    A model validated from the result knows which fields were given (``model_fields_set``), so that a
+    default depending on something else (the local judge's smaller request budget) applies.
+    """
+    return {name: value for name, value in parameters.items() if name not in defaulted}
+
+
+def _defaulted(context: typer.Context | None, names: list[str]) -> frozenset[str]:
+    if context is None:
+        return frozenset()
+    sources = {name: context.get_parameter_source(name) for name in names}
+    return frozenset(name for name, source in sources.items() if source is not None and source.name in _NOT_GIVEN)
 
 
 def _options(group: OptionGroup) -> list[inspect.Parameter]:

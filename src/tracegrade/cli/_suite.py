@@ -15,8 +15,9 @@ from rich.console import Console
 
 from tracegrade.cli._compare import GATE_OPTIONS
 from tracegrade.cli._help import App
+from tracegrade.cli._judge import JudgeKeyEnv, JudgeModel, JudgeUrl
 from tracegrade.cli._options import OptionGroup, with_model_options
-from tracegrade.errors import ConfigError, OutputError
+from tracegrade.errors import ConfigError, Interrupted, OutputError
 from tracegrade.stats import GateOptions
 from tracegrade.suites import IntervalParameters, SuiteRunParameters
 
@@ -31,15 +32,10 @@ EXIT_CODES = ("Exit codes: 0 all checks passed (or a check/compare completed); 1
               "gate that fired; 2 invalid input, arguments or conflict; 3 missing optional dependency; 4 an attempt "
               "failed operationally; 130 interrupted.")
 _TARGET = "System under test"
-_JUDGE = "Judge (for `judge` checks)"
 
 suite_app = App(help=f"Evaluation suites: datasets of cases with gold answers.\n\n{EXIT_CODES}",
                         no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
-JudgeUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL of the judge.", rich_help_panel=_JUDGE)]
-JudgeModel = Annotated[str | None, typer.Option(help="Judge model name.", rich_help_panel=_JUDGE)]
-JudgeKeyEnv = Annotated[str | None, typer.Option(help="Environment variable holding the judge API key.",
-                                                 rich_help_panel=_JUDGE)]
 HtmlPath = Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML report (0600).")]
 
 
@@ -90,7 +86,10 @@ def run(
     *,
     parameters: dict[str, Any],
 ) -> int:
-    """Run every case of every suite against the system under test and write the report."""
+    """Run every case of every suite against the system under test and write the report.
+
+    The judge options are needed only when the dataset has `judge` checks.
+    """
     from tracegrade.runs import gc_paused
 
     params = _validated(SuiteRunParameters, _renamed_concurrency(context, parameters, max_concurrency))
@@ -122,7 +121,10 @@ def _run(dataset: Path, output: Path, params: SuiteRunParameters, results: Path 
             return await run_dataset(data, target, params, judge=judge, judge_model=judge_model,
                                      checkpoint=checkpoint, advance=advance)
 
-    report = _with_judge(data, judge_url, judge_model, judge_api_key_env, go)
+    try:
+        report = _with_judge(data, judge_url, judge_model, judge_api_key_env, go)
+    except KeyboardInterrupt:
+        raise Interrupted(_kept(checkpoint)) from None
     code = _publish(report, output, html)
     if checkpoint is not None:
         checkpoint.unlink(missing_ok=True)
@@ -139,7 +141,10 @@ def replay(
     judge_model: JudgeModel = None,
     judge_api_key_env: JudgeKeyEnv = None,
 ) -> int:
-    """Rescore the results saved in REPORT against the current gold, running nothing (timing and usage kept)."""
+    """Rescore the results saved in REPORT against the current gold, running nothing (timing and usage kept).
+
+    The judge options are needed only when the dataset has `judge` checks.
+    """
     from tracegrade.suites import load_dataset, read_report, replay_report
 
     _refuse_existing(output, html)
@@ -264,6 +269,16 @@ def _target(data: Dataset, params: SuiteRunParameters, results: Path | None, com
     if results is not None:
         return RecordedResults(results, data, params.repeat)
     return CommandTarget(command) if command is not None else HttpTarget(url or "")
+
+
+def _kept(checkpoint: Path | None) -> str:
+    """What an interrupted suite run kept: the finished attempts in its checkpoint."""
+    if checkpoint is None or not checkpoint.is_file():
+        return "nothing was kept (no report was written; the recorded results are scored again on a rerun)"
+    with checkpoint.open("rb") as lines:
+        finished = sum(chunk.count(b"\n") for chunk in iter(lambda: lines.read(1 << 20), b"")) - 1  # less the header
+    noun = "attempt" if finished == 1 else "attempts"
+    return f"kept {finished} finished {noun} in {checkpoint}; the same command again resumes from it"
 
 
 def _with_judge(data: Dataset, url: str | None, model: str | None, key_env: str | None,

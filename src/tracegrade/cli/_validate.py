@@ -103,7 +103,7 @@ def render_validation(result: LoadResult, paths: Sequence[Path], console: Consol
         _print_blocks(console, rows, base)
     for report in result.files:
         if not report.valid:
-            line = f"invalid: {_short(report, base)}: {_problem(report)}"
+            line = f"invalid: {_problem(report, base)}"
             console.print(terminal_safe(line, lines=True), markup=False, soft_wrap=True)
     warnings = sum(len(report.warnings) for report in result.files)
     if details:
@@ -195,10 +195,12 @@ def _short(report: FileReport, base: Path) -> str:
     return f"{short}:{report.location.removeprefix('line ')}" if report.location else short
 
 
-def _problem(report: FileReport) -> str:
-    """The error without the path it starts with (the line already names the file)."""
+def _problem(report: FileReport, base: Path) -> str:
+    """The error with the file named relative to ``base`` (its ``:line:column`` kept as the error gives it)."""
     error = report.error or report.code or "invalid"
-    return error.removeprefix(f"{report.path}:").removeprefix(f"{report.location}:").strip()
+    if error.startswith(f"{report.path}:"):
+        return os.path.relpath(report.path, base) + error.removeprefix(report.path)
+    return f"{_short(report, base)}: {error}"
 
 
 def _plural(count: int, noun: str) -> str:

@@ -23,6 +23,7 @@ __all__ = [
     "JudgeSettings",
     "ResponseFormat",
     "chat_completions_url",
+    "redact_url",
     "resolve_endpoint",
 ]
 
@@ -66,7 +67,7 @@ class Endpoint:
 
     def __repr__(self) -> str:
         auth = "set" if self.authorization else "none"
-        return f"Endpoint(url={_redact_url(self.url)!r}, authorization={auth})"
+        return f"Endpoint(url={redact_url(self.url)!r}, authorization={auth})"
 
 
 class JudgeOptions(BaseModel):
@@ -200,10 +201,16 @@ def _has_credentials(url: str) -> bool:
     return parts.username is not None or parts.password is not None
 
 
-def _redact_url(url: str) -> str:
+def redact_url(url: str) -> str:
+    """``url`` as it may be shown or logged: without user, password, query or fragment."""
     parts = urlsplit(url)
     host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
+    if ":" in host:  # an IPv6 address keeps its brackets
+        host = f"[{host}]"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # a port that is not a number, or out of range: shown as no port
+        port = ""
     return f"{parts.scheme}://{host}{port}{parts.path}"
 
 

@@ -31,3 +31,31 @@ def test_a_json_object_that_is_not_a_trajectory_is_named_so() -> None:
     assert other[1].startswith("not an ATIF trajectory (no schema_version, agent, steps): /")
     broken = validate_document({"schema_version": "ATIF-v1.6"}, LoadOptions())
     assert isinstance(broken, tuple) and broken[1].startswith("/")  # an ATIF document with faults: the faults
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "described"),
+    [
+        ("many.jsonl", b'{"x": 1}\n', "many.jsonl:1: not an ATIF trajectory (no schema_version, agent, steps): "
+                                      "/agent: Field required (+2 more)"),
+        ("many.jsonl", b"\n\n{nope\n", "many.jsonl:3:2: unexpected character, expected a string key"),
+        ("many.jsonl", b'[1,\n', "many.jsonl:1:4: unexpected end of data"),
+        ("many.jsonl", b'\n[1, NaN]\n', "many.jsonl:2:5: NaN and Infinity are not JSON"),
+        ("many.jsonl", b'\n{"a": 1, "a": 2}\n', "many.jsonl:2: duplicate key 'a'"),
+        ("many.jsonl", b'\n\n"\xff"\n', "many.jsonl:3:2: invalid UTF-8 at byte 1"),
+        ("many.jsonl", b'\n{"schema_version": "ATIF-v9"}\n',
+         "many.jsonl:2: /schema_version 'ATIF-v9' is not supported (ATIF-v1.0 to ATIF-v1.8)"),
+        ("one.json", b'{"a":\n  1,}', "one.json:2:4: trailing comma is not allowed"),
+        ("one.json", b'{"a": 1, "a": 2}', "one.json: duplicate key 'a'"),
+        ("one.json", b"[]", "one.json: expected a JSON object, got list"),
+    ],
+)
+def test_a_problem_names_its_place_once_as_file_line_column(
+    tmp_path: Path, name: str, data: bytes, described: str
+) -> None:
+    from tracegrade.atif import LoadOptions
+    from tracegrade.atif.reading._document import read_documents
+
+    (tmp_path / name).write_bytes(data)
+    (problem,) = [d for d in read_documents(tmp_path / name, LoadOptions()) if isinstance(d, DocumentProblem)]
+    assert problem.describe() == f"{tmp_path / name}{described[len(name):]}"

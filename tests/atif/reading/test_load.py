@@ -33,7 +33,7 @@ def test_jsonl_gives_one_root_per_line(tmp_path: Path) -> None:
 
 def test_jsonl_bad_line_names_the_line(tmp_path: Path) -> None:
     write(tmp_path / "many.jsonl", b'{"x": 1}\n')
-    expected = r"many.jsonl:line 1: line 1: not an ATIF trajectory \(no schema_version, agent, steps\): /agent: Field"
+    expected = r"many.jsonl:1: not an ATIF trajectory \(no schema_version, agent, steps\): /agent: Field"
     with pytest.raises(InputError, match=expected):
         load_trajectories([tmp_path])
 
@@ -63,7 +63,7 @@ def test_tolerant_mode_records_invalid_and_loads_rest(tmp_path: Path) -> None:
     result = load_trajectories([tmp_path], LoadOptions(strict=False))
     assert len(result.roots) == 1
     (bad,) = result.invalid_inputs
-    assert bad.code == "invalid_json" and "bad.json: line 1, column 2" in (bad.message or "")
+    assert bad.code == "invalid_json" and "bad.json:1:2: " in (bad.message or "")
 
 
 def test_strict_mode_raises_with_path_and_location(tmp_path: Path) -> None:

@@ -116,15 +116,14 @@ def _documents(path: Path, data: bytes) -> list[tuple[str, Any, bytes]]:
         except orjson.JSONDecodeError:
             first = data.lstrip().split(b"\n", 1)[0]
             if not (_parses(first) and b"\n" in data.strip()):
-                raise _json_error(str(path), data) from None
+                raise _json_error(path, data) from None
     documents = []
     for number, line in enumerate(data.split(b"\n"), start=1):
         if line.strip():
-            where = f"{path}:{number}"
             try:
-                documents.append((where, orjson.loads(line), line))
+                documents.append((f"{path}:{number}", orjson.loads(line), line))
             except orjson.JSONDecodeError:
-                raise _json_error(where, line, in_line=True) from None
+                raise _json_error(path, line, number) from None
     return documents
 
 
@@ -136,15 +135,16 @@ def _parses(text: bytes) -> bool:
     return True
 
 
-def _json_error(where: str, data: bytes, *, in_line: bool = False) -> InputError:
-    """The error for text that is not JSON; ``in_line``: ``where`` names its line, so only the column is added."""
+def _json_error(path: Path, data: bytes, number: int | None = None) -> InputError:
+    """The error for text that is not JSON, placed as ``path:line:column``; ``number``: the file line ``data`` is."""
     try:
         decode_strict(data)
     except JsonProblem as problem:
-        location = problem.location.removeprefix("line 1, ") if in_line else problem.location
-        place = f" ({location})" if location else ""
-        return InputError(f"{where}: not valid JSON: {problem}{place}", code=problem.code)
-    return InputError(f"{where}: not valid JSON")
+        line = problem.line if number is None else number  # one line of a line-per-document file is its line 1
+        column = f":{problem.column}" if line is not None and problem.column is not None else ""
+        place = "" if line is None else f":{line}{column}"
+        return InputError(f"{path}{place}: not valid JSON: {problem}", code=problem.code)
+    return InputError(f"{path}{'' if number is None else f':{number}'}: not valid JSON")
 
 
 class _Reader:

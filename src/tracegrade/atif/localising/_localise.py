@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from tracegrade import stats
 from tracegrade.atif.localising._params import LocaliseOptions, Strategy
@@ -32,6 +32,8 @@ from tracegrade.judge import JudgeProtocol
 
 __all__ = ["localise_loaded", "mean_share", "pair_agreement", "select_roots"]
 
+T = TypeVar("T")
+
 
 async def localise_loaded(
     loaded: LoadResult,
@@ -41,11 +43,14 @@ async def localise_loaded(
     job_id: str,
     run: EvaluationResults | None = None,
     source: Mapping[str, Any] | None = None,
+    stop: asyncio.Event | None = None,
 ) -> LocalisationResults:
     """Name the decisive agent and step of each selected root of ``loaded``.
 
     ``run`` (a judge run of the same trajectories) selects the failed roots and is what
-    ``from-scores`` reads; ``judge`` may be None only for ``from-scores``.
+    ``from-scores`` reads; ``judge`` may be None only for ``from-scores``. Once ``stop`` is set, the
+    roots not finished yet are cancelled: the results hold the finished ones, in their order, and
+    count the others as ``summary.interrupted``.
 
     Raises:
         ConfigError: ``from-scores`` without a run, or another strategy without a judge.
@@ -61,16 +66,41 @@ async def localise_loaded(
         async with limit:
             return await localise_root(root, why, options, judge, run)
 
-    rows = list(await asyncio.gather(*(one(root, why) for root, why in selected)))
+    rows = await _until_stopped([one(root, why) for root, why in selected], stop)
+    finished = [row for row in rows if row is not None]
+    summary = _summary(finished, judge, len(loaded.roots) - len(selected))
     return LocalisationResults(
         job_id=job_id,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         source=dict(source or {}),
         parameters=options,
         provenance=_provenance(judge),
-        summary=_summary(rows, judge, len(loaded.roots) - len(selected)),
-        trajectories=rows,
+        summary=summary.model_copy(update={"interrupted": len(rows) - len(finished)}),
+        trajectories=finished,
     )
+
+
+async def _until_stopped(work: list[Coroutine[Any, Any, T]], stop: asyncio.Event | None) -> list[T | None]:
+    """The results of ``work`` in order; None for each one cancelled because ``stop`` was set first.
+
+    An exception from one of them is raised once it happens, the others cancelled (as ``gather`` does).
+    """
+    tasks = [asyncio.ensure_future(item) for item in work]
+    stopping = asyncio.ensure_future(stop.wait()) if stop is not None else None
+    try:
+        pending: set[asyncio.Future[Any]] = set(tasks)
+        while pending and (stopping is None or not stopping.done()):
+            watched = pending | ({stopping} if stopping is not None else set())
+            done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+            pending -= done
+            for task in done:
+                if task is not stopping:
+                    task.result()  # raises the task's exception
+    finally:
+        for task in [*tasks, *([stopping] if stopping is not None else [])]:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return [None if task.cancelled() else task.result() for task in tasks]
 
 
 def select_roots(roots: Sequence[TrajectoryNode], run: EvaluationResults | None,

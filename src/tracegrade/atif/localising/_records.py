@@ -133,6 +133,8 @@ class LocalisationSummary(_Record):
     """Mean over trajectories of ``repeats.step_agreement``, with its 95 % interval; null without repeats."""
     not_selected: int = 0
     """Root trajectories left out (passed in the judge run, or beyond ``num_examples``)."""
+    interrupted: int = 0
+    """Selected roots not localised because the job was interrupted (they are not in ``trajectories``)."""
 
 
 class LocalisationResults(_Record):

@@ -37,14 +37,19 @@ class DocumentProblem:
 
     path: Path
     location: str
+    """``""`` for a JSON file, ``"line N"`` for a JSONL line (as :attr:`Document.location`)."""
     code: str
     message: str
-    """One line naming the place inside the document."""
+    """One line naming the place inside the document (a JSON pointer), never the file or line."""
+    line: int | None = None
+    """Line of the file the problem is on: a JSONL document's line, or where a JSON file stops parsing."""
+    column: int | None = None
+    """Column of that line where the text stops parsing."""
 
     def describe(self) -> str:
-        """``path[:location]: message`` on one line."""
-        where = f"{self.path}:{self.location}" if self.location else str(self.path)
-        return f"{where}: {self.message}"
+        """``path[:line[:column]]: message`` on one line."""
+        place = "" if self.line is None else f":{self.line}" + ("" if self.column is None else f":{self.column}")
+        return f"{self.path}{place}: {self.message}"
 
 
 def read_documents(path: Path, options: LoadOptions) -> Iterator[Document | DocumentProblem]:
@@ -55,9 +60,9 @@ def read_documents(path: Path, options: LoadOptions) -> Iterator[Document | Docu
     elif path.suffix == ".jsonl":
         for number, line in enumerate(data.split(b"\n"), start=1):
             if line.strip():
-                yield _parse(path, f"line {number}", line, options)
+                yield _parse(path, number, line, options)
     else:
-        yield _parse(path, "", data, options)
+        yield _parse(path, None, data, options)
 
 
 def read_bounded(path: Path, limit: int) -> bytes | DocumentProblem:
@@ -68,17 +73,19 @@ def read_bounded(path: Path, limit: int) -> bytes | DocumentProblem:
         return DocumentProblem(path, "", exc.code, exc.reason)
 
 
-def _parse(path: Path, location: str, data: bytes, options: LoadOptions) -> Document | DocumentProblem:
+def _parse(path: Path, number: int | None, data: bytes, options: LoadOptions) -> Document | DocumentProblem:
+    """One document: a whole JSON file (``number`` None) or line ``number`` of a JSONL file."""
+    location = "" if number is None else f"line {number}"
     try:
         raw = decode_strict(data)
     except JsonProblem as exc:
-        where = ", ".join(p for p in (location, exc.location) if p)
-        return DocumentProblem(path, location, exc.code, f"{where + ': ' if where else ''}{exc}")
+        line = exc.line if number is None else number  # a JSONL line is one line of text: its own line 1
+        return DocumentProblem(path, location, exc.code, str(exc), line, exc.column if line is not None else None)
     result = validate_document(raw, options)
     if isinstance(result, Trajectory):
         return Document(path, location, result)
     code, message = result
-    return DocumentProblem(path, location, code, f"{location + ': ' if location else ''}{message}")
+    return DocumentProblem(path, location, code, message, number)
 
 
 _ATIF_KEYS = ("schema_version", "agent", "steps")

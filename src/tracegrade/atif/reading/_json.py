@@ -16,12 +16,18 @@ _BACKSLASH = ord("\\")
 
 
 class JsonProblem(ValueError):
-    """A document is not strict JSON; ``location`` says where (``line L, column C`` or a key)."""
+    """A document is not strict JSON; ``location`` says where (``line L, column C`` or a key).
 
-    def __init__(self, code: str, message: str, location: str = "") -> None:
+    ``line`` and ``column`` (1-based, inside the decoded text) are set when the place is a position.
+    """
+
+    def __init__(self, code: str, message: str, location: str = "", *, line: int | None = None,
+                 column: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.location = location
+        self.line = line
+        self.column = column
 
 
 def decode_strict(data: bytes) -> Any:
@@ -73,14 +79,18 @@ def _syntax_problem(data: bytes, exc: orjson.JSONDecodeError) -> JsonProblem:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as err:
-        return JsonProblem("invalid_utf8", f"invalid UTF-8 at byte {err.start}", f"byte {err.start}")
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - data.rfind(b"\n", 0, err.start)  # counted in bytes: the text is not UTF-8
+        return JsonProblem("invalid_utf8", f"invalid UTF-8 at byte {err.start}", f"byte {err.start}", line=line,
+                           column=column)
     where = f"line {exc.lineno}, column {exc.colno}"
+    position = {"line": exc.lineno, "column": exc.colno}
     reason = exc.msg.split(":")[0]
     if "depth" in exc.msg.lower() or "recursion" in exc.msg.lower():
-        return JsonProblem("too_deep", "JSON nesting is too deep", where)
+        return JsonProblem("too_deep", "JSON nesting is too deep", where, **position)
     if data[exc.pos : exc.pos + 3] in (b"NaN", b"Inf") or data[exc.pos : exc.pos + 4] == b"-Inf":
         reason = "NaN and Infinity are not JSON"
-    return JsonProblem("invalid_json", reason, where)
+    return JsonProblem("invalid_json", reason, where, **position)
 
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
