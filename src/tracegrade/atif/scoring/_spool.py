@@ -100,6 +100,12 @@ class SpooledNodes(Sequence[NodeResult]):
             return NotImplemented
         return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
 
+    def __add__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
+        return [*self, *other]
+
+    def __radd__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
+        return [*other, *self]
+
     __hash__ = None  # type: ignore[assignment]  # compared by value, like the list it stands for
 
     def __repr__(self) -> str:
