@@ -27,7 +27,7 @@ class NodeSpool:
     """
 
     def __init__(self, directory: Path | None = None) -> None:
-        self._file = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115  # open as long as the records are read
+        self._file = _File(directory)
         self._size = 0
         self._blocks: dict[int, tuple[int, int, int]] = {}
         """Root index → offset, length and node count of its records in the file."""
@@ -36,14 +36,14 @@ class NodeSpool:
     def add(self, index: int, nodes: Sequence[NodeResult]) -> None:
         """Keep the records of the root at ``index`` (its nodes in tree order)."""
         data = orjson.dumps([node.model_dump(mode="json") for node in nodes])
-        self._file.write(data)
+        self._file.handle.write(data)
         self._blocks[index] = (self._size, len(data), len(nodes))
         self._size += len(data)
         self._brief[index] = [_brief(node) for node in nodes]
 
     def nodes(self) -> SpooledNodes:
         """Every record kept so far, roots in index order (the spool may not be added to afterwards)."""
-        self._file.flush()
+        self._file.handle.flush()
         order = sorted(self._blocks)
         brief = [node for index in order for node in self._brief[index]]
         return SpooledNodes(self._file, [self._blocks[index] for index in order], brief)
@@ -56,7 +56,7 @@ class SpooledNodes(Sequence[NodeResult]):
     without its step content and criteria.
     """
 
-    def __init__(self, file: Any, blocks: list[tuple[int, int, int]], brief: list[NodeResult]) -> None:
+    def __init__(self, file: _File, blocks: list[tuple[int, int, int]], brief: list[NodeResult]) -> None:
         self._file = file  # kept open (and the unnamed file alive) for as long as the records are used
         self._blocks = blocks
         self._starts = [0, *accumulate(count for _, _, count in blocks)]
@@ -65,7 +65,7 @@ class SpooledNodes(Sequence[NodeResult]):
 
     def raw(self) -> Iterator[list[dict[str, Any]]]:
         """Each root's records as the JSON values ``model_dump(mode="json")`` gave, root by root."""
-        fd = self._file.fileno()
+        fd = self._file.handle.fileno()
         for offset, length, _ in self._blocks:
             values: list[dict[str, Any]] = orjson.loads(os.pread(fd, length, offset))
             yield values
@@ -92,7 +92,7 @@ class SpooledNodes(Sequence[NodeResult]):
             raise IndexError("node index out of range")
         block = bisect_right(self._starts, position) - 1
         offset, length, _ = self._blocks[block]
-        values = orjson.loads(os.pread(self._file.fileno(), length, offset))
+        values = orjson.loads(os.pread(self._file.handle.fileno(), length, offset))
         return NodeResult.model_validate(values[position - self._starts[block]])
 
     def __eq__(self, other: object) -> bool:
@@ -110,6 +110,16 @@ class SpooledNodes(Sequence[NodeResult]):
 
     def __repr__(self) -> str:
         return f"SpooledNodes({len(self)} nodes)"
+
+
+class _File:
+    """The unnamed file, closed when the last of its spool and its records is gone."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.handle = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115  # open as long as the records are read
+
+    def __del__(self) -> None:
+        self.handle.close()
 
 
 def brief_nodes(nodes: Sequence[NodeResult]) -> Sequence[NodeResult]:
