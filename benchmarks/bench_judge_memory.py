@@ -8,7 +8,9 @@ of the smallest size (every size a multiple of it), and scores the first N of th
 the scripted judge (latency 0, its own process), each in a fresh child process: ``score_paths`` (the
 ``judge`` command's job), then ``write_artifacts`` into a temp run folder. Each child reports its peak RSS
 after scoring and after writing, and the size of its ``evaluation_results.json`` (the results
-themselves); the floor is the peak RSS of a child that imports the same modules and scores nothing.
+themselves; each root's records are spooled to an unnamed file in the system's temporary folder as
+it finishes, as ``tracegrade judge`` spools them in its run folder); the floor is the peak RSS of a child
+that imports the same modules and scores nothing.
 ``--compare SRC`` runs the same sizes with another checkout's ``src`` folder first on the path (e.g. main
 before a change). ``--files 250 --kib 9000 --steps 300`` is the folder of large ATIF files. The generated
 data is removed at the end.

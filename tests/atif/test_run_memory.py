@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.atif.delayed import marker_judge
 from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import JobContext, parse_parameters, score_paths
+from tracegrade.atif.asking._content import StepContent
 from tracegrade.atif.reading._models import Step
 from tracegrade.judge import JudgeRequest
 
@@ -46,3 +47,28 @@ def test_live_trees_stay_flat_as_the_collection_grows(tmp_path: Path) -> None:
     window = (2 * CONCURRENCY + 2) * STEPS  # roots admitted while two rounds of calls are outstanding, one read ahead
     assert small <= window + 1
     assert large <= small + STEPS  # not ten times as many
+
+
+def live_contents() -> int:
+    """Bounded copies of step content alive now (every finished step's record holds one)."""
+    return sum(1 for o in gc.get_objects() if type(o) is StepContent)
+
+
+def contents_after(folder: Path, roots: int) -> int:
+    """Score ``roots`` trajectories of ``STEPS`` steps; the step contents still alive once the job returned."""
+    for i in range(roots):
+        write(folder / f"t{i:04d}.json", trajectory(*[f"root {i} step {k} SCORE:0.9" for k in range(STEPS)]))
+    options, criteria = parse_parameters({**CUSTOM, "concurrency_limit": CONCURRENCY})
+    gc.collect()
+    before = live_contents()
+    results = asyncio.run(score_paths([folder], options, criteria, marker_judge(lambda r: 0.0), JobContext("m")))
+    gc.collect()
+    alive = live_contents() - before
+    walked = [step.content for node in results.nodes for step in node.steps]  # read back from the spool
+    assert len(walked) == roots * STEPS and all(content is not None for content in walked)
+    return alive
+
+
+def test_finished_roots_records_are_spooled_not_held(tmp_path: Path) -> None:
+    assert contents_after(tmp_path / "small", 10) == 0
+    assert contents_after(tmp_path / "large", 100) == 0  # all 300 were held until the end before

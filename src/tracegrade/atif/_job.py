@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from tracegrade.atif._run import JobContext, score_loaded
+from tracegrade.atif._run import JobContext, score_collection
 from tracegrade.atif.criteria._params import CriteriaParams
 from tracegrade.atif.output._artifacts import write_artifacts
-from tracegrade.atif.reading._load import load_trajectories
+from tracegrade.atif.reading._collection import read_collection
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError
@@ -114,6 +114,10 @@ async def run_atif_job(
 ) -> tuple[EvaluationResults, dict[str, Path]]:
     """Score ``paths`` and write the artifacts (also for failed or interrupted jobs).
 
+    Memory holds the roots in flight, not the collection: each root is read again when its turn comes
+    and its records are spooled to an unnamed file in the run folder as it finishes (see
+    ``score_collection``).
+
     ``context.local_judge`` is taken from ``target``. With the local judge the request budget is at
     most ``LOCAL_MAX_CONTEXT_BYTES`` unless ``max_context_bytes`` was given: scoring and derivation
     then share (and record) that budget.
@@ -123,8 +127,16 @@ async def run_atif_job(
     telemetry = JudgeTelemetry(
         meter_provider, prefix="atif", job_id=context.job_id, scoring_mode=criteria.scoring_mode.value
     )
-    loaded = await asyncio.to_thread(load_trajectories, paths, options.load_options())  # bad input: before the judge
+    collection = await asyncio.to_thread(read_collection, paths, options.load_options())  # bad input: before the judge
+    if context.spool_dir is None:
+        context = dataclasses.replace(context, spool_dir=_spool_dir(out_dir))
     async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
-        results = await score_loaded(loaded, options, criteria, judge, context)
+        results = await score_collection(collection, options, criteria, judge, context)
     artifacts = write_artifacts(results, out_dir) if out_dir is not None else {}
     return results, artifacts
+
+
+def _spool_dir(out_dir: Path | RunFolder | None) -> Path | None:
+    """The run folder when it exists already (the spool then shares its disk), else None."""
+    path = out_dir.path if isinstance(out_dir, RunFolder) else out_dir
+    return path if path is not None and path.is_dir() else None

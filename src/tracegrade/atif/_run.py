@@ -22,6 +22,7 @@ from tracegrade.atif.scoring._engine import NodeState, RunProgress, ScoringEngin
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults, InputRecord, RunParameters
+from tracegrade.atif.scoring._spool import NodeSpool
 from tracegrade.judge import JudgeProtocol
 from tracegrade.rubric import Rubric, ScoringMode
 from tracegrade.runs import JobStatus, Shard
@@ -56,6 +57,9 @@ class JobContext:
     """The judge is the tiny embedded one: auto mode uses its fixed generic rubric instead of a derivation, and
     answers are restricted to coarse scores and short rationales (both recorded). ``run_atif_job`` sets it
     from its judge target."""
+    spool_dir: Path | None = None
+    """Where finished roots' records are kept until the end (an unnamed temporary file); None: the system's
+    temporary folder. ``run_atif_job`` uses the run folder."""
 
 
 async def score_paths(
@@ -68,7 +72,8 @@ async def score_paths(
     """Score ``paths`` as :func:`score_loaded` does, reading each root's tree only while it is scored.
 
     Every input is read and validated first (its outline kept, no steps), then each root's files are
-    read again when the pool has room for it; memory holds the roots in flight and the results.
+    read again when the pool has room for it; memory holds the roots in flight and a brief copy of the
+    results (see :func:`score_collection`).
     """
     collection = await asyncio.to_thread(read_collection, paths, options.load_options())
     return await score_collection(collection, options, criteria, judge, context)
@@ -96,7 +101,12 @@ async def score_collection(
     judge: JudgeProtocol,
     context: JobContext,
 ) -> EvaluationResults:
-    """Score a collection root by root; see :func:`score_loaded`."""
+    """Score a collection root by root; see :func:`score_loaded`.
+
+    Each root's records go to a spool file as the root finishes (``context.spool_dir``): the results'
+    ``nodes`` are a :class:`~tracegrade.atif.scoring._spool.SpooledNodes` that reads them back in root
+    order, and memory keeps only their brief copies (no step content), from which the summary is made.
+    """
     shard, local_judge, loaded = context.shard, context.local_judge, collection.outline
     roots = loaded.roots if shard is None else shard.select(loaded.roots, key=lambda root: root.node_id)
     if options.num_examples is not None:
@@ -106,14 +116,15 @@ async def score_collection(
     engine.progress.steps_total = sum(collection.steps(root) for root in roots)
     if context.on_engine is not None:
         context.on_engine(engine)
-    finished: dict[int, list[NodeResult]] = {}
+    spool = NodeSpool(context.spool_dir)
 
     def finish(index: int, states: list[NodeState]) -> None:
-        finished[index] = node_results(states, options.completion_threshold)
+        spool.add(index, node_results(states, options.completion_threshold))
 
     with _few_young_collections():
         await engine.run(_in_thread(collection.trees(roots)), finish)
-    nodes = [node for index in sorted(finished) for node in finished[index]]
+    spooled = spool.nodes()
+    nodes = spooled.brief
     status = (
         JobStatus.INTERRUPTED if engine.interrupted
         else JobStatus.FAILED if engine.stopped_reason else JobStatus.COMPLETED
@@ -136,7 +147,7 @@ async def score_collection(
         "scored_frames": "all",
         "copied_context": copied_context_policy(options),
     }
-    return EvaluationResults(
+    results = EvaluationResults(
         job_id=context.job_id,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         shard=str(shard) if shard is not None else None,
@@ -147,8 +158,8 @@ async def score_collection(
         provenance=provenance,
         summary=summary,
         inputs=[InputRecord.of(a) for a in inputs],
-        nodes=nodes,
     )
+    return results.model_copy(update={"nodes": spooled})  # not validated again: read back when walked
 
 
 @contextmanager

@@ -371,9 +371,11 @@ _UNREACHABLE = {
 
 def _report_unreachable_judge(results: EvaluationResults, judge_url: str | None) -> None:
     """One line naming the judge (without credentials) and the error, when no judge call got through."""
-    found = [node.error_code for node in results.nodes] + [s.error_code for n in results.nodes for s in n.steps]
+    if judge_url is None or results.summary.judge.get("successes"):
+        return  # before walking the records (read back from the spool)
+    found = [code for node in results.nodes for code in (node.error_code, *(s.error_code for s in node.steps))]
     codes = {code for code in found if code is not None}
-    if judge_url is None or not codes or not codes <= _UNREACHABLE.keys() or results.summary.judge.get("successes"):
+    if not codes or not codes <= _UNREACHABLE.keys():
         return
     from tracegrade.judge import redact_url
 

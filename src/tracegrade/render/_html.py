@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from jinja2.bccache import Bucket
 from tracegrade._cache_root import cache_root
 from tracegrade.render._filters import bar_percent, fmt_int, fmt_pct, fmt_score, status_kind
 
-__all__ = ["TemplateBytecodeCache", "html_environment", "render_html", "template_cache_dir"]
+__all__ = ["TemplateBytecodeCache", "html_environment", "render_html", "render_html_chunks", "template_cache_dir"]
 
 _OPTIONS: dict[str, Any] = {
     "autoescape": True,
@@ -105,3 +106,13 @@ def render_html(template: str, /, **context: Any) -> str:
         jinja2.UndefinedError: the template uses a name missing from ``context``.
     """
     return html_environment().get_template(template).render(**context)
+
+
+def render_html_chunks(template: str, /, **context: Any) -> Iterator[str]:
+    """:func:`render_html`'s text in pieces, as the template produces them (its loops may walk iterators).
+
+    Raises:
+        jinja2.TemplateNotFound: no such template.
+        jinja2.UndefinedError: the template uses a name missing from ``context``.
+    """
+    return html_environment().get_template(template).generate(**context)

@@ -77,3 +77,15 @@ def test_read_results_names_the_path_of_a_missing_or_foreign_file(tmp_path: Path
     (tmp_path / "other.json").write_text('{"not": "results"}')
     with pytest.raises(InputError, match=r"other.json: not a tracegrade evaluation_results.json \(ValidationError\)"):
         read_results(tmp_path / "other.json")
+
+
+def test_spooled_records_are_written_as_the_same_records_held_in_a_list(
+    results: EvaluationResults, tmp_path: Path
+) -> None:
+    assert not isinstance(results.nodes, list)  # a job's results: spooled
+    held = results.model_copy(update={"nodes": list(results.nodes)})
+    write_artifacts(results, tmp_path / "spooled")
+    write_artifacts(held, tmp_path / "held")
+    for name in ("evaluation_results.json", "summary.json", "steps.parquet", "report.html"):
+        assert (tmp_path / "spooled" / name).read_bytes() == (tmp_path / "held" / name).read_bytes(), name
+    assert results.model_dump(mode="json") == held.model_dump(mode="json")

@@ -9,13 +9,17 @@ small run would otherwise spend more time on than on writing the file. The table
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tracegrade.atif.output._report import render_report
+import orjson
+
+from tracegrade.atif.output._report import report_chunks
 from tracegrade.atif.scoring._results import EvaluationResults
+from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.errors import InputError
-from tracegrade.runs import MAX_INPUT_BYTES, JobStatus, RunFolder, UnreadableFile, read_capped
+from tracegrade.runs import MAX_INPUT_BYTES, JobStatus, RunFolder, UnreadableFile, dump_json, read_capped
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -28,7 +32,7 @@ ARTIFACT_NAMES = ("evaluation_results.json", "summary.json", "steps.parquet", "r
 def step_rows(results: EvaluationResults) -> list[dict[str, Any]]:
     """One flat row per step, with its node's identifiers."""
     rows = []
-    for node in results.nodes:
+    for node in brief_nodes(results.nodes):
         for step in node.steps:
             rows.append(
                 {
@@ -72,20 +76,65 @@ def steps_table(results: EvaluationResults) -> pa.Table:
 def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> dict[str, Path]:
     """Write the four artifacts into the run folder, then its manifest; returns their paths by name.
 
+    Spooled records (a job's results) are streamed into ``evaluation_results.json`` and ``report.html``
+    root by root; the step table is built from their brief copies.
+
     Raises:
         OutputError: when the folder cannot be written.
     """
     import pyarrow.parquet as pq
 
     folder = out_dir if isinstance(out_dir, RunFolder) else open_run_folder(out_dir, results.job_id)
-    folder.write_json("evaluation_results.json", results.model_dump(mode="json"))
+    folder.write_chunks("evaluation_results.json", results_json(results))
     folder.write_json("summary.json", {"job_id": results.job_id, **results.summary.model_dump(mode="json")})
     buffer = io.BytesIO()
     pq.write_table(steps_table(results), buffer)
     folder.write_bytes("steps.parquet", buffer.getvalue())
-    folder.write_text("report.html", render_report(results))
+    folder.write_chunks("report.html", _encoded(report_chunks(results)))
     folder.finish(JobStatus(results.summary.job_status), {"atif_complete": results.summary.atif_complete})
     return {name: folder.path / name for name in ARTIFACT_NAMES}
+
+
+_NODES_LINE = b'\n  "nodes": [],\n'
+"""The line of the empty ``nodes`` list in the indented, key-sorted document (top level: two spaces)."""
+_CHUNK = 1 << 20
+
+
+def results_json(results: EvaluationResults) -> Iterator[bytes]:
+    """The bytes of ``dump_json(results.model_dump(mode="json"))``, in pieces: spooled nodes one root at a time."""
+    nodes = results.nodes
+    if not isinstance(nodes, SpooledNodes) or not nodes:
+        yield dump_json(results.model_dump(mode="json"))
+        return
+    document = dump_json(results.model_copy(update={"nodes": []}).model_dump(mode="json"))
+    head, found, tail = document.partition(_NODES_LINE)
+    if not found:  # pragma: no cover - the document's layout is fixed by dump_json
+        raise AssertionError("evaluation_results.json: no nodes line in the document")
+    yield head + b'\n  "nodes": [\n'
+    options = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+    first = True
+    for values in nodes.raw():
+        pieces = []
+        for value in values:
+            text = orjson.dumps(value, option=options).replace(b"\n", b"\n    ")
+            pieces.append(b"    " + text if first else b",\n    " + text)
+            first = False
+        yield b"".join(pieces)
+    yield b"\n  ],\n" + tail
+
+
+def _encoded(texts: Iterator[str]) -> Iterator[bytes]:
+    """UTF-8 pieces of about a megabyte from many small strings."""
+    pending: list[str] = []
+    size = 0
+    for text in texts:
+        pending.append(text)
+        size += len(text)
+        if size >= _CHUNK:
+            yield "".join(pending).encode()
+            pending, size = [], 0
+    if pending:
+        yield "".join(pending).encode()
 
 
 def open_run_folder(path: Path, job_id: str) -> RunFolder:

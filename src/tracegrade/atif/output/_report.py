@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from tracegrade.atif.scoring._records import NodeResult, RunSummary, StepResult, StepStatus
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html, score_bins
+from tracegrade.atif.scoring._spool import brief_nodes
+from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html_chunks, score_bins
 
 if TYPE_CHECKING:
     from tracegrade.atif.agreement._records import AgreementReport
     from tracegrade.atif.localising._records import LocalisationResults, TrajectoryLocalisation
 
-__all__ = ["render_report"]
+__all__ = ["render_report", "report_chunks"]
 
 LOWEST_LIMIT = 10
 """Trajectories listed in the "lowest" table."""
@@ -56,6 +57,12 @@ def render_report(results: EvaluationResults, agreement: AgreementReport | None 
     human labels; with ``localisation`` (from ``tracegrade localise``) one naming each failure's decisive
     step, which the step list marks.
     """
+    return "".join(report_chunks(results, agreement, localisation=localisation))
+
+
+def report_chunks(results: EvaluationResults, agreement: AgreementReport | None = None, *,
+                  localisation: LocalisationResults | None = None) -> Iterator[str]:
+    """:func:`render_report`'s document in pieces: the nodes' records are read (spooled) one at a time."""
     context = report_context(results)
     if agreement is not None:
         from tracegrade.atif.agreement._report import agreement_rows, issue_rows, kappa_note
@@ -66,20 +73,27 @@ def render_report(results: EvaluationResults, agreement: AgreementReport | None 
                                 "unmatched": issue_rows(agreement.unmatched)}
     if localisation is not None:
         _add_localisation(context, localisation)
-    return render_html("atif_report.html", **context)
+    return render_html_chunks("atif_report.html", **context)
 
 
 def _add_localisation(context: dict[str, Any], localisation: LocalisationResults) -> None:
     """The localisation section, and the decisive step of each trajectory marked in the step list."""
     marks = {(row.step.node_id, row.step.index): row for row in localisation.trajectories if row.step is not None}
-    for node in context["nodes"]:
+    context["nodes"] = _marked(context["nodes"], marks)
+    context["sections"] = [*context["sections"], {"id": "localisation", "label": "Failure localisation"}]
+    rows = [_localisation_row(row) for row in localisation.trajectories]
+    context["localisation"] = {"results": localisation, "rows": rows}
+
+
+def _marked(nodes: Iterable[dict[str, Any]], marks: Mapping[tuple[str, int], TrajectoryLocalisation]
+            ) -> Iterator[dict[str, Any]]:
+    """The report's nodes with each decisive step marked."""
+    for node in nodes:
         for step in node["steps"]:
             row = marks.get((node["node"]["text"], step["index"]))
             if row is not None:
                 step["decisive"] = f"decisive step ({row.used.value}): {row.agent or MISSING}: {row.reason or MISSING}"
-    context["sections"] = [*context["sections"], {"id": "localisation", "label": "Failure localisation"}]
-    rows = [_localisation_row(row) for row in localisation.trajectories]
-    context["localisation"] = {"results": localisation, "rows": rows}
+        yield node
 
 
 def _localisation_row(row: TrajectoryLocalisation) -> dict[str, Any]:
@@ -97,10 +111,14 @@ def _localisation_row(row: TrajectoryLocalisation) -> dict[str, Any]:
 
 
 def report_context(results: EvaluationResults) -> dict[str, Any]:
-    """Everything the template shows, as plain values."""
+    """Everything the template shows, as plain values; ``nodes`` is an iterator, over the records themselves.
+
+    Everything else is computed from the brief records (spooled results: without step content).
+    """
     summary = results.summary
-    steps = [step for node in results.nodes for step in node.steps]
-    scored = sorted((n for n in results.nodes if n.own_score is not None), key=lambda n: (n.own_score, n.node_id))
+    brief = brief_nodes(results.nodes)
+    steps = [step for node in brief for step in node.steps]
+    scored = sorted((n for n in brief if n.own_score is not None), key=lambda n: (n.own_score, n.node_id))
     opened = {n.node_id for n in scored[:OPEN_LOWEST]}
     return {
         "agreement": None,
@@ -112,17 +130,17 @@ def report_context(results: EvaluationResults) -> dict[str, Any]:
         "summary": summary,
         "cards": _cards(results),
         "judge": _judge_rows(results.provenance),
-        "distribution": _distribution(results),
-        "lowest": _lowest(results.nodes),
-        "unranked": sum(1 for n in results.nodes if n.aggregate is None),
+        "distribution": _distribution(results, brief),
+        "lowest": _lowest(brief),
+        "unranked": sum(1 for n in brief if n.aggregate is None),
         "categories": [{"label": k, "value": v} for k, v in summary.categories.items()],
         "inputs": [i.model_dump() for i in results.inputs if i.status != "loaded"],
         "input_count": len(results.inputs),
-        "refused_nodes": [_node_row(n) for n in results.nodes if n.status.value in ("invalid", "unscored")],
+        "refused_nodes": [_node_row(n) for n in brief if n.status.value in ("invalid", "unscored")],
         "parameters": _parameter_rows(results),
         "counts": _key_values(summary.counts),
         "judge_counts": _key_values(summary.judge),
-        "nodes": [_node(n, opened) for n in results.nodes],
+        "nodes": (_node(n, opened) for n in results.nodes),
         "status_options": sorted(Counter(s.status.value for s in steps).items()),
         "category_options": sorted(Counter(_filter_category(s) for s in steps).items()),
         "not_a_candidate": NOT_A_CANDIDATE,
@@ -201,17 +219,17 @@ def _judge_rows(provenance: Mapping[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
-def _distribution(results: EvaluationResults) -> dict[str, Any] | None:
+def _distribution(results: EvaluationResults, brief: Sequence[NodeResult]) -> dict[str, Any] | None:
     """Histograms of step scores and node own scores (bins of 0.1); None when nothing was scored."""
-    steps = [s.score for n in results.nodes for s in n.steps if s.score is not None]
+    steps = [s.score for n in brief for s in n.steps if s.score is not None]
     if not steps:
         return None
-    nodes = [n.own_score for n in results.nodes if n.own_score is not None]
+    nodes = [n.own_score for n in brief if n.own_score is not None]
     return {"steps": score_bins(steps), "nodes": score_bins(nodes), "n_steps": len(steps),
             "n_nodes": len(nodes), "threshold": results.parameters.failure_threshold}
 
 
-def _lowest(nodes: list[NodeResult]) -> list[dict[str, Any]]:
+def _lowest(nodes: Sequence[NodeResult]) -> list[dict[str, Any]]:
     ranked = sorted((n for n in nodes if n.aggregate is not None), key=lambda n: (n.aggregate, n.node_id))
     return [_node_row(n) for n in ranked[:LOWEST_LIMIT]]
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_serializer, model_serializer
 
 from tracegrade.atif.reading._records import InputAccount
 from tracegrade.atif.scoring._params import ScoringOptions
@@ -91,3 +92,8 @@ class EvaluationResults(BaseModel):
     summary: RunSummary
     inputs: list[InputRecord] = Field(default_factory=list)
     nodes: list[NodeResult] = Field(default_factory=list)
+    """Every node's record, roots in order; a job's results hold them spooled to a file (``SpooledNodes``)."""
+
+    @field_serializer("nodes", mode="wrap")
+    def _listed_nodes(self, nodes: Sequence[NodeResult], handler: SerializerFunctionWrapHandler) -> Any:
+        return handler(nodes if isinstance(nodes, list) else list(nodes))

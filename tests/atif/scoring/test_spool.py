@@ -1,0 +1,72 @@
+"""Finished roots' records kept in an unnamed file and read back in root order (real scored records)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.atif.delayed import marker_judge
+from tests.atif.scripted import CUSTOM, trajectory, write
+from tracegrade.atif import JobContext, NodeResult, parse_parameters, score_paths
+from tracegrade.atif.scoring._spool import NodeSpool, SpooledNodes, brief_nodes
+
+
+@pytest.fixture
+def nodes(tmp_path: Path) -> list[NodeResult]:
+    """Records of three roots, the second with a subagent, scored by the in-process judge."""
+    write(tmp_path / "in/a.json", trajectory("SCORE:0.9", "SCORE:0.2 CAT:context_loss"))
+    write(tmp_path / "in/b.json", trajectory("SCORE:0.8", "SCORE:0.4", refs={2: [{"trajectory_path": "c.json"}]}))
+    write(tmp_path / "in/c.json", trajectory("SCORE:0.6"))
+    write(tmp_path / "in/d.json", trajectory("SCORE:0.7"))
+    options, criteria = parse_parameters(CUSTOM)
+    results = asyncio.run(score_paths([tmp_path / "in"], options, criteria, marker_judge(), JobContext("s")))
+    return list(results.nodes)
+
+
+def by_root(nodes: list[NodeResult]) -> list[list[NodeResult]]:
+    roots: dict[str, list[NodeResult]] = {}
+    for node in nodes:
+        roots.setdefault(node.root_id, []).append(node)
+    return list(roots.values())
+
+
+def test_records_come_back_in_root_order_whatever_order_they_finished(nodes: list[NodeResult], tmp_path: Path) -> None:
+    spool = NodeSpool(tmp_path)
+    for index, root in reversed(list(enumerate(by_root(nodes)))):
+        spool.add(index, root)
+    spooled = spool.nodes()
+    assert [n.node_id for n in spooled] == ["a.json", "b.json", "b.json::c.json", "d.json"]
+    assert list(spooled) == nodes and spooled == nodes
+    assert len(spooled) == 4
+    assert spooled[2] == nodes[2] and spooled[-1] == nodes[-1] and spooled[1:3] == nodes[1:3]
+    with pytest.raises(IndexError):
+        spooled[4]
+    assert spooled + nodes[:1] == [*nodes, nodes[0]] and nodes[:1] + spooled == [nodes[0], *nodes]
+    assert [value for root in spooled.raw() for value in root] == [n.model_dump(mode="json") for n in nodes]
+
+
+def test_the_file_has_no_name_in_its_folder(nodes: list[NodeResult], tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    spool = NodeSpool(folder)
+    spool.add(0, nodes[:1])
+    assert list(folder.iterdir()) == []  # nothing to clean up after a kill
+    assert list(spool.nodes()) == nodes[:1]
+
+
+def test_brief_copies_keep_the_numbers_and_drop_what_only_reviewers_read(nodes: list[NodeResult]) -> None:
+    spool = NodeSpool()
+    for index, root in enumerate(by_root(nodes)):
+        spool.add(index, root)
+    spooled = spool.nodes()
+    brief = brief_nodes(spooled)
+    assert brief is spooled.brief and brief_nodes(nodes) is nodes
+    assert all(n.criteria is None for n in brief) and any(n.criteria for n in nodes)
+    assert all(s.content is None and s.categorization_rationale is None for n in brief for s in n.steps)
+    assert any(s.content is not None for n in nodes for s in n.steps)
+    unreviewed = [n.model_copy(update={"criteria": None, "steps": [
+        s.model_copy(update={"content": None, "categorization_rationale": None}) for s in n.steps]}) for n in nodes]
+    assert list(brief) == unreviewed
+    assert isinstance(spooled, SpooledNodes) and repr(spooled) == "SpooledNodes(4 nodes)"
