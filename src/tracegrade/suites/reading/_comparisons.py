@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from tracegrade.errors import ConfigError
-from tracegrade.suites.reading._json import ABSENT, canonical, pointer_tokens, resolve, valid_pointer
+from tracegrade.suites.reading._json import ABSENT, canonical, json_key, pointer_tokens, resolve, valid_pointer
 
 __all__ = [
     "BUILTIN_COMPARISONS",
@@ -134,7 +134,7 @@ def _exact(actual: Any, expected: Any, case_input: dict[str, Any]) -> bool:
 
 
 def _same_set(actual: Any, expected: Any, case_input: dict[str, Any]) -> bool:
-    return isinstance(actual, list) and {canonical(v) for v in actual} == {canonical(v) for v in expected}
+    return isinstance(actual, list) and {json_key(v) for v in actual} == {json_key(v) for v in expected}
 
 
 def _set_gold(expected: Any, case_input: dict[str, Any]) -> str | None:
@@ -142,13 +142,13 @@ def _set_gold(expected: Any, case_input: dict[str, Any]) -> str | None:
 
 
 def _one_of(actual: Any, expected: Any, case_input: dict[str, Any]) -> bool:
-    return canonical(actual) in {canonical(v) for v in expected}
+    return json_key(actual) in {json_key(v) for v in expected}
 
 
 def _one_of_gold(expected: Any, case_input: dict[str, Any]) -> str | None:
     if not isinstance(expected, list) or not expected:
         return "one_of gold must be a non-empty array"
-    if len({canonical(v) for v in expected}) != len(expected):
+    if len({json_key(v) for v in expected}) != len(expected):
         return "one_of gold must not repeat a value"
     return None
 
