@@ -91,13 +91,13 @@ class CaseScorer:
 
     def __init__(self, case: Case, metrics: tuple[Metric, ...], registry: ScorerRegistry,
                  judge: JudgeAsker | None, case_json: dict[str, Any] | None = None,
-                 shared: _Shared | None = None) -> None:
+                 shared: _Shared | None = None, digests: tuple[str, str] | None = None) -> None:
         self.case = case
         case_json = case_json if case_json is not None else case.model_dump(mode="json")
         self.input: dict[str, Any] = case_json["input"]
         self.expectations: list[dict[str, Any]] = case_json["expectations"]
-        self.input_sha256 = sha256_json(self.input)
-        self.expectations_sha256 = sha256_json(self.expectations)
+        self.input_sha256, self.expectations_sha256 = digests if digests is not None else \
+            (sha256_json(self.input), sha256_json(self.expectations))
         shared = shared if shared is not None else _Shared(registry)
         self._checks = [shared.check(e) for e in case.expectations]
         metrics_of = [(m, next(iter(matching_expectation(m, case)), None)) for m in metrics]
@@ -179,5 +179,5 @@ class SuiteScorer:
     def __init__(self, suite: SuiteSpec, registry: ScorerRegistry, judge: JudgeAsker | None) -> None:
         self.suite = suite
         shared = _Shared(registry)
-        self.cases = {case.id: CaseScorer(case, suite.metrics, registry, judge, data, shared)
-                      for case, data in zip(suite.cases, suite.case_json, strict=True)}
+        self.cases = {case.id: CaseScorer(case, suite.metrics, registry, judge, data, shared, digests)
+                      for case, data, digests in zip(suite.cases, suite.case_json, suite.case_digests, strict=True)}

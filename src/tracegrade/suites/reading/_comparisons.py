@@ -30,6 +30,7 @@ __all__ = [
     "Rule",
     "ScorerRegistry",
     "Verdict",
+    "any_gold",
     "normalized_text",
     "project",
 ]
@@ -89,7 +90,8 @@ Rule = Callable[[Any, Any, dict[str, Any]], bool]
 GoldCheck = Callable[[Any, dict[str, Any]], str | None]
 
 
-def _any_gold(expected: Any, case_input: dict[str, Any]) -> str | None:
+def any_gold(expected: Any, case_input: dict[str, Any]) -> str | None:
+    """The gold check of comparisons that take any value as gold."""
     return None
 
 
@@ -100,7 +102,7 @@ class BuiltinComparison(Comparison):
     name: str
     rule: Rule
     """``rule(actual, expected, case_input)``: whether the value agrees with gold."""
-    gold_check: GoldCheck = _any_gold
+    gold_check: GoldCheck = any_gold
     """``gold_check(expected, case_input)``: why the gold is unusable, or None."""
     revision: str = BUILTIN_REVISION
 
