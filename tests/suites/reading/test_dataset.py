@@ -4,10 +4,11 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from pydantic_core import PydanticUndefined
 
 from tests.suites.helpers import case, expectation, suite_spec
 from tracegrade.suites import Case, Dataset
-from tracegrade.suites.reading._dataset import Expectation, Manifest, SuiteSpec, sha256_json
+from tracegrade.suites.reading._dataset import CaseInput, Expectation, Manifest, SuiteSpec, sha256_json
 
 OK = case("c1", expectation("status", "/execution/status", "completed"))
 
@@ -72,6 +73,12 @@ def test_case_json_filled_in_from_the_raw_case_equals_the_models_dump() -> None:
                                        absent_as_null=True)),
             {"id": "c3", "input": {"payload": None, "metadata": {"m": 1}},
              "expectations": [{"name": "n", "path": "", "expected": -0.0}]}]
+    assert [(n, f.default) for n, f in Expectation.model_fields.items()] == [  # what case_json spells out
+        ("name", PydanticUndefined), ("path", PydanticUndefined), ("expected", PydanticUndefined),
+        ("comparison", "exact"), ("each", None), ("absent_as_null", False)]
+    assert list(Case.model_fields) == ["id", "input", "expectations"]
+    assert [(n, f.default) for n, f in CaseInput.model_fields.items()] == [
+        ("payload", PydanticUndefined), ("metadata", None)]
     for raw in raws:
         assert case_json(raw) == Case.model_validate(raw).model_dump(mode="json")
         assert list(case_json(raw)["expectations"][0]) == list(Expectation.model_fields)
