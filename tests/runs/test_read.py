@@ -79,3 +79,17 @@ def test_growth_within_the_limit_is_read_whole() -> None:
         assert _read_to_limit(fd, 10, 1 << 20) == b"a" * 5000
     finally:
         os.close(fd)
+
+
+def test_read_lines_caps_each_line_not_the_file(tmp_path: Path) -> None:
+    from tracegrade.runs import read_lines
+
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(b"12345\n" * 10 + b"123456\n")
+    lines = read_lines(path, 5)
+    assert [next(lines) for _ in range(10)] == [(n, b"12345") for n in range(1, 11)]
+    with pytest.raises(UnreadableFile, match=r"line 11 is over the limit of 5 bytes") as caught:
+        next(lines)
+    assert caught.value.code == "too_large"
+    with pytest.raises(UnreadableFile, match="cannot read"):
+        next(read_lines(tmp_path / "missing.jsonl", 5))

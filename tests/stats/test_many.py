@@ -39,3 +39,31 @@ def test_fourteen_measures_over_5000_grouped_cases_each_get_an_interval() -> Non
     result = paired_bootstrap_many(samples, resamples=500)
     assert list(result) == list(samples)
     assert all(r.n == 5_000 and r.low is not None and r.low <= r.estimate <= r.high for r in result.values())
+
+
+@pytest.mark.parametrize("shape", ["pass_rates", "differences", "uneven_groups"])
+def test_integer_measures_give_the_same_floats_as_the_matrix_products(shape: str) -> None:
+    """Integer totals take the packed path: same draws, bit-identical means (reports keep their bytes)."""
+    from tracegrade.stats._many import _packing, _resampled_float_means, _resampled_means
+
+    rng = np.random.default_rng(5)
+    units = 3_001
+    counts = np.column_stack([np.full(units, 10.0), np.ones(units)])
+    if shape == "uneven_groups":
+        counts = rng.integers(1, 7, size=(units, 2)).astype(np.float64)
+    sums = np.column_stack([rng.integers(0, 11, units), rng.integers(0, 2, units)]).astype(np.float64)
+    if shape == "differences":
+        sums = sums - np.column_stack([rng.integers(0, 11, units), rng.integers(0, 2, units)])
+    assert _packing(sums, counts) is not None
+    fast = _resampled_means(sums, counts, resamples=700, seed=9)
+    slow = _resampled_float_means(sums, counts, resamples=700, seed=9)
+    assert fast.shape == slow.shape == (700, 2) and np.array_equal(fast, slow)
+
+
+def test_fractional_or_huge_totals_keep_the_matrix_products() -> None:
+    from tracegrade.stats._many import _packing
+
+    ones = np.ones((4, 1))
+    assert _packing(np.array([[0.5], [1.0], [0.0], [1.0]]), ones) is None
+    assert _packing(np.array([[2.0**52], [1.0], [0.0], [1.0]]), ones) is None
+    assert _packing(np.array([[1.0], [2.0], [0.0], [1.0]]), ones) is not None

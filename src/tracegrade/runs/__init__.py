@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tracegrade.runs._read import MAX_INPUT_BYTES as MAX_INPUT_BYTES
     from tracegrade.runs._read import UnreadableFile as UnreadableFile
     from tracegrade.runs._read import read_capped as read_capped
+    from tracegrade.runs._read import read_lines as read_lines
     from tracegrade.runs._shard import Shard as Shard
     from tracegrade.runs._shard import parse_shard as parse_shard
     from tracegrade.runs._signals import interrupts as interrupts

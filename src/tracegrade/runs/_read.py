@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from tracegrade.errors import InputError
 
-__all__ = ["MAX_INPUT_BYTES", "UnreadableFile", "read_capped"]
+__all__ = ["MAX_INPUT_BYTES", "UnreadableFile", "read_capped", "read_lines"]
 
 MAX_INPUT_BYTES = 1 << 30
 """The cap (1 GiB) of inputs without a tighter limit of their own: reports, run results, label and trace files."""
@@ -62,6 +63,43 @@ def read_capped(path: Path, limit: int, *, limit_name: str | None = None) -> byt
     if len(data) > limit:
         raise UnreadableFile(path, f"file grew over {_limit(limit, limit_name)} while reading", code="too_large")
     return data
+
+
+def read_lines(path: Path, line_limit: int) -> Iterator[tuple[int, bytes]]:
+    """The lines of a regular file, numbered from 1, each without its newline and of at most ``line_limit`` bytes.
+
+    Opened as :func:`read_capped` opens a file (never waiting on a FIFO); the file as a whole has no
+    cap, only each line, and a line is never held beyond ``line_limit`` bytes before it is refused.
+
+    Raises:
+        UnreadableFile: the file is missing or unreadable, not a regular file, or a line is over ``line_limit``.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnreadableFile(path, "not a regular file (a FIFO, socket or device)", code="not_a_file")
+        handle = os.fdopen(fd, "rb", buffering=1 << 20)
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        number = 0
+        while True:
+            try:
+                line = handle.readline(line_limit + 1)
+            except OSError as exc:
+                raise _unreadable(path, exc) from None
+            if not line:
+                return
+            number += 1
+            if line.endswith(b"\n"):
+                line = line[:-1]
+            if len(line) > line_limit:
+                raise UnreadableFile(path, f"line {number} is over {_limit(line_limit, None)}", code="too_large")
+            yield number, line
 
 
 def _limit(limit: int, name: str | None) -> str:

@@ -74,6 +74,16 @@ def _resampled_means(
     sums: npt.NDArray[np.float64], counts: npt.NDArray[np.float64], *, resamples: int, seed: int
 ) -> npt.NDArray[np.float64]:
     """Resample means per measure (columns), drawing units exactly as the single-measure bootstrap does."""
+    packing = _packing(sums, counts)
+    if packing is not None:
+        return _resampled_integer_means(sums.shape[1], *packing, resamples=resamples, seed=seed)
+    return _resampled_float_means(sums, counts, resamples=resamples, seed=seed)
+
+
+def _resampled_float_means(
+    sums: npt.NDArray[np.float64], counts: npt.NDArray[np.float64], *, resamples: int, seed: int
+) -> npt.NDArray[np.float64]:
+    """:func:`_resampled_means` for any data: the draws counted per unit, then two matrix products."""
     rng = np.random.default_rng(seed)
     units = sums.shape[0]
     rows = max(1, _CHUNK_ELEMENTS // units)
@@ -86,4 +96,58 @@ def _resampled_means(
         drawn = np.bincount((picks + offsets).ravel(), minlength=(stop - start) * units)
         weights = drawn.reshape(stop - start, units).astype(np.float64)
         means[start:stop] = (weights @ sums) / (weights @ counts)
+    return means
+
+
+_EXACT = 2**53
+"""Integers up to this size are exact in float64, so any order of summing them gives the same float."""
+
+
+def _packing(sums: npt.NDArray[np.float64], counts: npt.NDArray[np.float64]) -> tuple[
+        npt.NDArray[np.int64], npt.NDArray[np.int64], list[int], list[int]] | None:
+    """Integer sums and counts packed into one int64 per unit, when every resample total fits exactly.
+
+    Returns ``(packed, lows, shifts, bits)``: column ``c`` of a unit is ``lows[c]`` plus the ``bits[c]``
+    bits at ``shifts[c]``; None when a value is not an integer or the totals would not fit in 63 bits.
+    """
+    columns = np.column_stack([sums, counts])
+    if not np.isfinite(columns).all() or not (columns == np.round(columns)).all():
+        return None
+    units = columns.shape[0]
+    if float(np.abs(columns).max(initial=0.0)) * units >= _EXACT:
+        return None
+    values = columns.astype(np.int64)
+    lows = values.min(axis=0)
+    bits = [(units * int(span)).bit_length() for span in values.max(axis=0) - lows]
+    if sum(bits) > 62:
+        return None
+    shifts = [sum(bits[:column]) for column in range(len(bits))]
+    packed = np.zeros(units, dtype=np.int64)
+    for column, shift in enumerate(shifts):
+        packed += (values[:, column] - lows[column]) << shift
+    return packed, lows, shifts, bits
+
+
+def _resampled_integer_means(measures: int, packed: npt.NDArray[np.int64], lows: npt.NDArray[np.int64],
+                             shifts: list[int], bits: list[int], *, resamples: int,
+                             seed: int) -> npt.NDArray[np.float64]:
+    """:func:`_resampled_means` for integer data, with the same draws and the same floats.
+
+    Every resample total is an exact integer, so one gather and sum of the packed units replaces
+    counting the draws and two matrix products.
+    """
+    rng = np.random.default_rng(seed)
+    units = packed.size
+    rows = max(1, _CHUNK_ELEMENTS // units)
+    index_type = np.int32 if units < np.iinfo(np.int32).max else np.int64
+    totals = np.empty((resamples, len(bits)), dtype=np.int64)
+    for start in range(0, resamples, rows):
+        stop = min(start + rows, resamples)
+        picks = rng.integers(0, units, size=(stop - start, units), dtype=index_type)
+        drawn = packed[picks].sum(axis=1)
+        for column, (shift, width) in enumerate(zip(shifts, bits, strict=True)):
+            totals[start:stop, column] = (drawn >> shift) & ((1 << width) - 1)
+    totals += lows * units  # each resample draws ``units`` units, each shifted by ``lows``
+    exact = totals.astype(np.float64)
+    means: npt.NDArray[np.float64] = exact[:, :measures] / exact[:, measures:]
     return means

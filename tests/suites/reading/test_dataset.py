@@ -4,10 +4,11 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from pydantic_core import PydanticUndefined
 
 from tests.suites.helpers import case, expectation, suite_spec
 from tracegrade.suites import Case, Dataset
-from tracegrade.suites.reading._dataset import Manifest, SuiteSpec, sha256_json
+from tracegrade.suites.reading._dataset import CaseInput, Expectation, Manifest, SuiteSpec, sha256_json
 
 OK = case("c1", expectation("status", "/execution/status", "completed"))
 
@@ -52,3 +53,35 @@ def test_models_are_strict_and_names_are_not_blank() -> None:
         Case.model_validate(case("c", expectation("a", "/x", 1, absent_as_null="yes")))
     with pytest.raises(ValidationError, match="suites"):
         Manifest.model_validate({"name": "d", "revision": "1", "suites": []})
+
+
+def test_fingerprint_and_digests_are_the_sha256_of_the_canonical_json() -> None:
+    """They are put together from each case's parts; the result must be the whole identity's canonical JSON."""
+    cases = [case("c1", expectation("status", "/execution/status", "completed")),
+             case("c~2", expectation("x", "/x", [1.5, -0.0, {"b": None, "a": "é"}], comparison="set"))]
+    built = spec(cases, name="s\u2028", revision="r\"1")
+    data = [c.model_dump(mode="json") for c in built.cases]
+    assert built.case_json == tuple(data)
+    assert built.fingerprint == sha256_json({"suite": built.name, "revision": built.revision, "cases": data})
+    assert built.case_digests == tuple((sha256_json(d["input"]), sha256_json(d["expectations"])) for d in data)
+
+
+def test_case_json_filled_in_from_the_raw_case_equals_the_models_dump() -> None:
+    from tracegrade.suites.reading._dataset import case_json
+
+    raws = [OK, case("c2", expectation("x", "/x", {"k": [1, 2.5, None]}, comparison="set", each="/id",
+                                       absent_as_null=True)),
+            {"id": "c3", "input": {"payload": None, "metadata": {"m": 1}},
+             "expectations": [{"name": "n", "path": "", "expected": -0.0}]}]
+    assert [(n, f.default) for n, f in Expectation.model_fields.items()] == [  # what case_json spells out
+        ("name", PydanticUndefined), ("path", PydanticUndefined), ("expected", PydanticUndefined),
+        ("comparison", "exact"), ("each", None), ("absent_as_null", False)]
+    assert list(Case.model_fields) == ["id", "input", "expectations"]
+    assert [(n, f.default) for n, f in CaseInput.model_fields.items()] == [
+        ("payload", PydanticUndefined), ("metadata", None)]
+    for raw in raws:
+        assert case_json(raw) == Case.model_validate(raw).model_dump(mode="json")
+        assert list(case_json(raw)["expectations"][0]) == list(Expectation.model_fields)
+    built = SuiteSpec("s", "wf", None, None, tuple(Case.model_validate(r) for r in raws), (), "1", raws)
+    dumped = SuiteSpec("s", "wf", None, None, tuple(Case.model_validate(r) for r in raws), (), "1")
+    assert built.case_json == dumped.case_json and built.fingerprint == dumped.fingerprint

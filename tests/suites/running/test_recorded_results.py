@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +56,40 @@ def test_a_second_result_for_one_attempt_is_refused(tmp_path: Path) -> None:
         RecordedResults(lines(tmp_path, {"id": "a", "result": {}}, {"id": "a", "repetition": 1, "result": {}}), data, 1)
 
 
-def test_a_results_file_over_64_mib_is_refused_before_anything_is_scored(tmp_path: Path) -> None:
+def test_a_line_over_64_mib_is_refused_before_anything_is_scored(tmp_path: Path) -> None:
     """Issue 23 items 3 and 4: a 70 MB result line was scored (and lines of ``{}`` took 25 times their size)."""
     data = two_cases(tmp_path)
-    path = lines(tmp_path, {"id": "a", "result": {"v": 1, "pad": "x" * (70 * 1000 * 1000)}})
-    with pytest.raises(InputError, match=rf"{path}: file is \d+ bytes, over the limit of 67108864 bytes"):
+    big = {"id": "a", "result": {"v": 1, "pad": "x" * (70 * 1000 * 1000)}}
+    path = lines(tmp_path, {"id": "b", "result": {"v": 2}}, big)
+    with pytest.raises(InputError, match=rf"{path}: line 2 is over the limit of 67108864 bytes"):
         RecordedResults(path, data, 1)
+
+
+async def test_a_results_file_over_64_mib_in_lines_under_the_cap_is_scored(tmp_path: Path) -> None:
+    """Issue 27 item 3: only the per-line cap remains; the file is read line by line."""
+    data = two_cases(tmp_path)
+    pad = "x" * (34 * 1024 * 1024)
+    path = lines(tmp_path, {"id": "a", "result": {"v": 1, "pad": pad}}, {"id": "b", "result": {"v": 3, "pad": pad}})
+    assert path.stat().st_size > 64 * 1024 * 1024
+    report = await run_dataset(data, RecordedResults(path, data, 1), SuiteRunParameters(details=False))
+    assert [(a.id, a.passed) for a in report.suites[0].attempts] == [("a", True), ("b", False)]
+
+
+def test_a_line_of_exactly_the_cap_is_read_and_blank_lines_are_skipped(tmp_path: Path) -> None:
+    from tracegrade.runs import read_lines
+
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(b"abc\n\n  \nxy")
+    assert list(read_lines(path, 3)) == [(1, b"abc"), (2, b""), (3, b"  "), (4, b"xy")]
+    data = two_cases(tmp_path)
+    results = lines(tmp_path, "", {"id": "a", "result": {"v": 1}}, "   ")
+    assert RecordedResults(results, data, 1).describe()["path"] == str(results)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX FIFOs")
+def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    data = two_cases(tmp_path)
+    fifo = tmp_path / "results.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="not a regular file"):
+        RecordedResults(fifo, data, 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -9,7 +10,7 @@ from pydantic import Field
 
 from tracegrade.suites.checking._records import MetricObservation, Record, Scored
 from tracegrade.suites.reading._dataset import Expectation, Metric
-from tracegrade.suites.reading._json import canonical
+from tracegrade.suites.reading._json import json_key
 
 __all__ = [
     "ClassificationSummary",
@@ -40,25 +41,31 @@ def observe(metric: Metric, expectation: Expectation | None, scored: Scored | No
     return _fields(gold, scored.value)
 
 
+@functools.lru_cache(maxsize=1024)
+def _label_keys(labels: tuple[str | None, ...]) -> frozenset[Any]:
+    return frozenset(json_key(label) for label in labels)
+
+
 def _classification(metric: Metric, expectation: Expectation, value: Any) -> MetricObservation:
     gold = expectation.expected
     options = gold if expectation.comparison == "one_of" else [gold]
     if value is None and None not in metric.labels:
         return MetricObservation("abstained", gold=gold)
-    if canonical(value) not in {canonical(label) for label in metric.labels}:
+    key = json_key(value)
+    if key not in _label_keys(tuple(metric.labels)):
         return MetricObservation("invalid", gold=gold)
-    correct = canonical(value) in {canonical(option) for option in options}
+    correct = key in {json_key(option) for option in options}
     return MetricObservation("observed", predicted=value, gold=gold, correct=correct)
 
 
 def _multilabel(metric: Metric, gold: Any, value: Any) -> MetricObservation:
     if value is None:
         return MetricObservation("abstained", gold=gold)
-    labels = {canonical(label) for label in metric.labels}
-    if not isinstance(value, list) or any(canonical(v) not in labels for v in value) or \
-            len({canonical(v) for v in value}) != len(value):
+    labels = _label_keys(tuple(metric.labels))
+    if not isinstance(value, list) or any(json_key(v) not in labels for v in value) or \
+            len({json_key(v) for v in value}) != len(value):
         return MetricObservation("invalid", gold=gold)
-    correct = {canonical(v) for v in value} == {canonical(v) for v in gold}
+    correct = {json_key(v) for v in value} == {json_key(v) for v in gold}
     return MetricObservation("observed", predicted=value, gold=gold, correct=correct)
 
 
@@ -73,7 +80,7 @@ def _fields(gold: dict[str, Any], value: Any) -> MetricObservation:
         elif actual is None:
             fields[name] = "missed"
         else:
-            fields[name] = "correct_value" if canonical(actual) == canonical(expected) else "wrong_value"
+            fields[name] = "correct_value" if json_key(actual) == json_key(expected) else "wrong_value"
     correct = all(category.startswith("correct") for category in fields.values())
     return MetricObservation("observed", predicted=value, gold=gold, correct=correct, fields=fields)
 
@@ -217,16 +224,16 @@ def _gold_label(o: MetricObservation) -> list[Any]:
 
 
 def _confusion(labels: Sequence[Any], observed: Sequence[MetricObservation]) -> ConfusionRows:
-    index = {canonical(label): i for i, label in enumerate(labels)}
+    index = {json_key(label): i for i, label in enumerate(labels)}
     rows = [[0] * len(labels) for _ in labels]
     for o in observed:
-        rows[index[canonical(_gold_label(o)[0])]][index[canonical(o.predicted)]] += 1
+        rows[index[json_key(_gold_label(o)[0])]][index[json_key(o.predicted)]] += 1
     return ConfusionRows(labels=list(labels), rows=rows)
 
 
 def _per_label(labels: Sequence[Any], pairs: Sequence[tuple[Any, Any]]) -> dict[str, Any]:
-    keys = [canonical(label) for label in labels]
-    sets = [({canonical(g) for g in gold}, {canonical(p) for p in predicted}) for gold, predicted in pairs]
+    keys = [json_key(label) for label in labels]
+    sets = [({json_key(g) for g in gold}, {json_key(p) for p in predicted}) for gold, predicted in pairs]
     rows, pooled = [], [0, 0, 0]
     for label, key in zip(labels, keys, strict=True):
         tp = sum(1 for g, p in sets if key in g and key in p)

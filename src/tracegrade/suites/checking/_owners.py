@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -86,6 +87,7 @@ def read_usage(usage: Any) -> dict[str, int | None] | None:
             for name in USAGE_FIELDS for value in (usage.get(name),)}
 
 
+@functools.lru_cache(maxsize=4096)
 def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
@@ -137,13 +139,18 @@ def _flow_run(name: str, record: dict[str, Any], path: str, found: list[Invocati
     for step_name, step in steps.items():
         if not isinstance(step, dict):
             continue
-        step_path = f"{path}/steps/{_escape(step_name)}"
+        step_path = _step_path(path, step_name)
         selection = step.get("selection")
         origin = selection.get("origin") if isinstance(selection, dict) else None
         found.append(_invocation(name, step_name, step_path, _status(step),
                                  origin if isinstance(origin, str) else None))
         if step.get("kind") == "flow_collection":
             _items(step, step_path, found)
+
+
+@functools.lru_cache(maxsize=65536)
+def _step_path(path: str, step: str) -> str:
+    return f"{path}/steps/{_escape(step)}"
 
 
 def _items(step: dict[str, Any], step_path: str, found: list[Invocation]) -> None:

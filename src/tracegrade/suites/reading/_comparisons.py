@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from tracegrade.errors import ConfigError
-from tracegrade.suites.reading._json import ABSENT, canonical, pointer_tokens, resolve, valid_pointer
+from tracegrade.suites.reading._json import ABSENT, canonical, json_key, pointer_tokens, resolve, valid_pointer
 
 __all__ = [
     "BUILTIN_COMPARISONS",
@@ -30,6 +30,7 @@ __all__ = [
     "Rule",
     "ScorerRegistry",
     "Verdict",
+    "any_gold",
     "normalized_text",
     "project",
 ]
@@ -89,7 +90,8 @@ Rule = Callable[[Any, Any, dict[str, Any]], bool]
 GoldCheck = Callable[[Any, dict[str, Any]], str | None]
 
 
-def _any_gold(expected: Any, case_input: dict[str, Any]) -> str | None:
+def any_gold(expected: Any, case_input: dict[str, Any]) -> str | None:
+    """The gold check of comparisons that take any value as gold."""
     return None
 
 
@@ -100,7 +102,7 @@ class BuiltinComparison(Comparison):
     name: str
     rule: Rule
     """``rule(actual, expected, case_input)``: whether the value agrees with gold."""
-    gold_check: GoldCheck = _any_gold
+    gold_check: GoldCheck = any_gold
     """``gold_check(expected, case_input)``: why the gold is unusable, or None."""
     revision: str = BUILTIN_REVISION
 
@@ -134,7 +136,7 @@ def _exact(actual: Any, expected: Any, case_input: dict[str, Any]) -> bool:
 
 
 def _same_set(actual: Any, expected: Any, case_input: dict[str, Any]) -> bool:
-    return isinstance(actual, list) and {canonical(v) for v in actual} == {canonical(v) for v in expected}
+    return isinstance(actual, list) and {json_key(v) for v in actual} == {json_key(v) for v in expected}
 
 
 def _set_gold(expected: Any, case_input: dict[str, Any]) -> str | None:
@@ -142,13 +144,13 @@ def _set_gold(expected: Any, case_input: dict[str, Any]) -> str | None:
 
 
 def _one_of(actual: Any, expected: Any, case_input: dict[str, Any]) -> bool:
-    return canonical(actual) in {canonical(v) for v in expected}
+    return json_key(actual) in {json_key(v) for v in expected}
 
 
 def _one_of_gold(expected: Any, case_input: dict[str, Any]) -> str | None:
     if not isinstance(expected, list) or not expected:
         return "one_of gold must be a non-empty array"
-    if len({canonical(v) for v in expected}) != len(expected):
+    if len({json_key(v) for v in expected}) != len(expected):
         return "one_of gold must not repeat a value"
     return None
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import InitVar, dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 
 from tracegrade.suites.reading._json import canonical
 
@@ -26,6 +27,7 @@ __all__ = [
     "MetricKind",
     "SuiteEntry",
     "SuiteSpec",
+    "case_json",
     "sha256_json",
 ]
 
@@ -117,6 +119,23 @@ def sha256_json(value: Any) -> str:
     return hashlib.sha256(canonical(value)).hexdigest()
 
 
+_CASE_LIST = TypeAdapter(list[Case])
+
+
+def case_json(raw: dict[str, Any]) -> dict[str, Any]:
+    """What ``Case.model_validate(raw).model_dump(mode="json")`` gives, from ``raw`` (which must validate).
+
+    Strict validation keeps every value as it was read, so the dump is the raw case with its keys in field
+    order and the defaults spelled out; filling them in costs about two thirds of dumping the models.
+    ``tests/suites/reading/test_dataset.py`` holds it to the models' fields and defaults.
+    """
+    given = raw["input"]
+    return {"id": raw["id"], "input": {"payload": given["payload"], "metadata": given.get("metadata")},
+            "expectations": [{"name": e["name"], "path": e["path"], "expected": e["expected"],
+                              "comparison": e.get("comparison", "exact"), "each": e.get("each"),
+                              "absent_as_null": e.get("absent_as_null", False)} for e in raw["expectations"]]}
+
+
 @dataclass(frozen=True, slots=True)
 class SuiteSpec:
     """A validated suite with its cases resolved and its fingerprint computed."""
@@ -129,16 +148,31 @@ class SuiteSpec:
     metrics: tuple[Metric, ...]
     revision: str
     """The dataset revision."""
+    raw_cases: InitVar[Sequence[dict[str, Any]] | None] = None
+    """The cases as read, which validated into ``cases`` (their JSON is then filled in, not dumped again)."""
     fingerprint: str = field(init=False)
     """SHA-256 over suite name, dataset revision and case identities."""
     case_json: tuple[dict[str, Any], ...] = field(init=False, repr=False, compare=False)
     """Each case as canonical JSON-ready data (defaults spelled out)."""
+    case_digests: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
+    """Each case's ``(input_sha256, expectations_sha256)``: SHA-256 of the canonical JSON of each part."""
 
-    def __post_init__(self) -> None:
-        cases = tuple(case.model_dump(mode="json") for case in self.cases)
+    def __post_init__(self, raw_cases: Sequence[dict[str, Any]] | None) -> None:
+        cases = tuple(_CASE_LIST.dump_python(list(self.cases), mode="json")) if raw_cases is None else \
+            tuple(case_json(raw) for raw in raw_cases)
         object.__setattr__(self, "case_json", cases)
-        identity = {"suite": self.name, "revision": self.revision, "cases": cases}
-        object.__setattr__(self, "fingerprint", sha256_json(identity))
+        # The fingerprint is sha256_json({"suite", "revision", "cases"}); its canonical bytes are put together
+        # from each case's parts (sorted keys: expectations, id, input), so each part is encoded once.
+        whole = hashlib.sha256(b'{"cases":[')
+        digests = []
+        for number, case in enumerate(cases):
+            given, expectations = canonical(case["input"]), canonical(case["expectations"])
+            whole.update(b'%s{"expectations":%s,"id":%s,"input":%s}' % (
+                b"," if number else b"", expectations, canonical(case["id"]), given))
+            digests.append((hashlib.sha256(given).hexdigest(), hashlib.sha256(expectations).hexdigest()))
+        whole.update(b'],"revision":%s,"suite":%s}' % (canonical(self.revision), canonical(self.name)))
+        object.__setattr__(self, "case_digests", tuple(digests))
+        object.__setattr__(self, "fingerprint", whole.hexdigest())
 
     @property
     def targets(self) -> dict[str, str | None]:

@@ -14,6 +14,7 @@ __all__ = [
     "Absent",
     "JsonProblem",
     "canonical",
+    "json_key",
     "loads_strict",
     "pointer_tokens",
     "resolve",
@@ -147,6 +148,22 @@ def canonical(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
+def json_key(value: Any) -> Any:
+    """A hashable stand-in for ``canonical(value)``: two values' keys are equal exactly when their canonical JSON is.
+
+    Strings, integers, booleans and null are their own keys (tagged where Python equates ``1``, ``1.0`` and
+    ``True``); any other value is its canonical JSON bytes.
+    """
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is int or kind is bool:
+        return (kind is bool, value)
+    if value is None:
+        return None
+    return canonical(value)
+
+
 @functools.lru_cache(maxsize=65536)
 def valid_pointer(pointer: str) -> bool:
     """Whether ``pointer`` is an RFC 6901 JSON pointer (``""`` is the whole document)."""
@@ -170,9 +187,9 @@ def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
     value = document
     for token in tokens:
         if isinstance(value, dict):
-            if token not in value:
+            value = value.get(token, ABSENT)
+            if value is ABSENT:
                 return ABSENT
-            value = value[token]
         elif isinstance(value, list):
             if not _index(token) or int(token) >= len(value):
                 return ABSENT

@@ -110,7 +110,7 @@ def _suite(manifest_path: Path, index: int, entry: SuiteEntry, revision: str, re
     found = len(problems)
     if entry.step is not None and entry.flow is None:
         problems.append(Problem(str(manifest_path), f"{base}/step", "a step target needs a flow target"))
-    cases, file, where = _cases(manifest_path, base, entry.cases, problems, budget)
+    cases, file, where, raw = _cases(manifest_path, base, entry.cases, problems, budget)
     if cases is None:
         return None
     for number, case in enumerate(cases):
@@ -123,23 +123,24 @@ def _suite(manifest_path: Path, index: int, entry: SuiteEntry, revision: str, re
     _unique([m.name for m in entry.metrics], str(manifest_path), f"{base}/metrics", "name", "metric name", problems)
     if len(problems) > found:
         return None
-    return SuiteSpec(entry.name, entry.workflow, entry.flow, entry.step, cases, tuple(entry.metrics), revision)
+    return SuiteSpec(entry.name, entry.workflow, entry.flow, entry.step, cases, tuple(entry.metrics), revision,
+                     raw)
 
 
 def _cases(manifest_path: Path, base: str, value: Any, problems: list[Problem],
-           budget: _Budget) -> tuple[tuple[Case, ...] | None, str, str]:
+           budget: _Budget) -> tuple[tuple[Case, ...] | None, str, str, list[dict[str, Any]]]:
     if isinstance(value, str):
         if not value or Path(value).is_absolute():
             problems.append(Problem(str(manifest_path), f"{base}/cases", "case file must be a relative path"))
-            return None, "", ""
+            return None, "", "", []
         case_path = manifest_path.parent / value
         if not _inside(case_path, manifest_path.parent):
             problems.append(Problem(str(manifest_path), f"{base}/cases",
                                     "case file must stay inside the dataset folder (no '..', no links out of it)"))
-            return None, "", ""
+            return None, "", "", []
         raw = _read_json(case_path, problems, budget)
         if raw is _UNREADABLE:
-            return None, "", ""
+            return None, "", "", []
         return _validate_cases(raw, str(case_path), "", problems, nested=True)
     return _validate_cases(value, str(manifest_path), f"{base}/cases", problems, nested=False)
 
@@ -154,21 +155,21 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def _validate_cases(raw: Any, file: str, where: str, problems: list[Problem],
-                    *, nested: bool) -> tuple[tuple[Case, ...] | None, str, str]:
+                    *, nested: bool) -> tuple[tuple[Case, ...] | None, str, str, list[dict[str, Any]]]:
     if not isinstance(raw, list) or not raw:
         what = "a case file must hold a non-empty array of cases" if nested else \
             "cases must be a non-empty array or a case-file path"
         problems.append(Problem(file, where, what))
-        return None, file, where
+        return None, file, where, []
     for number, item in enumerate(raw):
         if isinstance(item, str):
             problems.append(Problem(file, f"{where}/{number}", "case files cannot point to further files"))
-            return None, file, where
+            return None, file, where, []
     try:
-        return tuple(_CASES.validate_python(raw)), file, where
+        return tuple(_CASES.validate_python(raw)), file, where, raw
     except ValidationError as exc:
         problems.extend(_pydantic_problems(file, where, exc))
-        return None, file, where
+        return None, file, where, []
 
 
 def _unique(values: list[str], file: str, where: str, key: str, what: str, problems: list[Problem]) -> None:

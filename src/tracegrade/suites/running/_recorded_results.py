@@ -6,15 +6,16 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade.errors import InputError
-from tracegrade.runs import gc_paused, read_capped
+from tracegrade.runs import gc_paused, read_lines
 from tracegrade.suites.checking._records import AttemptRequest, Observation
 from tracegrade.suites.reading._dataset import Dataset
 from tracegrade.suites.reading._json import JsonProblem, loads_strict
 
-__all__ = ["MAX_RECORDED_BYTES", "RecordedResults"]
+__all__ = ["MAX_RECORDED_LINE_BYTES", "RecordedResults"]
 
-MAX_RECORDED_BYTES = 64 * 1024 * 1024
-"""Largest recorded-results file, so also the largest line (a case file has the same limit)."""
+MAX_RECORDED_LINE_BYTES = 64 * 1024 * 1024
+"""Largest line of a recorded-results file (a case file has the same limit); the file itself is read
+line by line and has no cap of its own."""
 
 _KEYS = frozenset({"suite", "id", "repetition", "result", "elapsed_seconds", "usage"})
 Key = tuple[str | None, str, int]
@@ -33,9 +34,8 @@ class RecordedResults:
         ids = {(suite.name, case.id) for suite in dataset.suites for case in suite.cases}
         names = {suite.name for suite in dataset.suites}
         self._all_ids = {case_id for _, case_id in ids}
-        data = read_capped(path, MAX_RECORDED_BYTES)  # a FIFO or device is refused, never waited on
-        with gc_paused():
-            for number, line in enumerate(data.split(b"\n"), start=1):
+        with gc_paused():  # a FIFO or device is refused, never waited on
+            for number, line in read_lines(path, MAX_RECORDED_LINE_BYTES):
                 if line.strip():
                     self._add(number, line, ids, names, repeat)
 
