@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,7 @@ def _steps(base_tree: list[ComparedNode], cand_tree: list[ComparedNode]) -> list
     return rows
 
 
-def _trees(nodes: list[ComparedNode], wanted: set[str]) -> dict[str, list[ComparedNode]]:
+def _trees(nodes: Sequence[ComparedNode], wanted: set[str]) -> dict[str, list[ComparedNode]]:
     trees: dict[str, list[ComparedNode]] = {}
     for node in nodes:
         if node.root_id in wanted:

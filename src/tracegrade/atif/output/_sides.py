@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tracegrade.atif.output._compared import ComparedNode, ComparedResults
+from tracegrade.atif.output._compared import ComparedNode, ComparedResults, decode_results
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.runs import read_manifest
 
@@ -118,11 +118,11 @@ def read_side(path: Path, which: str) -> Side:
 
 def _read_results(file: Path) -> ComparedResults:
     try:
-        return ComparedResults.model_validate_json(file.read_bytes())
+        return decode_results(file.read_bytes())
     except FileNotFoundError:
         raise InputError(f"{file.parent}: no evaluation_results.json there") from None
-    except ValueError as exc:  # pydantic's ValidationError included
-        raise InputError(f"{file}: not a tracegrade evaluation_results.json ({type(exc).__name__})") from None
+    except ValueError as exc:  # msgspec's errors included
+        raise InputError(f"{file}: not a tracegrade evaluation_results.json ({exc})") from None
 
 
 def _run_fields(results: ComparedResults) -> dict[str, Any]:
