@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -118,13 +119,28 @@ def _trees(nodes: Sequence[ComparedNode], wanted: set[str]) -> dict[str, list[Co
     return trees
 
 
-def _pair_row(index: int, pair: PairRecord, detailed: bool) -> dict[str, Any]:
-    return {
-        "pair": {"text": pair.id, "href": f"#pair-{index}"} if detailed else None, "id": pair.id,
-        "matched_by": pair.matched_by, "outcome": pair.outcome, "baseline": pair.baseline_score,
-        "candidate": pair.candidate_score, "delta": pair.delta, "aggregate_delta": pair.aggregate_delta,
-        "passed": f"{_flag(pair.baseline_passed)} → {_flag(pair.candidate_passed)}",
-    }
+@dataclass(frozen=True, slots=True)
+class _PairRow:
+    """A row of the pairs table (attributes: jinja reads a dict's keys only after a failed attribute lookup)."""
+
+    href: str | None
+    id: str
+    matched_by: str
+    outcome: str
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    aggregate_delta: float | None
+    passed: str
+
+
+def _pair_row(index: int, pair: PairRecord, detailed: bool) -> _PairRow:
+    return _PairRow(
+        href=f"#pair-{index}" if detailed else None, id=pair.id, matched_by=pair.matched_by, outcome=pair.outcome,
+        baseline=pair.baseline_score, candidate=pair.candidate_score, delta=pair.delta,
+        aggregate_delta=pair.aggregate_delta,
+        passed=f"{_flag(pair.baseline_passed)} → {_flag(pair.candidate_passed)}",
+    )
 
 
 def _flag(value: bool | None) -> str:
