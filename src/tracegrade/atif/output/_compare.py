@@ -155,9 +155,9 @@ class ComparisonOutcome:
     candidate: Side
 
 
-Trees = dict[str, list[ComparedNode]]
+_Trees = dict[str, list[ComparedNode]]
 """A run's nodes by the root they belong to."""
-Contribution = tuple[float, int] | None
+_Contribution = tuple[float, int] | None
 """A root's total and count in the collection score; None when it did not score."""
 
 
@@ -167,18 +167,18 @@ class _Matched:
 
     pair: Paired
     nodes: list[tuple[str, ComparedNode | None, ComparedNode | None]]
-    baseline: Contribution
-    candidate: Contribution
+    baseline: _Contribution
+    candidate: _Contribution
 
 
-def _trees(nodes: Sequence[ComparedNode]) -> Trees:
-    trees: Trees = defaultdict(list)
+def _trees(nodes: Sequence[ComparedNode]) -> _Trees:
+    trees: _Trees = defaultdict(list)
     for node in nodes:
         trees[node.root_id].append(node)
     return trees
 
 
-def _contribution(root: ComparedNode, tree: Sequence[ComparedNode], mode: SubagentAggregation) -> Contribution:
+def _contribution(root: ComparedNode, tree: Sequence[ComparedNode], mode: SubagentAggregation) -> _Contribution:
     """A root's total and count in the collection score under ``mode``; None when the root did not score."""
     if root.status is not NodeStatusCode.SCORED:
         return None
@@ -189,7 +189,7 @@ def _contribution(root: ComparedNode, tree: Sequence[ComparedNode], mode: Subage
     return None if value is None else (value, 1)
 
 
-def _matched(pairing: Pairing, trees: tuple[Trees, Trees], mode: SubagentAggregation) -> list[_Matched]:
+def _matched(pairing: Pairing, trees: tuple[_Trees, _Trees], mode: SubagentAggregation) -> list[_Matched]:
     matched = []
     for pair in pairing.pairs:
         base_tree, cand_tree = trees[0][pair.baseline.node_id], trees[1][pair.candidate.node_id]
@@ -249,7 +249,7 @@ def _tally(matched: list[_Matched]) -> _Tally:
     return tally
 
 
-def _score(contribution: Contribution) -> float | None:
+def _score(contribution: _Contribution) -> float | None:
     return None if contribution is None else contribution[0] / contribution[1]
 
 
