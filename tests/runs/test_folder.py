@@ -10,7 +10,7 @@ import pytest
 from pytest import MonkeyPatch
 
 from tracegrade.errors import InputError, OutputError
-from tracegrade.runs import JobStatus, RunFolder, _folder, read_manifest
+from tracegrade.runs import JobStatus, RunFolder, _folder, read_manifest, read_verified
 
 
 def test_a_finished_folder_lists_every_file_with_its_hash(tmp_path: Path) -> None:
@@ -71,6 +71,19 @@ def test_a_file_changed_after_the_manifest_is_detected(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"differs from manifest\.json"):
         read_manifest(tmp_path)
     assert read_manifest(tmp_path, verify=False)["status"] == "failed"
+
+
+def test_read_verified_gives_one_file_and_checks_them_all(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path, kind="test", job_id="j")
+    folder.write_bytes("results.json", b"{}")
+    folder.write_bytes("other.txt", b"kept")
+    folder.finish(JobStatus.COMPLETED)
+    manifest, data = read_verified(tmp_path, "results.json")
+    assert (manifest["job_id"], data) == ("j", b"{}")
+    assert read_verified(tmp_path, "absent.json")[1] is None
+    (tmp_path / "other.txt").write_bytes(b"changed")
+    with pytest.raises(InputError, match=r"other\.txt: differs from manifest\.json"):
+        read_verified(tmp_path, "results.json")
 
 
 def test_an_existing_file_as_output_is_refused_up_front(tmp_path: Path) -> None:

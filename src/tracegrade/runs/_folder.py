@@ -29,7 +29,7 @@ from tracegrade.runs._status import JobStatus
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "dump_json", "read_manifest"]
+__all__ = ["MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "dump_json", "read_manifest", "read_verified"]
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "tracegrade-run-folder/1"
@@ -231,7 +231,7 @@ def read_manifest(path: Path, *, verify: bool = True) -> Manifest:
         raise InputError(f"{target}: not a tracegrade run-folder manifest", code="incomplete_run")
     if verify:
         for name, entry in manifest.get("files", {}).items():
-            _verify_file(path, name, entry)
+            _verified_bytes(path, name, entry)
     return manifest
 
 
@@ -251,7 +251,7 @@ def amend_manifest(path: Path, names: Sequence[str]) -> bool:
     manifest = read_manifest(path, verify=False)
     for name, entry in manifest.get("files", {}).items():
         if name not in names:
-            _verify_file(path, name, entry)
+            _verified_bytes(path, name, entry)
     for name in names:
         file = path / _relative(name)
         try:
@@ -267,7 +267,29 @@ def amend_manifest(path: Path, names: Sequence[str]) -> bool:
     return True
 
 
-def _verify_file(folder: Path, name: str, entry: Mapping[str, Any]) -> None:
+def read_verified(path: Path, name: str) -> tuple[Manifest, bytes | None]:
+    """The manifest of a complete run folder, every listed file verified, and the bytes of ``name`` read once.
+
+    A ``name`` the manifest does not list is read as it is; None when the folder has no such file.
+
+    Raises:
+        InputError: as :func:`read_manifest`.
+    """
+    manifest = read_manifest(path, verify=False)
+    wanted: bytes | None = None
+    for listed, entry in manifest.get("files", {}).items():
+        data = _verified_bytes(path, listed, entry)
+        if listed == name:
+            wanted = data
+    if wanted is None:
+        try:
+            wanted = (path / name).read_bytes()
+        except FileNotFoundError:
+            return manifest, None
+    return manifest, wanted
+
+
+def _verified_bytes(folder: Path, name: str, entry: Mapping[str, Any]) -> bytes:
     file = folder / _relative(name)
     try:
         data = file.read_bytes()
@@ -275,6 +297,7 @@ def _verify_file(folder: Path, name: str, entry: Mapping[str, Any]) -> None:
         raise InputError(f"{file}: listed in {MANIFEST_NAME} but missing", code="incomplete_run") from None
     if len(data) != entry.get("bytes") or hashlib.sha256(data).hexdigest() != entry.get("sha256"):
         raise InputError(f"{file}: differs from {MANIFEST_NAME} (written by another job?)", code="incomplete_run")
+    return data
 
 
 def _relative(name: str) -> PurePosixPath:

@@ -98,22 +98,11 @@ def test_a_folder_of_another_kind_is_refused(tmp_path: Path) -> None:
         read_side(tmp_path / "suite", "baseline")
 
 
-def test_a_side_reads_the_fields_of_the_full_results(runs: dict[str, Path]) -> None:
-    side, full = read_side(runs["worse"], "candidate").results, read_results(runs["worse"])
-    assert (side.job_id, side.parameters, side.summary) == (full.job_id, full.parameters, full.summary)
-    for node, whole in zip(side.nodes, full.nodes, strict=True):
-        assert node.model_dump(exclude={"steps"}) == whole.model_dump(include=set(type(node).model_fields) - {"steps"})
-        for step, entire in zip(node.steps, whole.steps, strict=True):
-            assert step.score == entire.score and step.rationale == entire.rationale
-            assert step.content is not None and entire.content is not None
-            assert step.content.message == entire.content.message
-
-
 def test_a_file_that_is_not_judge_results_is_refused(runs: dict[str, Path], tmp_path: Path) -> None:
     from tracegrade.runs import JobStatus, RunFolder
 
     folder = RunFolder(tmp_path / "odd", kind="atif-judge", job_id="odd")
     folder.write_json("evaluation_results.json", {"format": "something-else/1"})
     folder.finish(JobStatus.COMPLETED)
-    with pytest.raises(InputError, match=r"not a tracegrade evaluation_results\.json"):
+    with pytest.raises(InputError, match=r"not a tracegrade evaluation_results\.json \(.* - at `\$\.format`\)$"):
         read_side(tmp_path / "odd", "baseline")

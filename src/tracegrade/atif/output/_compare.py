@@ -155,15 +155,30 @@ class ComparisonOutcome:
     candidate: Side
 
 
-def _trees(nodes: Sequence[ComparedNode]) -> dict[str, list[ComparedNode]]:
-    trees: dict[str, list[ComparedNode]] = defaultdict(list)
+_Trees = dict[str, list[ComparedNode]]
+"""A run's nodes by the root they belong to."""
+_Contribution = tuple[float, int] | None
+"""A root's total and count in the collection score; None when it did not score."""
+
+
+@dataclass(frozen=True)
+class _Matched:
+    """A pair with the nodes of its two trees matched by place."""
+
+    pair: Paired
+    nodes: list[tuple[str, ComparedNode | None, ComparedNode | None]]
+    baseline: _Contribution
+    candidate: _Contribution
+
+
+def _trees(nodes: Sequence[ComparedNode]) -> _Trees:
+    trees: _Trees = defaultdict(list)
     for node in nodes:
         trees[node.root_id].append(node)
     return trees
 
 
-def _contribution(root: ComparedNode, tree: Sequence[ComparedNode],
-                  mode: SubagentAggregation) -> tuple[float, int] | None:
+def _contribution(root: ComparedNode, tree: Sequence[ComparedNode], mode: SubagentAggregation) -> _Contribution:
     """A root's total and count in the collection score under ``mode``; None when the root did not score."""
     if root.status is not NodeStatusCode.SCORED:
         return None
@@ -172,6 +187,16 @@ def _contribution(root: ComparedNode, tree: Sequence[ComparedNode],
         return (sum(values), len(values)) if values else None
     value = root.aggregate if mode is SubagentAggregation.HIERARCHICAL else root.own_score
     return None if value is None else (value, 1)
+
+
+def _matched(pairing: Pairing, trees: tuple[_Trees, _Trees], mode: SubagentAggregation) -> list[_Matched]:
+    matched = []
+    for pair in pairing.pairs:
+        base_tree, cand_tree = trees[0][pair.baseline.node_id], trees[1][pair.candidate.node_id]
+        matched.append(_Matched(pair, list(matched_nodes(base_tree, cand_tree)),
+                                _contribution(pair.baseline, base_tree, mode),
+                                _contribution(pair.candidate, cand_tree, mode)))
+    return matched
 
 
 def _delta(first: float | None, second: float | None) -> float | None:
@@ -193,16 +218,17 @@ def _node_delta(place: str, base: ComparedNode | None, cand: ComparedNode | None
 
 @dataclass
 class _Tally:
-    """Step-level figures gathered while the pairs are walked."""
+    """Step-level figures of the matched nodes of every pair."""
 
     criteria: defaultdict[str, list[float]]
     shifts: Counter[tuple[str, str]]
 
     def add(self, base: ComparedNode, cand: ComparedNode) -> None:
         for first, second in matched_steps(base, cand):
-            if first.status is StepStatus.SCORED and second.status is StepStatus.SCORED:
-                for name, value in (first.criterion_scores or {}).items():
-                    other = (second.criterion_scores or {}).get(name)
+            if first.status is StepStatus.SCORED and second.status is StepStatus.SCORED and first.criterion_scores:
+                others = second.criterion_scores or {}
+                for name, value in first.criterion_scores.items():
+                    other = others.get(name)
                     if other is not None:
                         self.criteria[name].append(other - value)
             if first.failure_candidate or second.failure_candidate:
@@ -214,33 +240,40 @@ def _category(low: bool, category: str | None) -> str:
     return (category or "uncategorized") if low else "not_low"
 
 
-def _pair_record(pair: Paired, trees: tuple[dict[str, list[ComparedNode]], dict[str, list[ComparedNode]]],
-                 mode: SubagentAggregation, tally: _Tally) -> tuple[PairRecord, tuple[float, int] | None,
-                                                                    tuple[float, int] | None]:
-    base_tree, cand_tree = trees[0][pair.baseline.node_id], trees[1][pair.candidate.node_id]
-    nodes = []
-    for place, base, cand in matched_nodes(base_tree, cand_tree):
-        nodes.append(_node_delta(place, base, cand))
-        if base is not None and cand is not None:
-            tally.add(base, cand)
-    first, second = _contribution(pair.baseline, base_tree, mode), _contribution(pair.candidate, cand_tree, mode)
-    base_score = None if first is None else first[0] / first[1]
-    cand_score = None if second is None else second[0] / second[1]
-    b_root, c_root = pair.baseline, pair.candidate
-    record = PairRecord(
-        id=pair.id, candidate_root=c_root.node_id, matched_by=pair.matched_by, outcome="unchanged",
+def _tally(matched: list[_Matched]) -> _Tally:
+    tally = _Tally(defaultdict(list), Counter())
+    for item in matched:
+        for _, base, cand in item.nodes:
+            if base is not None and cand is not None:
+                tally.add(base, cand)
+    return tally
+
+
+def _score(contribution: _Contribution) -> float | None:
+    return None if contribution is None else contribution[0] / contribution[1]
+
+
+def _outcome(item: _Matched, changed: dict[str, Outcome]) -> Outcome:
+    if item.baseline is None and item.candidate is None:
+        return "failed_in_both"
+    if item.baseline is None:
+        return "failed_in_baseline"
+    if item.candidate is None:
+        return "failed_in_candidate"
+    return changed.get(item.pair.id, "unchanged")
+
+
+def _pair_record(item: _Matched, outcome: Outcome) -> PairRecord:
+    pair, b_root, c_root = item.pair, item.pair.baseline, item.pair.candidate
+    base_score, cand_score = _score(item.baseline), _score(item.candidate)
+    return PairRecord(
+        id=pair.id, candidate_root=c_root.node_id, matched_by=pair.matched_by, outcome=outcome,
         baseline_score=base_score, candidate_score=cand_score, delta=_delta(base_score, cand_score),
         baseline_aggregate=b_root.aggregate, candidate_aggregate=c_root.aggregate,
         aggregate_delta=_delta(b_root.aggregate, c_root.aggregate),
-        baseline_passed=b_root.passed, candidate_passed=c_root.passed, nodes=nodes,
+        baseline_passed=b_root.passed, candidate_passed=c_root.passed,
+        nodes=[_node_delta(place, base, cand) for place, base, cand in item.nodes],
     )
-    return record, first, second
-
-
-def _failed_outcome(first: object, second: object) -> Outcome:
-    if first is None and second is None:
-        return "failed_in_both"
-    return "failed_in_baseline" if first is None else "failed_in_candidate"
 
 
 def _judge_errors(side: Side) -> JudgeErrors:
@@ -253,15 +286,10 @@ def _judge_errors(side: Side) -> JudgeErrors:
     )
 
 
-def _differences(baseline: Side, candidate: Side, pairing: Pairing,
-                 trees: tuple[dict[str, list[ComparedNode]], dict[str, list[ComparedNode]]]) -> list[Difference]:
-    matched = (
-        (pair.id, base, cand)
-        for pair in pairing.pairs
-        for _, base, cand in matched_nodes(trees[0][pair.baseline.node_id], trees[1][pair.candidate.node_id])
-        if base is not None and cand is not None
-    )
-    return [*run_differences(baseline.results, candidate.results), *node_differences(matched)]
+def _differences(baseline: Side, candidate: Side, matched: list[_Matched]) -> list[Difference]:
+    both = ((item.pair.id, base, cand) for item in matched for _, base, cand in item.nodes
+            if base is not None and cand is not None)
+    return [*run_differences(baseline.results, candidate.results), *node_differences(both)]
 
 
 def compare_runs(
@@ -276,8 +304,8 @@ def compare_runs(
     """
     options, gate = options or ComparisonOptions(), gate or GateOptions()
     check_field_names(options.allow_different)
-    base_side, cand_side = read_side(baseline, "baseline"), read_side(candidate, "candidate")
     with gc_paused():
+        base_side, cand_side = read_side(baseline, "baseline"), read_side(candidate, "candidate")
         comparison = _compare(base_side, cand_side, options, gate, (baseline, candidate))
     return ComparisonOutcome(comparison, base_side, cand_side)
 
@@ -285,23 +313,16 @@ def compare_runs(
 def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate: GateOptions,
              given: tuple[Path, Path]) -> AtifComparison:
     base_nodes, cand_nodes = base_side.results.nodes, cand_side.results.nodes
-    trees = (_trees(base_nodes), _trees(cand_nodes))
     pairing = pair_roots(base_nodes, cand_nodes)
-    allowed = check_allowed(_differences(base_side, cand_side, pairing, trees), options.allow_different)
     mode = SubagentAggregation(base_side.results.summary.subagent_aggregation)
-    tally = _Tally(defaultdict(list), Counter())
-    records, scored = [], []
-    for pair in pairing.pairs:
-        record, first, second = _pair_record(pair, trees, mode, tally)
-        if first is None or second is None:
-            record = record.model_copy(update={"outcome": _failed_outcome(first, second)})
-        else:
-            scored.append((record, first, second))
-        records.append(record)
-    paired = compare_paired(_units(scored), min_delta=gate.min_delta, resamples=options.resamples,
+    matched = _matched(pairing, (_trees(base_nodes), _trees(cand_nodes)), mode)
+    allowed = check_allowed(_differences(base_side, cand_side, matched), options.allow_different)
+    tally = _tally(matched)
+    paired = compare_paired(_units(matched), min_delta=gate.min_delta, resamples=options.resamples,
                             level=options.level, seed=options.seed)
-    changed = {**dict.fromkeys(paired.improved, "improved"), **dict.fromkeys(paired.regressed, "regressed")}
-    records = [r.model_copy(update={"outcome": changed[r.id]}) if r.id in changed else r for r in records]
+    changed: dict[str, Outcome] = {**dict.fromkeys(paired.improved, "improved"),
+                                   **dict.fromkeys(paired.regressed, "regressed")}
+    records = [_pair_record(item, _outcome(item, changed)) for item in matched]
     return AtifComparison(
         **dict(paired),
         baseline=base_side.record(given[0]), candidate=cand_side.record(given[1]),
@@ -321,13 +342,15 @@ def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate:
     )
 
 
-def _units(scored: list[tuple[PairRecord, tuple[float, int], tuple[float, int]]]) -> PairedUnits:
+def _units(matched: list[_Matched]) -> PairedUnits:
+    """The totals, counts and pass flags of the pairs scored on both sides."""
+    scored = [(m.pair, m.baseline, m.candidate) for m in matched if m.baseline is not None and m.candidate is not None]
     return PairedUnits(
-        ids=[r.id for r, _, _ in scored],
+        ids=[pair.id for pair, _, _ in scored],
         baseline=[b[0] for _, b, _ in scored], candidate=[c[0] for _, _, c in scored],
         baseline_counts=[b[1] for _, b, _ in scored], candidate_counts=[c[1] for _, _, c in scored],
-        baseline_passed=[r.baseline_passed for r, _, _ in scored],
-        candidate_passed=[r.candidate_passed for r, _, _ in scored],
+        baseline_passed=[pair.baseline.passed for pair, _, _ in scored],
+        candidate_passed=[pair.candidate.passed for pair, _, _ in scored],
     )
 
 

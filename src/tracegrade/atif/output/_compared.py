@@ -1,30 +1,29 @@
-"""What a comparison reads of a judge run: the results without the bulky copies of what the judge saw.
+"""What a comparison reads of a judge run: each node's scores and each step's verdict, nothing of what the judge saw.
 
-Reading ``evaluation_results.json`` into these models costs about a quarter less than the full records: each
-step keeps its verdict and the message it scored, and the rest of its ``content`` is skipped while parsing.
+``evaluation_results.json`` is decoded straight into these msgspec structs: the fields a comparison does not use
+(the judge's view of each step, most node fields) are skipped while parsing, nothing is built for them, and the
+structs are left out of garbage collection, so reading two runs of 10,000 trajectories takes a fraction of a
+validating parse. The run's parameters and summary are still read into their pydantic records.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+import msgspec
+from pydantic import BaseModel, ValidationError
 
 from tracegrade.atif.scoring._records import NodeStatusCode, RunSummary, StepStatus
-from tracegrade.atif.scoring._results import RESULTS_FORMAT, RunParameters
+from tracegrade.atif.scoring._results import RunParameters
 
-__all__ = ["ComparedNode", "ComparedResults", "ComparedStep"]
-
-
-class _Read(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+__all__ = ["ComparedNode", "ComparedResults", "ComparedStep", "decode_results"]
 
 
-class _Content(_Read):
+class _Content(msgspec.Struct, frozen=True, gc=False):
     message: str | None = None
 
 
-class ComparedStep(_Read):
+class ComparedStep(msgspec.Struct, frozen=True, gc=False):
     """A step's identity and verdict."""
 
     index: int
@@ -41,7 +40,7 @@ class ComparedStep(_Read):
     content: _Content | None = None
 
 
-class ComparedNode(_Read):
+class ComparedNode(msgspec.Struct, frozen=True, gc=False):
     """A node's identity, place in its tree, scores and steps."""
 
     node_id: str
@@ -56,17 +55,55 @@ class ComparedNode(_Read):
     aggregate: float | None
     passed: bool | None
     criteria: dict[str, Any] | None = None
-    steps: list[ComparedStep] = Field(default_factory=list)
+    steps: tuple[ComparedStep, ...] = ()
 
 
-class ComparedResults(_Read):
-    """A judge run as a comparison reads it."""
-
-    format: Literal["tracegrade.atif.evaluation_results/1"] = RESULTS_FORMAT
+class _Document(msgspec.Struct, frozen=True, gc=False):
+    format: Literal["tracegrade.atif.evaluation_results/1"]
     job_id: str
     created_at: str
+    parameters: msgspec.Raw
+    provenance: dict[str, Any]
+    summary: msgspec.Raw
     shard: str | None = None
+    nodes: tuple[ComparedNode, ...] = ()
+
+
+class ComparedResults(msgspec.Struct, frozen=True):
+    """A judge run as a comparison reads it."""
+
+    job_id: str
+    created_at: str
+    shard: str | None
     parameters: RunParameters
     provenance: dict[str, Any]
     summary: RunSummary
-    nodes: list[ComparedNode] = Field(default_factory=list)
+    nodes: tuple[ComparedNode, ...]
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+_DECODER = msgspec.json.Decoder(_Document)
+
+
+def decode_results(data: bytes) -> ComparedResults:
+    """The results in ``data`` (an ``evaluation_results.json``).
+
+    Raises:
+        ValueError: not JSON, or not the structure tracegrade writes; one line naming the place.
+    """
+    document = _DECODER.decode(data)
+    return ComparedResults(
+        job_id=document.job_id, created_at=document.created_at, shard=document.shard,
+        parameters=_record(RunParameters, document.parameters, "parameters"),
+        provenance=document.provenance, summary=_record(RunSummary, document.summary, "summary"),
+        nodes=document.nodes,
+    )
+
+
+def _record(model: type[_Model], raw: msgspec.Raw, name: str) -> _Model:
+    try:
+        return model.model_validate_json(bytes(raw))
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        place = ".".join(str(part) for part in (name, *error["loc"]))
+        raise ValueError(f"{error['msg']} - at `$.{place}`") from None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -10,7 +12,7 @@ from tracegrade.atif.output._compare import AtifComparison, ComparisonOutcome, P
 from tracegrade.atif.output._compared import ComparedNode, ComparedStep
 from tracegrade.atif.output._pairing import matched_nodes, matched_steps
 from tracegrade.render import MISSING, fmt_score, render_html
-from tracegrade.runs import JobStatus, RunFolder
+from tracegrade.runs import JobStatus, RunFolder, gc_paused
 
 __all__ = ["DETAILED_PAIRS", "comparison_lines", "render_comparison", "write_comparison"]
 
@@ -109,7 +111,7 @@ def _steps(base_tree: list[ComparedNode], cand_tree: list[ComparedNode]) -> list
     return rows
 
 
-def _trees(nodes: list[ComparedNode], wanted: set[str]) -> dict[str, list[ComparedNode]]:
+def _trees(nodes: Sequence[ComparedNode], wanted: set[str]) -> dict[str, list[ComparedNode]]:
     trees: dict[str, list[ComparedNode]] = {}
     for node in nodes:
         if node.root_id in wanted:
@@ -117,13 +119,28 @@ def _trees(nodes: list[ComparedNode], wanted: set[str]) -> dict[str, list[Compar
     return trees
 
 
-def _pair_row(index: int, pair: PairRecord, detailed: bool) -> dict[str, Any]:
-    return {
-        "pair": {"text": pair.id, "href": f"#pair-{index}"} if detailed else None, "id": pair.id,
-        "matched_by": pair.matched_by, "outcome": pair.outcome, "baseline": pair.baseline_score,
-        "candidate": pair.candidate_score, "delta": pair.delta, "aggregate_delta": pair.aggregate_delta,
-        "passed": f"{_flag(pair.baseline_passed)} → {_flag(pair.candidate_passed)}",
-    }
+@dataclass(frozen=True, slots=True)
+class _PairRow:
+    """A row of the pairs table (attributes: jinja reads a dict's keys only after a failed attribute lookup)."""
+
+    href: str | None
+    id: str
+    matched_by: str
+    outcome: str
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    aggregate_delta: float | None
+    passed: str
+
+
+def _pair_row(index: int, pair: PairRecord, detailed: bool) -> _PairRow:
+    return _PairRow(
+        href=f"#pair-{index}" if detailed else None, id=pair.id, matched_by=pair.matched_by, outcome=pair.outcome,
+        baseline=pair.baseline_score, candidate=pair.candidate_score, delta=pair.delta,
+        aggregate_delta=pair.aggregate_delta,
+        passed=f"{_flag(pair.baseline_passed)} → {_flag(pair.candidate_passed)}",
+    )
 
 
 def _flag(value: bool | None) -> str:
@@ -160,9 +177,10 @@ def write_comparison(outcome: ComparisonOutcome, out_dir: Path) -> dict[str, Pat
     c = outcome.comparison
     folder = RunFolder(out_dir, kind="atif-compare", job_id=f"{c.baseline.job_id}..{c.candidate.job_id}")
     stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    paths = {
-        "comparison.json": folder.write_json("comparison.json", c.model_dump(mode="json")),
-        "comparison.html": folder.write_text("comparison.html", render_comparison(outcome, generated_at=stamp)),
-    }
+    with gc_paused():  # both runs are live: a full collection would walk every record and free none
+        paths = {
+            "comparison.json": folder.write_json("comparison.json", c.model_dump(mode="json")),
+            "comparison.html": folder.write_text("comparison.html", render_comparison(outcome, generated_at=stamp)),
+        }
     folder.finish(JobStatus.COMPLETED, {"gate_exit_code": c.gate.exit_code})
     return paths

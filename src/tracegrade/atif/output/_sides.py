@@ -9,9 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tracegrade.atif.output._compared import ComparedNode, ComparedResults
+from tracegrade.atif.output._compared import ComparedNode, ComparedResults, decode_results
 from tracegrade.errors import ConfigError, InputError
-from tracegrade.runs import read_manifest
+from tracegrade.runs import read_verified
 
 __all__ = [
     "GUARDED_FIELDS",
@@ -105,24 +105,24 @@ def read_side(path: Path, which: str) -> Side:
     folder, layout = path, "run_folder"
     if not (path / "evaluation_results.json").exists() and (path / "results" / "evaluation_results.json").exists():
         folder, layout = path / "results", "evalhub_job"
-    manifest = read_manifest(folder)
+    manifest, data = read_verified(folder, "evaluation_results.json")
     if manifest.get("kind") != "atif-judge":
         raise InputError(f"{which} {folder}: a {manifest.get('kind')} run folder, not an ATIF judge run",
                          code="not_a_judge_run")
-    results = _read_results(folder / "evaluation_results.json")
+    results = _decoded(folder / "evaluation_results.json", data)
     if results.shard is not None:
         raise InputError(f"{which} {folder}: shard {results.shard} of job {results.job_id}; merge the shards first "
                          "(tracegrade merge)", code="shard_not_merged")
     return Side(folder, layout, results)
 
 
-def _read_results(file: Path) -> ComparedResults:
+def _decoded(file: Path, data: bytes | None) -> ComparedResults:
+    if data is None:
+        raise InputError(f"{file.parent}: no evaluation_results.json there")
     try:
-        return ComparedResults.model_validate_json(file.read_bytes())
-    except FileNotFoundError:
-        raise InputError(f"{file.parent}: no evaluation_results.json there") from None
-    except ValueError as exc:  # pydantic's ValidationError included
-        raise InputError(f"{file}: not a tracegrade evaluation_results.json ({type(exc).__name__})") from None
+        return decode_results(data)
+    except ValueError as exc:  # msgspec's errors included
+        raise InputError(f"{file}: not a tracegrade evaluation_results.json ({exc})") from None
 
 
 def _run_fields(results: ComparedResults) -> dict[str, Any]:
