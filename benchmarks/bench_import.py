@@ -22,8 +22,8 @@ Every import writes into a new folder under ``--out-parent`` (default: the syste
 folders are removed only after the last round: ext4 without a journal (this project's machines) does not reuse
 an inode freed in the last minute, and creating 10,000 files next to 10,000 just deleted cost up to a second of
 system time in the inode allocator (``recently_deleted`` under ``perf``), so removing each round's output before
-the next one measured the benchmark's own clean-up rather than the import. User and system seconds are
-printed apart.
+the next one measured the benchmark's own clean-up rather than the import (``--clean-each-round`` does that
+again, to compare). User and system seconds are printed apart.
 """
 
 from __future__ import annotations
@@ -148,7 +148,8 @@ def run_phase(phase: str, folder: Path, out_parent: Path) -> dict[str, float]:
             "rss_mib": rss_mib, "spans": spans}
 
 
-def measure(folder: Path, repeat: int, baseline: Path | None, out_parent: Path | None) -> dict[str, dict[str, float]]:
+def measure(folder: Path, repeat: int, baseline: Path | None, out_parent: Path | None,
+            clean_each_round: bool = False) -> dict[str, dict[str, float]]:
     """Every phase ``repeat`` times in child processes, the fastest round of each kept."""
     best: dict[str, dict[str, float]] = {}
     outputs = Path(tempfile.mkdtemp(prefix="bench-import-outputs-", dir=out_parent))
@@ -158,6 +159,9 @@ def measure(folder: Path, repeat: int, baseline: Path | None, out_parent: Path |
                 if phase == "baseline" and baseline is None:
                     continue
                 got = _child(phase, folder, outputs, baseline)
+                if clean_each_round:
+                    for written in outputs.iterdir():
+                        shutil.rmtree(written, ignore_errors=True)
                 if phase not in best or got["cpu"] < best[phase]["cpu"]:
                     best[phase] = got
     finally:
@@ -204,6 +208,8 @@ def main() -> None:
                         help="also time import_otel of the tracegrade in this folder (an older checkout's src)")
     parser.add_argument("--out-parent", type=Path, default=None,
                         help="where the imports write (default: the system's temporary folder)")
+    parser.add_argument("--clean-each-round", action="store_true",
+                        help="remove each import's output at once (as before), not after the last round")
     parser.add_argument("--phase", choices=PHASES, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.phase:
@@ -217,7 +223,7 @@ def main() -> None:
         megabytes = sum(p.stat().st_size for p in folder.glob("*.json")) / 1e6
         started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
         print(f"started {started}, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        report(measure(folder, args.repeat, args.baseline_src, args.out_parent), megabytes)
+        report(measure(folder, args.repeat, args.baseline_src, args.out_parent, args.clean_each_round), megabytes)
 
 
 if __name__ == "__main__":
