@@ -31,6 +31,23 @@ def test_times_are_iso_utc_with_microseconds() -> None:
     assert iso_time(None) is None
 
 
+@pytest.mark.parametrize(
+    ("ns", "expected"),
+    [
+        (1_767_261_659_999_999_999, "2026-01-01T10:00:59.999999Z"),  # the last microsecond of a minute
+        (1_767_261_660_000_000_000, "2026-01-01T10:01:00.000000Z"),  # the next minute, cached apart
+        (1_767_261_600_000_000_000 + 10_000 * 10**9, "2026-01-01T12:46:40.000000Z"),
+        (-1_000, "1969-12-31T23:59:59.999999Z"),  # before the epoch: the second counts down from the minute
+        (253_402_300_799_999_999_999, "9999-12-31T23:59:59.999999Z"),
+        (253_402_300_800 * 10**9, None),  # past year 9999: no timestamp
+        (-62_135_596_801 * 10**9, None),
+    ],
+)
+def test_timestamps_at_minute_and_range_edges(ns: int, expected: str | None) -> None:
+    assert iso_time(ns) == expected
+    assert iso_time(ns) == expected  # again, from the cache
+
+
 def test_the_tally_orders_by_count_then_reason() -> None:
     tally = Tally()
     tally.add("b")

@@ -105,8 +105,8 @@ def trace_documents(files: list[TraceFile], emit: Emit) -> dict[str, list[str]]:
     roots_of: dict[str, list[str]] = defaultdict(list)
     taken: set[str] = set()
     stems = {source: Path(source).stem for source in tallies}
-    while traces:
-        spans = traces.pop(next(iter(traces)))
+    for key in list(traces):
+        spans = traces.pop(key)
         document = build_trace(spans, lambda span: tallies[span.source])
         if document is None:
             tallies[spans[0].source].add("trace without GenAI agent, model or tool spans")
@@ -415,7 +415,9 @@ class _Steps:
 
     def _attach(self, pending: _Pending, content: str, span: Span | None, call_id: str | None = None) -> dict[str, Any]:
         result: dict[str, Any] = {"source_call_id": pending.call["tool_call_id"], "content": content}
-        self.answered.update(i for i in (pending.call["tool_call_id"], call_id) if i)
+        self.answered.add(pending.call["tool_call_id"])
+        if call_id:
+            self.answered.add(call_id)
         self.answered_names.add(pending.call["function_name"])
         if span is not None and self.trace_id:
             result["extra"] = {"otel": {"span_id": span.span_id, **({"call_id": call_id} if call_id else {})}}
@@ -466,7 +468,7 @@ def _with_error(error: str, content: str) -> str:
 
 
 def _key(message: Message) -> tuple[str, str, tuple[str, ...]]:
-    return message.role, message.text.strip(), tuple(call.name for call in message.tool_calls)
+    return message.role, message.text.strip(), tuple([call.name for call in message.tool_calls])
 
 
 def _calls(calls: list[ToolCall], span_id: str) -> list[dict[str, Any]]:
