@@ -16,7 +16,7 @@ from tracegrade.cli._compare import GATE_OPTIONS
 from tracegrade.cli._help import App
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.dabench import MetricParams, PipelineOptions, Resampling, RunLocation
-from tracegrade.errors import ConfigError, Interrupted, OutputError
+from tracegrade.errors import ConfigError, Interrupted, OutputError, TracegradeError
 from tracegrade.stats import GateOptions
 
 if TYPE_CHECKING:
@@ -136,7 +136,6 @@ def eval_v2(
 
 def _kept(folder: Path, total: int) -> str:
     """What an interrupted eval-v2 kept: the finished tasks, once their folder has its manifest."""
-    from tracegrade.errors import TracegradeError
     from tracegrade.runs import read_manifest
 
     rerun = "the same command again evaluates every task"
