@@ -29,7 +29,10 @@ from tracegrade.runs._status import JobStatus
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "dump_json", "read_manifest", "read_verified"]
+__all__ = [
+    "JSON_OPTIONS", "MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "dump_json", "read_manifest",
+    "read_verified",
+]
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "tracegrade-run-folder/1"
@@ -37,10 +40,13 @@ MANIFEST_FORMAT = "tracegrade-run-folder/1"
 Manifest = dict[str, Any]
 
 
+JSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+"""The orjson options of :func:`dump_json` (for writers that stream a document in pieces)."""
+
+
 def dump_json(obj: Any) -> bytes:
     """Deterministic, indented JSON bytes (sorted keys, numpy values allowed, trailing newline)."""
-    options = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
-    return orjson.dumps(obj, option=options) + b"\n"
+    return orjson.dumps(obj, option=JSON_OPTIONS) + b"\n"
 
 
 class RunFolder:

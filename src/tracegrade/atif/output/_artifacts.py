@@ -19,7 +19,15 @@ from tracegrade.atif.output._report import report_chunks
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.errors import InputError
-from tracegrade.runs import MAX_INPUT_BYTES, JobStatus, RunFolder, UnreadableFile, dump_json, read_capped
+from tracegrade.runs import (
+    JSON_OPTIONS,
+    MAX_INPUT_BYTES,
+    JobStatus,
+    RunFolder,
+    UnreadableFile,
+    dump_json,
+    read_capped,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -111,12 +119,11 @@ def results_json(results: EvaluationResults) -> Iterator[bytes]:
     if not found:  # pragma: no cover - the document's layout is fixed by dump_json
         raise AssertionError("evaluation_results.json: no nodes line in the document")
     yield head + b'\n  "nodes": [\n'
-    options = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
     first = True
     for values in nodes.raw():
         pieces = []
         for value in values:
-            text = orjson.dumps(value, option=options).replace(b"\n", b"\n    ")
+            text = orjson.dumps(value, option=JSON_OPTIONS).replace(b"\n", b"\n    ")
             pieces.append(b"    " + text if first else b",\n    " + text)
             first = False
         yield b"".join(pieces)
