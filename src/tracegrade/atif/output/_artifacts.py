@@ -13,14 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from tracegrade.atif.output._report import report_chunks
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.errors import InputError
 from tracegrade.runs import (
-    JSON_OPTIONS,
     MAX_INPUT_BYTES,
     JobStatus,
     RunFolder,
@@ -120,13 +117,10 @@ def results_json(results: EvaluationResults) -> Iterator[bytes]:
         raise AssertionError("evaluation_results.json: no nodes line in the document")
     yield head + b'\n  "nodes": [\n'
     first = True
-    for values in nodes.raw():
-        pieces = []
-        for value in values:
-            text = orjson.dumps(value, option=JSON_OPTIONS).replace(b"\n", b"\n    ")
-            pieces.append(b"    " + text if first else b",\n    " + text)
+    for text in nodes.texts():
+        if text:
+            yield text if first else b",\n" + text
             first = False
-        yield b"".join(pieces)
     yield b"\n  ],\n" + tail
 
 
