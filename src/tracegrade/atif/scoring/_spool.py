@@ -8,13 +8,14 @@ text per node beside them (the report's node sections, rendered as the root fini
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import orjson
 
@@ -189,10 +190,30 @@ def brief_nodes(nodes: Sequence[NodeResult]) -> Sequence[NodeResult]:
 
 
 def _brief(node: NodeResult) -> NodeResult:
-    """``node`` without what only reviewers read: its criteria and its steps' content and categorisation rationale."""
+    """``node`` without what only reviewers read: its criteria and its steps' content and categorisation rationale.
+
+    Held for every node of a job, so the copies share what is the same across them: the set of field names
+    pydantic keeps per object (most of a small record's size) and the repeated short strings.
+    """
     steps = [_brief_step(step) for step in node.steps]
-    return node.model_copy(update={"criteria": None, "steps": steps})
+    return _compact(node.model_copy(update={"criteria": None, "steps": steps, "root_id": sys.intern(node.root_id)}))
 
 
 def _brief_step(step: StepResult) -> StepResult:
-    return step.model_copy(update={"content": None, "categorization_rationale": None})
+    update: dict[str, Any] = {"content": None, "categorization_rationale": None, "source": sys.intern(step.source)}
+    if step.criterion_scores:
+        update["criterion_scores"] = {sys.intern(name): score for name, score in step.criterion_scores.items()}
+    return _compact(step.model_copy(update=update))
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+"""One set object per distinct ``model_fields_set`` of the brief records (the records are frozen: never changed)."""
+
+_Model = TypeVar("_Model", NodeResult, StepResult)
+
+
+def _compact(record: _Model) -> _Model:
+    """``record`` with its ``model_fields_set`` shared with every other brief record that has the same fields."""
+    fields = record.model_fields_set
+    object.__setattr__(record, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(fields), fields))
+    return record
