@@ -92,3 +92,14 @@ def test_sections_are_one_per_node(nodes: list[NodeResult]) -> None:
     assert not plain.nodes().has_sections
     with pytest.raises(ValueError, match="1 sections for 2 nodes"):
         NodeSpool(sections=lambda root: ["only one"]).add(0, nodes[1:3])
+
+
+def test_brief_copies_share_one_field_name_set_per_distinct_set(nodes: list[NodeResult]) -> None:
+    spool = NodeSpool()
+    for index, root in enumerate(by_root(nodes)):
+        spool.add(index, root)
+    brief = spool.nodes().brief
+    for records in (list(brief), [step for node in brief for step in node.steps]):
+        assert len(records) > 1
+        objects = {id(record.model_fields_set) for record in records}
+        assert len(objects) == len({frozenset(record.model_fields_set) for record in records})
