@@ -1,13 +1,14 @@
 """Benchmark: a whole scoring run against the scripted judge (separate process) with fixed latency.
 
-Usage: python benchmarks/bench_judge_run.py [--latency 0.05]
+Usage: python benchmarks/bench_judge_run.py [--latency 0.05] [--command-only] [--rounds N] [--baseline EXE]
 Scenario A: 4 trajectories x 100 steps at concurrency 16; scenario B: 200 trajectories x 25 steps at concurrency 64
 (both ``score_paths`` in this process); scenario C: the whole ``tracegrade judge`` command (start-up, outline,
 scoring, every artifact written) in a child process, 800 trajectories x 25 steps at concurrency 64. Each reports
 wall time against the ideal steps x latency / concurrency (throughput efficiency = ideal / wall) and CPU per step
 (this process's, or the child's). The floor, measured in the same run: the raw aiohttp loop, as many POSTs of a
 scoring request's size through one bare aiohttp session by as many workers, nothing else; ``vs raw`` is a row's
-efficiency over the raw loop's at the same concurrency.
+efficiency over the raw loop's at the same concurrency. ``--command-only`` runs the raw loop at 64 and scenario
+C ``--rounds`` times, alternating with ``--baseline`` (another checkout's ``tracegrade`` executable) when given.
 """
 
 from __future__ import annotations
@@ -66,13 +67,14 @@ def scenario(url: str, trajectories: int, steps: int, concurrency: int, latency:
     return _row("score_paths", trajectories, steps, concurrency, latency, wall, cpu)
 
 
-def command(url: str, trajectories: int, steps: int, concurrency: int, latency: float) -> dict[str, float]:
+def command(url: str, trajectories: int, steps: int, concurrency: int, latency: float,
+            tracegrade: Path | None = None) -> dict[str, float]:
     """The whole ``tracegrade judge`` command in a child process; its CPU from the child's resource usage."""
     with tempfile.TemporaryDirectory() as tmp:
         folder, out = Path(tmp) / "in", Path(tmp) / "out"
         folder.mkdir()
         make_collection(folder, trajectories, steps)
-        tracegrade = Path(sys.executable).with_name("tracegrade")
+        tracegrade = tracegrade or Path(sys.executable).with_name("tracegrade")
         argv = [str(tracegrade), "judge", str(folder), "--judge-url", url, "--judge-model", "scripted",
                 "--scoring-mode", "benchmark", "--benchmark-name", "terminal-bench", "--concurrency-limit",
                 str(concurrency), "--max-total-steps", str(trajectories * steps), "--no-cache", "--quiet",
@@ -131,17 +133,24 @@ def _row(name: str, trajectories: int, steps: int, concurrency: int, latency: fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--command-only", action="store_true", help="only the raw loop at 64 and the command")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds of the command (and of the baseline)")
+    parser.add_argument("--baseline", type=Path, help="another tracegrade executable, run alternately")
     args = parser.parse_args()
     process, url = start_server(args.latency)
     try:
         load = os.getloadavg()
-        rows = [
+        rows = [] if args.command_only else [
             raw_loop(url, 400, 16, args.latency),
             scenario(url, 4, 100, 16, args.latency),
-            raw_loop(url, 5000, 64, args.latency),
-            scenario(url, 200, 25, 64, args.latency),
-            command(url, 800, 25, 64, args.latency),
         ]
+        rows.append(raw_loop(url, 5000, 64, args.latency))
+        if not args.command_only:
+            rows.append(scenario(url, 200, 25, 64, args.latency))
+        for _ in range(args.rounds):
+            if args.baseline is not None:
+                rows.append({**command(url, 800, 25, 64, args.latency, args.baseline), "name": "baseline command"})
+            rows.append(command(url, 800, 25, 64, args.latency))
         load = tuple(max(a, b) for a, b in zip(load, os.getloadavg(), strict=True))
     finally:
         process.terminate()

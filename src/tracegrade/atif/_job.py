@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 from tracegrade.atif._run import JobContext, score_collection
 from tracegrade.atif.criteria._params import CriteriaParams
 from tracegrade.atif.output._artifacts import write_artifacts
+from tracegrade.atif.output._report import node_sections
 from tracegrade.atif.reading._collection import read_collection
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._results import EvaluationResults
@@ -130,6 +131,8 @@ async def run_atif_job(
     collection = await asyncio.to_thread(read_collection, paths, options.load_options())  # bad input: before the judge
     if context.spool_dir is None:
         context = dataclasses.replace(context, spool_dir=_spool_dir(out_dir))
+    if out_dir is not None and context.sections is None:  # the report's step list rendered while others are scored
+        context = dataclasses.replace(context, sections=node_sections)
     async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
         results = await score_collection(collection, options, criteria, judge, context)
     artifacts = write_artifacts(results, out_dir) if out_dir is not None else {}

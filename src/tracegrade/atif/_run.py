@@ -22,7 +22,7 @@ from tracegrade.atif.scoring._engine import NodeState, RunProgress, ScoringEngin
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults, InputRecord, RunParameters
-from tracegrade.atif.scoring._spool import NodeSpool
+from tracegrade.atif.scoring._spool import NodeSpool, Sections
 from tracegrade.judge import JudgeProtocol
 from tracegrade.rubric import Rubric, ScoringMode
 from tracegrade.runs import JobStatus, Shard
@@ -60,6 +60,10 @@ class JobContext:
     spool_dir: Path | None = None
     """Where finished roots' records are kept until the end (an unnamed temporary file); None: the system's
     temporary folder. ``run_atif_job`` uses the run folder."""
+    sections: Sections | None = None
+    """Rendered for each root's nodes as the root finishes and kept with its records (the report's step list,
+    which writing then copies: :func:`~tracegrade.atif.output._report.node_sections`). ``run_atif_job`` sets it
+    when it writes a report."""
 
 
 async def score_paths(
@@ -116,7 +120,7 @@ async def score_collection(
     engine.progress.steps_total = sum(collection.steps(root) for root in roots)
     if context.on_engine is not None:
         context.on_engine(engine)
-    spool = NodeSpool(context.spool_dir)
+    spool = NodeSpool(context.spool_dir, context.sections)
 
     def finish(index: int, states: list[NodeState]) -> None:
         spool.add(index, node_results(states, options.completion_threshold))

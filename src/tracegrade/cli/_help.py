@@ -3,6 +3,9 @@
 Every command group is an :class:`App`; its commands then render their help here: usage lines in
 ``PATHS...`` form, switches without a value type, option names never cut, descriptions reflowed to the
 terminal, and the option table stacked (help under each option) when the terminal is too narrow for columns.
+
+typer's help styles (``typer.rich_utils``) are imported by the functions that print help: the module imports
+rich's Markdown renderer, a tenth of a second that every other command would pay at start-up.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
-from typer import rich_utils as styles
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from tracegrade.errors import Interrupted
@@ -133,6 +135,7 @@ class OptionRow:
 
 def describe_options(command: Any, ctx: Any) -> dict[str, list[OptionRow]]:
     """Panel title → the rows of the parameters shown in it (arguments first, then the default panel)."""
+    from typer import rich_utils as styles
     panels: dict[str, list[OptionRow]] = {styles.ARGUMENTS_PANEL_TITLE: [], styles.OPTIONS_PANEL_TITLE: []}
     for param in command.get_params(ctx):
         if getattr(param, "hidden", False) or not isinstance(param, TyperArgument | TyperOption):
@@ -191,6 +194,7 @@ def _default_text(param: TyperArgument | TyperOption) -> str:
 
 def print_help(command: Any, ctx: Any, console: Console | None = None) -> None:
     """Print the help page of ``command``: usage, description, parameter panels, subcommands, epilog."""
+    from typer import rich_utils as styles
     console = console or Console(highlight=False)
     console.print(Padding(Text(command.get_usage(ctx), style=styles.STYLE_USAGE_COMMAND), 1))
     paragraphs = reflow(command.help or "")
@@ -219,11 +223,13 @@ def _widths(rows: list[OptionRow]) -> tuple[int, int, int, int]:
 
 
 def _names(row: OptionRow) -> Text:
+    from typer import rich_utils as styles
     style = styles.STYLE_SWITCH if row.switch else styles.STYLE_OPTION
     return Text(row.names, style=style)
 
 
 def _table(rows: list[OptionRow], widths: tuple[int, int, int, int]) -> Table:
+    from typer import rich_utils as styles
     table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 1), expand=True)
     for width in widths:
         if width:
@@ -238,6 +244,7 @@ def _table(rows: list[OptionRow], widths: tuple[int, int, int, int]) -> Table:
 
 def _stacked(rows: list[OptionRow]) -> Group:
     """Each parameter on its own line (names, short name, type), its help indented under it."""
+    from typer import rich_utils as styles
     lines: list[RenderableType] = []
     for row in rows:
         head = Text("* " if row.required else "", style=styles.STYLE_REQUIRED_SHORT)
@@ -252,6 +259,7 @@ def _stacked(rows: list[OptionRow]) -> Group:
 
 
 def _help_text(row: OptionRow) -> Text:
+    from typer import rich_utils as styles
     text = Text(row.help, style=styles.STYLE_OPTION_HELP, overflow="fold")
     for note in row.notes:
         style = styles.STYLE_REQUIRED_LONG if note == "[required]" else styles.STYLE_OPTION_DEFAULT
@@ -260,6 +268,7 @@ def _help_text(row: OptionRow) -> Text:
 
 
 def _print_commands(group: TyperGroup, ctx: Any, console: Console) -> None:
+    from typer import rich_utils as styles
     commands = [(name, group.get_command(ctx, name)) for name in group.list_commands(ctx)]
     shown = [(name, command) for name, command in commands if command is not None and not command.hidden]
     if not shown:

@@ -11,6 +11,8 @@ import pytest
 
 from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, read_results, score_paths, write_artifacts
+from tracegrade.atif.output._report import node_sections
+from tracegrade.atif.scoring._spool import SpooledNodes
 from tracegrade.errors import InputError
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
@@ -18,8 +20,10 @@ from tracegrade.judge.testing import ScriptedJudgeServer
 SCHEMAS = Path(__file__).resolve().parents[3] / "docs" / "schemas"
 
 
-@pytest.fixture
-def results(judge_server: ScriptedJudgeServer, tmp_path: Path) -> EvaluationResults:
+@pytest.fixture(params=[False, True], ids=["rendered-when-written", "sections-kept-while-scoring"])
+def results(judge_server: ScriptedJudgeServer, tmp_path: Path, request: pytest.FixtureRequest) -> EvaluationResults:
+    """A job's (spooled) results; in the second case the job kept each node's report section as it finished."""
+    context = JobContext("job-1", sections=node_sections if request.param else None)
     write(
         tmp_path / "in/p.json",
         trajectory("SCORE:0.8", "SCORE:0.2 CAT:context_loss", refs={2: [{"trajectory_path": "c.json"}]}),
@@ -29,7 +33,7 @@ def results(judge_server: ScriptedJudgeServer, tmp_path: Path) -> EvaluationResu
 
     async def main() -> EvaluationResults:
         async with Judge(JudgeSettings(base_url=judge_server.base_url, model="scripted")) as judge:
-            return await score_paths([tmp_path / "in"], options, criteria, judge, JobContext("job-1"))
+            return await score_paths([tmp_path / "in"], options, criteria, judge, context)
 
     return asyncio.run(main())
 
@@ -82,7 +86,7 @@ def test_read_results_names_the_path_of_a_missing_or_foreign_file(tmp_path: Path
 def test_spooled_records_are_written_as_the_same_records_held_in_a_list(
     results: EvaluationResults, tmp_path: Path
 ) -> None:
-    assert not isinstance(results.nodes, list)  # a job's results: spooled
+    assert isinstance(results.nodes, SpooledNodes)  # a job's results: spooled
     held = results.model_copy(update={"nodes": list(results.nodes)})
     write_artifacts(results, tmp_path / "spooled")
     write_artifacts(held, tmp_path / "held")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tests.atif.delayed import marker_judge
@@ -70,3 +71,35 @@ def test_brief_copies_keep_the_numbers_and_drop_what_only_reviewers_read(nodes: 
         s.model_copy(update={"content": None, "categorization_rationale": None}) for s in n.steps]}) for n in nodes]
     assert list(brief) == unreviewed
     assert isinstance(spooled, SpooledNodes) and repr(spooled) == "SpooledNodes(4 nodes)"
+
+
+def test_each_nodes_section_is_kept_beside_its_roots_records(nodes: list[NodeResult], tmp_path: Path) -> None:
+    spool = NodeSpool(tmp_path, sections=lambda root: [f"<p>{node.node_id} é</p>" for node in root])
+    for index, root in reversed(list(enumerate(by_root(nodes)))):
+        spool.add(index, root)
+    spooled = spool.nodes()
+    assert spooled.has_sections
+    assert list(spooled.sections()) == [f"<p>{node.node_id} é</p>" for node in nodes]
+    assert list(spooled) == nodes and spooled[2] == nodes[2]  # the records are read around the sections
+    texts = list(spooled.texts())
+    assert orjson.loads(b"[\n" + b",\n".join(texts) + b"\n]") == [n.model_dump(mode="json") for n in nodes]
+    assert all(text.startswith(b"    {\n      ") for text in texts)  # as evaluation_results.json indents them
+
+
+def test_sections_are_one_per_node(nodes: list[NodeResult]) -> None:
+    plain = NodeSpool()
+    plain.add(0, nodes[:1])
+    assert not plain.nodes().has_sections
+    with pytest.raises(ValueError, match="1 sections for 2 nodes"):
+        NodeSpool(sections=lambda root: ["only one"]).add(0, nodes[1:3])
+
+
+def test_brief_copies_share_one_field_name_set_per_distinct_set(nodes: list[NodeResult]) -> None:
+    spool = NodeSpool()
+    for index, root in enumerate(by_root(nodes)):
+        spool.add(index, root)
+    brief = spool.nodes().brief
+    for records in (list(brief), [step for node in brief for step in node.steps]):
+        assert len(records) > 1
+        objects = {id(record.model_fields_set) for record in records}
+        assert len(objects) == len({frozenset(record.model_fields_set) for record in records})

@@ -3,7 +3,7 @@
 ``steps.parquet`` is built column by column from typed buffers: ``pyarrow.array`` and
 ``Table.from_pylist`` import pandas (a quarter of a second) to look for pandas objects, which a
 small run would otherwise spend more time on than on writing the file. The table is the one
-``Table.from_pylist(step_rows(results), schema=...)`` builds, so the file's bytes are the same.
+``Table.from_pylist`` builds from one row per step in the same schema, so the file's bytes are the same.
 """
 
 from __future__ import annotations
@@ -13,14 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from tracegrade.atif.output._report import report_chunks
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.errors import InputError
 from tracegrade.runs import (
-    JSON_OPTIONS,
     MAX_INPUT_BYTES,
     JobStatus,
     RunFolder,
@@ -32,52 +29,46 @@ from tracegrade.runs import (
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["ARTIFACT_NAMES", "open_run_folder", "read_results", "step_rows", "write_artifacts"]
+__all__ = ["ARTIFACT_NAMES", "open_run_folder", "read_results", "step_columns", "write_artifacts"]
 
 ARTIFACT_NAMES = ("evaluation_results.json", "summary.json", "steps.parquet", "report.html")
 
 
-def step_rows(results: EvaluationResults) -> list[dict[str, Any]]:
-    """One flat row per step, with its node's identifiers."""
-    rows = []
+_NODE_COLUMNS = ("root_id", "node_id", "parent_id", "depth", "agent", "source_path")
+_STEP_COLUMNS = ("index", "segment", "step_id", "source", "score", "rationale", "omitted_history", "error_code",
+                 "failure_candidate", "category", "categorization_error_code")
+
+
+def step_columns(results: EvaluationResults) -> dict[str, list[Any]]:
+    """The step table's columns (one value per step, with its node's identifiers), in the step schema's order."""
+    names = _step_schema().names
+    columns: dict[str, list[Any]] = {name: [] for name in names}
+    node_values = [columns[name] for name in _NODE_COLUMNS]
+    step_values = [columns[name] for name in _STEP_COLUMNS]
+    node_status, status, scores = columns["node_status"], columns["status"], columns["criterion_scores"]
+    categorization = columns["categorization_status"]
     for node in brief_nodes(results.nodes):
+        count = len(node.steps)
+        for column, name in zip(node_values, _NODE_COLUMNS, strict=True):
+            column.extend([getattr(node, name)] * count)
+        node_status.extend([node.status.value] * count)
         for step in node.steps:
-            rows.append(
-                {
-                    "job_id": results.job_id,
-                    "root_id": node.root_id,
-                    "node_id": node.node_id,
-                    "parent_id": node.parent_id,
-                    "depth": node.depth,
-                    "agent": node.agent,
-                    "source_path": node.source_path,
-                    "node_status": node.status.value,
-                    "index": step.index,
-                    "segment": step.segment,
-                    "step_id": step.step_id,
-                    "source": step.source,
-                    "status": step.status.value,
-                    "score": step.score,
-                    "criterion_scores": list((step.criterion_scores or {}).items()) or None,
-                    "rationale": step.rationale,
-                    "omitted_history": step.omitted_history,
-                    "error_code": step.error_code,
-                    "failure_candidate": step.failure_candidate,
-                    "category": step.category,
-                    "categorization_status": step.categorization_status.value,
-                    "categorization_error_code": step.categorization_error_code,
-                }
-            )
-    return rows
+            for column, name in zip(step_values, _STEP_COLUMNS, strict=True):
+                column.append(getattr(step, name))
+            status.append(step.status.value)
+            scores.append(list((step.criterion_scores or {}).items()) or None)
+            categorization.append(step.categorization_status.value)
+    columns["job_id"] = [results.job_id] * len(status)
+    return {name: columns[name] for name in names}
 
 
 def steps_table(results: EvaluationResults) -> pa.Table:
-    """The ``steps.parquet`` table: :func:`step_rows` in the step schema (pandas is not imported)."""
+    """The ``steps.parquet`` table: :func:`step_columns` in the step schema (pandas is not imported)."""
     import pyarrow as pa
 
-    rows = step_rows(results)
     schema = _step_schema()
-    columns = [_column([row[name] for row in rows], schema.field(name).type) for name in schema.names]
+    values = step_columns(results)
+    columns = [_column(values[name], schema.field(name).type) for name in schema.names]
     return pa.Table.from_arrays(columns, schema=schema)
 
 
@@ -120,13 +111,10 @@ def results_json(results: EvaluationResults) -> Iterator[bytes]:
         raise AssertionError("evaluation_results.json: no nodes line in the document")
     yield head + b'\n  "nodes": [\n'
     first = True
-    for values in nodes.raw():
-        pieces = []
-        for value in values:
-            text = orjson.dumps(value, option=JSON_OPTIONS).replace(b"\n", b"\n    ")
-            pieces.append(b"    " + text if first else b",\n    " + text)
+    for text in nodes.texts():
+        if text:
+            yield text if first else b",\n" + text
             first = False
-        yield b"".join(pieces)
     yield b"\n  ],\n" + tail
 
 
@@ -270,7 +258,7 @@ def _is_score_map(kind: pa.DataType) -> bool:
 
 
 def _map_entries(value: Any) -> bool:
-    """Whether ``value`` is a list of (str, float) pairs, the shape :func:`step_rows` gives a map."""
+    """Whether ``value`` is a list of (str, float) pairs, the shape :func:`step_columns` gives a map."""
     return isinstance(value, list) and all(
         type(entry) is tuple and len(entry) == 2 and type(entry[0]) is str and type(entry[1]) is float
         for entry in value

@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from markupsafe import Markup
 
 from tracegrade.atif.scoring._records import NodeResult, RunSummary, StepResult, StepStatus
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.atif.scoring._spool import brief_nodes
-from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html_chunks, score_bins
+from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
+from tracegrade.render import MISSING, fmt_pct, fmt_score, html_environment, render_html_chunks, score_bins
 
 if TYPE_CHECKING:
     from tracegrade.atif.agreement._records import AgreementReport
     from tracegrade.atif.localising._records import LocalisationResults, TrajectoryLocalisation
 
-__all__ = ["render_report", "report_chunks"]
+__all__ = ["node_sections", "render_report", "report_chunks"]
 
 LOWEST_LIMIT = 10
 """Trajectories listed in the "lowest" table."""
@@ -62,8 +64,12 @@ def render_report(results: EvaluationResults, agreement: AgreementReport | None 
 
 def report_chunks(results: EvaluationResults, agreement: AgreementReport | None = None, *,
                   localisation: LocalisationResults | None = None) -> Iterator[str]:
-    """:func:`render_report`'s document in pieces: the nodes' records are read (spooled) one at a time."""
-    context = report_context(results)
+    """:func:`render_report`'s document in pieces: the nodes' records are read (spooled) one at a time.
+
+    The step list uses the node sections a job kept as its roots finished (:func:`node_sections`), when it
+    kept them and nothing is to be marked in them.
+    """
+    context = report_context(results, kept_sections=localisation is None)
     if agreement is not None:
         from tracegrade.atif.agreement._report import agreement_rows, issue_rows, kappa_note
 
@@ -110,10 +116,29 @@ def _localisation_row(row: TrajectoryLocalisation) -> dict[str, Any]:
     }
 
 
-def report_context(results: EvaluationResults) -> dict[str, Any]:
+def node_sections(nodes: Sequence[NodeResult]) -> list[str]:
+    """Each node's part of the report's step list, after its opening tag (which says whether it starts open).
+
+    A job keeps these as each root finishes (``JobContext.sections``), so that writing the report copies them.
+    """
+    render = _node_section()
+    return [str(render(_node(node, set()))) for node in nodes]
+
+
+@cache
+def _node_section() -> Callable[[dict[str, Any]], Markup]:
+    """The ``node_section`` macro of ``atif_node.html``."""
+    section: Callable[[dict[str, Any]], Markup] = vars(html_environment().get_template("atif_node.html").module)[
+        "node_section"
+    ]
+    return section
+
+
+def report_context(results: EvaluationResults, *, kept_sections: bool = True) -> dict[str, Any]:
     """Everything the template shows, as plain values; ``nodes`` is an iterator, over the records themselves.
 
-    Everything else is computed from the brief records (spooled results: without step content).
+    With ``kept_sections``, ``nodes`` uses the sections a job kept for them instead. Everything else is
+    computed from the brief records (spooled results: without step content).
     """
     summary = results.summary
     brief = brief_nodes(results.nodes)
@@ -140,7 +165,7 @@ def report_context(results: EvaluationResults) -> dict[str, Any]:
         "parameters": _parameter_rows(results),
         "counts": _key_values(summary.counts),
         "judge_counts": _key_values(summary.judge),
-        "nodes": (_node(n, opened) for n in results.nodes),
+        "nodes": _nodes(results.nodes, opened, kept_sections=kept_sections),
         "status_options": sorted(Counter(s.status.value for s in steps).items()),
         "category_options": sorted(Counter(_filter_category(s) for s in steps).items()),
         "not_a_candidate": NOT_A_CANDIDATE,
@@ -250,13 +275,28 @@ def _node_row(node: NodeResult) -> dict[str, Any]:
     }
 
 
+def _nodes(nodes: Sequence[NodeResult], opened: set[str], *, kept_sections: bool) -> Iterator[dict[str, Any]]:
+    """The step list's nodes: with the sections a job kept (and ``kept_sections``), else rendered from each record."""
+    if kept_sections and isinstance(nodes, SpooledNodes) and nodes.has_sections:
+        for node, section in zip(nodes.brief, nodes.sections(), strict=True):
+            yield {**_head(node, opened), "section": Markup(section)}  # rendered (escaped) by the template
+        return
+    for node in nodes:
+        yield _node(node, opened)
+
+
+def _head(node: NodeResult, opened: set[str]) -> dict[str, Any]:
+    """What the node's opening tag shows."""
+    return {"anchor": _anchor(node.node_id), "open": node.node_id in opened, "depth": node.depth}
+
+
 def _node(node: NodeResult, opened: set[str]) -> dict[str, Any]:
     criteria = node.criteria or {}
     listed = criteria.get("criteria")
     return {
         **_node_row(node),
-        "open": node.node_id in opened,
-        "anchor": _anchor(node.node_id),
+        **_head(node, opened),
+        "section": None,
         "source": node.source_path + (f" {node.location}" if node.location else ""),
         "low_steps": sum(s.failure_candidate for s in node.steps),
         "criteria_mode": criteria.get("scoring_mode"),

@@ -1,20 +1,46 @@
-"""Finished roots' result records kept in a temporary file instead of memory, read back in root order."""
+"""Finished roots' result records kept in a temporary file instead of memory, read back in root order.
+
+Each root's records are kept as the text ``evaluation_results.json`` holds them (indented, keys sorted,
+one level inside the ``nodes`` list), so writing that file copies bytes; a job may keep one more piece of
+text per node beside them (the report's node sections, rendered as the root finishes).
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import orjson
 
 from tracegrade.atif.scoring._records import NodeResult, StepResult
+from tracegrade.runs import JSON_OPTIONS
 
-__all__ = ["NodeSpool", "SpooledNodes", "brief_nodes"]
+__all__ = ["NodeSpool", "Sections", "SpooledNodes", "brief_nodes"]
+
+Sections = Callable[[Sequence[NodeResult]], Sequence[str]]
+"""Text kept beside a finished root's records, one piece per node in tree order."""
+
+_INDENT = b"    "
+"""A node record's indent in ``evaluation_results.json`` (inside the top-level ``nodes`` list)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """Where one root's records are in the spool file."""
+
+    offset: int
+    length: int
+    """Bytes of the records' text: each node indented, separated by a comma and a new line."""
+    count: int
+    sections: tuple[int, ...] = ()
+    """Byte lengths of its nodes' sections, which follow the records; empty without sections."""
 
 
 class NodeSpool:
@@ -23,21 +49,33 @@ class NodeSpool:
     The records go to an unnamed temporary file (in ``directory``, else the system's temporary folder;
     nothing is left behind when the process ends, however it ends); memory keeps a brief copy of each
     node (:func:`brief_nodes`: no step content, no criteria) for the summary, the step table and the
-    report's aggregates.
+    report's aggregates. With ``sections``, the text it returns for each root's nodes is kept too
+    (:meth:`SpooledNodes.sections`).
     """
 
-    def __init__(self, directory: Path | None = None) -> None:
+    def __init__(self, directory: Path | None = None, sections: Sections | None = None) -> None:
         self._file = _File(directory)
         self._size = 0
-        self._blocks: dict[int, tuple[int, int, int]] = {}
-        """Root index → offset, length and node count of its records in the file."""
+        self._blocks: dict[int, _Block] = {}
+        """Root index → where its records are."""
         self._brief: dict[int, list[NodeResult]] = {}
+        self._sections = sections
 
     def add(self, index: int, nodes: Sequence[NodeResult]) -> None:
         """Keep the records of the root at ``index`` (its nodes in tree order)."""
-        data = orjson.dumps([node.model_dump(mode="json") for node in nodes])
+        data = b",\n".join(
+            _INDENT + orjson.dumps(node.model_dump(mode="json"), option=JSON_OPTIONS).replace(b"\n", b"\n" + _INDENT)
+            for node in nodes
+        )
+        lengths: tuple[int, ...] = ()
+        if self._sections is not None:
+            texts = [text.encode() for text in self._sections(nodes)]
+            if len(texts) != len(nodes):
+                raise ValueError(f"{len(texts)} sections for {len(nodes)} nodes")
+            lengths = tuple(len(text) for text in texts)
+            data += b"".join(texts)
         self._file.handle.write(data)
-        self._blocks[index] = (self._size, len(data), len(nodes))
+        self._blocks[index] = _Block(self._size, len(data) - sum(lengths), len(nodes), lengths)
         self._size += len(data)
         self._brief[index] = [_brief(node) for node in nodes]
 
@@ -56,19 +94,43 @@ class SpooledNodes(Sequence[NodeResult]):
     without its step content and criteria.
     """
 
-    def __init__(self, file: _File, blocks: list[tuple[int, int, int]], brief: list[NodeResult]) -> None:
+    def __init__(self, file: _File, blocks: list[_Block], brief: list[NodeResult]) -> None:
         self._file = file  # kept open (and the unnamed file alive) for as long as the records are used
         self._blocks = blocks
-        self._starts = [0, *accumulate(count for _, _, count in blocks)]
+        self._starts = [0, *accumulate(block.count for block in blocks)]
         self.brief = brief
         """Every node, in order, without step content and criteria (what summaries and step tables read)."""
 
+    def texts(self) -> Iterator[bytes]:
+        """Each root's records as ``evaluation_results.json`` holds them.
+
+        Every node is indented four spaces, with a comma and a new line between nodes (none before the first
+        or after the last).
+        """
+        fd = self._file.handle.fileno()
+        for block in self._blocks:
+            yield os.pread(fd, block.length, block.offset)
+
     def raw(self) -> Iterator[list[dict[str, Any]]]:
         """Each root's records as the JSON values ``model_dump(mode="json")`` gave, root by root."""
-        fd = self._file.handle.fileno()
-        for offset, length, _ in self._blocks:
-            values: list[dict[str, Any]] = orjson.loads(os.pread(fd, length, offset))
+        for text in self.texts():
+            values: list[dict[str, Any]] = orjson.loads(b"[" + text + b"]")
             yield values
+
+    @property
+    def has_sections(self) -> bool:
+        """Whether a section was kept for every node (the spool had ``sections``; no nodes: False)."""
+        return bool(self._blocks) and all(len(block.sections) == block.count for block in self._blocks)
+
+    def sections(self) -> Iterator[str]:
+        """Every node's kept section, in order (see :attr:`has_sections`)."""
+        fd = self._file.handle.fileno()
+        for block in self._blocks:
+            data = os.pread(fd, sum(block.sections), block.offset + block.length)
+            start = 0
+            for length in block.sections:
+                yield data[start:start + length].decode()
+                start += length
 
     def __iter__(self) -> Iterator[NodeResult]:
         for values in self.raw():
@@ -90,10 +152,10 @@ class SpooledNodes(Sequence[NodeResult]):
         position = index + len(self) if index < 0 else index
         if not 0 <= position < len(self):
             raise IndexError("node index out of range")
-        block = bisect_right(self._starts, position) - 1
-        offset, length, _ = self._blocks[block]
-        values = orjson.loads(os.pread(self._file.handle.fileno(), length, offset))
-        return NodeResult.model_validate(values[position - self._starts[block]])
+        number = bisect_right(self._starts, position) - 1
+        block = self._blocks[number]
+        values = orjson.loads(b"[" + os.pread(self._file.handle.fileno(), block.length, block.offset) + b"]")
+        return NodeResult.model_validate(values[position - self._starts[number]])
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):
@@ -128,10 +190,30 @@ def brief_nodes(nodes: Sequence[NodeResult]) -> Sequence[NodeResult]:
 
 
 def _brief(node: NodeResult) -> NodeResult:
-    """``node`` without what only reviewers read: its criteria and its steps' content and categorisation rationale."""
+    """``node`` without what only reviewers read: its criteria and its steps' content and categorisation rationale.
+
+    Held for every node of a job, so the copies share what is the same across them: the set of field names
+    pydantic keeps per object (most of a small record's size) and the repeated short strings.
+    """
     steps = [_brief_step(step) for step in node.steps]
-    return node.model_copy(update={"criteria": None, "steps": steps})
+    return _compact(node.model_copy(update={"criteria": None, "steps": steps, "root_id": sys.intern(node.root_id)}))
 
 
 def _brief_step(step: StepResult) -> StepResult:
-    return step.model_copy(update={"content": None, "categorization_rationale": None})
+    update: dict[str, Any] = {"content": None, "categorization_rationale": None, "source": sys.intern(step.source)}
+    if step.criterion_scores:
+        update["criterion_scores"] = {sys.intern(name): score for name, score in step.criterion_scores.items()}
+    return _compact(step.model_copy(update=update))
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+"""One set object per distinct ``model_fields_set`` of the brief records (the records are frozen: never changed)."""
+
+_Model = TypeVar("_Model", NodeResult, StepResult)
+
+
+def _compact(record: _Model) -> _Model:
+    """``record`` with its ``model_fields_set`` shared with every other brief record that has the same fields."""
+    fields = record.model_fields_set
+    object.__setattr__(record, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(fields), fields))
+    return record
