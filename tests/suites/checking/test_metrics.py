@@ -17,7 +17,7 @@ async def observations(metric: dict[str, Any],
     spec = Metric.model_validate(metric)
     found = []
     for number, (raw_case, result) in enumerate(attempts):
-        scorer = CaseScorer(Case.model_validate({**raw_case, "id": f"c{number}"}), (spec,), ScorerRegistry(), None)
+        scorer = CaseScorer.of(Case.model_validate({**raw_case, "id": f"c{number}"}), (spec,), ScorerRegistry(), None)
         record = await scorer.score(Observation(result, None if result is not None else "timeout"), 1, details=False)
         found.append(record.metrics[spec.name])
     return summarise_metric(spec, found)

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from tracegrade.suites.checking._records import MetricObservation, Record, Scored
-from tracegrade.suites.reading._dataset import Expectation, Metric
+from tracegrade.suites.reading._dataset import Metric
 from tracegrade.suites.reading._json import json_key
 
 __all__ = [
@@ -26,16 +26,18 @@ __all__ = [
 ]
 
 
-def observe(metric: Metric, expectation: Expectation | None, scored: Scored | None) -> MetricObservation:
-    """What one attempt contributes to ``metric`` (``excluded`` when the case has no gold for it)."""
-    if expectation is None or scored is None:
+def observe(metric: Metric, scored: Scored | None, gold: Any = None, *, one_of: bool = False) -> MetricObservation:
+    """What one attempt contributes to ``metric`` (``excluded`` when the case has no gold for it: no ``scored``).
+
+    ``scored`` is the check of the case's ``gold`` for the metric, compared by ``one_of`` when ``one_of``.
+    """
+    if scored is None:
         return MetricObservation("excluded")
-    gold = expectation.expected
     outcome = scored.check.outcome
     if outcome in ("missing", "skipped", "error"):
         return MetricObservation(outcome, gold=gold)
     if metric.kind == "classification":
-        return _classification(metric, expectation, scored.value)
+        return _classification(metric, gold, one_of, scored.value)
     if metric.kind == "multilabel":
         return _multilabel(metric, gold, scored.value)
     return _fields(gold, scored.value)
@@ -46,9 +48,8 @@ def _label_keys(labels: tuple[str | None, ...]) -> frozenset[Any]:
     return frozenset(json_key(label) for label in labels)
 
 
-def _classification(metric: Metric, expectation: Expectation, value: Any) -> MetricObservation:
-    gold = expectation.expected
-    options = gold if expectation.comparison == "one_of" else [gold]
+def _classification(metric: Metric, gold: Any, one_of: bool, value: Any) -> MetricObservation:
+    options = gold if one_of else [gold]
     if value is None and None not in metric.labels:
         return MetricObservation("abstained", gold=gold)
     key = json_key(value)

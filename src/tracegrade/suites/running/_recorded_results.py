@@ -31,7 +31,7 @@ class RecordedResults:
     def __init__(self, path: Path, dataset: Dataset, repeat: int) -> None:
         self.path = path
         self._lines: dict[Key, Observation] = {}
-        ids = {(suite.name, case.id) for suite in dataset.suites for case in suite.cases}
+        ids = {(suite.name, case_id) for suite in dataset.suites for case_id in suite.columns.ids}
         names = {suite.name for suite in dataset.suites}
         self._all_ids = {case_id for _, case_id in ids}
         with gc_paused():  # a FIFO or device is refused, never waited on
