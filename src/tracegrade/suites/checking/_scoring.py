@@ -143,9 +143,16 @@ class CaseScorer:
         values: list[Any] = []
         passed = True
         for compiled, expected in self._checks:
-            check, value = self._check(compiled, expected, valid)
-            if check is _PENDING:
-                check = await self._compare(compiled, expected, value)
+            if valid is None:
+                check, value = compiled.of("error", "no_valid_result"), ABSENT
+            else:
+                value, rule = resolve(valid, compiled.tokens), compiled.rule
+                if value is not ABSENT and compiled.each is None and rule is not None:  # most checks
+                    check = compiled.passed if rule(value, expected, self.input) else compiled.failed
+                else:
+                    check, value = self._check(compiled, expected, valid, value)
+                    if check is _PENDING:
+                        check = await self._compare(compiled, expected, value)
             if check.outcome != "passed":
                 passed = False
             checks.append(check)
@@ -161,11 +168,11 @@ class CaseScorer:
                      for m, at, gold, one_of in self._metrics},
             details={"input": self.input, "expectations": self.expectations, "result": result} if details else None)
 
-    def _check(self, compiled: _Compiled, expected: Any, result: dict[str, Any] | None) -> tuple[Any, Any]:
-        """The check result and the value compared; ``_PENDING`` for a comparison that is not built in."""
-        if result is None:
-            return compiled.of("error", "no_valid_result"), ABSENT
-        value = resolve(result, compiled.tokens)
+    def _check(self, compiled: _Compiled, expected: Any, result: dict[str, Any], value: Any) -> tuple[Any, Any]:
+        """The check result and the value compared (``value``: what the path resolved to in ``result``).
+
+        ``_PENDING`` instead of the result for a comparison that is not built in.
+        """
         if value is ABSENT:
             owner = owner_status(result, compiled.tokens)
             if owner == "skipped":
