@@ -18,7 +18,8 @@ RAWS = [OK, case("c2", expectation("x", "/x", {"k": [1, 2.5, None]}, comparison=
         {"id": "c3", "input": {"payload": None, "metadata": {"m": 1}},
          "expectations": [{"name": "n", "path": "", "expected": -0.0}]},
         case("c4", expectation("status", "/execution/status", "failed", comparison="exact", each=None,
-                               absent_as_null=False))]
+                               absent_as_null=False)),
+        case("c5", expectation("50%s", "/%d~1%%", "%s %%", comparison="text"))]
 
 
 def test_a_case_as_columns_is_what_dumping_its_model_gives() -> None:
@@ -29,13 +30,13 @@ def test_a_case_as_columns_is_what_dumping_its_model_gives() -> None:
     assert [(n, f.default) for n, f in CaseInput.model_fields.items()] == [
         ("payload", PydanticUndefined), ("metadata", None)]
     columns = case_columns(RAWS)
-    assert columns is not None and len(columns) == 4
+    assert columns is not None and len(columns) == 5
     for number, raw in enumerate(RAWS):
         dumped = Case.model_validate(raw).model_dump(mode="json")
         assert columns.case_json(number) == dumped
         assert list(columns.case_json(number)["expectations"][0]) == list(Expectation.model_fields)
         assert columns.expectations_canonical(number) == canonical(dumped["expectations"])
-    assert columns.expectation_count() == 5 and columns.comparisons() == {"exact", "set", "text"}
+    assert columns.expectation_count() == 6 and columns.comparisons() == {"exact", "set", "text"}
 
 
 def test_cases_with_the_same_checks_share_shapes_and_a_layout() -> None:

@@ -49,6 +49,16 @@ class Layout:
     """The shapes of one case's expectations in order; the cases with the same checks share one."""
 
     shapes: tuple[Shape, ...]
+    template: bytes = field(init=False, repr=False)
+    """The canonical JSON of the expectations with ``%s`` for each canonical gold."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "template", b"[%s]" % b",".join(
+            shape.head.replace(b"%", b"%%") + b"%s" + shape.tail.replace(b"%", b"%%") for shape in self.shapes))
+
+    def canonical(self, golds: tuple[Any, ...]) -> bytes:
+        """The canonical JSON of the expectations of this layout with ``golds``."""
+        return self.template % tuple([canonical(gold) for gold in golds])
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +94,8 @@ class CaseColumns:
                 "expectations": self.expectations_json(number)}
 
     def expectations_canonical(self, number: int) -> bytes:
-        """``canonical(self.expectations_json(number))``, from each shape's bytes and the canonical gold."""
-        return b"[%s]" % b",".join([shape.head + canonical(gold) + shape.tail
-                                    for shape, gold in zip(self.layouts[number].shapes, self.golds[number],
-                                                           strict=True)])
+        """``canonical(self.expectations_json(number))``, from its layout's bytes and each canonical gold."""
+        return self.layouts[number].canonical(self.golds[number])
 
 
 _MISSING = object()
