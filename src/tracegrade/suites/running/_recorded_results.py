@@ -51,7 +51,7 @@ class RecordedResults:
             item = loads_strict(line)
         except JsonProblem as exc:
             raise self._fail(number, f"{exc.message} ({exc.where})" if exc.where else exc.message) from None
-        if not isinstance(item, dict) or "id" not in item or "result" not in item or set(item) - _KEYS:
+        if not isinstance(item, dict) or "id" not in item or "result" not in item or not _KEYS.issuperset(item):
             raise self._fail(number, "expected an object with id, result and optionally suite, repetition, "
                                      "elapsed_seconds, usage")
         suite, case_id, repetition = item.get("suite"), item["id"], item.get("repetition", 1)
