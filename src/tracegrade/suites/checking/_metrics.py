@@ -197,7 +197,7 @@ _STATES = {"observed": "observed", "abstained": "abstained", "missing": "missing
 def summarise_metric(metric: Metric, observations: Sequence[MetricObservation]) -> MetricSummary:
     """The metric's report section from every attempt's observation."""
     supported = [o for o in observations if o.state != "excluded"]
-    states = Counter(o.state for o in supported)
+    states: Counter[str] = Counter(o.state for o in supported)
     counts = {key: states[state] for key, state in _STATES.items()}
     correct = sum(1 for o in supported if o.correct)
     support = len(supported)
