@@ -60,9 +60,10 @@ MetricAt = tuple[Metric, int | None, bool]
 class _Shared:
     """What the cases of one suite share: comparisons, compiled shapes and what each layout checks and measures."""
 
-    def __init__(self, registry: ScorerRegistry, metrics: tuple[Metric, ...]) -> None:
+    def __init__(self, registry: ScorerRegistry, metrics: tuple[Metric, ...], judge: JudgeAsker | None) -> None:
         self.registry = registry
         self.metrics = metrics
+        self.ask_judge: AskJudge | None = None if judge is None else partial(judge_check, judge)
         self.comparisons: dict[str, tuple[Comparison, Rule | None]] = {}
         self.compiled: dict[Shape, _Compiled] = {}
         self.layouts: dict[Layout, tuple[tuple[_Compiled, ...], tuple[MetricAt, ...]]] = {}
@@ -104,18 +105,16 @@ def _comparison(registry: ScorerRegistry, name: str) -> Comparison:
 class CaseScorer:
     """Scores results of case ``number`` of ``columns``; built once and reused for every repetition."""
 
-    def __init__(self, columns: CaseColumns, number: int, shared: _Shared, judge: JudgeAsker | None,
+    def __init__(self, columns: CaseColumns, number: int, shared: _Shared,
                  digests: tuple[str, str] | None = None) -> None:
         self.id = columns.ids[number]
         self.input: dict[str, Any] = columns.inputs[number]
         self._columns, self._number = columns, number
         self.input_sha256, self.expectations_sha256 = digests if digests is not None else \
             (sha256_json(self.input), sha256_json(columns.expectations_json(number)))
-        compiled, metrics = shared.layout(columns.layouts[number])
-        golds = columns.golds[number]
-        self._checks = list(zip(compiled, golds, strict=True))
-        self._metrics = [(m, at, None if at is None else golds[at], one_of) for m, at, one_of in metrics]
-        self._ask_judge: AskJudge | None = None if judge is None else partial(judge_check, judge)
+        self._compiled, self._metrics = shared.layout(columns.layouts[number])
+        self._golds = columns.golds[number]
+        self._ask_judge = shared.ask_judge
         self._expectations: list[dict[str, Any]] | None = None
 
     @classmethod
@@ -124,7 +123,7 @@ class CaseScorer:
         """The scorer of one case on its own."""
         columns = case_columns([case.model_dump(mode="json")])
         assert columns is not None  # a model's dump is valid
-        return cls(columns, 0, _Shared(registry, metrics), judge)
+        return cls(columns, 0, _Shared(registry, metrics, judge))
 
     @property
     def expectations(self) -> list[dict[str, Any]]:
@@ -142,7 +141,8 @@ class CaseScorer:
         checks: list[CheckResult] = []
         values: list[Any] = []
         passed = True
-        for compiled, expected in self._checks:
+        golds = self._golds
+        for compiled, expected in zip(self._compiled, golds, strict=True):
             if valid is None:
                 check, value = compiled.of("error", "no_valid_result"), ABSENT
             else:
@@ -164,8 +164,9 @@ class CaseScorer:
             input_sha256=self.input_sha256, expectations_sha256=self.expectations_sha256, error_code=error_code,
             elapsed_seconds=observation.elapsed_seconds, usage=read_usage(usage),
             invocations=invocations(valid) if valid is not None else (),
-            metrics={m.name: observe(m, None if at is None else Scored(checks[at], values[at]), gold, one_of=one_of)
-                     for m, at, gold, one_of in self._metrics},
+            metrics={m.name: observe(m, None) if at is None else
+                     observe(m, Scored(checks[at], values[at]), golds[at], one_of=one_of)
+                     for m, at, one_of in self._metrics},
             details={"input": self.input, "expectations": self.expectations, "result": result} if details else None)
 
     def _check(self, compiled: _Compiled, expected: Any, result: dict[str, Any], value: Any) -> tuple[Any, Any]:
@@ -210,7 +211,7 @@ class SuiteScorer:
 
     def __init__(self, suite: SuiteSpec, registry: ScorerRegistry, judge: JudgeAsker | None) -> None:
         self.suite = suite
-        shared = _Shared(registry, suite.metrics)
+        shared = _Shared(registry, suite.metrics, judge)
         columns = suite.columns
-        self.cases = {case_id: CaseScorer(columns, number, shared, judge, digests)
+        self.cases = {case_id: CaseScorer(columns, number, shared, digests)
                       for number, (case_id, digests) in enumerate(zip(columns.ids, suite.case_digests, strict=True))}
