@@ -77,3 +77,4 @@ def test_cases_loaded_are_made_models_on_first_use_only() -> None:
     dumped = SuiteSpec("s", "wf", None, None, tuple(Case.model_validate(r) for r in raws), (), "1")
     assert built.fingerprint == dumped.fingerprint and built.case_digests == dumped.case_digests
     assert built.case_json(1) == dumped.case_json(1)
+    assert built == dumped and LazyCases(raws) == LazyCases(raws) and LazyCases(raws) != LazyCases(raws[:1])

@@ -86,6 +86,14 @@ class LazyCases(Sequence[Case]):
     def __iter__(self) -> Iterator[Case]:
         return iter(self.models())
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to a sequence of the same cases (as a tuple of the models would be)."""
+        if isinstance(other, LazyCases):
+            other = other.models()
+        return isinstance(other, tuple) and self.models() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
 
 @dataclass(frozen=True, slots=True)
 class SuiteSpec:
