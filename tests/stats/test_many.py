@@ -67,3 +67,22 @@ def test_fractional_or_huge_totals_keep_the_matrix_products() -> None:
     assert _packing(np.array([[0.5], [1.0], [0.0], [1.0]]), ones) is None
     assert _packing(np.array([[2.0**52], [1.0], [0.0], [1.0]]), ones) is None
     assert _packing(np.array([[1.0], [2.0], [0.0], [1.0]]), ones) is not None
+
+
+def test_unit_totals_give_the_intervals_of_their_pairs_bit_for_bit() -> None:
+    """Pass counts per source case (what a suite report has) stand for every 0/1 pair, in unit order."""
+    from tracegrade.stats import unit_bootstrap_many
+
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(1, 12, size=2_000)
+    groups = [f"case-{u}" for u, size in enumerate(sizes) for _ in range(size)]
+    passed = (rng.random(len(groups)) < 0.7).astype(float)
+    pairs = paired_bootstrap_many({"rate": (passed, np.zeros(len(groups)), groups)}, resamples=300, seed=4)
+    ends = np.cumsum(sizes)
+    sums = [int(passed[end - size:end].sum()) for end, size in zip(ends, sizes, strict=True)]
+    units = unit_bootstrap_many({"rate": (list(dict.fromkeys(groups)), sums, sizes.tolist())}, resamples=300,
+                                seed=4)
+    assert units == pairs
+    assert unit_bootstrap_many({"none": ([], [], [])})["none"].estimate is None
+    with pytest.raises(ValueError, match="one entry per unit"):
+        unit_bootstrap_many({"bad": (["a"], [1, 2], [1])})

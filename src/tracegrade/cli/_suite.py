@@ -59,7 +59,7 @@ def check(dataset: Annotated[Path, typer.Argument(help="Dataset manifest (JSON).
     summary: dict[str, Any] = {"dataset": str(dataset), "valid": valid is not None, "problems": len(problems)}
     if valid is not None:
         summary.update(suites=len(valid.suites), cases=sum(len(s.cases) for s in valid.suites),
-                       expectations=sum(len(c.expectations) for s in valid.suites for c in s.cases))
+                       expectations=sum(s.columns.expectation_count() for s in valid.suites))
     _echo_json(summary)
     return 0 if valid is not None else 2
 
@@ -288,7 +288,7 @@ def _with_judge(data: Dataset, url: str | None, model: str | None, key_env: str 
     from tracegrade.runs import interrupts
     from tracegrade.suites import JUDGE_COMPARISON
 
-    needed = any(e.comparison == JUDGE_COMPARISON for s in data.suites for c in s.cases for e in c.expectations)
+    needed = any(JUDGE_COMPARISON in s.columns.comparisons() for s in data.suites)
     if needed and (url is None or model is None):
         raise ConfigError("the dataset has judge checks: give --judge-url and --judge-model")
 

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from tracegrade.stats._intervals import mean_ci as mean_ci
     from tracegrade.stats._intervals import paired_bootstrap_ci as paired_bootstrap_ci
     from tracegrade.stats._many import PairedSample as PairedSample
+    from tracegrade.stats._many import UnitTotals as UnitTotals
     from tracegrade.stats._many import paired_bootstrap_many as paired_bootstrap_many
+    from tracegrade.stats._many import unit_bootstrap_many as unit_bootstrap_many
     from tracegrade.stats._paired import PairedComparison as PairedComparison
     from tracegrade.stats._paired import PairedUnits as PairedUnits
     from tracegrade.stats._paired import apply_gate as apply_gate

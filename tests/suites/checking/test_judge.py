@@ -18,8 +18,8 @@ RUBRIC = {"rubric": "The reply apologises and offers a refund.", "reference": "S
 
 async def outcome(answer: dict[str, Any] | Exception) -> tuple[str, str | None, FakeJudge]:
     judge = FakeJudge(lambda request: answer)
-    scorer = CaseScorer(Case.model_validate(case("c", expectation("tone", "/reply", RUBRIC, comparison="judge"))), (),
-                        ScorerRegistry(), judge)
+    scorer = CaseScorer.of(Case.model_validate(case("c", expectation("tone", "/reply", RUBRIC, comparison="judge"))),
+                           (), ScorerRegistry(), judge)
     record = await scorer.score(Observation({"reply": "We are sorry; refunded."}), 1, details=False)
     return record.checks[0].outcome, record.checks[0].reason_code, judge
 
@@ -50,8 +50,8 @@ async def test_a_transport_failure_is_a_check_error_with_its_safe_code() -> None
 
 
 async def test_without_a_judge_the_check_is_an_error() -> None:
-    scorer = CaseScorer(Case.model_validate(case("c", expectation("tone", "/reply", RUBRIC, comparison="judge"))), (),
-                        ScorerRegistry(), None)
+    scorer = CaseScorer.of(Case.model_validate(case("c", expectation("tone", "/reply", RUBRIC, comparison="judge"))),
+                           (), ScorerRegistry(), None)
     record = await scorer.score(Observation({"reply": "x"}), 1, details=False)
     assert (record.checks[0].outcome, record.checks[0].reason_code) == ("error", "judge_not_configured")
 

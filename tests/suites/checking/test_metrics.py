@@ -17,7 +17,7 @@ async def observations(metric: dict[str, Any],
     spec = Metric.model_validate(metric)
     found = []
     for number, (raw_case, result) in enumerate(attempts):
-        scorer = CaseScorer(Case.model_validate({**raw_case, "id": f"c{number}"}), (spec,), ScorerRegistry(), None)
+        scorer = CaseScorer.of(Case.model_validate({**raw_case, "id": f"c{number}"}), (spec,), ScorerRegistry(), None)
         record = await scorer.score(Observation(result, None if result is not None else "timeout"), 1, details=False)
         found.append(record.metrics[spec.name])
     return summarise_metric(spec, found)
@@ -89,3 +89,22 @@ async def test_fields_count_hallucinations_and_misses() -> None:
     name, phone = summary.fields
     assert (name.correct_value, name.missed, name.unavailable, name.miss_rate) == (1, 1, 1, 0.5)
     assert (phone.hallucinated, phone.correct_null, phone.hallucination_rate) == (1, 1, 0.5)
+
+
+def test_classification_counts_from_the_confusion_matrix_equal_counting_each_label() -> None:
+    import random
+
+    from tracegrade.suites.checking._metrics import _confusion, _confusion_counts, _gold_label, _label_counts
+    from tracegrade.suites.checking._records import MetricObservation
+
+    labels: list[Any] = ["a", "b", None, "d"]
+    rng = random.Random(2)
+    observed = []
+    for _ in range(500):
+        predicted = rng.choice(labels)
+        gold_value: Any = rng.sample(labels, 2) if rng.random() < 0.3 else rng.choice(labels)
+        correct = predicted in gold_value if isinstance(gold_value, list) else predicted == gold_value
+        observed.append(MetricObservation("observed", predicted=predicted, gold=gold_value, correct=correct))
+    rows = _confusion(labels, observed).rows
+    assert sum(map(sum, rows)) == 500
+    assert _confusion_counts(rows) == _label_counts(labels, [(_gold_label(o), [o.predicted]) for o in observed])

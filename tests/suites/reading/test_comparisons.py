@@ -155,6 +155,6 @@ async def test_a_comparison_of_ones_own_is_checked_at_load_and_scored(tmp_path: 
         load_dataset(bad, registry)
     good = write_dataset(tmp_path, manifest(suite("s", [case("c", expectation("n", "/n", 2, comparison="within"))])),
                          "good.json")
-    scorer = CaseScorer(load_dataset(good, registry).suites[0].cases[0], (), registry, None)
+    scorer = CaseScorer.of(load_dataset(good, registry).suites[0].cases[0], (), registry, None)
     assert (await scorer.score(Observation({"n": 2.4}), 1, details=False)).passed
     assert not (await scorer.score(Observation({"n": 2.6}), 1, details=False)).passed

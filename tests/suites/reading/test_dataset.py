@@ -4,11 +4,11 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from pydantic_core import PydanticUndefined
 
 from tests.suites.helpers import case, expectation, suite_spec
 from tracegrade.suites import Case, Dataset
-from tracegrade.suites.reading._dataset import CaseInput, Expectation, Manifest, SuiteSpec, sha256_json
+from tracegrade.suites.reading._columns import case_columns
+from tracegrade.suites.reading._dataset import LazyCases, Manifest, SuiteSpec, sha256_json
 
 OK = case("c1", expectation("status", "/execution/status", "completed"))
 
@@ -22,7 +22,7 @@ def test_fingerprint_ignores_spelling_of_defaults() -> None:
                                       absent_as_null=False, each=None))
     assert spec([OK]).fingerprint == spec([explicit]).fingerprint
     assert len(spec([OK]).fingerprint) == 64
-    assert spec([OK]).case_json[0]["expectations"][0]["comparison"] == "exact"
+    assert spec([OK]).case_json(0)["expectations"][0]["comparison"] == "exact"
 
 
 def test_fingerprint_changes_with_the_revision_the_name_and_the_gold() -> None:
@@ -61,27 +61,20 @@ def test_fingerprint_and_digests_are_the_sha256_of_the_canonical_json() -> None:
              case("c~2", expectation("x", "/x", [1.5, -0.0, {"b": None, "a": "é"}], comparison="set"))]
     built = spec(cases, name="s\u2028", revision="r\"1")
     data = [c.model_dump(mode="json") for c in built.cases]
-    assert built.case_json == tuple(data)
+    assert [built.case_json(n) for n in range(len(data))] == data
     assert built.fingerprint == sha256_json({"suite": built.name, "revision": built.revision, "cases": data})
     assert built.case_digests == tuple((sha256_json(d["input"]), sha256_json(d["expectations"])) for d in data)
 
 
-def test_case_json_filled_in_from_the_raw_case_equals_the_models_dump() -> None:
-    from tracegrade.suites.reading._dataset import case_json
-
-    raws = [OK, case("c2", expectation("x", "/x", {"k": [1, 2.5, None]}, comparison="set", each="/id",
-                                       absent_as_null=True)),
-            {"id": "c3", "input": {"payload": None, "metadata": {"m": 1}},
-             "expectations": [{"name": "n", "path": "", "expected": -0.0}]}]
-    assert [(n, f.default) for n, f in Expectation.model_fields.items()] == [  # what case_json spells out
-        ("name", PydanticUndefined), ("path", PydanticUndefined), ("expected", PydanticUndefined),
-        ("comparison", "exact"), ("each", None), ("absent_as_null", False)]
-    assert list(Case.model_fields) == ["id", "input", "expectations"]
-    assert [(n, f.default) for n, f in CaseInput.model_fields.items()] == [
-        ("payload", PydanticUndefined), ("metadata", None)]
-    for raw in raws:
-        assert case_json(raw) == Case.model_validate(raw).model_dump(mode="json")
-        assert list(case_json(raw)["expectations"][0]) == list(Expectation.model_fields)
-    built = SuiteSpec("s", "wf", None, None, tuple(Case.model_validate(r) for r in raws), (), "1", raws)
+def test_cases_loaded_are_made_models_on_first_use_only() -> None:
+    raws = [OK, case("c2", expectation("x", "/x", [1], comparison="set"))]
+    lazy = LazyCases(raws)
+    assert len(lazy) == 2 and lazy._models is None
+    assert [c.id for c in lazy] == ["c1", "c2"] and lazy[1].expectations[0].comparison == "set"
+    columns = case_columns(raws)
+    assert columns is not None
+    built = SuiteSpec("s", "wf", None, None, LazyCases(raws), (), "1", columns)
     dumped = SuiteSpec("s", "wf", None, None, tuple(Case.model_validate(r) for r in raws), (), "1")
-    assert built.case_json == dumped.case_json and built.fingerprint == dumped.fingerprint
+    assert built.fingerprint == dumped.fingerprint and built.case_digests == dumped.case_digests
+    assert built.case_json(1) == dumped.case_json(1)
+    assert built == dumped and LazyCases(raws) == LazyCases(raws) and LazyCases(raws) != LazyCases(raws[:1])

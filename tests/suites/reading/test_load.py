@@ -93,3 +93,18 @@ def test_the_dataset_files_together_are_capped(tmp_path: Path) -> None:
     found = problems(tmp_path, manifest(*(suite(f"s{i}", "big.json") for i in range(5))))
     assert found[-1] == f"{tmp_path}/big.json: /: the dataset's files together are over the limit of 268435456 bytes"
     assert len(found) == 5 and all(p.endswith("line 1, column 1: Expecting value") for p in found[:4])
+
+
+def test_a_bad_case_among_many_alike_is_named_at_its_place(tmp_path: Path) -> None:
+    """Shapes are validated once per spelling; a case spelt like the others but for one value is still caught."""
+    alike = [case(f"c{i}", expectation("a", "/x", i, absent_as_null=True),
+                  expectation("b", "/y", [i], comparison="set")) for i in range(40)]
+    alike[25]["expectations"][0]["absent_as_null"] = 1  # equal to True in Python
+    alike[31]["expectations"][1]["expected"] = "not an array"
+    assert problems(tmp_path, manifest(suite("s", alike))) == [
+        f"{tmp_path}/dataset.json: /suites/0/cases/25/expectations/0/absent_as_null: Input should be a valid boolean"]
+    alike[25]["expectations"][0]["absent_as_null"] = True
+    assert problems(tmp_path, manifest(suite("s", alike))) == [
+        f"{tmp_path}/dataset.json: /suites/0/cases/31/expectations/1/expected: set gold must be an array"]
+    dataset = load_dataset(write_dataset(tmp_path, manifest(suite("s", alike[:31]))))
+    assert [c.id for c in dataset.suites[0].cases][-1] == "c30" and len(dataset.suites[0].cases) == 31

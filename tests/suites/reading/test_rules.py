@@ -4,8 +4,9 @@ from typing import Any
 
 from tests.suites.helpers import case, expectation
 from tracegrade.suites import Case, ScorerRegistry
+from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._dataset import Metric
-from tracegrade.suites.reading._rules import case_problems, matching_expectation, metric_problems
+from tracegrade.suites.reading._rules import case_problems, cases_problems, matching_positions, metric_problems
 
 
 def problems_of(*expectations: dict[str, Any]) -> list[tuple[str, str]]:
@@ -33,33 +34,50 @@ def test_source_span_gold_is_checked_against_the_case_input() -> None:
         ("/expectations/0/expected", "source_span ranges exceed the source string")]
 
 
+def columns(*cases: dict[str, Any]) -> CaseColumns:
+    read = case_columns(list(cases))
+    assert read is not None
+    return read
+
+
 def metric(**extra: Any) -> Metric:
     return Metric.model_validate({"name": "m", "path": "/cat", "kind": "classification", "labels": ["a", "b"],
                                   **extra})
 
 
 def test_a_metric_measures_the_expectation_at_its_path_and_name() -> None:
-    gold = Case.model_validate(case("c", expectation("one", "/cat", "a"), expectation("two", "/cat", "b")))
-    assert [e.name for e in matching_expectation(metric(), gold)] == ["one", "two"]
-    assert [e.name for e in matching_expectation(metric(expectation="two"), gold)] == ["two"]
-    assert metric_problems(metric(), [gold]) == [
+    gold = columns(case("c", expectation("one", "/cat", "a"), expectation("two", "/cat", "b")))
+    assert matching_positions(metric(), gold.layouts[0]) == [0, 1]
+    assert matching_positions(metric(expectation="two"), gold.layouts[0]) == [1]
+    assert metric_problems(metric(), gold) == [
         ("", "case 'c' has 2 matching expectations; name one with `expectation`"),
         ("", "no case has gold for this metric (same path, each and expectation)")]
-    assert metric_problems(metric(expectation="two"), [gold]) == []
+    assert metric_problems(metric(expectation="two"), gold) == []
 
 
 def test_metric_gold_must_fit_the_catalog_and_kind() -> None:
-    gold = Case.model_validate(case("c", expectation("cat", "/cat", "x")))
-    assert metric_problems(metric(), [gold]) == [("", "case 'c': classification gold must be a declared label")]
-    assert metric_problems(metric(path="/other"), [gold]) == [
+    gold = columns(case("c", expectation("cat", "/cat", "x")))
+    assert metric_problems(metric(), gold) == [("", "case 'c': classification gold must be a declared label")]
+    assert metric_problems(metric(path="/other"), gold) == [
         ("", "no case has gold for this metric (same path, each and expectation)")]
     multi = metric(kind="multilabel", labels=["x", None, "x"])
-    assert metric_problems(multi, [gold]) == [("/labels", "labels must be unique"),
+    assert metric_problems(multi, gold) == [("/labels", "labels must be unique"),
                                               ("/labels", "null is a label only in classification metrics")]
-    assert metric_problems(metric(each="/id"), [gold])[0] == ("/each", "each is supported for multilabel metrics only")
-    tags = Case.model_validate(case("t", expectation("tags", "/cat", ["a", "a"], comparison="set")))
-    assert metric_problems(metric(kind="multilabel"), [tags]) == [
+    assert metric_problems(metric(each="/id"), gold)[0] == ("/each", "each is supported for multilabel metrics only")
+    tags = columns(case("t", expectation("tags", "/cat", ["a", "a"], comparison="set")))
+    assert metric_problems(metric(kind="multilabel"), tags) == [
         ("", "case 't': multilabel gold must not repeat a label")]
-    either = Case.model_validate(case("e", expectation("cat", "/cat", ["a"], comparison="one_of")))
-    assert metric_problems(metric(kind="fields"), [either]) == [
+    either = columns(case("e", expectation("cat", "/cat", ["a"], comparison="one_of")))
+    assert metric_problems(metric(kind="fields"), either) == [
         ("", "case 'e': one_of gold is allowed only for classification metrics")]
+
+
+def test_the_rules_of_a_shape_are_checked_for_every_case_that_has_it() -> None:
+    """Cases sharing a layout share its rules, yet each case's gold is checked and each problem placed."""
+    good, bad = expectation("t", "/t", "x", comparison="text"), expectation("t", "/t", 3, comparison="text")
+    found = cases_problems(columns(case("a", good), case("b", bad), case("c", good), case("d", bad),
+                                   case("e", expectation("u", "u", 1), expectation("u", "/v", 1))), ScorerRegistry())
+    assert found == [(1, "/expectations/0/expected", "text gold must be a string"),
+                     (3, "/expectations/0/expected", "text gold must be a string"),
+                     (4, "/expectations/0/path", "not an RFC 6901 JSON pointer"),
+                     (4, "/expectations/1/name", "duplicate expectation name 'u'")]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from tracegrade.suites.checking._records import MetricObservation, Record, Scored
-from tracegrade.suites.reading._dataset import Expectation, Metric
+from tracegrade.suites.reading._dataset import Metric
 from tracegrade.suites.reading._json import json_key
 
 __all__ = [
@@ -26,16 +27,18 @@ __all__ = [
 ]
 
 
-def observe(metric: Metric, expectation: Expectation | None, scored: Scored | None) -> MetricObservation:
-    """What one attempt contributes to ``metric`` (``excluded`` when the case has no gold for it)."""
-    if expectation is None or scored is None:
+def observe(metric: Metric, scored: Scored | None, gold: Any = None, *, one_of: bool = False) -> MetricObservation:
+    """What one attempt contributes to ``metric`` (``excluded`` when the case has no gold for it: no ``scored``).
+
+    ``scored`` is the check of the case's ``gold`` for the metric, compared by ``one_of`` when ``one_of``.
+    """
+    if scored is None:
         return MetricObservation("excluded")
-    gold = expectation.expected
     outcome = scored.check.outcome
     if outcome in ("missing", "skipped", "error"):
         return MetricObservation(outcome, gold=gold)
     if metric.kind == "classification":
-        return _classification(metric, expectation, scored.value)
+        return _classification(metric, gold, one_of, scored.value)
     if metric.kind == "multilabel":
         return _multilabel(metric, gold, scored.value)
     return _fields(gold, scored.value)
@@ -46,9 +49,8 @@ def _label_keys(labels: tuple[str | None, ...]) -> frozenset[Any]:
     return frozenset(json_key(label) for label in labels)
 
 
-def _classification(metric: Metric, expectation: Expectation, value: Any) -> MetricObservation:
-    gold = expectation.expected
-    options = gold if expectation.comparison == "one_of" else [gold]
+def _classification(metric: Metric, gold: Any, one_of: bool, value: Any) -> MetricObservation:
+    options = gold if one_of else [gold]
     if value is None and None not in metric.labels:
         return MetricObservation("abstained", gold=gold)
     key = json_key(value)
@@ -195,7 +197,8 @@ _STATES = {"observed": "observed", "abstained": "abstained", "missing": "missing
 def summarise_metric(metric: Metric, observations: Sequence[MetricObservation]) -> MetricSummary:
     """The metric's report section from every attempt's observation."""
     supported = [o for o in observations if o.state != "excluded"]
-    counts = {key: sum(1 for o in supported if o.state == state) for key, state in _STATES.items()}
+    states: Counter[str] = Counter(o.state for o in supported)
+    counts = {key: states[state] for key, state in _STATES.items()}
     correct = sum(1 for o in supported if o.correct)
     support = len(supported)
     totals: dict[str, Any] = {
@@ -205,10 +208,12 @@ def summarise_metric(metric: Metric, observations: Sequence[MetricObservation]) 
     }
     observed = [o for o in supported if o.state == "observed"]
     if metric.kind == "classification":
-        return ClassificationSummary(**totals, confusion_matrix=_confusion(metric.labels, observed),
-                                     **_per_label(metric.labels, [(_gold_label(o), [o.predicted]) for o in observed]))
+        confusion = _confusion(metric.labels, observed)
+        return ClassificationSummary(**totals, confusion_matrix=confusion,
+                                     **_per_label(metric.labels, _confusion_counts(confusion.rows), len(observed)))
     if metric.kind == "multilabel":
-        return MultilabelSummary(**totals, **_per_label(metric.labels, [(o.gold, o.predicted) for o in observed]))
+        pairs = [(o.gold, o.predicted) for o in observed]
+        return MultilabelSummary(**totals, **_per_label(metric.labels, _label_counts(metric.labels, pairs), len(pairs)))
     return FieldsSummary(**totals, fields=_field_counts(metric.labels, supported))
 
 
@@ -226,21 +231,36 @@ def _gold_label(o: MetricObservation) -> list[Any]:
 def _confusion(labels: Sequence[Any], observed: Sequence[MetricObservation]) -> ConfusionRows:
     index = {json_key(label): i for i, label in enumerate(labels)}
     rows = [[0] * len(labels) for _ in labels]
-    for o in observed:
-        rows[index[json_key(_gold_label(o)[0])]][index[json_key(o.predicted)]] += 1
+    for (gold, predicted), count in Counter((json_key(_gold_label(o)[0]), json_key(o.predicted))
+                                            for o in observed).items():
+        rows[index[gold]][index[predicted]] += count
     return ConfusionRows(labels=list(labels), rows=rows)
 
 
-def _per_label(labels: Sequence[Any], pairs: Sequence[tuple[Any, Any]]) -> dict[str, Any]:
+Counts = list[tuple[int, int, int]]
+"""Each label's true positives, false positives and false negatives, in catalog order."""
+
+
+def _confusion_counts(rows: list[list[int]]) -> Counts:
+    """Per-label counts of single-label observations, from their confusion matrix (rows: gold)."""
+    columns = [sum(column) for column in zip(*rows, strict=True)]
+    return [(row[i], columns[i] - row[i], sum(row) - row[i]) for i, row in enumerate(rows)]
+
+
+def _label_counts(labels: Sequence[Any], pairs: Sequence[tuple[Any, Any]]) -> Counts:
+    """Per-label counts of ``(gold labels, predicted labels)`` pairs."""
     keys = [json_key(label) for label in labels]
     sets = [({json_key(g) for g in gold}, {json_key(p) for p in predicted}) for gold, predicted in pairs]
+    return [(sum(1 for g, p in sets if key in g and key in p), sum(1 for g, p in sets if key not in g and key in p),
+             sum(1 for g, p in sets if key in g and key not in p)) for key in keys]
+
+
+def _per_label(labels: Sequence[Any], counts: Counts, observed: int) -> dict[str, Any]:
+    """Per-label, micro and macro rates from each label's counts over ``observed`` observations."""
     rows, pooled = [], [0, 0, 0]
-    for label, key in zip(labels, keys, strict=True):
-        tp = sum(1 for g, p in sets if key in g and key in p)
-        fp = sum(1 for g, p in sets if key not in g and key in p)
-        fn = sum(1 for g, p in sets if key in g and key not in p)
+    for label, (tp, fp, fn) in zip(labels, counts, strict=True):
         pooled = [pooled[0] + tp, pooled[1] + fp, pooled[2] + fn]
-        rows.append(LabelCounts(label=label, tp=tp, fp=fp, fn=fn, tn=len(sets) - tp - fp - fn, **_rates(tp, fp, fn)))
+        rows.append(LabelCounts(label=label, tp=tp, fp=fp, fn=fn, tn=observed - tp - fp - fn, **_rates(tp, fp, fn)))
     macro = {name: None if any(getattr(r, name) is None for r in rows) else
              sum(getattr(r, name) for r in rows) / len(rows) for name in ("precision", "recall", "f1")}
     return {"per_label": rows, "micro": LabelRates(**_rates(*pooled)), "macro": LabelRates(**macro)}

@@ -10,6 +10,7 @@ from tracegrade.suites.checking._judge import JudgeAsker, judge_check
 from tracegrade.suites.checking._metrics import observe
 from tracegrade.suites.checking._owners import attempt_status, invocations, owner_status, read_usage
 from tracegrade.suites.checking._records import EXECUTED_STATUSES, AttemptRecord, CheckResult, Observation, Scored
+from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape, case_columns
 from tracegrade.suites.reading._comparisons import (
     AskJudge,
     BuiltinComparison,
@@ -20,9 +21,9 @@ from tracegrade.suites.reading._comparisons import (
     ScorerRegistry,
     project,
 )
-from tracegrade.suites.reading._dataset import Case, Expectation, Metric, SuiteSpec, sha256_json
+from tracegrade.suites.reading._dataset import Case, Metric, SuiteSpec, sha256_json
 from tracegrade.suites.reading._json import ABSENT, pointer_tokens, resolve
-from tracegrade.suites.reading._rules import matching_expectation
+from tracegrade.suites.reading._rules import matching_positions
 
 __all__ = ["CaseScorer", "SuiteScorer"]
 
@@ -32,11 +33,11 @@ class _Compiled:
 
     __slots__ = ("absent_as_null", "comparison", "each", "failed", "made", "name", "passed", "rule", "tokens")
 
-    def __init__(self, expectation: Expectation, comparison: Comparison, rule: Rule | None) -> None:
-        self.name = expectation.name
-        self.tokens = pointer_tokens(expectation.path)
-        self.each = None if expectation.each is None else pointer_tokens(expectation.each)
-        self.absent_as_null = expectation.absent_as_null
+    def __init__(self, shape: Shape, comparison: Comparison, rule: Rule | None) -> None:
+        self.name = shape.name
+        self.tokens = pointer_tokens(shape.path)
+        self.each = None if shape.each is None else pointer_tokens(shape.each)
+        self.absent_as_null = shape.absent_as_null
         self.comparison = comparison
         self.rule = rule
         """The rule of a built-in comparison, applied directly (no coroutine per check); None for the others."""
@@ -52,27 +53,42 @@ class _Compiled:
         return found
 
 
+MetricAt = tuple[Metric, int | None, bool]
+"""A metric, the position of the expectation it measures in a layout (None: none), and whether it is one_of."""
+
+
 class _Shared:
-    """What the cases of one suite share: comparisons and compiled expectation shapes."""
+    """What the cases of one suite share: comparisons, compiled shapes and what each layout checks and measures."""
 
-    def __init__(self, registry: ScorerRegistry) -> None:
+    def __init__(self, registry: ScorerRegistry, metrics: tuple[Metric, ...], judge: JudgeAsker | None) -> None:
         self.registry = registry
+        self.metrics = metrics
+        self.ask_judge: AskJudge | None = None if judge is None else partial(judge_check, judge)
         self.comparisons: dict[str, tuple[Comparison, Rule | None]] = {}
-        self.compiled: dict[tuple[str, str, str | None, str, bool], _Compiled] = {}
+        self.compiled: dict[Shape, _Compiled] = {}
+        self.layouts: dict[Layout, tuple[tuple[_Compiled, ...], tuple[MetricAt, ...]]] = {}
 
-    def check(self, expectation: Expectation) -> tuple[_Compiled, Any]:
-        """One expectation ready to check: its compiled shape and its gold."""
-        key = (expectation.name, expectation.path, expectation.each, expectation.comparison,
-               expectation.absent_as_null)
-        found = self.compiled.get(key)
+    def layout(self, layout: Layout) -> tuple[tuple[_Compiled, ...], tuple[MetricAt, ...]]:
+        """The compiled shapes of ``layout`` and where each metric finds its expectation in it."""
+        found = self.layouts.get(layout)
         if found is None:
-            comparison = self.comparisons.get(expectation.comparison)
+            metrics = []
+            for metric in self.metrics:
+                at = next(iter(matching_positions(metric, layout)), None)
+                metrics.append((metric, at, at is not None and layout.shapes[at].comparison == "one_of"))
+            found = self.layouts[layout] = (tuple(self._compiled(s) for s in layout.shapes), tuple(metrics))
+        return found
+
+    def _compiled(self, shape: Shape) -> _Compiled:
+        found = self.compiled.get(shape)
+        if found is None:
+            comparison = self.comparisons.get(shape.comparison)
             if comparison is None:
-                made = _comparison(self.registry, expectation.comparison)
+                made = _comparison(self.registry, shape.comparison)
                 rule = made.rule if type(made) is BuiltinComparison else None
-                comparison = self.comparisons[expectation.comparison] = (made, rule)
-            found = self.compiled[key] = _Compiled(expectation, *comparison)
-        return found, expectation.expected
+                comparison = self.comparisons[shape.comparison] = (made, rule)
+            found = self.compiled[shape] = _Compiled(shape, *comparison)
+        return found
 
 
 _PENDING = object()
@@ -87,22 +103,34 @@ def _comparison(registry: ScorerRegistry, name: str) -> Comparison:
 
 
 class CaseScorer:
-    """Scores results of one case; built once and reused for every repetition."""
+    """Scores results of case ``number`` of ``columns``; built once and reused for every repetition."""
 
-    def __init__(self, case: Case, metrics: tuple[Metric, ...], registry: ScorerRegistry,
-                 judge: JudgeAsker | None, case_json: dict[str, Any] | None = None,
-                 shared: _Shared | None = None, digests: tuple[str, str] | None = None) -> None:
-        self.case = case
-        case_json = case_json if case_json is not None else case.model_dump(mode="json")
-        self.input: dict[str, Any] = case_json["input"]
-        self.expectations: list[dict[str, Any]] = case_json["expectations"]
+    def __init__(self, columns: CaseColumns, number: int, shared: _Shared,
+                 digests: tuple[str, str] | None = None) -> None:
+        self.id = columns.ids[number]
+        self.input: dict[str, Any] = columns.inputs[number]
+        self._columns, self._number = columns, number
         self.input_sha256, self.expectations_sha256 = digests if digests is not None else \
-            (sha256_json(self.input), sha256_json(self.expectations))
-        shared = shared if shared is not None else _Shared(registry)
-        self._checks = [shared.check(e) for e in case.expectations]
-        metrics_of = [(m, next(iter(matching_expectation(m, case)), None)) for m in metrics]
-        self._metrics = [(m, e, None if e is None else _position(case.expectations, e)) for m, e in metrics_of]
-        self._ask_judge: AskJudge | None = None if judge is None else partial(judge_check, judge)
+            (sha256_json(self.input), sha256_json(columns.expectations_json(number)))
+        self._compiled, self._metrics = shared.layout(columns.layouts[number])
+        self._golds = columns.golds[number]
+        self._ask_judge = shared.ask_judge
+        self._expectations: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def of(cls, case: Case, metrics: tuple[Metric, ...], registry: ScorerRegistry,
+           judge: JudgeAsker | None) -> CaseScorer:
+        """The scorer of one case on its own."""
+        columns = case_columns([case.model_dump(mode="json")])
+        assert columns is not None  # a model's dump is valid
+        return cls(columns, 0, _Shared(registry, metrics, judge))
+
+    @property
+    def expectations(self) -> list[dict[str, Any]]:
+        """The case's expectations as JSON, every field spelled out (kept in detail reports)."""
+        if self._expectations is None:
+            self._expectations = self._columns.expectations_json(self._number)
+        return self._expectations
 
     async def score(self, observation: Observation, repetition: int, *, details: bool) -> AttemptRecord:
         """The attempt record for ``observation``."""
@@ -113,30 +141,39 @@ class CaseScorer:
         checks: list[CheckResult] = []
         values: list[Any] = []
         passed = True
-        for compiled, expected in self._checks:
-            check, value = self._check(compiled, expected, valid)
-            if check is _PENDING:
-                check = await self._compare(compiled, expected, value)
+        golds = self._golds
+        for compiled, expected in zip(self._compiled, golds, strict=True):
+            if valid is None:
+                check, value = compiled.of("error", "no_valid_result"), ABSENT
+            else:
+                value, rule = resolve(valid, compiled.tokens), compiled.rule
+                if value is not ABSENT and compiled.each is None and rule is not None:  # most checks
+                    check = compiled.passed if rule(value, expected, self.input) else compiled.failed
+                else:
+                    check, value = self._check(compiled, expected, valid, value)
+                    if check is _PENDING:
+                        check = await self._compare(compiled, expected, value)
             if check.outcome != "passed":
                 passed = False
             checks.append(check)
             values.append(value)
         usage = observation.usage if observation.usage is not None else _execution_usage(valid)
         return AttemptRecord(
-            id=self.case.id, repetition=repetition, status=status,  # type: ignore[arg-type]
+            id=self.id, repetition=repetition, status=status,  # type: ignore[arg-type]
             passed=passed, checks=tuple(checks),
             input_sha256=self.input_sha256, expectations_sha256=self.expectations_sha256, error_code=error_code,
             elapsed_seconds=observation.elapsed_seconds, usage=read_usage(usage),
             invocations=invocations(valid) if valid is not None else (),
-            metrics={m.name: observe(m, e, None if at is None else Scored(checks[at], values[at]))
-                     for m, e, at in self._metrics},
+            metrics={m.name: observe(m, None) if at is None else
+                     observe(m, Scored(checks[at], values[at]), golds[at], one_of=one_of)
+                     for m, at, one_of in self._metrics},
             details={"input": self.input, "expectations": self.expectations, "result": result} if details else None)
 
-    def _check(self, compiled: _Compiled, expected: Any, result: dict[str, Any] | None) -> tuple[Any, Any]:
-        """The check result and the value compared; ``_PENDING`` for a comparison that is not built in."""
-        if result is None:
-            return compiled.of("error", "no_valid_result"), ABSENT
-        value = resolve(result, compiled.tokens)
+    def _check(self, compiled: _Compiled, expected: Any, result: dict[str, Any], value: Any) -> tuple[Any, Any]:
+        """The check result and the value compared (``value``: what the path resolved to in ``result``).
+
+        ``_PENDING`` instead of the result for a comparison that is not built in.
+        """
         if value is ABSENT:
             owner = owner_status(result, compiled.tokens)
             if owner == "skipped":
@@ -164,10 +201,6 @@ class CaseScorer:
         return compiled.passed if passed else compiled.failed
 
 
-def _position(expectations: list[Expectation], expectation: Expectation) -> int:
-    return next(i for i, candidate in enumerate(expectations) if candidate is expectation)
-
-
 def _execution_usage(result: dict[str, Any] | None) -> Any:
     execution = result.get("execution") if result is not None else None
     return execution.get("usage") if isinstance(execution, dict) else None
@@ -178,6 +211,7 @@ class SuiteScorer:
 
     def __init__(self, suite: SuiteSpec, registry: ScorerRegistry, judge: JudgeAsker | None) -> None:
         self.suite = suite
-        shared = _Shared(registry)
-        self.cases = {case.id: CaseScorer(case, suite.metrics, registry, judge, data, shared, digests)
-                      for case, data, digests in zip(suite.cases, suite.case_json, suite.case_digests, strict=True)}
+        shared = _Shared(registry, suite.metrics, judge)
+        columns = suite.columns
+        self.cases = {case_id: CaseScorer(columns, number, shared, digests)
+                      for number, (case_id, digests) in enumerate(zip(columns.ids, suite.case_digests, strict=True))}

@@ -1,15 +1,31 @@
-"""The dataset format: a manifest of suites, cases with gold expectations, and metrics."""
+"""A validated dataset: its suites with their cases resolved, read as columns and fingerprinted."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import InitVar, dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Any, overload
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import TypeAdapter
 
+from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._json import canonical
+from tracegrade.suites.reading._models import (
+    MAX_CASE_ID_CHARS,
+    MAX_DATASET_BYTES,
+    MAX_DATASET_TOTAL_BYTES,
+    MAX_EXPECTATIONS,
+    MAX_METRICS,
+    MAX_SUITES,
+    Case,
+    CaseInput,
+    Expectation,
+    Manifest,
+    Metric,
+    MetricKind,
+    SuiteEntry,
+)
 
 __all__ = [
     "MAX_CASE_ID_CHARS",
@@ -22,96 +38,14 @@ __all__ = [
     "CaseInput",
     "Dataset",
     "Expectation",
+    "LazyCases",
     "Manifest",
     "Metric",
     "MetricKind",
     "SuiteEntry",
     "SuiteSpec",
-    "case_json",
     "sha256_json",
 ]
-
-MAX_DATASET_BYTES = 64 * 1024 * 1024
-"""Largest manifest or case file read."""
-MAX_DATASET_TOTAL_BYTES = 256 * 1024 * 1024
-"""Most bytes the manifest and its case files take together."""
-MAX_SUITES = 128
-MAX_METRICS = 64
-MAX_EXPECTATIONS = 1024
-MAX_CASE_ID_CHARS = 512
-MAX_LABELS = 1024
-
-Name = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r"\S")]
-MetricKind = Literal["classification", "multilabel", "fields"]
-
-
-class _Closed(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class Expectation(_Closed):
-    """One gold assertion about the result of a case."""
-
-    name: Name
-    """Unique within its case."""
-    path: str
-    """RFC 6901 pointer into the result (``""`` is the whole result)."""
-    expected: Any = Field(...)
-    """The gold value (required; may be null)."""
-    comparison: Annotated[str, StringConstraints(min_length=1, max_length=128)] = "exact"
-    """A built-in comparison, ``judge``, or a registered custom scorer name."""
-    each: str | None = None
-    """Relative pointer applied to every item of the array at ``path``."""
-    absent_as_null: bool = False
-    """Compare an absent member of an executed owner as JSON null."""
-
-
-class CaseInput(_Closed):
-    """What the system under test receives."""
-
-    payload: Any = Field(...)
-    """Any JSON value."""
-    metadata: dict[str, Any] | None = None
-
-
-class Case(_Closed):
-    """One authored case: input plus gold expectations."""
-
-    id: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CASE_ID_CHARS)]
-    input: CaseInput
-    expectations: Annotated[list[Expectation], Field(min_length=1, max_length=MAX_EXPECTATIONS)]
-
-
-class Metric(_Closed):
-    """An aggregate measurement over the one matching expectation of each case."""
-
-    name: Name
-    path: str
-    kind: MetricKind
-    labels: Annotated[list[str | None], Field(min_length=1, max_length=MAX_LABELS)]
-    """The declared catalog (field names for ``fields``); ``null`` only for classification."""
-    each: str | None = None
-    expectation: Name | None = None
-    """The expectation name to measure when several share the path."""
-
-
-class SuiteEntry(_Closed):
-    """A suite as written in the manifest (cases inline or a case-file path)."""
-
-    name: Name
-    workflow: Name
-    flow: Name | None = None
-    step: Name | None = None
-    cases: Any = Field(...)
-    metrics: Annotated[list[Metric], Field(max_length=MAX_METRICS)] = []
-
-
-class Manifest(_Closed):
-    """The dataset manifest."""
-
-    name: Name
-    revision: Annotated[str, StringConstraints(min_length=1, max_length=256)]
-    suites: Annotated[list[SuiteEntry], Field(min_length=1, max_length=MAX_SUITES)]
 
 
 def sha256_json(value: Any) -> str:
@@ -122,18 +56,43 @@ def sha256_json(value: Any) -> str:
 _CASE_LIST = TypeAdapter(list[Case])
 
 
-def case_json(raw: dict[str, Any]) -> dict[str, Any]:
-    """What ``Case.model_validate(raw).model_dump(mode="json")`` gives, from ``raw`` (which must validate).
+class LazyCases(Sequence[Case]):
+    """Cases that validated, as models made on first use (loading and scoring read their columns)."""
 
-    Strict validation keeps every value as it was read, so the dump is the raw case with its keys in field
-    order and the defaults spelled out; filling them in costs about two thirds of dumping the models.
-    ``tests/suites/reading/test_dataset.py`` holds it to the models' fields and defaults.
-    """
-    given = raw["input"]
-    return {"id": raw["id"], "input": {"payload": given["payload"], "metadata": given.get("metadata")},
-            "expectations": [{"name": e["name"], "path": e["path"], "expected": e["expected"],
-                              "comparison": e.get("comparison", "exact"), "each": e.get("each"),
-                              "absent_as_null": e.get("absent_as_null", False)} for e in raw["expectations"]]}
+    __slots__ = ("_models", "_raw")
+
+    def __init__(self, raw: Sequence[dict[str, Any]]) -> None:
+        self._raw = raw
+        self._models: tuple[Case, ...] | None = None
+
+    def models(self) -> tuple[Case, ...]:
+        """Every case as a model."""
+        if self._models is None:
+            self._models = tuple(_CASE_LIST.validate_python(self._raw))
+        return self._models
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    @overload
+    def __getitem__(self, index: int) -> Case: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Case]: ...
+
+    def __getitem__(self, index: int | slice) -> Case | Sequence[Case]:
+        return self.models()[index]
+
+    def __iter__(self) -> Iterator[Case]:
+        return iter(self.models())
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to a sequence of the same cases (as a tuple of the models would be)."""
+        if isinstance(other, LazyCases):
+            other = other.models()
+        return isinstance(other, tuple) and self.models() == other
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,35 +103,42 @@ class SuiteSpec:
     workflow: str
     flow: str | None
     step: str | None
-    cases: tuple[Case, ...]
+    cases: Sequence[Case]
+    """The cases as models (made on first use when the dataset was loaded: scoring reads ``columns``)."""
     metrics: tuple[Metric, ...]
     revision: str
     """The dataset revision."""
-    raw_cases: InitVar[Sequence[dict[str, Any]] | None] = None
-    """The cases as read, which validated into ``cases`` (their JSON is then filled in, not dumped again)."""
+    read_columns: InitVar[CaseColumns | None] = None
+    """The cases as columns when already read (else they are read from the models' dump)."""
+    columns: CaseColumns = field(init=False, repr=False, compare=False)
+    """The cases column by column: ids, inputs, expectation layouts and golds."""
     fingerprint: str = field(init=False)
     """SHA-256 over suite name, dataset revision and case identities."""
-    case_json: tuple[dict[str, Any], ...] = field(init=False, repr=False, compare=False)
-    """Each case as canonical JSON-ready data (defaults spelled out)."""
     case_digests: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
     """Each case's ``(input_sha256, expectations_sha256)``: SHA-256 of the canonical JSON of each part."""
 
-    def __post_init__(self, raw_cases: Sequence[dict[str, Any]] | None) -> None:
-        cases = tuple(_CASE_LIST.dump_python(list(self.cases), mode="json")) if raw_cases is None else \
-            tuple(case_json(raw) for raw in raw_cases)
-        object.__setattr__(self, "case_json", cases)
-        # The fingerprint is sha256_json({"suite", "revision", "cases"}); its canonical bytes are put together
-        # from each case's parts (sorted keys: expectations, id, input), so each part is encoded once.
+    def __post_init__(self, read_columns: CaseColumns | None) -> None:
+        columns = read_columns if read_columns is not None else \
+            case_columns(_CASE_LIST.dump_python(list(self.cases), mode="json"))
+        if columns is None:
+            raise ValueError("the dump of validated cases did not read as columns")
+        object.__setattr__(self, "columns", columns)
+        # The fingerprint is sha256_json({"suite", "revision", "cases"}) of the cases as JSON; its canonical
+        # bytes are put together from each case's parts (sorted keys: expectations, id, input).
         whole = hashlib.sha256(b'{"cases":[')
         digests = []
-        for number, case in enumerate(cases):
-            given, expectations = canonical(case["input"]), canonical(case["expectations"])
+        for number, (case_id, case_input) in enumerate(zip(columns.ids, columns.inputs, strict=True)):
+            given, expectations = canonical(case_input), columns.expectations_canonical(number)
             whole.update(b'%s{"expectations":%s,"id":%s,"input":%s}' % (
-                b"," if number else b"", expectations, canonical(case["id"]), given))
+                b"," if number else b"", expectations, canonical(case_id), given))
             digests.append((hashlib.sha256(given).hexdigest(), hashlib.sha256(expectations).hexdigest()))
         whole.update(b'],"revision":%s,"suite":%s}' % (canonical(self.revision), canonical(self.name)))
         object.__setattr__(self, "case_digests", tuple(digests))
         object.__setattr__(self, "fingerprint", whole.hexdigest())
+
+    def case_json(self, number: int) -> dict[str, Any]:
+        """Case ``number`` as JSON, every default spelled out (what dumping its model gives)."""
+        return self.columns.case_json(number)
 
     @property
     def targets(self) -> dict[str, str | None]:

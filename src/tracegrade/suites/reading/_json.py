@@ -186,10 +186,8 @@ def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
     """The value at ``tokens`` in ``document``, or :data:`ABSENT` when a member is missing."""
     value = document
     for token in tokens:
-        if isinstance(value, dict):
-            value = value.get(token, ABSENT)
-            if value is ABSENT:
-                return ABSENT
+        if type(value) is dict or isinstance(value, dict):
+            value = value.get(token, ABSENT)  # ABSENT is neither an object nor an array: it stays
         elif isinstance(value, list):
             if not _index(token) or int(token) >= len(value):
                 return ABSENT

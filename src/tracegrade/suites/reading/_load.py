@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,18 +11,20 @@ from pydantic import TypeAdapter, ValidationError
 
 from tracegrade.errors import InputError
 from tracegrade.runs import UnreadableFile, gc_paused, read_capped
+from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._comparisons import ScorerRegistry
 from tracegrade.suites.reading._dataset import (
     MAX_DATASET_BYTES,
     MAX_DATASET_TOTAL_BYTES,
     Case,
     Dataset,
+    LazyCases,
     Manifest,
     SuiteEntry,
     SuiteSpec,
 )
 from tracegrade.suites.reading._json import JsonProblem, loads_strict
-from tracegrade.suites.reading._rules import case_problems, metric_problems
+from tracegrade.suites.reading._rules import cases_problems, metric_problems
 
 __all__ = ["Problem", "check_dataset", "load_dataset"]
 
@@ -110,37 +113,40 @@ def _suite(manifest_path: Path, index: int, entry: SuiteEntry, revision: str, re
     found = len(problems)
     if entry.step is not None and entry.flow is None:
         problems.append(Problem(str(manifest_path), f"{base}/step", "a step target needs a flow target"))
-    cases, file, where, raw = _cases(manifest_path, base, entry.cases, problems, budget)
-    if cases is None:
+    read = _cases(manifest_path, base, entry.cases, problems, budget)
+    if read is None:
         return None
-    for number, case in enumerate(cases):
-        for place, message in case_problems(case, registry):
-            problems.append(Problem(file, f"{where}/{number}{place}", message))
-    _unique([case.id for case in cases], file, where, "id", "case id", problems)
+    cases, columns, file, where = read
+    for number, place, message in cases_problems(columns, registry):
+        problems.append(Problem(file, f"{where}/{number}{place}", message))
+    _unique(list(columns.ids), file, where, "id", "case id", problems)
     for number, metric in enumerate(entry.metrics):
-        for place, message in metric_problems(metric, cases):
+        for place, message in metric_problems(metric, columns):
             problems.append(Problem(str(manifest_path), f"{base}/metrics/{number}{place}", message))
     _unique([m.name for m in entry.metrics], str(manifest_path), f"{base}/metrics", "name", "metric name", problems)
     if len(problems) > found:
         return None
     return SuiteSpec(entry.name, entry.workflow, entry.flow, entry.step, cases, tuple(entry.metrics), revision,
-                     raw)
+                     columns)
 
 
-def _cases(manifest_path: Path, base: str, value: Any, problems: list[Problem],
-           budget: _Budget) -> tuple[tuple[Case, ...] | None, str, str, list[dict[str, Any]]]:
+Read = tuple[Sequence[Case], CaseColumns, str, str]
+"""A suite's cases (models made on first use), their columns, and the file and place they were read from."""
+
+
+def _cases(manifest_path: Path, base: str, value: Any, problems: list[Problem], budget: _Budget) -> Read | None:
     if isinstance(value, str):
         if not value or Path(value).is_absolute():
             problems.append(Problem(str(manifest_path), f"{base}/cases", "case file must be a relative path"))
-            return None, "", "", []
+            return None
         case_path = manifest_path.parent / value
         if not _inside(case_path, manifest_path.parent):
             problems.append(Problem(str(manifest_path), f"{base}/cases",
                                     "case file must stay inside the dataset folder (no '..', no links out of it)"))
-            return None, "", "", []
+            return None
         raw = _read_json(case_path, problems, budget)
         if raw is _UNREADABLE:
-            return None, "", "", []
+            return None
         return _validate_cases(raw, str(case_path), "", problems, nested=True)
     return _validate_cases(value, str(manifest_path), f"{base}/cases", problems, nested=False)
 
@@ -154,22 +160,27 @@ def _inside(path: Path, folder: Path) -> bool:
     return True
 
 
-def _validate_cases(raw: Any, file: str, where: str, problems: list[Problem],
-                    *, nested: bool) -> tuple[tuple[Case, ...] | None, str, str, list[dict[str, Any]]]:
+def _validate_cases(raw: Any, file: str, where: str, problems: list[Problem], *, nested: bool) -> Read | None:
     if not isinstance(raw, list) or not raw:
         what = "a case file must hold a non-empty array of cases" if nested else \
             "cases must be a non-empty array or a case-file path"
         problems.append(Problem(file, where, what))
-        return None, file, where, []
+        return None
     for number, item in enumerate(raw):
         if isinstance(item, str):
             problems.append(Problem(file, f"{where}/{number}", "case files cannot point to further files"))
-            return None, file, where, []
-    try:
-        return tuple(_CASES.validate_python(raw)), file, where, raw
+            return None
+    columns = case_columns(raw)
+    if columns is not None:  # every case is valid: no model is made until one is asked for
+        return LazyCases(raw), columns, file, where
+    try:  # the models name the problem (or validate a case the columns could not vouch for)
+        cases = tuple(_CASES.validate_python(raw))
     except ValidationError as exc:
         problems.extend(_pydantic_problems(file, where, exc))
-        return None, file, where, []
+        return None
+    columns = case_columns(_CASES.dump_python(list(cases), mode="json"))
+    assert columns is not None  # the models' dump spells every field out
+    return cases, columns, file, where
 
 
 def _unique(values: list[str], file: str, where: str, key: str, what: str, problems: list[Problem]) -> None:

@@ -146,13 +146,26 @@ class ReportSummary(Record):
 
 def _intervals(attempts: Sequence[AttemptRecord], params: IntervalParameters) -> PassRateIntervals:
     """Bootstrap intervals of the pass rates over source cases (repetitions of a case move together)."""
-    from tracegrade.stats import paired_bootstrap_many
+    from tracegrade.stats import unit_bootstrap_many
 
-    checks = [1.0 if c.outcome == "passed" else 0.0 for a in attempts for c in a.checks]
-    cases = [1.0 if a.passed else 0.0 for a in attempts]
-    intervals = paired_bootstrap_many(
-        {"check_pass_rate": (checks, [0.0] * len(checks), [a.id for a in attempts for _ in a.checks]),
-         "case_pass_rate": (cases, [0.0] * len(cases), [a.id for a in attempts])},
+    units: dict[str, int] = {}
+    checks: list[int] = []
+    check_counts: list[int] = []
+    cases: list[int] = []
+    case_counts: list[int] = []
+    for attempt in attempts:  # each source case's passes and attempts, cases in the order they come
+        at = units.setdefault(attempt.id, len(units))
+        if at == len(cases):
+            checks.append(0)
+            check_counts.append(0)
+            cases.append(0)
+            case_counts.append(0)
+        checks[at] += sum(1 for check in attempt.checks if check.outcome == "passed")
+        check_counts[at] += len(attempt.checks)
+        cases[at] += attempt.passed
+        case_counts[at] += 1
+    intervals = unit_bootstrap_many(
+        {"check_pass_rate": (list(units), checks, check_counts), "case_pass_rate": (list(units), cases, case_counts)},
         resamples=params.resamples, level=params.level, seed=params.seed,
     )
     return PassRateIntervals(**intervals)

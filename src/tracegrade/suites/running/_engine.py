@@ -27,7 +27,7 @@ Advance = Callable[[int], None]
 
 def scorer_revisions(suite: SuiteSpec, registry: ScorerRegistry, judge_model: str | None) -> dict[str, str]:
     """Revision of every comparison the suite uses (compare refuses when they differ)."""
-    return registry.revisions((e.comparison for case in suite.cases for e in case.expectations), judge_model)
+    return registry.revisions(suite.columns.comparisons(), judge_model)
 
 
 def run_key(dataset: Dataset, target: dict[str, Any], params: SuiteRunParameters) -> str:
@@ -40,11 +40,11 @@ def run_key(dataset: Dataset, target: dict[str, Any], params: SuiteRunParameters
 def _plan(scorers: list[SuiteScorer], repeat: int) -> Iterator[tuple[CaseScorer, AttemptRequest]]:
     for scorer in scorers:
         suite = scorer.suite
-        for case in suite.cases:
+        for case in scorer.cases.values():
             for repetition in range(1, repeat + 1):
                 request = AttemptRequest(suite.name, case.id, repetition, suite.workflow, suite.flow, suite.step,
-                                         scorer.cases[case.id].input["payload"], case.input.metadata)
-                yield scorer.cases[case.id], request
+                                         case.input["payload"], case.input["metadata"])
+                yield case, request
 
 
 async def run_dataset(dataset: Dataset, target: Target, params: SuiteRunParameters, *,
@@ -95,7 +95,7 @@ async def _run(dataset: Dataset, target: Target, params: SuiteRunParameters, reg
 
 def _ordered(scorer: SuiteScorer, records: dict[tuple[str, str, int], AttemptRecord],
              repeat: int) -> list[AttemptRecord]:
-    return [records[(scorer.suite.name, case.id, r)] for case in scorer.suite.cases for r in range(1, repeat + 1)]
+    return [records[(scorer.suite.name, case_id, r)] for case_id in scorer.cases for r in range(1, repeat + 1)]
 
 
 def observation_of(record: AttemptRecord) -> Observation:

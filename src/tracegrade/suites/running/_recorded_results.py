@@ -31,7 +31,7 @@ class RecordedResults:
     def __init__(self, path: Path, dataset: Dataset, repeat: int) -> None:
         self.path = path
         self._lines: dict[Key, Observation] = {}
-        ids = {(suite.name, case.id) for suite in dataset.suites for case in suite.cases}
+        ids = {(suite.name, case_id) for suite in dataset.suites for case_id in suite.columns.ids}
         names = {suite.name for suite in dataset.suites}
         self._all_ids = {case_id for _, case_id in ids}
         with gc_paused():  # a FIFO or device is refused, never waited on
@@ -51,7 +51,7 @@ class RecordedResults:
             item = loads_strict(line)
         except JsonProblem as exc:
             raise self._fail(number, f"{exc.message} ({exc.where})" if exc.where else exc.message) from None
-        if not isinstance(item, dict) or "id" not in item or "result" not in item or set(item) - _KEYS:
+        if not isinstance(item, dict) or "id" not in item or "result" not in item or not _KEYS.issuperset(item):
             raise self._fail(number, "expected an object with id, result and optionally suite, repetition, "
                                      "elapsed_seconds, usage")
         suite, case_id, repetition = item.get("suite"), item["id"], item.get("repetition", 1)

@@ -26,7 +26,7 @@ def _check_suite(saved: SuiteSection, suite: SuiteSpec, scorer: SuiteScorer) -> 
     if {k: getattr(saved, k) for k in suite.targets} != suite.targets:
         raise _refuse(f"suite {suite.name!r}: targets changed")
     order = list(dict.fromkeys(a.id for a in saved.attempts))
-    if order != [case.id for case in suite.cases]:
+    if order != list(suite.columns.ids):
         raise _refuse(f"suite {suite.name!r}: cases or their order changed")
     for attempt in saved.attempts:
         if attempt.input_sha256 != scorer.cases[attempt.id].input_sha256:

@@ -1,0 +1,180 @@
+"""Cases as columns: every expectation reduced to a shared shape and its gold.
+
+The cases of a suite mostly repeat the same checks with other gold. An expectation's fields other than
+its gold (its shape) are validated once per distinct spelling, and the rules and the scorer work once
+per shape; a case keeps its id, its input, the layout of its expectations (shared) and its golds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from tracegrade.suites.reading._json import canonical
+from tracegrade.suites.reading._models import MAX_CASE_ID_CHARS, MAX_EXPECTATIONS, Expectation
+
+__all__ = ["CaseColumns", "Layout", "Shape", "case_columns"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Shape:
+    """An expectation but its gold: name, path, comparison, each and absent_as_null, defaults filled in."""
+
+    name: str
+    path: str
+    comparison: str
+    each: str | None
+    absent_as_null: bool
+    head: bytes = field(init=False, repr=False)
+    """Canonical JSON of an expectation of this shape before its gold (``expected`` sorts after these keys)."""
+    tail: bytes = field(init=False, repr=False)
+    """Canonical JSON of an expectation of this shape after its gold."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "head", b'{"absent_as_null":%s,"comparison":%s,"each":%s,"expected":' % (
+            canonical(self.absent_as_null), canonical(self.comparison), canonical(self.each)))
+        object.__setattr__(self, "tail", b',"name":%s,"path":%s}' % (canonical(self.name), canonical(self.path)))
+
+    def spelled_out(self, gold: Any) -> dict[str, Any]:
+        """The expectation of this shape with ``gold`` as JSON, every field in model order."""
+        return {"name": self.name, "path": self.path, "expected": gold, "comparison": self.comparison,
+                "each": self.each, "absent_as_null": self.absent_as_null}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Layout:
+    """The shapes of one case's expectations in order; the cases with the same checks share one."""
+
+    shapes: tuple[Shape, ...]
+    template: bytes = field(init=False, repr=False)
+    """The canonical JSON of the expectations with ``%s`` for each canonical gold."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "template", b"[%s]" % b",".join(
+            shape.head.replace(b"%", b"%%") + b"%s" + shape.tail.replace(b"%", b"%%") for shape in self.shapes))
+
+    def canonical(self, golds: tuple[Any, ...]) -> bytes:
+        """The canonical JSON of the expectations of this layout with ``golds``."""
+        return self.template % tuple([canonical(gold) for gold in golds])
+
+
+@dataclass(frozen=True, slots=True)
+class CaseColumns:
+    """A suite's valid cases, column by column (row ``n`` is case ``n``)."""
+
+    ids: tuple[str, ...]
+    inputs: tuple[dict[str, Any], ...]
+    """Each case's input as JSON, ``metadata`` spelled out."""
+    layouts: tuple[Layout, ...]
+    golds: tuple[tuple[Any, ...], ...]
+    """Each case's gold values, in the order of its layout."""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def expectation_count(self) -> int:
+        """How many expectations the cases have in all."""
+        return sum(len(layout.shapes) for layout in self.layouts)
+
+    def comparisons(self) -> frozenset[str]:
+        """Every comparison the cases' expectations name."""
+        return frozenset(shape.comparison for layout in set(self.layouts) for shape in layout.shapes)
+
+    def expectations_json(self, number: int) -> list[dict[str, Any]]:
+        """Case ``number``'s expectations as JSON, every field spelled out."""
+        return [shape.spelled_out(gold)
+                for shape, gold in zip(self.layouts[number].shapes, self.golds[number], strict=True)]
+
+    def case_json(self, number: int) -> dict[str, Any]:
+        """Case ``number`` as JSON: what dumping its model gives."""
+        return {"id": self.ids[number], "input": self.inputs[number],
+                "expectations": self.expectations_json(number)}
+
+    def expectations_canonical(self, number: int) -> bytes:
+        """``canonical(self.expectations_json(number))``, from its layout's bytes and each canonical gold."""
+        return self.layouts[number].canonical(self.golds[number])
+
+
+_MISSING = object()
+_METADATA = frozenset({dict, type(None)})
+Key = tuple[Any, ...]
+"""How one expectation spells its shape: its size, whether it has gold, and each other field (typed)."""
+
+
+class _Reader:
+    """Shapes and layouts met so far while reading one suite's cases."""
+
+    def __init__(self) -> None:
+        self.spellings: dict[Key, Shape | None] = {}
+        """By spelling: its shape, or None when an expectation spelt so is invalid."""
+        self.shapes: dict[tuple[Any, ...], Shape] = {}
+        self.layouts: dict[tuple[Shape, ...], Layout] = {}
+
+    def layout(self, expectations: list[Any]) -> Layout | None:
+        """The layout of these expectations; None when one of them may be invalid."""
+        try:
+            keys = [(len(e), "expected" in e, e.get("name", _MISSING), e.get("path", _MISSING),
+                     e.get("comparison", _MISSING), e.get("each", _MISSING), e.get("absent_as_null", _MISSING),
+                     type(e.get("absent_as_null", _MISSING))) for e in expectations]  # 1 == True: typed
+            spellings = self.spellings
+            shapes = tuple([spellings[k] if k in spellings else self._shape(k, e)
+                            for k, e in zip(keys, expectations, strict=True)])
+        except (AttributeError, TypeError):  # not an object, or a field that no valid expectation has
+            return None
+        if None in shapes:
+            return None
+        found = self.layouts.get(shapes)  # type: ignore[arg-type]
+        if found is None:
+            found = self.layouts[shapes] = Layout(shapes)  # type: ignore[index, arg-type]
+        return found
+
+    def _shape(self, key: Key, expectation: dict[str, Any]) -> Shape | None:
+        """Validate the first expectation spelt ``key`` (any gold is valid, so its gold is left out)."""
+        shape = None
+        if "expected" in expectation:
+            try:
+                model = Expectation.model_validate({**expectation, "expected": None})
+            except ValidationError:
+                pass
+            else:
+                fields = (model.name, model.path, model.comparison, model.each, model.absent_as_null)
+                shape = self.shapes.get(fields)
+                if shape is None:
+                    shape = self.shapes[fields] = Shape(*fields)
+        self.spellings[key] = shape
+        return shape
+
+
+def case_columns(raw: Sequence[Any]) -> CaseColumns | None:
+    """The cases ``raw`` as columns when every one is surely valid; None when one may not be.
+
+    Validating the cases as models then names the problem; every case this accepts validates as a
+    :class:`~tracegrade.suites.reading._models.Case`, and its JSON is what dumping the model gives.
+    """
+    reader = _Reader()
+    ids: list[str] = []
+    inputs: list[dict[str, Any]] = []
+    layouts: list[Layout] = []
+    golds: list[tuple[Any, ...]] = []
+    for item in raw:
+        if type(item) is not dict or len(item) != 3:
+            return None
+        case_id, given, expectations = item.get("id"), item.get("input"), item.get("expectations")
+        if type(case_id) is not str or not 0 < len(case_id) <= MAX_CASE_ID_CHARS:
+            return None
+        if type(given) is not dict or "payload" not in given or len(given) - ("metadata" in given) != 1 \
+                or type(given.get("metadata")) not in _METADATA:
+            return None
+        if type(expectations) is not list or not 0 < len(expectations) <= MAX_EXPECTATIONS:
+            return None
+        layout = reader.layout(expectations)
+        if layout is None:
+            return None
+        ids.append(case_id)
+        inputs.append({"payload": given["payload"], "metadata": given.get("metadata")})
+        layouts.append(layout)
+        golds.append(tuple([e["expected"] for e in expectations]))
+    return CaseColumns(tuple(ids), tuple(inputs), tuple(layouts), tuple(golds))
