@@ -132,7 +132,11 @@ _SEEN: dict[tuple[str, str | None, str, str, str | None], Invocation] = {}
 
 
 def _flow_run(name: str, record: dict[str, Any], path: str, found: list[Invocation]) -> None:
-    found.append(_invocation(name, None, path, _status(record)))
+    seen = _SEEN
+    status = record.get("status")
+    key: tuple[str, str | None, str, str, str | None] = (
+        name, None, path, status if isinstance(status, str) else "unknown", None)
+    found.append(seen.get(key) or _invocation(*key))
     steps = record.get("steps")
     if not isinstance(steps, dict):
         return
@@ -142,8 +146,10 @@ def _flow_run(name: str, record: dict[str, Any], path: str, found: list[Invocati
         step_path = _step_path(path, step_name)
         selection = step.get("selection")
         origin = selection.get("origin") if isinstance(selection, dict) else None
-        found.append(_invocation(name, step_name, step_path, _status(step),
-                                 origin if isinstance(origin, str) else None))
+        status = step.get("status")
+        key = (name, step_name, step_path, status if isinstance(status, str) else "unknown",
+               origin if isinstance(origin, str) else None)
+        found.append(seen.get(key) or _invocation(*key))
         if step.get("kind") == "flow_collection":
             _items(step, step_path, found)
 
