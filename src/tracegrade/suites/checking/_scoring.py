@@ -61,6 +61,8 @@ class _Compiled:
         return found
 
 
+Step = tuple[_Compiled, tuple[str, ...], Rule | None]
+"""A compiled shape, its pointer tokens, and its rule when the scoring loop applies it directly (no ``each``)."""
 MetricAt = tuple[Metric, int | None, bool]
 """A metric, the position of the expectation it measures in a layout (None: none), and whether it is one_of."""
 
@@ -76,6 +78,7 @@ class _Shared:
         self.compiled: dict[Shape, _Compiled] = {}
         self.layouts: dict[Layout, tuple[tuple[_Compiled, ...], tuple[MetricAt, ...]]] = {}
         self.observations: dict[tuple[Any, ...], MetricObservation] = {}
+        self.plans: dict[tuple[_Compiled, ...], tuple[Step, ...]] = {}
 
     def observed(self, metric: Metric, check: CheckResult, value: Any, gold: Any, one_of: bool) -> MetricObservation:
         """``observe`` of this check, shared between attempts where that is exact.
@@ -102,6 +105,14 @@ class _Shared:
                 at = next(iter(matching_positions(metric, layout)), None)
                 metrics.append((metric, at, at is not None and layout.shapes[at].comparison == "one_of"))
             found = self.layouts[layout] = (tuple(self._compiled(s) for s in layout.shapes), tuple(metrics))
+        return found
+
+    def plan(self, compiled: tuple[_Compiled, ...]) -> tuple[Step, ...]:
+        """Each shape with its pointer tokens and, when it is checked in the scoring loop itself, its rule."""
+        found = self.plans.get(compiled)
+        if found is None:
+            found = self.plans[compiled] = tuple(
+                (c, c.tokens, c.rule if c.each is None else None) for c in compiled)
         return found
 
     def _compiled(self, shape: Shape) -> _Compiled:
@@ -141,6 +152,7 @@ class CaseScorer:
         self.input_sha256, self.expectations_sha256 = digests if digests is not None else \
             (sha256_json(self.input), sha256_json(columns.expectations_json(number)))
         self._compiled, self._metrics = shared.layout(columns.layouts[number])
+        self._plan = shared.plan(self._compiled)
         self._golds = columns.golds[number]
         self._ask_judge = shared.ask_judge
         self._observed = shared.observed
@@ -177,15 +189,14 @@ class CaseScorer:
             values = []
             passed = True
             case_input = self.input
-            for compiled, expected in zip(self._compiled, golds, strict=True):
+            for (compiled, tokens, rule), expected in zip(self._plan, golds, strict=True):
                 value: Any = valid
-                for token in compiled.tokens:  # resolve() inlined for objects, the common case
+                for token in tokens:  # resolve() inlined for objects, the common case
                     if type(value) is not dict:
-                        value = resolve(valid, compiled.tokens)
+                        value = resolve(valid, tokens)
                         break
                     value = value.get(token, ABSENT)
-                rule = compiled.rule
-                if value is not ABSENT and compiled.each is None and rule is not None:  # most checks
+                if rule is not None and value is not ABSENT:  # most checks: a built-in rule, no each
                     if rule(value, expected, case_input):
                         check = compiled.passed
                     else:
