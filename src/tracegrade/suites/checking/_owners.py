@@ -99,8 +99,16 @@ def invocations(result: dict[str, Any]) -> tuple[Invocation, ...]:
     if isinstance(flows, dict):
         for name, record in flows.items():
             if isinstance(record, dict):
-                _flow(name, record, f"/flows/{_escape(name)}", found)
+                if "attempts" in record or "retry" in record:
+                    _flow(name, record, _flow_path(name), found)
+                else:  # what _flow does for a record without attempts or a retry
+                    _flow_run(name, record, _flow_path(name), found)
     return tuple(found)
+
+
+@functools.lru_cache(maxsize=4096)
+def _flow_path(name: str) -> str:
+    return f"/flows/{_escape(name)}"
 
 
 def _flow(name: str, record: dict[str, Any], path: str, found: list[Invocation]) -> None:
