@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade.errors import InputError
-from tracegrade.runs import gc_paused, read_lines
+from tracegrade.runs import gc_off, read_lines
 from tracegrade.suites.checking._records import AttemptRequest, Observation
 from tracegrade.suites.reading._dataset import Dataset
 from tracegrade.suites.reading._json import JsonProblem, loads_strict, loads_strict_many
@@ -37,7 +37,7 @@ class RecordedResults:
         ids = {(suite.name, case_id) for suite in dataset.suites for case_id in suite.columns.ids}
         names = {suite.name for suite in dataset.suites}
         self._all_ids = {case_id for _, case_id in ids}
-        with gc_paused():  # a FIFO or device is refused, never waited on
+        with gc_off():  # orjson's values hold no cycles; a FIFO or device is refused, never waited on
             batch: list[tuple[int, bytes]] = []
             size = 0
             for number, line in read_lines(path, MAX_RECORDED_LINE_BYTES):
