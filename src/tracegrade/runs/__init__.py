@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from tracegrade.runs._folder import dump_json as dump_json
     from tracegrade.runs._folder import read_manifest as read_manifest
     from tracegrade.runs._folder import read_verified as read_verified
+    from tracegrade.runs._gc import gc_off as gc_off
     from tracegrade.runs._gc import gc_paused as gc_paused
     from tracegrade.runs._ids import job_id_for as job_id_for
     from tracegrade.runs._progress import progress as progress

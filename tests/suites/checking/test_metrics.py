@@ -108,3 +108,31 @@ def test_classification_counts_from_the_confusion_matrix_equal_counting_each_lab
     rows = _confusion(labels, observed).rows
     assert sum(map(sum, rows)) == 500
     assert _confusion_counts(rows) == _label_counts(labels, [(_gold_label(o), [o.predicted]) for o in observed])
+
+
+async def test_observations_shared_between_attempts_are_those_each_attempt_makes_alone() -> None:
+    """A suite's scorers share classification observations only where the value and gold fix their JSON."""
+    import orjson
+
+    from tests.suites.helpers import suite_spec
+    from tracegrade.suites.checking._metrics import observe
+    from tracegrade.suites.checking._records import Scored
+    from tracegrade.suites.checking._scoring import SuiteScorer
+
+    metric = {**CATEGORY, "labels": ["billing", None]}
+    golds = ["billing", "billing", 1, True, 1, None, "billing", ["billing", None]]
+    values: list[Any] = ["billing", "billing", True, 1, 1.0, None, "refund", "billing"]
+    cases = [case(f"c{n}", expectation("cat", "/cat", g, **({"comparison": "one_of"} if isinstance(g, list) else {})))
+             for n, g in enumerate(golds)]
+    spec = suite_spec(cases, [metric])
+    scorers = SuiteScorer(spec, ScorerRegistry(), None).cases
+    for number, value in enumerate(values):
+        record = await scorers[f"c{number}"].score(Observation({"cat": value}), 1, details=False)
+        alone = await CaseScorer.of(spec.cases[number], spec.metrics, ScorerRegistry(), None).score(
+            Observation({"cat": value}), 1, details=False)
+        shared = record.metrics["category"]
+        assert shared == alone.metrics["category"] == observe(
+            spec.metrics[0], Scored(record.checks[0], value), golds[number], one_of=isinstance(golds[number], list))
+        assert orjson.dumps(shared) == orjson.dumps(alone.metrics["category"])
+        assert type(shared.predicted) is type(value if shared.state == "observed" else None)
+        assert type(shared.gold) is type(golds[number])

@@ -42,3 +42,16 @@ def test_report_records_are_frozen_and_closed() -> None:
         counts.total = 2  # type: ignore[misc]
     with pytest.raises(ValidationError, match="Extra inputs"):
         Counts.model_validate({"total": 1, "passed": 1})
+
+
+def test_a_record_made_at_once_equals_the_constructed_one_and_writes_the_same_bytes() -> None:
+    import dataclasses
+
+    from tracegrade.suites.checking._records import attempt_record
+
+    fields = [getattr(RECORD, f.name) for f in dataclasses.fields(AttemptRecord)]
+    made = attempt_record(*fields)
+    assert type(made) is AttemptRecord and made == RECORD and hash(made.checks) == hash(RECORD.checks)
+    assert orjson.dumps(made, option=orjson.OPT_INDENT_2) == orjson.dumps(RECORD, option=orjson.OPT_INDENT_2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.passed = True  # type: ignore[misc]

@@ -55,3 +55,24 @@ def test_nesting_orjson_cannot_write_back_is_too_deep(depth: int) -> None:
     """Issue 23 item 5, in the suites' reader: a traceback from the quote-count screen before."""
     with pytest.raises(JsonProblem, match="JSON nesting is too deep"):
         loads_strict(b'{"a": ' + b"[" * depth + b"]" * depth + b"}")
+
+
+@pytest.mark.parametrize("documents", [
+    [b'{"a": 1}', b'{"b": [1, 2.5, "x"]}', b'[]', b'"s"', b'null'],
+    [b'{"a": "\\"quoted\\" \\u00e9"}', b'{"b": 123456789012345678}'],
+])
+def test_many_documents_read_as_each_reads_alone(documents: list[bytes]) -> None:
+    from tracegrade.suites.reading._json import loads_strict_many
+
+    assert loads_strict_many(documents) == [loads_strict(d) for d in documents]
+
+
+@pytest.mark.parametrize("bad", [
+    b'{"a": 1, "a": 2}', b'{"a": {"b": 1, "b": 1}}', b'{"a": 1', b'{"a": 1} {}', b"[NaN]",
+    b'{"x": 123456789012345678901234}', b'{"x": "\\u0022", "x": 1}', b"[" * 300 + b"]" * 300, b"\xff",
+])
+def test_many_documents_with_one_that_may_be_refused_are_left_to_read_one_by_one(bad: bytes) -> None:
+    """Each screen of ``loads_strict`` holds over the batch, and a lost duplicate key anywhere is seen."""
+    from tracegrade.suites.reading._json import loads_strict_many
+
+    assert loads_strict_many([b'{"ok": 1}', bad, b'{"ok": 2}']) is None

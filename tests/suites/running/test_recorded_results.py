@@ -10,6 +10,7 @@ import pytest
 from tests.suites.helpers import case, expectation, load, manifest, suite
 from tracegrade.errors import InputError
 from tracegrade.suites import RecordedResults, SuiteRunParameters, run_dataset
+from tracegrade.suites.checking._records import Observation
 
 
 def lines(tmp_path: Path, *items: Any) -> Path:
@@ -93,3 +94,29 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(InputError, match="not a regular file"):
         RecordedResults(fifo, data, 1)
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 4096])
+def test_lines_read_in_batches_keep_their_observations_and_first_problem(
+        tmp_path: Path, batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines decoded together give what reading them one by one gives, whatever the batch size."""
+    from tracegrade.suites.running import _recorded_results
+
+    monkeypatch.setattr(_recorded_results, "_BATCH_LINES", batch)
+    data = load(tmp_path, manifest(suite("s", [case(name, expectation("v", "/v", 1)) for name in "abcdef"])))
+    good = [{"id": "a", "result": {"v": 1}, "elapsed_seconds": 2, "usage": {"input_tokens": 3}},
+            {"suite": "s", "id": "b", "result": [1], "elapsed_seconds": 0.5, "usage": [1]},
+            {"id": "c", "result": None}, "", {"id": "d", "repetition": 1, "result": {}, "elapsed_seconds": 1.0}]
+    found = RecordedResults(lines(tmp_path, *good), data, 1)._lines
+    assert found == {
+        (None, "a", 1): Observation({"v": 1}, None, 2.0, {"input_tokens": 3}),
+        ("s", "b", 1): Observation(None, "invalid_result", 0.5, None),
+        (None, "c", 1): Observation(None, "invalid_result", None, None),
+        (None, "d", 1): Observation({}, None, 1.0, None)}
+    assert type(found[(None, "a", 1)].elapsed_seconds) is float
+    for bad, message in [({"id": "a", "result": {}}, "line 6: a second result for id 'a' repetition 1"),
+                         ({"id": "e", "result": {}, "elapsed_seconds": True}, "line 6: elapsed_seconds must be"),
+                         ('{"id": "e", "id": "f", "result": {}}', "line 6: duplicate key 'id'"),
+                         ({"id": "zz", "result": {}}, "line 6: id 'zz' is not a case")]:
+        with pytest.raises(InputError, match=message):
+            RecordedResults(lines(tmp_path, *good, bad, '{"id": '), data, 1)

@@ -99,8 +99,16 @@ def invocations(result: dict[str, Any]) -> tuple[Invocation, ...]:
     if isinstance(flows, dict):
         for name, record in flows.items():
             if isinstance(record, dict):
-                _flow(name, record, f"/flows/{_escape(name)}", found)
+                if "attempts" in record or "retry" in record:
+                    _flow(name, record, _flow_path(name), found)
+                else:  # what _flow does for a record without attempts or a retry
+                    _flow_run(name, record, _flow_path(name), found)
     return tuple(found)
+
+
+@functools.lru_cache(maxsize=4096)
+def _flow_path(name: str) -> str:
+    return f"/flows/{_escape(name)}"
 
 
 def _flow(name: str, record: dict[str, Any], path: str, found: list[Invocation]) -> None:
@@ -132,7 +140,11 @@ _SEEN: dict[tuple[str, str | None, str, str, str | None], Invocation] = {}
 
 
 def _flow_run(name: str, record: dict[str, Any], path: str, found: list[Invocation]) -> None:
-    found.append(_invocation(name, None, path, _status(record)))
+    seen = _SEEN
+    status = record.get("status")
+    key: tuple[str, str | None, str, str, str | None] = (
+        name, None, path, status if isinstance(status, str) else "unknown", None)
+    found.append(seen.get(key) or _invocation(*key))
     steps = record.get("steps")
     if not isinstance(steps, dict):
         return
@@ -142,8 +154,10 @@ def _flow_run(name: str, record: dict[str, Any], path: str, found: list[Invocati
         step_path = _step_path(path, step_name)
         selection = step.get("selection")
         origin = selection.get("origin") if isinstance(selection, dict) else None
-        found.append(_invocation(name, step_name, step_path, _status(step),
-                                 origin if isinstance(origin, str) else None))
+        status = step.get("status")
+        key = (name, step_name, step_path, status if isinstance(status, str) else "unknown",
+               origin if isinstance(origin, str) else None)
+        found.append(seen.get(key) or _invocation(*key))
         if step.get("kind") == "flow_collection":
             _items(step, step_path, found)
 

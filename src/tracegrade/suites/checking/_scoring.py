@@ -9,9 +9,18 @@ from tracegrade.errors import ConfigError
 from tracegrade.suites.checking._judge import JudgeAsker, judge_check
 from tracegrade.suites.checking._metrics import observe
 from tracegrade.suites.checking._owners import attempt_status, invocations, owner_status, read_usage
-from tracegrade.suites.checking._records import EXECUTED_STATUSES, AttemptRecord, CheckResult, Observation, Scored
+from tracegrade.suites.checking._records import (
+    EXECUTED_STATUSES,
+    AttemptRecord,
+    CheckResult,
+    MetricObservation,
+    Observation,
+    Scored,
+    attempt_record,
+)
 from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape, case_columns
 from tracegrade.suites.reading._comparisons import (
+    BUILTIN_COMPARISONS,
     AskJudge,
     BuiltinComparison,
     CheckContext,
@@ -53,6 +62,8 @@ class _Compiled:
         return found
 
 
+Step = tuple[_Compiled, tuple[str, ...], Rule | None]
+"""A compiled shape, its pointer tokens, and its rule when the scoring loop applies it directly (no ``each``)."""
 MetricAt = tuple[Metric, int | None, bool]
 """A metric, the position of the expectation it measures in a layout (None: none), and whether it is one_of."""
 
@@ -67,6 +78,24 @@ class _Shared:
         self.comparisons: dict[str, tuple[Comparison, Rule | None]] = {}
         self.compiled: dict[Shape, _Compiled] = {}
         self.layouts: dict[Layout, tuple[tuple[_Compiled, ...], tuple[MetricAt, ...]]] = {}
+        self.observations: dict[tuple[Any, ...], MetricObservation] = {}
+        self.plans: dict[tuple[_Compiled, ...], tuple[Step, ...]] = {}
+
+    def observed(self, metric: Metric, check: CheckResult, value: Any, gold: Any, one_of: bool) -> MetricObservation:
+        """``observe`` of this check, shared between attempts where that is exact.
+
+        Observations are frozen; a classification's is shared when its value and gold are strings,
+        integers, booleans or null, whose JSON their type and value fix.
+        """
+        if one_of or metric.kind != "classification" or type(value) not in _PLAIN or type(gold) not in _PLAIN:
+            return observe(metric, Scored(check, value), gold, one_of=one_of)
+        key = (metric.name, check.outcome, type(value), value, type(gold), gold)
+        found = self.observations.get(key)
+        if found is None:
+            if len(self.observations) >= 65536:
+                self.observations.clear()
+            found = self.observations[key] = observe(metric, Scored(check, value), gold)
+        return found
 
     def layout(self, layout: Layout) -> tuple[tuple[_Compiled, ...], tuple[MetricAt, ...]]:
         """The compiled shapes of ``layout`` and where each metric finds its expectation in it."""
@@ -77,6 +106,14 @@ class _Shared:
                 at = next(iter(matching_positions(metric, layout)), None)
                 metrics.append((metric, at, at is not None and layout.shapes[at].comparison == "one_of"))
             found = self.layouts[layout] = (tuple(self._compiled(s) for s in layout.shapes), tuple(metrics))
+        return found
+
+    def plan(self, compiled: tuple[_Compiled, ...]) -> tuple[Step, ...]:
+        """Each shape with its pointer tokens and, when it is checked in the scoring loop itself, its rule."""
+        found = self.plans.get(compiled)
+        if found is None:
+            found = self.plans[compiled] = tuple(
+                (c, c.tokens, c.rule if c.each is None else None) for c in compiled)
         return found
 
     def _compiled(self, shape: Shape) -> _Compiled:
@@ -90,6 +127,9 @@ class _Shared:
             found = self.compiled[shape] = _Compiled(shape, *comparison)
         return found
 
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+"""Types whose values of one type have equal JSON exactly when they are equal."""
 
 _PENDING = object()
 """What :meth:`CaseScorer._check` returns as the result of a check its comparison has still to decide."""
@@ -113,8 +153,10 @@ class CaseScorer:
         self.input_sha256, self.expectations_sha256 = digests if digests is not None else \
             (sha256_json(self.input), sha256_json(columns.expectations_json(number)))
         self._compiled, self._metrics = shared.layout(columns.layouts[number])
+        self._plan = shared.plan(self._compiled)
         self._golds = columns.golds[number]
         self._ask_judge = shared.ask_judge
+        self._observed = shared.observed
         self._expectations: list[dict[str, Any]] | None = None
 
     @classmethod
@@ -138,36 +180,45 @@ class CaseScorer:
         status, error_code = ("error", observation.error_code or "invalid_result") if result is None \
             else attempt_status(result)
         valid = result if result is not None and status != "error" else None
-        checks: list[CheckResult] = []
-        values: list[Any] = []
-        passed = True
         golds = self._golds
-        for compiled, expected in zip(self._compiled, golds, strict=True):
-            if valid is None:
-                check, value = compiled.of("error", "no_valid_result"), ABSENT
-            else:
-                value, rule = resolve(valid, compiled.tokens), compiled.rule
-                if value is not ABSENT and compiled.each is None and rule is not None:  # most checks
-                    check = compiled.passed if rule(value, expected, self.input) else compiled.failed
+        if valid is None:
+            checks = [compiled.of("error", "no_valid_result") for compiled in self._compiled]
+            values: list[Any] = [ABSENT] * len(checks)
+            passed = not checks
+        else:
+            checks = []
+            values = []
+            passed = True
+            case_input = self.input
+            for (compiled, tokens, rule), expected in zip(self._plan, golds, strict=True):
+                value: Any = valid
+                for token in tokens:  # resolve() inlined for objects, the common case
+                    if type(value) is not dict:
+                        value = resolve(valid, tokens)
+                        break
+                    value = value.get(token, ABSENT)
+                if rule is not None and value is not ABSENT:  # most checks: a built-in rule, no each
+                    if rule(value, expected, case_input):
+                        check = compiled.passed
+                    else:
+                        check, passed = compiled.failed, False
                 else:
                     check, value = self._check(compiled, expected, valid, value)
                     if check is _PENDING:
                         check = await self._compare(compiled, expected, value)
-            if check.outcome != "passed":
-                passed = False
-            checks.append(check)
-            values.append(value)
+                    if check.outcome != "passed":
+                        passed = False
+                checks.append(check)
+                values.append(value)
         usage = observation.usage if observation.usage is not None else _execution_usage(valid)
-        return AttemptRecord(
-            id=self.id, repetition=repetition, status=status,  # type: ignore[arg-type]
-            passed=passed, checks=tuple(checks),
-            input_sha256=self.input_sha256, expectations_sha256=self.expectations_sha256, error_code=error_code,
-            elapsed_seconds=observation.elapsed_seconds, usage=read_usage(usage),
-            invocations=invocations(valid) if valid is not None else (),
-            metrics={m.name: observe(m, None) if at is None else
-                     observe(m, Scored(checks[at], values[at]), golds[at], one_of=one_of)
-                     for m, at, one_of in self._metrics},
-            details={"input": self.input, "expectations": self.expectations, "result": result} if details else None)
+        observed = self._observed
+        return attempt_record(
+            self.id, repetition, status, passed, tuple(checks),  # type: ignore[arg-type]
+            self.input_sha256, self.expectations_sha256, error_code, observation.elapsed_seconds,
+            read_usage(usage), invocations(valid) if valid is not None else (),
+            {m.name: observe(m, None) if at is None else observed(m, checks[at], values[at], golds[at], one_of)
+             for m, at, one_of in self._metrics},
+            {"input": self.input, "expectations": self.expectations, "result": result} if details else None)
 
     def _check(self, compiled: _Compiled, expected: Any, result: dict[str, Any], value: Any) -> tuple[Any, Any]:
         """The check result and the value compared (``value``: what the path resolved to in ``result``).
@@ -213,5 +264,7 @@ class SuiteScorer:
         self.suite = suite
         shared = _Shared(registry, suite.metrics, judge)
         columns = suite.columns
+        self.builtin_only = all(registry.get(name) is BUILTIN_COMPARISONS.get(name) for name in columns.comparisons())
+        """Every comparison the suite uses is built in (pure rules: scoring runs no other code)."""
         self.cases = {case_id: CaseScorer(columns, number, shared, digests)
                       for number, (case_id, digests) in enumerate(zip(columns.ids, suite.case_digests, strict=True))}

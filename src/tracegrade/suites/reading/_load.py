@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from tracegrade.errors import InputError
-from tracegrade.runs import UnreadableFile, gc_paused, read_capped
+from tracegrade.runs import UnreadableFile, gc_off, gc_paused, read_capped
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._comparisons import ScorerRegistry
 from tracegrade.suites.reading._dataset import (
@@ -50,7 +50,7 @@ def load_dataset(path: Path, registry: ScorerRegistry | None = None) -> Dataset:
     Raises:
         InputError: naming the file and place of the first problem (and how many more there are).
     """
-    with gc_paused():
+    with gc_paused(), gc_off():  # the files' values and the columns hold no cycles
         dataset, problems = check_dataset(path, registry)
     if problems or dataset is None:
         more = f" (and {len(problems) - 1} more; run `tracegrade suite check`)" if len(problems) > 1 else ""

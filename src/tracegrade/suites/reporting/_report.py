@@ -6,6 +6,7 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Sequence
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -144,26 +145,30 @@ class ReportSummary(Record):
     exit_code: int
 
 
+_ID, _CHECKS, _PASSED, _OUTCOME = attrgetter("id"), attrgetter("checks"), attrgetter("passed"), attrgetter("outcome")
+
+
 def _intervals(attempts: Sequence[AttemptRecord], params: IntervalParameters) -> PassRateIntervals:
     """Bootstrap intervals of the pass rates over source cases (repetitions of a case move together)."""
     from tracegrade.stats import unit_bootstrap_many
 
-    units: dict[str, int] = {}
-    checks: list[int] = []
-    check_counts: list[int] = []
-    cases: list[int] = []
-    case_counts: list[int] = []
-    for attempt in attempts:  # each source case's passes and attempts, cases in the order they come
-        at = units.setdefault(attempt.id, len(units))
-        if at == len(cases):
-            checks.append(0)
-            check_counts.append(0)
-            cases.append(0)
-            case_counts.append(0)
-        checks[at] += sum(1 for check in attempt.checks if check.outcome == "passed")
-        check_counts[at] += len(attempt.checks)
-        cases[at] += attempt.passed
-        case_counts[at] += 1
+    ids = list(map(_ID, attempts))
+    passes = [list(map(_OUTCOME, attempt.checks)).count("passed") for attempt in attempts]
+    sizes = list(map(len, map(_CHECKS, attempts)))
+    passed = list(map(int, map(_PASSED, attempts)))
+    units: dict[str, int] = dict.fromkeys(ids, 0)
+    if len(units) == len(ids):  # one attempt per source case: its totals are the case's
+        checks, check_counts, cases, case_counts = passes, sizes, passed, [1] * len(ids)
+    else:  # each source case's passes and attempts, cases in the order they come
+        for at, case_id in enumerate(units):
+            units[case_id] = at
+        checks, check_counts, cases, case_counts = ([0] * len(units) for _ in range(4))
+        for case_id, passing, size, case_passed in zip(ids, passes, sizes, passed, strict=True):
+            at = units[case_id]
+            checks[at] += passing
+            check_counts[at] += size
+            cases[at] += case_passed
+            case_counts[at] += 1
     intervals = unit_bootstrap_many(
         {"check_pass_rate": (list(units), checks, check_counts), "case_pass_rate": (list(units), cases, case_counts)},
         resamples=params.resamples, level=params.level, seed=params.seed,

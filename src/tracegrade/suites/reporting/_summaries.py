@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
+from operator import attrgetter
 
 from tracegrade.suites.checking._metrics import MetricSummary, summarise_metric
 from tracegrade.suites.checking._records import FAILED_STATUSES, USAGE_FIELDS, AttemptRecord, Invocation, Record
@@ -131,13 +133,16 @@ class SuiteSummary(SuiteRates, _Sizes):
     metrics: list[MetricSummary]
 
 
+_OUTCOME, _CHECKS, _INVOCATIONS = attrgetter("outcome"), attrgetter("checks"), attrgetter("invocations")
+
+
 def _ratio(numerator: int, denominator: int) -> float | None:
     return numerator / denominator if denominator else None
 
 
 def check_counts(attempts: Sequence[AttemptRecord]) -> CheckCounts:
     """The outcomes of every check of every attempt."""
-    counts = Counter(check.outcome for attempt in attempts for check in attempt.checks)
+    counts = Counter(map(_OUTCOME, chain.from_iterable(map(_CHECKS, attempts))))
     return CheckCounts(total=sum(counts.values()), passed=counts["passed"], failed=counts["failed"],
                        missing=counts["missing"], skipped=counts["skipped"], errors=counts["error"])
 
@@ -146,7 +151,7 @@ def summarise_suite(suite: SuiteSpec, attempts: Sequence[AttemptRecord]) -> Suit
     """Every aggregate of one suite."""
     checks = check_counts(attempts)
     n = len(attempts)
-    flows, steps, decisions = _invocation_summaries([i for a in attempts for i in a.invocations])
+    flows, steps, decisions = _invocation_summaries(list(chain.from_iterable(map(_INVOCATIONS, attempts))))
     return SuiteSummary(
         source_case_count=len({a.id for a in attempts}),
         attempt_count=n,

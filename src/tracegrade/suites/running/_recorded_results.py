@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade.errors import InputError
-from tracegrade.runs import gc_paused, read_lines
+from tracegrade.runs import gc_off, read_lines
 from tracegrade.suites.checking._records import AttemptRequest, Observation
 from tracegrade.suites.reading._dataset import Dataset
-from tracegrade.suites.reading._json import JsonProblem, loads_strict
+from tracegrade.suites.reading._json import JsonProblem, loads_strict, loads_strict_many
 
 __all__ = ["MAX_RECORDED_LINE_BYTES", "RecordedResults"]
 
@@ -19,6 +19,9 @@ line by line and has no cap of its own."""
 
 _KEYS = frozenset({"suite", "id", "repetition", "result", "elapsed_seconds", "usage"})
 Key = tuple[str | None, str, int]
+_BATCH_LINES = 4096
+_BATCH_BYTES = 4 * 1024 * 1024
+"""Lines decoded together at most (their strict-JSON screens run once over all of them)."""
 
 
 class RecordedResults:
@@ -34,10 +37,43 @@ class RecordedResults:
         ids = {(suite.name, case_id) for suite in dataset.suites for case_id in suite.columns.ids}
         names = {suite.name for suite in dataset.suites}
         self._all_ids = {case_id for _, case_id in ids}
-        with gc_paused():  # a FIFO or device is refused, never waited on
+        with gc_off():  # orjson's values hold no cycles; a FIFO or device is refused, never waited on
+            batch: list[tuple[int, bytes]] = []
+            size = 0
             for number, line in read_lines(path, MAX_RECORDED_LINE_BYTES):
                 if line.strip():
-                    self._add(number, line, ids, names, repeat)
+                    batch.append((number, line))
+                    size += len(line)
+                    if len(batch) >= _BATCH_LINES or size >= _BATCH_BYTES:
+                        self._add_batch(batch, ids, names, repeat)
+                        batch, size = [], 0
+            self._add_batch(batch, ids, names, repeat)
+
+    def _add_batch(self, batch: list[tuple[int, bytes]], ids: set[tuple[str, str]], names: set[str],
+                   repeat: int) -> None:
+        """Add these lines in order: decoded together when all are strict JSON, else one by one."""
+        items = loads_strict_many([line for _, line in batch])
+        if items is None:
+            for number, line in batch:
+                self._add(number, self._decoded(number, line), ids, names, repeat)
+            return
+        lines, all_ids, keys = self._lines, self._all_ids, _KEYS
+        for (number, _), item in zip(batch, items, strict=True):
+            # The common line (no suite, a known id, a new repetition, float seconds) is added here; any
+            # other goes through every check in turn, so a refused line gets the same message.
+            if type(item) is dict and "id" in item and "result" in item and keys.issuperset(item) and \
+                    item.get("suite") is None:
+                case_id, repetition, elapsed = item["id"], item.get("repetition", 1), item.get("elapsed_seconds")
+                key = (None, case_id, repetition)
+                if type(case_id) is str and case_id in all_ids and type(repetition) is int and \
+                        1 <= repetition <= repeat and (elapsed is None or (type(elapsed) is float and elapsed >= 0)) \
+                        and key not in lines:
+                    result, usage = item["result"], item.get("usage")
+                    lines[key] = Observation(result, None, elapsed, usage if type(usage) is dict else None) \
+                        if type(result) is dict else \
+                        Observation(None, "invalid_result", elapsed, usage if type(usage) is dict else None)
+                    continue
+            self._add(number, item, ids, names, repeat)
 
     def describe(self) -> dict[str, Any]:
         """Kind and file."""
@@ -46,11 +82,13 @@ class RecordedResults:
     def _fail(self, number: int, message: str) -> InputError:
         return InputError(f"{self.path}: line {number}: {message}", code="invalid_results")
 
-    def _add(self, number: int, line: bytes, ids: set[tuple[str, str]], names: set[str], repeat: int) -> None:
+    def _decoded(self, number: int, line: bytes) -> Any:
         try:
-            item = loads_strict(line)
+            return loads_strict(line)
         except JsonProblem as exc:
             raise self._fail(number, f"{exc.message} ({exc.where})" if exc.where else exc.message) from None
+
+    def _add(self, number: int, item: Any, ids: set[tuple[str, str]], names: set[str], repeat: int) -> None:
         if not isinstance(item, dict) or "id" not in item or "result" not in item or not _KEYS.issuperset(item):
             raise self._fail(number, "expected an object with id, result and optionally suite, repetition, "
                                      "elapsed_seconds, usage")
