@@ -16,7 +16,8 @@ from tracegrade.suites import (
     write_private,
 )
 from tracegrade.suites.checking._records import AttemptRequest
-from tracegrade.suites.reading._dataset import Metric, SuiteSpec
+from tracegrade.suites.reading._dataset import SuiteSpec
+from tracegrade.suites.reading._models import Metric
 
 
 def expectation(name: str, path: str, expected: Any, **extra: Any) -> dict[str, Any]:

@@ -27,11 +27,11 @@ if TYPE_CHECKING:
     from tracegrade.suites.reading._comparisons import Comparison as Comparison
     from tracegrade.suites.reading._comparisons import CustomScorer as CustomScorer
     from tracegrade.suites.reading._comparisons import ScorerRegistry as ScorerRegistry
-    from tracegrade.suites.reading._dataset import Case as Case
     from tracegrade.suites.reading._dataset import Dataset as Dataset
-    from tracegrade.suites.reading._dataset import Expectation as Expectation
     from tracegrade.suites.reading._load import check_dataset as check_dataset
     from tracegrade.suites.reading._load import load_dataset as load_dataset
+    from tracegrade.suites.reading._models import Case as Case
+    from tracegrade.suites.reading._models import Expectation as Expectation
     from tracegrade.suites.reporting._compare import ComparisonReport as ComparisonReport
     from tracegrade.suites.reporting._compare import compare_reports as compare_reports
     from tracegrade.suites.reporting._html import render_report_html as render_report_html

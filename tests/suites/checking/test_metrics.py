@@ -7,7 +7,7 @@ from tracegrade.suites import Case, ScorerRegistry
 from tracegrade.suites.checking._metrics import summarise_metric
 from tracegrade.suites.checking._records import Observation
 from tracegrade.suites.checking._scoring import CaseScorer
-from tracegrade.suites.reading._dataset import Metric
+from tracegrade.suites.reading._models import Metric
 
 CATEGORY = {"name": "category", "path": "/cat", "kind": "classification", "labels": ["billing", "cancellation"]}
 

@@ -9,8 +9,8 @@ from pydantic_core import PydanticUndefined
 from tests.suites.helpers import case, expectation
 from tracegrade.suites import Case
 from tracegrade.suites.reading._columns import case_columns
-from tracegrade.suites.reading._dataset import CaseInput, Expectation
 from tracegrade.suites.reading._json import canonical
+from tracegrade.suites.reading._models import CaseInput, Expectation
 
 OK = case("c1", expectation("status", "/execution/status", "completed"))
 RAWS = [OK, case("c2", expectation("x", "/x", {"k": [1, 2.5, None]}, comparison="set", each="/id",

@@ -8,7 +8,8 @@ from pydantic import ValidationError
 from tests.suites.helpers import case, expectation, suite_spec
 from tracegrade.suites import Case, Dataset
 from tracegrade.suites.reading._columns import case_columns
-from tracegrade.suites.reading._dataset import LazyCases, Manifest, SuiteSpec, sha256_json
+from tracegrade.suites.reading._dataset import LazyCases, SuiteSpec, sha256_json
+from tracegrade.suites.reading._models import Manifest
 
 OK = case("c1", expectation("status", "/execution/status", "completed"))
 

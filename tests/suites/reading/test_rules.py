@@ -5,7 +5,7 @@ from typing import Any
 from tests.suites.helpers import case, expectation
 from tracegrade.suites import Case, ScorerRegistry
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
-from tracegrade.suites.reading._dataset import Metric
+from tracegrade.suites.reading._models import Metric
 from tracegrade.suites.reading._rules import case_problems, cases_problems, matching_positions, metric_problems
 
 

@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from tracegrade.suites.checking._records import MetricObservation, Record, Scored
-from tracegrade.suites.reading._dataset import Metric
 from tracegrade.suites.reading._json import json_key
+from tracegrade.suites.reading._models import Metric
 
 __all__ = [
     "ClassificationSummary",

@@ -30,8 +30,9 @@ from tracegrade.suites.reading._comparisons import (
     ScorerRegistry,
     project,
 )
-from tracegrade.suites.reading._dataset import Case, Metric, SuiteSpec, sha256_json
+from tracegrade.suites.reading._dataset import SuiteSpec, sha256_json
 from tracegrade.suites.reading._json import ABSENT, pointer_tokens, resolve
+from tracegrade.suites.reading._models import Case, Metric
 from tracegrade.suites.reading._rules import matching_positions
 
 __all__ = ["CaseScorer", "SuiteScorer"]

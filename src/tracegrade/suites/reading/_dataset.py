@@ -12,40 +12,11 @@ from pydantic import TypeAdapter
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._json import canonical
 from tracegrade.suites.reading._models import (
-    MAX_CASE_ID_CHARS,
-    MAX_DATASET_BYTES,
-    MAX_DATASET_TOTAL_BYTES,
-    MAX_EXPECTATIONS,
-    MAX_METRICS,
-    MAX_SUITES,
     Case,
-    CaseInput,
-    Expectation,
-    Manifest,
     Metric,
-    MetricKind,
-    SuiteEntry,
 )
 
-__all__ = [
-    "MAX_CASE_ID_CHARS",
-    "MAX_DATASET_BYTES",
-    "MAX_DATASET_TOTAL_BYTES",
-    "MAX_EXPECTATIONS",
-    "MAX_METRICS",
-    "MAX_SUITES",
-    "Case",
-    "CaseInput",
-    "Dataset",
-    "Expectation",
-    "LazyCases",
-    "Manifest",
-    "Metric",
-    "MetricKind",
-    "SuiteEntry",
-    "SuiteSpec",
-    "sha256_json",
-]
+__all__ = ["Dataset", "LazyCases", "SuiteSpec", "sha256_json"]
 
 
 def sha256_json(value: Any) -> str:

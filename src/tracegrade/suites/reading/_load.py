@@ -13,17 +13,9 @@ from tracegrade.errors import InputError
 from tracegrade.runs import UnreadableFile, gc_off, gc_paused, read_capped
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._comparisons import ScorerRegistry
-from tracegrade.suites.reading._dataset import (
-    MAX_DATASET_BYTES,
-    MAX_DATASET_TOTAL_BYTES,
-    Case,
-    Dataset,
-    LazyCases,
-    Manifest,
-    SuiteEntry,
-    SuiteSpec,
-)
+from tracegrade.suites.reading._dataset import Dataset, LazyCases, SuiteSpec
 from tracegrade.suites.reading._json import JsonProblem, loads_strict
+from tracegrade.suites.reading._models import MAX_DATASET_BYTES, MAX_DATASET_TOTAL_BYTES, Case, Manifest, SuiteEntry
 from tracegrade.suites.reading._rules import cases_problems, metric_problems
 
 __all__ = ["Problem", "check_dataset", "load_dataset"]

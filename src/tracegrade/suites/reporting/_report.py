@@ -17,7 +17,8 @@ from tracegrade.errors import ConfigError, InputError, TracegradeError
 from tracegrade.runs import MAX_INPUT_BYTES, UnreadableFile, gc_paused, read_capped
 from tracegrade.stats import Interval
 from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord, Record
-from tracegrade.suites.reading._dataset import Dataset, Metric, SuiteSpec
+from tracegrade.suites.reading._dataset import Dataset, SuiteSpec
+from tracegrade.suites.reading._models import Metric
 from tracegrade.suites.reporting._params import IntervalParameters, SuiteRunParameters
 from tracegrade.suites.reporting._summaries import SuiteRates, SuiteSummary, summarise_suite
 
