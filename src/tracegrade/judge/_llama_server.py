@@ -5,7 +5,9 @@ turns off llama.cpp's repacked weight buffers. Builds that compiled in AMX kerne
 SIGILL on machines (often VMs) that advertise AMX but cannot run it; without the extra buffers
 those kernels are never used.
 
-It also offers ``--chat_format tracegrade-plain`` (see :mod:`tracegrade.judge._llama_plain`).
+It also offers ``--chat_format tracegrade-plain`` (see :mod:`tracegrade.judge._llama_plain`) and samples
+greedy answers under a grammar without matching the grammar against the whole vocabulary at every token
+(see :mod:`tracegrade.judge._llama_sampling`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import sys
 from typing import Any
 
 from tracegrade.judge._llama_plain import register_plain_format
+from tracegrade.judge._llama_sampling import install_grammar_last_greedy
 
 __all__ = ["main"]
 
@@ -27,6 +30,7 @@ def main(argv: list[str]) -> None:
         argv = [arg for arg in argv if arg != NO_EXTRA_BUFFERS]
         _disable_extra_buffers()
     register_plain_format()
+    install_grammar_last_greedy()
     sys.argv = ["llama_cpp.server", *argv]
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 
