@@ -20,9 +20,9 @@ import time
 from typing import Any
 
 from tracegrade.atif.localising._prompts import HALF_SCHEMA, STEP_SCHEMA
-from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT, register_plain_format
-from tracegrade.judge._llama_sampling import GrammarLastGreedy
-from tracegrade.judge._local import LocalJudge
+from tracegrade.judge.local._plain import PLAIN_CHAT_FORMAT, register_plain_format
+from tracegrade.judge.local._runner import LocalJudge
+from tracegrade.judge.local._sampling import GrammarLastGreedy
 
 QUESTIONS = [
     ("step", "An agent was asked for the population of Paris in 1800. It searched the web, read a page about "

@@ -19,7 +19,7 @@ UNUSED = (
     "pandas",
     "matplotlib",
     "opentelemetry.sdk",
-    "tracegrade.judge._local",
+    "tracegrade.judge.local._runner",
     "tracegrade.suites.running._engine",
     "evalhub.client",
     "httpx",

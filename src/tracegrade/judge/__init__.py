@@ -28,10 +28,6 @@ if TYPE_CHECKING:
     from tracegrade.judge._judge import PROTOCOL_ERROR_CODES as PROTOCOL_ERROR_CODES
     from tracegrade.judge._judge import Judge as Judge
     from tracegrade.judge._judge import JudgeProtocol as JudgeProtocol
-    from tracegrade.judge._local import LOCAL_JUDGE_NOTICE as LOCAL_JUDGE_NOTICE
-    from tracegrade.judge._local import LOCAL_MAX_CONTEXT_BYTES as LOCAL_MAX_CONTEXT_BYTES
-    from tracegrade.judge._local import LocalJudge as LocalJudge
-    from tracegrade.judge._local import check_local_judge_installed as check_local_judge_installed
     from tracegrade.judge._request import JudgeRequest as JudgeRequest
     from tracegrade.judge._request import Reply as Reply
     from tracegrade.judge._request import context_overflow as context_overflow
@@ -48,5 +44,9 @@ if TYPE_CHECKING:
     from tracegrade.judge._telemetry import JudgeStats as JudgeStats
     from tracegrade.judge._telemetry import JudgeTelemetry as JudgeTelemetry
     from tracegrade.judge._telemetry import configure_meter_provider as configure_meter_provider
+    from tracegrade.judge.local._runner import LOCAL_JUDGE_NOTICE as LOCAL_JUDGE_NOTICE
+    from tracegrade.judge.local._runner import LOCAL_MAX_CONTEXT_BYTES as LOCAL_MAX_CONTEXT_BYTES
+    from tracegrade.judge.local._runner import LocalJudge as LocalJudge
+    from tracegrade.judge.local._runner import check_local_judge_installed as check_local_judge_installed
 
 __getattr__, __dir__, __all__ = lazy_attributes(__name__)

@@ -25,7 +25,6 @@ import aiohttp
 
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge._cache import default_cache_path
-from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT
 from tracegrade.judge._settings import (
     LOCAL_MODEL_ALIAS,
     LOCAL_PINNED_OPTIONS,
@@ -33,6 +32,8 @@ from tracegrade.judge._settings import (
     JudgeSettings,
     ResponseFormat,
 )
+from tracegrade.judge.local._plain import PLAIN_CHAT_FORMAT
+from tracegrade.judge.local._server import PARENT_VARIABLE
 
 __all__ = [
     "LOCAL_JUDGE_NOTICE",
@@ -157,14 +158,15 @@ class LocalJudge:
     def _spawn(self, model: Path) -> int:
         port = _free_port()
         # Plain prompts (the model is pretrained, not chat-tuned) and answer log-probabilities recorded
-        # while sampling, so no logits are computed for prompt tokens (see judge._llama_plain).
-        command = [sys.executable, "-m", "tracegrade.judge._llama_server", "--model", str(model),
+        # while sampling, so no logits are computed for prompt tokens (see judge.local._plain).
+        command = [sys.executable, "-m", "tracegrade.judge.local._server", "--model", str(model),
                    "--model_alias", LOCAL_MODEL_ALIAS, "--chat_format", PLAIN_CHAT_FORMAT, "--logits_all", "false",
                    "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(self.n_ctx),
                    "--n_threads", str(self.threads), "--verbose", "false"]
         if not self.extra_buffers:
             command.append("--no-extra-buffers")
         env = {k: v for k, v in os.environ.items() if k.upper() not in _SCRUBBED_ENV}
+        env[PARENT_VARIABLE] = str(os.getpid())  # the server ends with this process, even when it is killed
         self._log = self.log_path.open("ab")
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self._log,
                                         stderr=subprocess.STDOUT, env=env)

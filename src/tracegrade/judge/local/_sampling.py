@@ -9,7 +9,7 @@ vocabulary only when the grammar refuses it (the order llama.cpp's own sampler u
 are the same as the chain's: the same logits processors and repetition penalties run in the same order,
 greedy keeps the first of equal scores, and the grammar only ever lowers refused tokens to -inf.
 
-Imported only by the server process (``python -m tracegrade.judge._llama_server``).
+Imported only by the server process (``python -m tracegrade.judge.local._server``).
 """
 
 from __future__ import annotations

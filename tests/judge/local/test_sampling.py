@@ -9,9 +9,9 @@ import pytest
 
 from tests.conftest import require_local_judge
 from tracegrade.atif.localising._prompts import HALF_SCHEMA, STEP_SCHEMA
-from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT, register_plain_format
-from tracegrade.judge._llama_sampling import GrammarLastGreedy, install_grammar_last_greedy
-from tracegrade.judge._local import LocalJudge
+from tracegrade.judge.local._plain import PLAIN_CHAT_FORMAT, register_plain_format
+from tracegrade.judge.local._runner import LocalJudge
+from tracegrade.judge.local._sampling import GrammarLastGreedy, install_grammar_last_greedy
 
 pytestmark = [pytest.mark.local_judge]
 

@@ -13,7 +13,7 @@ sees (before the grammar), so the server runs with ``--logits_all false``. Entri
 answer's tokens up to the last one the server evaluated (all of them when the answer ended
 normally).
 
-Imported only by the server process (``python -m tracegrade.judge._llama_server``).
+Imported only by the server process (``python -m tracegrade.judge.local._server``).
 """
 
 from __future__ import annotations

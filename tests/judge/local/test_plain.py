@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import unavailable
-from tracegrade.judge._llama_plain import (
+from tracegrade.judge.local._plain import (
     PLAIN_CHAT_FORMAT,
     _Recorder,
     _with_logprobs,

@@ -18,8 +18,9 @@ from tracegrade.atif.asking._evidence import build_evidence
 from tracegrade.atif.asking._local_verdict import PROBLEMS, local_verdict_request, parse_local_verdict
 from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError, MissingDependencyError
-from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, JudgeOptions, LocalJudge, _local
-from tracegrade.judge._llama_plain import PLAIN_CHAT_FORMAT
+from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, JudgeOptions, LocalJudge
+from tracegrade.judge.local import _runner as _local
+from tracegrade.judge.local._plain import PLAIN_CHAT_FORMAT
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Criterion, Rubric
 
