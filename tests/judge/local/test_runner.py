@@ -183,3 +183,13 @@ async def test_local_judge_scores_real_steps(tmp_path: Path) -> None:
         assert set(verdict.scores) == {"progress", "accuracy"}
         assert set(verdict.scores.values()) <= {0.0, 0.25, 0.5, 0.75, 1.0}
         assert verdict.rationale.strip() and not verdict.rationale.strip().startswith("<")
+
+
+def test_inference_threads_default_to_the_cores_the_process_may_run_on(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    if not hasattr(_local.os, "sched_getaffinity"):
+        pytest.skip("no CPU affinity on this platform")
+    monkeypatch.setattr(_local.os, "sched_getaffinity", lambda pid: {3})
+    monkeypatch.setattr(_local.os, "cpu_count", lambda: 64)
+    assert LocalJudge(cache_dir=tmp_path).threads == 1
+    assert LocalJudge(cache_dir=tmp_path, threads=4).threads == 4

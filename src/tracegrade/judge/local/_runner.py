@@ -72,7 +72,7 @@ class LocalJudge:
         cache_dir: Folder for the model file and the server log.
         n_ctx: Context window of the server, in tokens.
         startup_timeout: Seconds to wait for the server to answer ``GET /v1/models``.
-        threads: CPU threads for inference (default: all cores).
+        threads: CPU threads for inference (default: one per core this process may run on).
         extra_buffers: Let llama.cpp use repacked weight buffers (faster, but their AMX kernels
             crash where AMX is advertised and unusable). None: off when the CPU advertises AMX,
             overridable with ``TRACEGRADE_LLAMA_EXTRA_BUFFERS=0|1``.
@@ -90,7 +90,7 @@ class LocalJudge:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_path().parent
         self.n_ctx = n_ctx
         self.startup_timeout = startup_timeout
-        self.threads = threads or os.cpu_count() or 1
+        self.threads = threads or _usable_cores()
         self.extra_buffers = _extra_buffers_default() if extra_buffers is None else extra_buffers
         self.process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
@@ -213,6 +213,13 @@ def _extra_buffers_default() -> bool:
     except OSError:
         return True
     return "amx_tile" not in flags
+
+
+def _usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity: a container's or ``taskset``'s share, not the machine's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def _free_port() -> int:
