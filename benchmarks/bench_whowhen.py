@@ -8,9 +8,9 @@ Usage:
 The logs are read from ../shared/corpus/whowhen/ (or --data) and imported into a temporary folder (never into
 the repository); each strategy runs with and without the ground-truth answer shown to the judge, through the
 same judge client as ``tracegrade localise`` (cache, retries, concurrency). Printed per strategy: agent-level
-and step-level accuracy with their 95 % intervals and n, the published figures beside them, judge calls,
-tokens and wall time. The published figures are those recorded in the project's spec; a cell with no recorded
-figure shows "—".
+and step-level accuracy with their 95 % intervals and n, the published figures beside them, judge calls (and
+how many the cache answered), tokens and wall time. The published figures are those recorded in the project's
+spec; a cell with no recorded figure shows "—".
 """
 
 from __future__ import annotations
@@ -96,14 +96,15 @@ def table(rows: list[Row], scored: LocalisationAgreement, args: argparse.Namespa
     judge = "local (Gemma 3 270M: a smoke test, not a judge of agents)" if args.judge == "local" else args.judge_model
     lines = [f"Who&When {SUBSETS[args.subset]}: {logs} logs, judge {judge}", "",
              f"{'Method':<15}{'GT':<5}{'Agent-level accuracy %':<28}{'Step-level accuracy %':<28}"
-             f"{'calls':>6}{'tokens in/out':>16}{'wall s':>9}{'failed':>7}{'fallback':>9}",
+             f"{'calls':>6}{'cached':>7}{'tokens in/out':>16}{'wall s':>9}{'failed':>7}{'fallback':>9}",
              f"{'':<20}{'ours [95% CI] (n)':<28}{'ours [95% CI] (n)':<28}"]
     for row, agreement in zip(rows, scored.strategies, strict=True):
         judge_counts = row.results.summary.judge
         tokens = f"{judge_counts.get('input_tokens', 0)}/{judge_counts.get('output_tokens', 0)}"
         lines.append(f"{NAMES[row.strategy]:<15}{'yes' if row.ground_truth else 'no':<5}"
                      f"{cell(agreement.agent):<28}{cell(agreement.step):<28}{row.results.summary.calls:>6}"
-                     f"{tokens:>16}{row.seconds:>9.1f}{row.results.summary.failed:>7}{row.results.summary.fallbacks:>9}")
+                     f"{judge_counts.get('cache_hits', 0):>7}{tokens:>16}{row.seconds:>9.1f}"
+                     f"{row.results.summary.failed:>7}{row.results.summary.fallbacks:>9}")
     failures = [f"{NAMES[row.strategy]} ({'with' if row.ground_truth else 'without'} GT): {t.node_id} {t.error_code}"
                 for row in rows for t in row.results.trajectories if t.error_code is not None]
     if failures:
@@ -113,6 +114,8 @@ def table(rows: list[Row], scored: LocalisationAgreement, args: argparse.Namespa
     for name, agent, step in [PAPER_BEST, *PUBLISHED[args.subset]]:
         lines.append(f"  {name:<52}{agent or '—':>8}{step or '—':>10}")
     lines.append("Failed trajectories (no usable judge answer) are left out of n, never scored; see localisation.json.")
+    if any(row.results.summary.judge.get("cache_hits") for row in rows):
+        lines.append("Calls answered from the cache (--cache) count in calls but not in tokens or wall time.")
     return "\n".join(lines)
 
 

@@ -25,13 +25,17 @@ def bench() -> ModuleType:
 
 
 def test_the_benchmark_prints_the_papers_table_beside_the_published_figures(
-    shared_corpus: Path, capsys: pytest.CaptureFixture[str]
+    shared_corpus: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    argv = ["--limit", "3", "--data", str(shared_corpus / "whowhen"), "--cache", str(tmp_path / "cache.sqlite")]
     with ScriptedJudgeServer(first_rule) as server:
-        code = bench().main(["--judge-url", server.base_url, "--judge-model", "scripted", "--limit", "3",
-                             "--data", str(shared_corpus / "whowhen")])
+        code = bench().main(["--judge-url", server.base_url, "--judge-model", "scripted", *argv])
         served = server.count
-    out = capsys.readouterr().out
+        out = capsys.readouterr().out
+        again = bench().main(["--judge-url", server.base_url, "--judge-model", "scripted", *argv])
+        assert again == 0 and server.count == served  # the rerun is answered from the cache
+    cached = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Binary search")]
+    assert all(int(row.split()[-6]) == int(row.split()[-5]) > 0 for row in cached)  # every call from the cache
     assert code == 0 and "Who&When Algorithm-Generated: 3 logs, judge scripted" in out
     rows = [line for line in out.splitlines() if line.startswith(("All-at-once", "Step-by-step", "Binary search"))]
     assert [(row[:15].strip(), row[15:20].strip()) for row in rows] == [
@@ -40,7 +44,8 @@ def test_the_benchmark_prints_the_papers_table_beside_the_published_figures(
     ]
     assert all("(3)" in row for row in rows)  # each strategy scored on the 3 labelled logs
     assert "14.2" in out and "47.46" in out and "53.5" in out  # the published figures beside ours
-    calls = sum(int(row.split()[-5]) for row in rows)
+    assert all(row.split()[-5] == "0" for row in rows)  # nothing cached on the first run
+    calls = sum(int(row.split()[-6]) for row in rows)
     assert calls == served > 0  # every judge question is counted in the table
 
 
