@@ -22,7 +22,7 @@ from typing import Any
 from tracegrade.atif.localising._prompts import HALF_SCHEMA, STEP_SCHEMA
 from tracegrade.judge.local._plain import PLAIN_CHAT_FORMAT, register_plain_format
 from tracegrade.judge.local._runner import LocalJudge
-from tracegrade.judge.local._sampling import GrammarLastGreedy
+from tracegrade.judge.local._sampling import install_grammar_last_greedy
 
 QUESTIONS = [
     ("step", "An agent was asked for the population of Paris in 1800. It searched the web, read a page about "
@@ -38,20 +38,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokens", type=int, default=96, help="answer token limit")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--threads", type=int, default=None, help="default: as the local judge (its cores)")
     args = parser.parse_args(argv)
     from llama_cpp import Llama
 
+    judge = LocalJudge(threads=args.threads)
+    args.threads = judge.threads
     register_plain_format()
-    llm = Llama(model_path=str(LocalJudge()._assemble()), n_ctx=2048, n_threads=args.threads, verbose=False,
+    llm = Llama(model_path=str(judge._assemble()), n_ctx=2048, n_threads=args.threads, verbose=False,
                 logits_all=False, chat_format=PLAIN_CHAT_FORMAT)
     chain_init = type(llm)._init_sampler
-
-    def fast_init(self: Any, *, temp: float = 0.8, grammar: Any = None, logits_processor: Any = None,
-                  repeat_penalty: float = 1.0, frequency_penalty: float = 0.0, presence_penalty: float = 0.0,
-                  **kwargs: Any) -> Any:
-        return GrammarLastGreedy(self, grammar, logits_processor, repeat_penalty, frequency_penalty,
-                                 presence_penalty)
+    install_grammar_last_greedy()  # what the server does
+    fast_init = type(llm)._init_sampler
 
     load = os.getloadavg()
     print(f"llama-cpp-python sampler chain vs grammar-last greedy, {args.threads} threads, "

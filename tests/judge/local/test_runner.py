@@ -7,6 +7,7 @@ import math
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -21,6 +22,7 @@ from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, JudgeOptions, LocalJudge
 from tracegrade.judge.local import _runner as _local
 from tracegrade.judge.local._plain import PLAIN_CHAT_FORMAT
+from tracegrade.judge.local._server import PARENT_VARIABLE
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Criterion, Rubric
 
@@ -84,11 +86,18 @@ async def test_notice_says_the_local_judge_is_weak(monkeypatch: pytest.MonkeyPat
 def test_the_server_gets_plain_prompts_and_computes_no_prompt_logits(monkeypatch: pytest.MonkeyPatch,
                                                                      tmp_path: Path) -> None:
     commands: list[list[str]] = []
-    monkeypatch.setattr(_local.subprocess, "Popen", lambda command, **kwargs: commands.append(command))
+    environments: list[dict[str, str]] = []
+
+    def popen(command: list[str], **kwargs: Any) -> None:
+        commands.append(command)
+        environments.append(kwargs["env"])
+
+    monkeypatch.setattr(_local.subprocess, "Popen", popen)
     LocalJudge(cache_dir=tmp_path)._spawn(Path("model.gguf"))
     (command,) = commands
     assert command[command.index("--chat_format") + 1] == PLAIN_CHAT_FORMAT == "tracegrade-plain"
     assert command[command.index("--logits_all") + 1] == "false"
+    assert environments[0][PARENT_VARIABLE] == str(_local.os.getpid())  # the server ends with this process
 
 
 def test_the_local_judge_fixes_its_sampling_and_pace_and_takes_the_other_options_given() -> None:

@@ -64,9 +64,9 @@ def test_the_server_ends_when_the_process_that_started_it_is_killed(tmp_path: Pa
 
 
 def test_a_server_whose_parent_has_already_ended_does_not_start() -> None:
-    env = {**os.environ, PARENT_VARIABLE: "1"}  # init never starts it: the parent check fails at once
     if not sys.platform.startswith("linux"):
         pytest.skip("the parent-death signal is Linux's")
+    env = {**os.environ, PARENT_VARIABLE: "1"}  # init never starts it: the parent check fails at once
     done = subprocess.run([sys.executable, "-m", "tracegrade.judge.local._server", "--model", "x.gguf"],
                           capture_output=True, text=True, timeout=60, check=False, env=env)
     assert done.returncode == 1
