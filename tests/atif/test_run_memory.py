@@ -22,6 +22,10 @@ def live_steps() -> int:
     return sum(1 for o in gc.get_objects() if type(o) is Step)
 
 
+WINDOW = (2 * CONCURRENCY + 2) * STEPS
+"""Steps of the roots admitted while two rounds of calls are outstanding, plus one root read ahead."""
+
+
 def peak_live_steps(folder: Path, roots: int) -> int:
     """Score ``roots`` trajectories of ``STEPS`` steps; the most step models alive at any judge call."""
     for i in range(roots):
@@ -31,22 +35,25 @@ def peak_live_steps(folder: Path, roots: int) -> int:
 
     def sample(request: JudgeRequest) -> float:
         nonlocal peak
-        peak = max(peak, live_steps())
+        alive = live_steps() - before
+        if alive > WINDOW:  # garbage that no collection has reached yet is not held: count what survives one
+            gc.collect()
+            alive = live_steps() - before
+        peak = max(peak, alive)
         return 0.0
 
     options, criteria = parse_parameters({**CUSTOM, "concurrency_limit": CONCURRENCY})
     results = asyncio.run(score_paths([folder], options, criteria, marker_judge(sample), JobContext("m")))
     assert results.summary.counts["steps_scored"] == roots * STEPS
     assert [n.node_id for n in results.nodes] == [f"t{i:04d}.json" for i in range(roots)]  # still in order
-    return peak - before
+    return peak
 
 
 def test_live_trees_stay_flat_as_the_collection_grows(tmp_path: Path) -> None:
-    small = peak_live_steps(tmp_path / "small", 10)
-    large = peak_live_steps(tmp_path / "large", 100)
-    window = (2 * CONCURRENCY + 2) * STEPS  # roots admitted while two rounds of calls are outstanding, one read ahead
-    assert small <= window + 1
-    assert large <= small + STEPS  # not ten times as many
+    # The bound is the window, whatever the collection's size; where in it the peak falls depends on the
+    # order the calls end in, so the two sizes are not compared with each other (they were: 6 against 12 once).
+    assert peak_live_steps(tmp_path / "small", 10) <= WINDOW + 1
+    assert peak_live_steps(tmp_path / "large", 100) <= WINDOW + 1  # holding the collection would be 300
 
 
 def live_contents() -> int:
