@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from pathlib import Path
 
 import orjson
@@ -11,6 +12,7 @@ import pytest
 from tests.atif.delayed import marker_judge
 from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import JobContext, NodeResult, parse_parameters, score_paths
+from tracegrade.atif.scoring._records import StepResult
 from tracegrade.atif.scoring._spool import NodeSpool, SpooledNodes, brief_nodes
 
 
@@ -94,12 +96,22 @@ def test_sections_are_one_per_node(nodes: list[NodeResult]) -> None:
         NodeSpool(sections=lambda root: ["only one"]).add(0, nodes[1:3])
 
 
-def test_brief_copies_share_one_field_name_set_per_distinct_set(nodes: list[NodeResult]) -> None:
+def live_records() -> int:
+    return sum(1 for o in gc.get_objects() if isinstance(o, NodeResult | StepResult))
+
+
+def test_the_spool_holds_no_record_in_memory(nodes: list[NodeResult]) -> None:
     spool = NodeSpool()
-    for index, root in enumerate(by_root(nodes)):
-        spool.add(index, root)
-    brief = spool.nodes().brief
-    for records in (list(brief), [step for node in brief for step in node.steps]):
-        assert len(records) > 1
-        objects = {id(record.model_fields_set) for record in records}
-        assert len(objects) == len({frozenset(record.model_fields_set) for record in records})
+    gc.collect()
+    before = live_records()
+    for index in range(200):
+        spool.add(index, nodes[:1])
+    spooled = spool.nodes()
+    gc.collect()
+    assert live_records() == before  # was one brief node and its steps per root
+    walked = [node.node_id for node in spooled.brief]
+    assert walked == ["a.json"] * 200 and len(spooled.brief) == 200
+    assert spooled.brief[-1] == spooled.brief[0] == list(spooled.brief.roots())[7][0]
+    assert spooled.brief[1:3] == [spooled.brief[0]] * 2 and repr(spooled.brief) == "BriefNodes(200 nodes)"
+    with pytest.raises(IndexError):
+        spooled.brief[200]

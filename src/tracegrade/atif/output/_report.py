@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -141,10 +142,8 @@ def report_context(results: EvaluationResults, *, kept_sections: bool = True) ->
     computed from the brief records (spooled results: without step content).
     """
     summary = results.summary
-    brief = brief_nodes(results.nodes)
-    steps = [step for node in brief for step in node.steps]
-    scored = sorted((n for n in brief if n.own_score is not None), key=lambda n: (n.own_score, n.node_id))
-    opened = {n.node_id for n in scored[:OPEN_LOWEST]}
+    brief = _Aggregates.of(brief_nodes(results.nodes))
+    opened = set(brief.opened)
     return {
         "agreement": None,
         "localisation": None,
@@ -156,20 +155,68 @@ def report_context(results: EvaluationResults, *, kept_sections: bool = True) ->
         "cards": _cards(results),
         "judge": _judge_rows(results.provenance),
         "distribution": _distribution(results, brief),
-        "lowest": _lowest(brief),
-        "unranked": sum(1 for n in brief if n.aggregate is None),
+        "lowest": [row for _, _, row in brief.lowest],
+        "unranked": brief.unranked,
         "categories": [{"label": k, "value": v} for k, v in summary.categories.items()],
         "inputs": [i.model_dump() for i in results.inputs if i.status != "loaded"],
         "input_count": len(results.inputs),
-        "refused_nodes": [_node_row(n) for n in brief if n.status.value in ("invalid", "unscored")],
+        "refused_nodes": brief.refused,
         "parameters": _parameter_rows(results),
         "counts": _key_values(summary.counts),
         "judge_counts": _key_values(summary.judge),
         "nodes": _nodes(results.nodes, opened, kept_sections=kept_sections),
-        "status_options": sorted(Counter(s.status.value for s in steps).items()),
-        "category_options": sorted(Counter(_filter_category(s) for s in steps).items()),
+        "status_options": sorted(brief.statuses.items()),
+        "category_options": sorted(brief.categories.items()),
         "not_a_candidate": NOT_A_CANDIDATE,
     }
+
+
+@dataclass
+class _Aggregates:
+    """What the report shows about every node and step, gathered in one walk (spooled nodes are read back per walk)."""
+
+    step_scores: list[float] = field(default_factory=list)
+    node_scores: list[float] = field(default_factory=list)
+    opened: list[str] = field(default_factory=list)
+    """Node ids of the lowest own scores (by score, then id), at most ``OPEN_LOWEST``."""
+    lowest: list[tuple[float, str, dict[str, Any]]] = field(default_factory=list)
+    """(aggregate, node id, row) of the lowest aggregates, at most ``LOWEST_LIMIT``."""
+    unranked: int = 0
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    statuses: Counter[str] = field(default_factory=Counter)
+    categories: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, nodes: Iterable[NodeResult]) -> _Aggregates:
+        found = cls()
+        opening: list[tuple[float, str]] = []
+        for node in nodes:
+            for step in node.steps:
+                if step.score is not None:
+                    found.step_scores.append(step.score)
+                found.statuses[step.status.value] += 1
+                found.categories[_filter_category(step)] += 1
+            if node.own_score is not None:
+                found.node_scores.append(node.own_score)
+                opening.append((node.own_score, node.node_id))
+                if len(opening) > 4 * OPEN_LOWEST:
+                    opening = sorted(opening)[:OPEN_LOWEST]
+            if node.aggregate is None:
+                found.unranked += 1
+            else:
+                found.lowest.append((node.aggregate, node.node_id, _node_row(node)))
+                if len(found.lowest) > 4 * LOWEST_LIMIT:
+                    found.lowest = _first(found.lowest, LOWEST_LIMIT)
+            if node.status.value in ("invalid", "unscored"):
+                found.refused.append(_node_row(node))
+        found.opened = [node_id for _, node_id in sorted(opening)[:OPEN_LOWEST]]
+        found.lowest = _first(found.lowest, LOWEST_LIMIT)
+        return found
+
+
+def _first(ranked: list[tuple[float, str, dict[str, Any]]], count: int) -> list[tuple[float, str, dict[str, Any]]]:
+    """The ``count`` lowest by value, then node id (ids are unique, so the rows are never compared)."""
+    return sorted(ranked, key=lambda item: (item[0], item[1]))[:count]
 
 
 def _subtitle(results: EvaluationResults) -> str:
@@ -244,19 +291,13 @@ def _judge_rows(provenance: Mapping[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
-def _distribution(results: EvaluationResults, brief: Sequence[NodeResult]) -> dict[str, Any] | None:
+def _distribution(results: EvaluationResults, brief: _Aggregates) -> dict[str, Any] | None:
     """Histograms of step scores and node own scores (bins of 0.1); None when nothing was scored."""
-    steps = [s.score for n in brief for s in n.steps if s.score is not None]
-    if not steps:
+    if not brief.step_scores:
         return None
-    nodes = [n.own_score for n in brief if n.own_score is not None]
-    return {"steps": score_bins(steps), "nodes": score_bins(nodes), "n_steps": len(steps),
-            "n_nodes": len(nodes), "threshold": results.parameters.failure_threshold}
-
-
-def _lowest(nodes: Sequence[NodeResult]) -> list[dict[str, Any]]:
-    ranked = sorted((n for n in nodes if n.aggregate is not None), key=lambda n: (n.aggregate, n.node_id))
-    return [_node_row(n) for n in ranked[:LOWEST_LIMIT]]
+    return {"steps": score_bins(brief.step_scores), "nodes": score_bins(brief.node_scores),
+            "n_steps": len(brief.step_scores), "n_nodes": len(brief.node_scores),
+            "threshold": results.parameters.failure_threshold}
 
 
 def _node_row(node: NodeResult) -> dict[str, Any]:

@@ -121,35 +121,41 @@ def summarize(
     nothing to score fails. ``atif_complete`` is false when any input was invalid or skipped.
     """
     score, count = collection_score(nodes, mode)
-    roots = [n for n in nodes if n.depth == 0]
-    if job_status == JobStatus.COMPLETED and roots and all(n.status is NodeStatusCode.FAILED for n in roots):
+    roots = failed_roots = steps = candidates = 0
+    every_node_complete = True
+    node_status: Counter[str] = Counter()
+    step_status: Counter[str] = Counter()
+    categories: Counter[str] = Counter()
+    for node in nodes:  # one walk: spooled nodes are read back each time they are walked
+        node_status[node.status.value] += 1
+        every_node_complete = every_node_complete and node.status is NodeStatusCode.SCORED and node.complete
+        if node.depth == 0:
+            roots += 1
+            failed_roots += node.status is NodeStatusCode.FAILED
+        steps += len(node.steps)
+        for step in node.steps:
+            step_status[step.status.value] += 1
+            if step.failure_candidate:
+                candidates += 1
+                categories[step.category or step.categorization_status.value] += 1
+    if job_status == JobStatus.COMPLETED and roots and failed_roots == roots:
         job_status, failure_reason = JobStatus.FAILED, "every root trajectory failed"
     if job_status == JobStatus.COMPLETED and not roots and not shard:
         job_status, failure_reason = JobStatus.FAILED, "no trajectories to score"
     invalid_inputs = sum(1 for a in inputs if a.status is InputStatus.INVALID)
     skipped_inputs = sum(1 for a in inputs if a.status is InputStatus.SKIPPED)
-    complete = (
-        job_status == JobStatus.COMPLETED
-        and invalid_inputs == 0
-        and skipped_inputs == 0
-        and all(n.status is NodeStatusCode.SCORED and n.complete for n in nodes)
-    )
-    steps = [s for n in nodes for s in n.steps]
-    step_status = Counter(s.status.value for s in steps)
-    node_status = Counter(n.status.value for n in nodes)
-    failed_roots = sum(1 for n in roots if n.status is NodeStatusCode.FAILED)
+    complete = job_status == JobStatus.COMPLETED and invalid_inputs == 0 and skipped_inputs == 0 and every_node_complete
     counts = {
-        "roots": len(roots),
+        "roots": roots,
         **({"roots_failed": failed_roots} if failed_roots else {}),  # present only when a root failed
         "nodes": len(nodes),
         **{f"nodes_{k}": v for k, v in sorted(node_status.items())},
-        "steps": len(steps),
+        "steps": steps,
         **{f"steps_{k}": v for k, v in sorted(step_status.items())},
-        "failure_candidates": sum(s.failure_candidate for s in steps),
+        "failure_candidates": candidates,
         "invalid_inputs": invalid_inputs,
         "skipped_inputs": skipped_inputs,
     }
-    categories = Counter(s.category or s.categorization_status.value for s in steps if s.failure_candidate)
     rate = categorization_rate(nodes)
     null_reasons = {"atif_failure_categorization_rate": NO_SCORED_STEP} if rate is None else {}
     return RunSummary(

@@ -118,13 +118,18 @@ def categorization_rate(nodes: Sequence[NodeResult]) -> float | None:
     was scored at all (:data:`NO_SCORED_STEP`). It reflects the validity of the judge's answers, not
     whether the categories are right.
     """
-    if not any(s.status is StepStatus.SCORED for n in nodes for s in n.steps):
+    scored = False
+    low = covered = 0
+    for node in nodes:  # one walk: spooled nodes are read back each time they are walked
+        flagged, categorized = False, True
+        for step in node.steps:
+            scored = scored or step.status is StepStatus.SCORED
+            if step.failure_candidate:
+                flagged = True
+                categorized = categorized and step.categorization_status is CategorizationStatus.CATEGORIZED
+        if flagged:
+            low += 1
+            covered += categorized
+    if not scored:
         return None
-    low = [n for n in nodes if any(s.failure_candidate for s in n.steps)]
-    if not low:
-        return 1.0
-    covered = sum(
-        all(s.categorization_status is CategorizationStatus.CATEGORIZED for s in n.steps if s.failure_candidate)
-        for n in low
-    )
-    return covered / len(low)
+    return covered / low if low else 1.0

@@ -1,28 +1,30 @@
 """Finished roots' result records kept in a temporary file instead of memory, read back in root order.
 
 Each root's records are kept as the text ``evaluation_results.json`` holds them (indented, keys sorted,
-one level inside the ``nodes`` list), so writing that file copies bytes; a job may keep one more piece of
-text per node beside them (the report's node sections, rendered as the root finishes).
+one level inside the ``nodes`` list), so writing that file copies bytes. Beside them go the root's brief
+records (compact JSON: no step content, no criteria), which the summary, the step table and the report's
+aggregates walk, and optionally one more piece of text per node (the report's node sections, rendered as
+the root finishes). Memory keeps only where each root's pieces are.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, overload
 
 import orjson
+from pydantic import TypeAdapter
 
-from tracegrade.atif.scoring._records import NodeResult, StepResult
+from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.runs import JSON_OPTIONS
 
-__all__ = ["NodeSpool", "Sections", "SpooledNodes", "brief_nodes"]
+__all__ = ["BriefNodes", "NodeSpool", "Sections", "SpooledNodes", "brief_nodes"]
 
 Sections = Callable[[Sequence[NodeResult]], Sequence[str]]
 """Text kept beside a finished root's records, one piece per node in tree order."""
@@ -30,27 +32,39 @@ Sections = Callable[[Sequence[NodeResult]], Sequence[str]]
 _INDENT = b"    "
 """A node record's indent in ``evaluation_results.json`` (inside the top-level ``nodes`` list)."""
 
+_ROOT_RECORDS: TypeAdapter[list[NodeResult]] = TypeAdapter(list[NodeResult])
+
 
 @dataclass(frozen=True, slots=True)
 class _Block:
-    """Where one root's records are in the spool file."""
+    """Where one root's pieces are in the spool file: records, brief records, sections, in that order."""
 
     offset: int
     length: int
     """Bytes of the records' text: each node indented, separated by a comma and a new line."""
     count: int
+    brief: int
+    """Bytes of the brief records (one compact JSON array), right after the records."""
     sections: tuple[int, ...] = ()
-    """Byte lengths of its nodes' sections, which follow the records; empty without sections."""
+    """Byte lengths of its nodes' sections, which follow the brief records; empty without sections."""
+
+    @property
+    def brief_offset(self) -> int:
+        return self.offset + self.length
+
+    @property
+    def sections_offset(self) -> int:
+        return self.offset + self.length + self.brief
 
 
 class NodeSpool:
     """Where a job puts each root's records as the root finishes, in any order.
 
     The records go to an unnamed temporary file (in ``directory``, else the system's temporary folder;
-    nothing is left behind when the process ends, however it ends); memory keeps a brief copy of each
-    node (:func:`brief_nodes`: no step content, no criteria) for the summary, the step table and the
-    report's aggregates. With ``sections``, the text it returns for each root's nodes is kept too
-    (:meth:`SpooledNodes.sections`).
+    nothing is left behind when the process ends, however it ends), with a brief copy of each node
+    (:class:`BriefNodes`: no step content, no criteria) for the summary, the step table and the report's
+    aggregates. With ``sections``, the text it returns for each root's nodes is kept too
+    (:meth:`SpooledNodes.sections`). Memory holds one small record per root.
     """
 
     def __init__(self, directory: Path | None = None, sections: Sections | None = None) -> None:
@@ -58,47 +72,45 @@ class NodeSpool:
         self._size = 0
         self._blocks: dict[int, _Block] = {}
         """Root index → where its records are."""
-        self._brief: dict[int, list[NodeResult]] = {}
         self._sections = sections
 
     def add(self, index: int, nodes: Sequence[NodeResult]) -> None:
         """Keep the records of the root at ``index`` (its nodes in tree order)."""
-        data = b",\n".join(
-            _INDENT + orjson.dumps(node.model_dump(mode="json"), option=JSON_OPTIONS).replace(b"\n", b"\n" + _INDENT)
-            for node in nodes
+        values = [node.model_dump(mode="json") for node in nodes]
+        records = b",\n".join(
+            _INDENT + orjson.dumps(value, option=JSON_OPTIONS).replace(b"\n", b"\n" + _INDENT) for value in values
         )
+        brief = orjson.dumps([_brief(value) for value in values])
         lengths: tuple[int, ...] = ()
+        texts: list[bytes] = []
         if self._sections is not None:
             texts = [text.encode() for text in self._sections(nodes)]
             if len(texts) != len(nodes):
                 raise ValueError(f"{len(texts)} sections for {len(nodes)} nodes")
             lengths = tuple(len(text) for text in texts)
-            data += b"".join(texts)
+        data = b"".join([records, brief, *texts])
         self._file.handle.write(data)
-        self._blocks[index] = _Block(self._size, len(data) - sum(lengths), len(nodes), lengths)
+        self._blocks[index] = _Block(self._size, len(records), len(nodes), len(brief), lengths)
         self._size += len(data)
-        self._brief[index] = [_brief(node) for node in nodes]
 
     def nodes(self) -> SpooledNodes:
         """Every record kept so far, roots in index order (the spool may not be added to afterwards)."""
         self._file.handle.flush()
-        order = sorted(self._blocks)
-        brief = [node for index in order for node in self._brief[index]]
-        return SpooledNodes(self._file, [self._blocks[index] for index in order], brief)
+        return SpooledNodes(self._file, [self._blocks[index] for index in sorted(self._blocks)])
 
 
 class SpooledNodes(Sequence[NodeResult]):
     """Result records read back from a :class:`NodeSpool`'s file each time they are walked.
 
-    Only one root's records are in memory at a time while iterating; :attr:`brief` holds every node
-    without its step content and criteria.
+    Only one root's records are in memory at a time while iterating; :attr:`brief` reads every node
+    back without its step content and criteria.
     """
 
-    def __init__(self, file: _File, blocks: list[_Block], brief: list[NodeResult]) -> None:
+    def __init__(self, file: _File, blocks: list[_Block]) -> None:
         self._file = file  # kept open (and the unnamed file alive) for as long as the records are used
         self._blocks = blocks
         self._starts = [0, *accumulate(block.count for block in blocks)]
-        self.brief = brief
+        self.brief = BriefNodes(file, blocks, self._starts)
         """Every node, in order, without step content and criteria (what summaries and step tables read)."""
 
     def texts(self) -> Iterator[bytes]:
@@ -126,7 +138,7 @@ class SpooledNodes(Sequence[NodeResult]):
         """Every node's kept section, in order (see :attr:`has_sections`)."""
         fd = self._file.handle.fileno()
         for block in self._blocks:
-            data = os.pread(fd, sum(block.sections), block.offset + block.length)
+            data = os.pread(fd, sum(block.sections), block.sections_offset)
             start = 0
             for length in block.sections:
                 yield data[start:start + length].decode()
@@ -174,6 +186,59 @@ class SpooledNodes(Sequence[NodeResult]):
         return f"SpooledNodes({len(self)} nodes)"
 
 
+class BriefNodes(Sequence[NodeResult]):
+    """Every spooled node without its criteria, step content and categorisation rationale, read back root by root.
+
+    Each walk reads the brief records from the spool file again, so only one root's are in memory at a time;
+    a caller that needs a value from every node keeps that value, not the node.
+    """
+
+    def __init__(self, file: _File, blocks: list[_Block], starts: list[int]) -> None:
+        self._file = file
+        self._blocks = blocks
+        self._starts = starts
+
+    def roots(self) -> Iterator[list[NodeResult]]:
+        """Each root's brief records (its nodes in tree order), root by root."""
+        fd = self._file.handle.fileno()
+        for block in self._blocks:
+            yield _ROOT_RECORDS.validate_json(os.pread(fd, block.brief, block.brief_offset))
+
+    def __iter__(self) -> Iterator[NodeResult]:
+        for nodes in self.roots():
+            yield from nodes
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, index: int) -> NodeResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeResult]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeResult | list[NodeResult]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        position = index + len(self) if index < 0 else index
+        if not 0 <= position < len(self):
+            raise IndexError("node index out of range")
+        number = bisect_right(self._starts, position) - 1
+        block = self._blocks[number]
+        nodes = _ROOT_RECORDS.validate_json(os.pread(self._file.handle.fileno(), block.brief, block.brief_offset))
+        return nodes[position - self._starts[number]]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, like the list it stands for
+
+    def __repr__(self) -> str:
+        return f"BriefNodes({len(self)} nodes)"
+
+
 class _File:
     """The unnamed file, closed when the last of its spool and its records is gone."""
 
@@ -189,31 +254,7 @@ def brief_nodes(nodes: Sequence[NodeResult]) -> Sequence[NodeResult]:
     return nodes.brief if isinstance(nodes, SpooledNodes) else nodes
 
 
-def _brief(node: NodeResult) -> NodeResult:
-    """``node`` without what only reviewers read: its criteria and its steps' content and categorisation rationale.
-
-    Held for every node of a job, so the copies share what is the same across them: the set of field names
-    pydantic keeps per object (most of a small record's size) and the repeated short strings.
-    """
-    steps = [_brief_step(step) for step in node.steps]
-    return _compact(node.model_copy(update={"criteria": None, "steps": steps, "root_id": sys.intern(node.root_id)}))
-
-
-def _brief_step(step: StepResult) -> StepResult:
-    update: dict[str, Any] = {"content": None, "categorization_rationale": None, "source": sys.intern(step.source)}
-    if step.criterion_scores:
-        update["criterion_scores"] = {sys.intern(name): score for name, score in step.criterion_scores.items()}
-    return _compact(step.model_copy(update=update))
-
-
-_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-"""One set object per distinct ``model_fields_set`` of the brief records (the records are frozen: never changed)."""
-
-_Model = TypeVar("_Model", NodeResult, StepResult)
-
-
-def _compact(record: _Model) -> _Model:
-    """``record`` with its ``model_fields_set`` shared with every other brief record that has the same fields."""
-    fields = record.model_fields_set
-    object.__setattr__(record, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(fields), fields))
-    return record
+def _brief(value: dict[str, Any]) -> dict[str, Any]:
+    """A node record's JSON value without what only reviewers read: criteria, step content, categorisation rationale."""
+    steps = [{**step, "content": None, "categorization_rationale": None} for step in value["steps"]]
+    return {**value, "criteria": None, "steps": steps}
