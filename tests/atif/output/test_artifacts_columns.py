@@ -16,6 +16,7 @@ import pytest
 
 from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
+from tracegrade.atif.output import _artifacts
 from tracegrade.atif.output._artifacts import _column, _step_schema
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
@@ -101,3 +102,36 @@ def test_writing_the_artifacts_does_not_import_pandas(judge_server: ScriptedJudg
     table = pq.read_table(tmp_path / "run/steps.parquet")
     assert table.column("score").to_pylist() == [0.8, 0.2]
     assert table.column("failure_candidate").to_pylist() == [False, True]
+
+
+def test_a_table_built_in_pieces_is_the_table_built_whole(
+    judge_server: ScriptedJudgeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / "in/a.json", trajectory("SCORE:0.8", "SCORE:0.2 CAT:context_loss", "SCORE:0.6"))
+    write(tmp_path / "in/b.json", trajectory("SCORE:0.9", "SCORE:0.1 CAT:context_loss"))
+    write(tmp_path / "in/c.json", trajectory("SCORE:0.3 CAT:context_loss"))
+    options, criteria = parse_parameters(CUSTOM)
+
+    async def main() -> EvaluationResults:
+        async with Judge(JudgeSettings(base_url=judge_server.base_url, model="scripted")) as judge:
+            return await score_paths([tmp_path / "in"], options, criteria, judge, JobContext("job-1"))
+
+    results = asyncio.run(main())
+
+    def parquet() -> tuple[bytes, int]:
+        table = _artifacts.steps_table(results)
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer)
+        return buffer.getvalue(), table.column("score").num_chunks
+
+    whole, chunks = parquet()
+    monkeypatch.setattr(_artifacts, "_PIECE_STEPS", 2)  # a piece ends after the node that reaches 2 steps
+    assert [len(piece) for piece in _artifacts._pieces(results.nodes)] == [1, 1, 1]
+    pieced, pieced_chunks = parquet()
+    assert (chunks, pieced_chunks) == (1, 1)  # joined into one array
+    assert pieced == whole
+    expected = pa.Table.from_pylist(
+        [{"job_id": "job-1", "score": s} for s in (0.8, 0.2, 0.6, 0.9, 0.1, 0.3)],
+        schema=pa.schema([("job_id", pa.string()), ("score", pa.float64())]),
+    )
+    assert pq.read_table(io.BytesIO(pieced), columns=["job_id", "score"]).equals(expected)

@@ -33,3 +33,11 @@ def test_skeleton_keeps_only_referencing_steps() -> None:
 def test_skeleton_of_document_without_refs_has_no_observations() -> None:
     kept = skeleton(Trajectory.model_validate(trajectory(3)))
     assert [step.observation for step in kept.steps] == [None, None, None]
+
+
+def test_skeletons_share_the_set_of_their_given_fields() -> None:
+    first, second = skeleton(_delegating()), skeleton(Trajectory.model_validate(trajectory(3)))
+    assert first.model_fields_set is second.model_fields_set  # one set for every skeleton, not one each
+    assert first.agent.model_fields_set is second.agent.model_fields_set
+    given = {"schema_version", "trajectory_id", "agent", "steps", "continued_trajectory_ref", "subagent_trajectories"}
+    assert first.model_fields_set == given and first.agent.model_fields_set == {"name", "version"}

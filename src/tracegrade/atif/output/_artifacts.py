@@ -9,11 +9,12 @@ small run would otherwise spend more time on than on writing the file. The table
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tracegrade.atif.output._report import report_chunks
+from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.errors import InputError
@@ -39,7 +40,11 @@ _STEP_COLUMNS = ("index", "segment", "step_id", "source", "score", "rationale", 
                  "failure_candidate", "category", "categorization_error_code")
 
 
-def step_columns(results: EvaluationResults) -> dict[str, list[Any]]:
+_PIECE_STEPS = 1 << 16
+"""Steps whose values are held as Python objects at once while the step table is built."""
+
+
+def step_columns(nodes: Iterable[NodeResult], job_id: str) -> dict[str, list[Any]]:
     """The step table's columns (one value per step, with its node's identifiers), in the step schema's order."""
     names = _step_schema().names
     columns: dict[str, list[Any]] = {name: [] for name in names}
@@ -47,7 +52,7 @@ def step_columns(results: EvaluationResults) -> dict[str, list[Any]]:
     step_values = [columns[name] for name in _STEP_COLUMNS]
     node_status, status, scores = columns["node_status"], columns["status"], columns["criterion_scores"]
     categorization = columns["categorization_status"]
-    for node in brief_nodes(results.nodes):
+    for node in nodes:
         count = len(node.steps)
         for column, name in zip(node_values, _NODE_COLUMNS, strict=True):
             column.extend([getattr(node, name)] * count)
@@ -58,18 +63,40 @@ def step_columns(results: EvaluationResults) -> dict[str, list[Any]]:
             status.append(step.status.value)
             scores.append(list((step.criterion_scores or {}).items()) or None)
             categorization.append(step.categorization_status.value)
-    columns["job_id"] = [results.job_id] * len(status)
+    columns["job_id"] = [job_id] * len(status)
     return {name: columns[name] for name in names}
 
 
 def steps_table(results: EvaluationResults) -> pa.Table:
-    """The ``steps.parquet`` table: :func:`step_columns` in the step schema (pandas is not imported)."""
+    """The ``steps.parquet`` table: :func:`step_columns` in the step schema (pandas is not imported).
+
+    Made a few tens of thousands of steps at a time, each piece turned into Arrow arrays before the next is
+    read, then joined: the same arrays as one piece would give.
+    """
     import pyarrow as pa
 
     schema = _step_schema()
-    values = step_columns(results)
-    columns = [_column(values[name], schema.field(name).type) for name in schema.names]
+    kinds, job = [schema.field(name).type for name in schema.names], results.job_id
+    pieces = [
+        [_column(column, kind) for column, kind in zip(step_columns(nodes, job).values(), kinds, strict=True)]
+        for nodes in _pieces(brief_nodes(results.nodes))
+    ] or [[_column([], kind) for kind in kinds]]
+    columns = pieces[0] if len(pieces) == 1 else [pa.concat_arrays(arrays) for arrays in zip(*pieces, strict=True)]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _pieces(nodes: Iterable[NodeResult]) -> Iterator[list[NodeResult]]:
+    """``nodes`` in runs of whole nodes of at most about :data:`_PIECE_STEPS` steps."""
+    piece: list[NodeResult] = []
+    steps = 0
+    for node in nodes:
+        piece.append(node)
+        steps += len(node.steps)
+        if steps >= _PIECE_STEPS:
+            yield piece
+            piece, steps = [], 0
+    if piece:
+        yield piece
 
 
 def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> dict[str, Path]:

@@ -114,14 +114,22 @@ def skeleton(trajectory: Trajectory, refs: StepRefs | None = None) -> Trajectory
     for offset in {offset for offset, _, _, _ in (refs or StepRefs()).of(trajectory)}:
         steps[offset] = _skeleton_step(trajectory.steps[offset])
     return Trajectory.model_construct(
+        _SKELETON_FIELDS,
         schema_version=trajectory.schema_version,
         trajectory_id=trajectory.trajectory_id,
-        agent=Agent.model_construct(name=trajectory.agent.name, version=trajectory.agent.version),
+        agent=Agent.model_construct(_AGENT_FIELDS, name=trajectory.agent.name, version=trajectory.agent.version),
         steps=steps,
         continued_trajectory_ref=trajectory.continued_trajectory_ref,
         subagent_trajectories=None if subs is None else [skeleton(sub, refs) for sub in subs],
     )
 
+
+_SKELETON_FIELDS = {
+    "schema_version", "trajectory_id", "agent", "steps", "continued_trajectory_ref", "subagent_trajectories"
+}
+"""The fields every skeleton is given, one set shared by all of them (the outline keeps one skeleton per document,
+and a set of its own would be half of its size); skeletons are never changed."""
+_AGENT_FIELDS = {"name", "version"}
 
 _PLACEHOLDER_STEP = Step.model_construct(step_id=1, source="agent", message="")
 
