@@ -76,8 +76,8 @@ async def score_paths(
     """Score ``paths`` as :func:`score_loaded` does, reading each root's tree only while it is scored.
 
     Every input is read and validated first (its outline kept, no steps), then each root's files are
-    read again when the pool has room for it; memory holds the roots in flight and a brief copy of the
-    results (see :func:`score_collection`).
+    read again when the pool has room for it; memory holds the outline and the roots in flight, not
+    the results (see :func:`score_collection`).
     """
     collection = await asyncio.to_thread(read_collection, paths, options.load_options())
     return await score_collection(collection, options, criteria, judge, context)
@@ -109,7 +109,7 @@ async def score_collection(
 
     Each root's records go to a spool file as the root finishes (``context.spool_dir``): the results'
     ``nodes`` are a :class:`~tracegrade.atif.scoring._spool.SpooledNodes` that reads them back in root
-    order, and memory keeps only their brief copies (no step content), from which the summary is made.
+    order, with their brief copies (no step content), from which the summary is made.
     """
     shard, local_judge, loaded = context.shard, context.local_judge, collection.outline
     roots = loaded.roots if shard is None else shard.select(loaded.roots, key=lambda root: root.node_id)

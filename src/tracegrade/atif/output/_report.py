@@ -142,8 +142,8 @@ def report_context(results: EvaluationResults, *, kept_sections: bool = True) ->
     computed from the brief records (spooled results: without step content).
     """
     summary = results.summary
-    brief = _Aggregates.of(brief_nodes(results.nodes))
-    opened = set(brief.opened)
+    found = _Aggregates.of(brief_nodes(results.nodes))
+    opened = set(found.opened)
     return {
         "agreement": None,
         "localisation": None,
@@ -154,19 +154,19 @@ def report_context(results: EvaluationResults, *, kept_sections: bool = True) ->
         "summary": summary,
         "cards": _cards(results),
         "judge": _judge_rows(results.provenance),
-        "distribution": _distribution(results, brief),
-        "lowest": [row for _, _, row in brief.lowest],
-        "unranked": brief.unranked,
+        "distribution": _distribution(results, found),
+        "lowest": [row for _, _, row in found.lowest],
+        "unranked": found.unranked,
         "categories": [{"label": k, "value": v} for k, v in summary.categories.items()],
         "inputs": [i.model_dump() for i in results.inputs if i.status != "loaded"],
         "input_count": len(results.inputs),
-        "refused_nodes": brief.refused,
+        "refused_nodes": found.refused,
         "parameters": _parameter_rows(results),
         "counts": _key_values(summary.counts),
         "judge_counts": _key_values(summary.judge),
         "nodes": _nodes(results.nodes, opened, kept_sections=kept_sections),
-        "status_options": sorted(brief.statuses.items()),
-        "category_options": sorted(brief.categories.items()),
+        "status_options": sorted(found.statuses.items()),
+        "category_options": sorted(found.categories.items()),
         "not_a_candidate": NOT_A_CANDIDATE,
     }
 
@@ -291,12 +291,12 @@ def _judge_rows(provenance: Mapping[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
-def _distribution(results: EvaluationResults, brief: _Aggregates) -> dict[str, Any] | None:
+def _distribution(results: EvaluationResults, found: _Aggregates) -> dict[str, Any] | None:
     """Histograms of step scores and node own scores (bins of 0.1); None when nothing was scored."""
-    if not brief.step_scores:
+    if not found.step_scores:
         return None
-    return {"steps": score_bins(brief.step_scores), "nodes": score_bins(brief.node_scores),
-            "n_steps": len(brief.step_scores), "n_nodes": len(brief.node_scores),
+    return {"steps": score_bins(found.step_scores), "nodes": score_bins(found.node_scores),
+            "n_steps": len(found.step_scores), "n_nodes": len(found.node_scores),
             "threshold": results.parameters.failure_threshold}
 
 
