@@ -125,8 +125,8 @@ def test_a_table_built_in_pieces_is_the_table_built_whole(
         return buffer.getvalue(), table.column("score").num_chunks
 
     whole, chunks = parquet()
-    monkeypatch.setattr(_artifacts, "_PIECE_STEPS", 2)  # a piece ends after the node that reaches 2 steps
-    assert [len(piece) for piece in _artifacts._pieces(results.nodes)] == [1, 1, 1]
+    monkeypatch.setattr(_artifacts, "_PIECE_STEPS", 2)  # a part ends with the node that reaches 2 steps
+    assert [len(part["status"]) for part in _artifacts.step_columns(results.nodes, "job-1", 2)] == [3, 2, 1]
     pieced, pieced_chunks = parquet()
     assert (chunks, pieced_chunks) == (1, 1)  # joined into one array
     assert pieced == whole

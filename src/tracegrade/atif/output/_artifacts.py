@@ -40,63 +40,63 @@ _STEP_COLUMNS = ("index", "segment", "step_id", "source", "score", "rationale", 
                  "failure_candidate", "category", "categorization_error_code")
 
 
-_PIECE_STEPS = 1 << 16
+_PIECE_STEPS = 1 << 14
 """Steps whose values are held as Python objects at once while the step table is built."""
 
 
-def step_columns(nodes: Iterable[NodeResult], job_id: str) -> dict[str, list[Any]]:
-    """The step table's columns (one value per step, with its node's identifiers), in the step schema's order."""
+def step_columns(nodes: Iterable[NodeResult], job_id: str, piece: int) -> Iterator[dict[str, list[Any]]]:
+    """The step table's columns (one value per step, with its node's identifiers), in the step schema's order.
+
+    They come in parts of whole nodes, each closed once it holds ``piece`` steps or more (none without
+    steps); nodes are read one at a time, and only the values of one part are held.
+    """
     names = _step_schema().names
     columns: dict[str, list[Any]] = {name: [] for name in names}
-    node_values = [columns[name] for name in _NODE_COLUMNS]
-    step_values = [columns[name] for name in _STEP_COLUMNS]
-    node_status, status, scores = columns["node_status"], columns["status"], columns["criterion_scores"]
-    categorization = columns["categorization_status"]
     for node in nodes:
-        count = len(node.steps)
-        for column, name in zip(node_values, _NODE_COLUMNS, strict=True):
-            column.extend([getattr(node, name)] * count)
-        node_status.extend([node.status.value] * count)
-        for step in node.steps:
-            for column, name in zip(step_values, _STEP_COLUMNS, strict=True):
-                column.append(getattr(step, name))
-            status.append(step.status.value)
-            scores.append(list((step.criterion_scores or {}).items()) or None)
-            categorization.append(step.categorization_status.value)
-    columns["job_id"] = [job_id] * len(status)
+        _add_steps(columns, node)
+        if len(columns["status"]) >= piece:
+            yield _with_job(columns, job_id, names)
+            columns = {name: [] for name in names}
+    if columns["status"]:
+        yield _with_job(columns, job_id, names)
+
+
+def _add_steps(columns: dict[str, list[Any]], node: NodeResult) -> None:
+    count = len(node.steps)
+    for name in _NODE_COLUMNS:
+        columns[name].extend([getattr(node, name)] * count)
+    columns["node_status"].extend([node.status.value] * count)
+    step_values = [columns[name] for name in _STEP_COLUMNS]
+    status, scores, categorization = columns["status"], columns["criterion_scores"], columns["categorization_status"]
+    for step in node.steps:
+        for column, name in zip(step_values, _STEP_COLUMNS, strict=True):
+            column.append(getattr(step, name))
+        status.append(step.status.value)
+        scores.append(list((step.criterion_scores or {}).items()) or None)
+        categorization.append(step.categorization_status.value)
+
+
+def _with_job(columns: dict[str, list[Any]], job_id: str, names: list[str]) -> dict[str, list[Any]]:
+    columns["job_id"] = [job_id] * len(columns["status"])
     return {name: columns[name] for name in names}
 
 
 def steps_table(results: EvaluationResults) -> pa.Table:
     """The ``steps.parquet`` table: :func:`step_columns` in the step schema (pandas is not imported).
 
-    Made a few tens of thousands of steps at a time, each piece turned into Arrow arrays before the next is
-    read, then joined: the same arrays as one piece would give.
+    Made :data:`_PIECE_STEPS` steps or so at a time, each part turned into Arrow arrays before the next is
+    read, then joined: the same arrays as one part would give.
     """
     import pyarrow as pa
 
     schema = _step_schema()
-    kinds, job = [schema.field(name).type for name in schema.names], results.job_id
+    kinds = [schema.field(name).type for name in schema.names]
     pieces = [
-        [_column(column, kind) for column, kind in zip(step_columns(nodes, job).values(), kinds, strict=True)]
-        for nodes in _pieces(brief_nodes(results.nodes))
+        [_column(values, kind) for values, kind in zip(columns.values(), kinds, strict=True)]
+        for columns in step_columns(brief_nodes(results.nodes), results.job_id, _PIECE_STEPS)
     ] or [[_column([], kind) for kind in kinds]]
     columns = pieces[0] if len(pieces) == 1 else [pa.concat_arrays(arrays) for arrays in zip(*pieces, strict=True)]
     return pa.Table.from_arrays(columns, schema=schema)
-
-
-def _pieces(nodes: Iterable[NodeResult]) -> Iterator[list[NodeResult]]:
-    """``nodes`` in runs of whole nodes of at most about :data:`_PIECE_STEPS` steps."""
-    piece: list[NodeResult] = []
-    steps = 0
-    for node in nodes:
-        piece.append(node)
-        steps += len(node.steps)
-        if steps >= _PIECE_STEPS:
-            yield piece
-            piece, steps = [], 0
-    if piece:
-        yield piece
 
 
 def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> dict[str, Path]:
