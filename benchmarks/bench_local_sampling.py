@@ -23,6 +23,7 @@ from tracegrade.atif.localising._prompts import HALF_SCHEMA, STEP_SCHEMA
 from tracegrade.judge.local._plain import PLAIN_CHAT_FORMAT, register_plain_format
 from tracegrade.judge.local._runner import LocalJudge
 from tracegrade.judge.local._sampling import install_grammar_last_greedy
+from tracegrade.judge.local._server import extra_buffers
 
 QUESTIONS = [
     ("step", "An agent was asked for the population of Paris in 1800. It searched the web, read a page about "
@@ -45,8 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     judge = LocalJudge(threads=args.threads)
     args.threads = judge.threads
     register_plain_format()
-    llm = Llama(model_path=str(judge._assemble()), n_ctx=2048, n_threads=args.threads, verbose=False,
-                logits_all=False, chat_format=PLAIN_CHAT_FORMAT)
+    with extra_buffers(judge.extra_buffers):  # as the server loads it
+        llm = Llama(model_path=str(judge._assemble()), n_ctx=2048, n_threads=args.threads, verbose=False,
+                    logits_all=False, chat_format=PLAIN_CHAT_FORMAT)
     chain_init = type(llm)._init_sampler
     install_grammar_last_greedy()  # what the server does
     fast_init = type(llm)._init_sampler

@@ -12,6 +12,7 @@ from tracegrade.atif.localising._prompts import HALF_SCHEMA, STEP_SCHEMA
 from tracegrade.judge.local._plain import PLAIN_CHAT_FORMAT, register_plain_format
 from tracegrade.judge.local._runner import LocalJudge
 from tracegrade.judge.local._sampling import GrammarLastGreedy, install_grammar_last_greedy
+from tracegrade.judge.local._server import extra_buffers
 
 pytestmark = [pytest.mark.local_judge]
 
@@ -32,9 +33,10 @@ def llama() -> Iterator[Any]:
     from llama_cpp import Llama
 
     register_plain_format()
-    model = LocalJudge()._assemble()
-    llm = Llama(model_path=str(model), n_ctx=1024, n_threads=2, verbose=False, logits_all=False,
-                chat_format=PLAIN_CHAT_FORMAT)
+    judge = LocalJudge()
+    with extra_buffers(judge.extra_buffers):  # as the server loads it (AMX kernels crash on some VMs)
+        llm = Llama(model_path=str(judge._assemble()), n_ctx=1024, n_threads=2, verbose=False, logits_all=False,
+                    chat_format=PLAIN_CHAT_FORMAT)
     yield llm
     llm.close()
 

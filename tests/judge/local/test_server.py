@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import unavailable
-from tracegrade.judge.local._server import NO_EXTRA_BUFFERS, PARENT_VARIABLE, _disable_extra_buffers
+from tracegrade.judge.local._server import NO_EXTRA_BUFFERS, PARENT_VARIABLE, _disable_extra_buffers, extra_buffers
 
 
 @pytest.fixture(autouse=True)
@@ -26,6 +26,20 @@ def test_without_extra_buffers_every_model_is_loaded_with_them_off(monkeypatch: 
     assert low_level.llama_model_default_params().use_extra_bufts
     _disable_extra_buffers()
     assert not low_level.llama_model_default_params().use_extra_bufts
+
+
+def test_a_model_loaded_in_process_takes_the_extra_buffers_setting_for_the_block_only() -> None:
+    import llama_cpp.llama_cpp as low_level
+
+    default = low_level.llama_model_default_params
+    with extra_buffers(False):
+        assert not low_level.llama_model_default_params().use_extra_bufts
+    assert low_level.llama_model_default_params is default
+    with extra_buffers(True):
+        assert low_level.llama_model_default_params().use_extra_bufts
+    with pytest.raises(RuntimeError), extra_buffers(False):
+        raise RuntimeError("a failed load")
+    assert low_level.llama_model_default_params is default
 
 
 def test_the_server_takes_its_own_flag_off_before_llama_cpp_reads_the_rest(tmp_path: Path) -> None:

@@ -1,9 +1,10 @@
 """Run llama.cpp's OpenAI-compatible server (``python -m tracegrade.judge.local._server [args]``).
 
 The arguments are those of ``python -m llama_cpp.server`` plus ``--no-extra-buffers``, which
-turns off llama.cpp's repacked weight buffers. Builds that compiled in AMX kernels crash with
-SIGILL on machines (often VMs) that advertise AMX but cannot run it; without the extra buffers
-those kernels are never used.
+turns off llama.cpp's repacked weight buffers. Builds that compiled in AMX kernels crash (SIGILL,
+or SIGSEGV in ``ggml_backend_amx_mul_mat``) on machines, often VMs, that advertise AMX but cannot run
+it; without the extra buffers those kernels are never used. :func:`extra_buffers` does the same for
+a model loaded in this process.
 
 It also offers ``--chat_format tracegrade-plain`` (see :mod:`tracegrade.judge.local._plain`) and samples
 greedy answers under a grammar without matching the grammar against the whole vocabulary at every token
@@ -18,12 +19,14 @@ import os
 import runpy
 import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from tracegrade.judge.local._plain import register_plain_format
 from tracegrade.judge.local._sampling import install_grammar_last_greedy
 
-__all__ = ["PARENT_VARIABLE", "main", "stop_with_parent"]
+__all__ = ["PARENT_VARIABLE", "extra_buffers", "main", "stop_with_parent"]
 
 NO_EXTRA_BUFFERS = "--no-extra-buffers"
 PARENT_VARIABLE = "TRACEGRADE_LLAMA_PARENT"
@@ -55,6 +58,23 @@ def stop_with_parent() -> None:
         return
     if os.getppid() != int(parent):  # the parent ended before the signal was asked for
         raise SystemExit(f"the process that started the local judge server ({parent}) has ended")
+
+
+@contextmanager
+def extra_buffers(allowed: bool) -> Iterator[None]:
+    """Models loaded in this process inside the block use the repacked weight buffers only if ``allowed``.
+
+    Pass :attr:`LocalJudge.extra_buffers <tracegrade.judge.local._runner.LocalJudge>` to load as the server does.
+    """
+    import llama_cpp.llama_cpp as low_level
+
+    saved = low_level.llama_model_default_params
+    if not allowed:
+        _disable_extra_buffers()
+    try:
+        yield
+    finally:
+        low_level.llama_model_default_params = saved
 
 
 def _disable_extra_buffers() -> None:
