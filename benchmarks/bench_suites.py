@@ -28,10 +28,10 @@ from tracegrade.suites import (
     compare_reports,
     load_dataset,
     read_report,
+    report_parts,
     run_dataset,
     write_private,
 )
-from tracegrade.suites.reporting._report import dumps_report
 
 LABELS = ["billing", "cancellation", "technical"]
 
@@ -133,7 +133,7 @@ def _score(folder: Path, dataset_path: Path, results: Path, name: str) -> tuple[
     report = asyncio.run(run_dataset(dataset, target, params))
     mark = timed("score, summarise, intervals (run_dataset)", mark)
     path = folder / name
-    write_private(path, dumps_report(report))
+    write_private(path, report_parts(report))
     timed("write report JSON", mark)
     total = sum(s.checks.total for s in report.suites)
     passed = sum(s.checks.passed for s in report.suites)

@@ -86,3 +86,12 @@ def test_unit_totals_give_the_intervals_of_their_pairs_bit_for_bit() -> None:
     assert unit_bootstrap_many({"none": ([], [], [])})["none"].estimate is None
     with pytest.raises(ValueError, match="one entry per unit"):
         unit_bootstrap_many({"bad": (["a"], [1, 2], [1])})
+
+
+@pytest.mark.parametrize("units", [1, 7, 3_001, 2**31 - 1])
+def test_int64_draws_are_the_int32_draws(units: int) -> None:
+    """The packed path draws int64 indices (no conversion when gathering); its resamples must stay the same."""
+    narrow, wide = np.random.default_rng(3), np.random.default_rng(3)
+    for rows, size in [(3, 5), (1, 7), (4, 3)]:  # calls of odd sizes in turn, as chunks are drawn
+        assert np.array_equal(narrow.integers(0, units, size=(rows, size), dtype=np.int32),
+                              wide.integers(0, units, size=(rows, size), dtype=np.int64))

@@ -313,9 +313,9 @@ async def _judge(url: str | None, model: str | None, key_env: str | None, needed
 
 
 def _publish(report: SuiteReport, output: Path, html: Path | None) -> int:
-    from tracegrade.suites import dumps_report, exit_code, report_summary, write_private
+    from tracegrade.suites import exit_code, report_parts, report_summary, write_private
 
-    write_private(output, dumps_report(report))
+    write_private(output, report_parts(report))
     if html is not None:
         from tracegrade.suites import render_report_html
 

@@ -173,12 +173,13 @@ def _resampled_integer_means(measures: int, packed: npt.NDArray[np.int64], lows:
     """
     rng = np.random.default_rng(seed)
     units = packed.size
-    rows = max(1, _CHUNK_ELEMENTS // units)
-    index_type = np.int32 if units < np.iinfo(np.int32).max else np.int64
+    # int64 picks: numpy draws a bounded integer below 2**31 the same way whatever the integer type (the
+    # same draws as int32 ones, tested), and gathering with them skips a conversion to intp, twice as fast.
+    rows = max(1, _CHUNK_ELEMENTS // 2 // units)  # the bytes of a chunk of int32 picks
     totals = np.empty((resamples, len(bits)), dtype=np.int64)
     for start in range(0, resamples, rows):
         stop = min(start + rows, resamples)
-        picks = rng.integers(0, units, size=(stop - start, units), dtype=index_type)
+        picks = rng.integers(0, units, size=(stop - start, units), dtype=np.int64)
         drawn = np.empty(stop - start, dtype=np.int64)
         step = max(1, _GATHER_ELEMENTS // units)
         for row in range(0, stop - start, step):  # gathered a few rows at a time, in cache, then summed

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from tracegrade.suites.reporting._report import dumps_report as dumps_report
     from tracegrade.suites.reporting._report import exit_code as exit_code
     from tracegrade.suites.reporting._report import read_report as read_report
+    from tracegrade.suites.reporting._report import report_parts as report_parts
     from tracegrade.suites.reporting._report import report_summary as report_summary
     from tracegrade.suites.reporting._report import write_private as write_private
     from tracegrade.suites.reporting._terminal import print_comparison as print_comparison

@@ -76,3 +76,19 @@ def test_many_documents_with_one_that_may_be_refused_are_left_to_read_one_by_one
     from tracegrade.suites.reading._json import loads_strict_many
 
     assert loads_strict_many([b'{"ok": 1}', bad, b'{"ok": 2}']) is None
+
+
+@pytest.mark.parametrize("offset", range(0, 40, 3))
+def test_screens_of_a_large_document_in_slices_miss_nothing(offset: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long run of digits across two byte slices, or a duplicate key in a later slice of items, is found."""
+    from tracegrade.suites.reading import _json
+
+    monkeypatch.setattr(_json, "_SLICE_BYTES", 32)
+    monkeypatch.setattr(_json, "_SLICE_ITEMS", 2)
+    items = b"[" + b" " * offset + b'{"a": 1}, ' * 5
+    with pytest.raises(JsonProblem, match="overflows 64 bits"):
+        loads_strict(items + b"99999999999999999999999]")
+    with pytest.raises(JsonProblem, match="duplicate key 'b'"):
+        loads_strict(items + b'{"b": 1, "b": 2}]')
+    fine = items + b'{"b": 1, "c": [1234567890123456789, "x"]}]'
+    assert loads_strict(fine) == [{"a": 1}] * 5 + [{"b": 1, "c": [1234567890123456789, "x"]}]

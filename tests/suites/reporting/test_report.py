@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from tests.suites.helpers import answered, with_metrics
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.suites import SuiteReport, read_report, write_private
-from tracegrade.suites.reporting._report import dumps_report, exit_code, report_summary
+from tracegrade.suites.reporting._report import dumps_report, exit_code, report_parts, report_summary
 
 
 def test_private_writes_are_0600_and_never_overwrite(tmp_path: Path) -> None:
@@ -99,3 +100,36 @@ async def test_the_report_bytes_are_what_pydantic_writes(tmp_path: Path) -> None
         expected = orjson.dumps(report.model_dump(), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
         assert dumps_report(report) == expected
     assert b'"invocations"' in dumps_report(reports[1]) and b'"metrics"' in dumps_report(reports[1])
+
+
+async def test_the_report_in_parts_is_the_whole_dump_for_every_slice_size(tmp_path: Path) -> None:
+    """Sections with no, one and several attempts, cut into slices of each size, write the models' bytes."""
+    (tmp_path / "a").mkdir()
+    report = await answered(tmp_path / "a", {"a": {"v": 1}, "b": RuntimeError("x"), "c": {"v": 2.5}})
+    empty = report.suites[0].model_copy(update={"suite": "none", "attempts": []})
+    one = report.suites[0].model_copy(update={"suite": "one", "attempts": report.suites[0].attempts[:1]})
+    report = report.model_copy(update={"suites": [empty, *report.suites, one, empty]})
+    expected = orjson.dumps(report.model_dump(), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+    assert b'"attempts": []' in expected
+    for size in (1, 2, 3, 1024):
+        assert b"".join(report_parts(report, size)) == expected
+    no_suites = report.model_copy(update={"suites": []})
+    assert b"".join(report_parts(no_suites)) == dumps_report(no_suites) == orjson.dumps(
+        no_suites.model_dump(), option=orjson.OPT_INDENT_2)
+
+
+async def test_a_report_written_in_parts_is_written_whole(tmp_path: Path) -> None:
+    report = await answered(tmp_path, {"a": {"v": 1}, "b": {"v": 2}})
+    write_private(tmp_path / "r.json", report_parts(report, 1))
+    assert (tmp_path / "r.json").read_bytes() == dumps_report(report)
+    assert stat.S_IMODE((tmp_path / "r.json").stat().st_mode) == 0o600
+
+
+def test_a_failed_write_in_parts_leaves_no_file(tmp_path: Path) -> None:
+    def parts() -> Iterator[bytes]:
+        yield b"{"
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError, match="stop"):
+        write_private(tmp_path / "r.json", parts())
+    assert list(tmp_path.iterdir()) == []

@@ -10,7 +10,7 @@ import pytest
 from tests.suites.helpers import case, expectation, load, manifest, suite
 from tracegrade.errors import InputError
 from tracegrade.suites import RecordedResults, SuiteRunParameters, run_dataset
-from tracegrade.suites.checking._records import Observation
+from tracegrade.suites.checking._records import AttemptRequest, Observation
 
 
 def lines(tmp_path: Path, *items: Any) -> Path:
@@ -97,7 +97,7 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("batch", [1, 2, 3, 4096])
-def test_lines_read_in_batches_keep_their_observations_and_first_problem(
+async def test_lines_read_in_batches_keep_their_observations_and_first_problem(
         tmp_path: Path, batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Lines decoded together give what reading them one by one gives, whatever the batch size."""
     from tracegrade.suites.running import _recorded_results
@@ -107,16 +107,36 @@ def test_lines_read_in_batches_keep_their_observations_and_first_problem(
     good = [{"id": "a", "result": {"v": 1}, "elapsed_seconds": 2, "usage": {"input_tokens": 3}},
             {"suite": "s", "id": "b", "result": [1], "elapsed_seconds": 0.5, "usage": [1]},
             {"id": "c", "result": None}, "", {"id": "d", "repetition": 1, "result": {}, "elapsed_seconds": 1.0}]
-    found = RecordedResults(lines(tmp_path, *good), data, 1)._lines
+    recorded = RecordedResults(lines(tmp_path, *good), data, 1)
+    found = {name: await recorded.attempt(request(name), 1.0) for name in "abcdef"}
     assert found == {
-        (None, "a", 1): Observation({"v": 1}, None, 2.0, {"input_tokens": 3}),
-        ("s", "b", 1): Observation(None, "invalid_result", 0.5, None),
-        (None, "c", 1): Observation(None, "invalid_result", None, None),
-        (None, "d", 1): Observation({}, None, 1.0, None)}
-    assert type(found[(None, "a", 1)].elapsed_seconds) is float
+        "a": Observation({"v": 1}, None, 2.0, {"input_tokens": 3}),
+        "b": Observation(None, "invalid_result", 0.5, None),
+        "c": Observation(None, "invalid_result", None, None),
+        "d": Observation({}, None, 1.0, None),
+        "e": Observation(None, "no_recorded_result"), "f": Observation(None, "no_recorded_result")}
+    assert type(found["a"].elapsed_seconds) is float
     for bad, message in [({"id": "a", "result": {}}, "line 6: a second result for id 'a' repetition 1"),
                          ({"id": "e", "result": {}, "elapsed_seconds": True}, "line 6: elapsed_seconds must be"),
                          ('{"id": "e", "id": "f", "result": {}}', "line 6: duplicate key 'id'"),
                          ({"id": "zz", "result": {}}, "line 6: id 'zz' is not a case")]:
         with pytest.raises(InputError, match=message):
             RecordedResults(lines(tmp_path, *good, bad, '{"id": '), data, 1)
+
+
+def request(case_id: str, repetition: int = 1) -> AttemptRequest:
+    return AttemptRequest("s", case_id, repetition, "wf", None, None, {}, None)
+
+
+async def test_a_common_line_is_kept_as_its_bytes_and_decoded_when_asked_for(tmp_path: Path) -> None:
+    """The file's results are not all held at once: each is decoded anew, equal to the first decoding."""
+    data = two_cases(tmp_path)
+    path = lines(tmp_path, {"id": "a", "result": {"v": 1, "n": [1.5, None]}, "elapsed_seconds": 0.25},
+                 {"id": "b", "result": "text", "usage": {"input_tokens": 1}})
+    recorded = RecordedResults(path, data, 1)
+    assert recorded._lines[(None, "a", 1)] == path.read_bytes().splitlines()[0]
+    first, again = await recorded.attempt(request("a"), 1.0), await recorded.attempt(request("a"), 1.0)
+    assert first == again == Observation({"v": 1, "n": [1.5, None]}, None, 0.25, None)
+    assert first.result is not again.result
+    assert await recorded.attempt(request("b"), 1.0) == Observation(None, "invalid_result", None,
+                                                                    {"input_tokens": 1})

@@ -99,16 +99,37 @@ def loads_strict(data: bytes | str) -> Any:
         JsonProblem: with the place of the first problem.
     """
     raw = data.encode() if isinstance(data, str) else data
-    if b"\\u0022" not in raw and _LONG_RUN not in raw.translate(_DIGITS):
+    if b"\\u0022" not in raw and not _long_run(raw):
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
             pass  # the exact decoder below names the problem and its place
         else:
             # Keeping only the last of duplicate keys drops quotes: equal counts mean no duplicates.
-            if raw.count(b'"') == _encoded(value).count(b'"'):
+            if raw.count(b'"') == _encoded_quotes(value):
                 return value
     return _loads_exact(raw)
+
+
+_SLICE_BYTES = 1 << 20
+_SLICE_ITEMS = 1024
+"""How much of a large document (bytes, or items of a top-level array) each screen takes at a time: the
+slices' buffers are reused, where a copy of a whole case file would be fresh memory each time."""
+
+
+def _long_run(raw: bytes) -> bool:
+    """Whether ``raw`` holds :data:`_LONG_RUN` digits in a row (slices overlap by one run less a digit)."""
+    if len(raw) <= _SLICE_BYTES:
+        return _LONG_RUN in raw.translate(_DIGITS)
+    reach = _SLICE_BYTES + len(_LONG_RUN) - 1
+    return any(_LONG_RUN in raw[at:at + reach].translate(_DIGITS) for at in range(0, len(raw), _SLICE_BYTES))
+
+
+def _encoded_quotes(value: Any) -> int:
+    """The quotes in ``value`` as compact JSON (a large array is written a slice of items at a time)."""
+    if type(value) is not list or len(value) <= _SLICE_ITEMS:
+        return _encoded(value).count(b'"')
+    return sum(_encoded(value[at:at + _SLICE_ITEMS]).count(b'"') for at in range(0, len(value), _SLICE_ITEMS))
 
 
 def loads_strict_many(documents: list[bytes]) -> list[Any] | None:

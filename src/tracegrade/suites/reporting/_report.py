@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -36,6 +36,7 @@ __all__ = [
     "dumps_report",
     "exit_code",
     "read_report",
+    "report_parts",
     "report_summary",
     "suite_section",
     "write_private",
@@ -202,21 +203,57 @@ def report_summary(report: SuiteReport, path: Path | None) -> ReportSummary:
                          exit_code=exit_code(report))
 
 
-def dumps_report(report: SuiteReport) -> bytes:
-    """The report as indented JSON bytes.
+_OPTIONS: Final = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+_SLICE: Final = 1024
+"""Attempt records dumped at a time by :func:`report_parts`."""
+_HOLE: Final = b"\x00"
+"""Where a section's attempts go in the dumped head: orjson escapes a NUL in any string, so only its
+fragments can write a raw one."""
 
-    The attempt records (frozen dataclasses, the bulk of a report) go to orjson as they are, which writes
-    their fields in order as pydantic would, without building a dict per record first.
+
+def report_parts(report: SuiteReport, slice_size: int = _SLICE) -> Iterator[bytes | memoryview]:
+    """The report as indented JSON, in pieces: the bytes of :func:`dumps_report`, never held whole.
+
+    The report without attempts is dumped with a hole per section; the attempt records (frozen
+    dataclasses, the bulk of a report) go to orjson as they are, ``slice_size`` at a time, indented to the
+    depth of their hole. Each piece's memory is reused by the next instead of growing one buffer of the
+    whole report, whose fresh pages cost more than writing them.
     """
     with gc_paused():
         data = report.model_dump(exclude={"suites": {"__all__": {"attempts"}}})
-        for section, suite in zip(data["suites"], report.suites, strict=True):
-            section["attempts"] = suite.attempts  # the last field of a section, as in the model
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+        for section in data["suites"]:
+            section["attempts"] = orjson.Fragment(_HOLE)  # the last field of a section, as in the model
+        head = orjson.dumps(data, option=_OPTIONS).split(_HOLE)
+    for before, suite in zip(head, report.suites, strict=False):
+        yield before
+        yield from _attempts_json(suite.attempts, before[before.rfind(b"\n") + 1:], slice_size)
+    yield head[-1]
 
 
-def write_private(path: Path, data: bytes) -> None:
+def _attempts_json(attempts: list[AttemptRecord], line: bytes, slice_size: int) -> Iterator[bytes | memoryview]:
+    """A list of records as orjson indents it where it opens on ``line`` (the start of that line)."""
+    if not attempts:
+        yield b"[]"
+        return
+    newline = b"\n" + b" " * (len(line) - len(line.lstrip(b" ")))
+    end = len(newline) + 1  # each slice closes with a newline, the indent and "]"
+    for start in range(0, len(attempts), slice_size):
+        part = orjson.dumps(attempts[start:start + slice_size], option=_OPTIONS).replace(b"\n", newline)
+        if start:
+            yield b","
+        yield memoryview(part)[1 if start else 0:-end]
+    yield newline + b"]"
+
+
+def dumps_report(report: SuiteReport) -> bytes:
+    """The report as indented JSON bytes, as pydantic and orjson write the whole model."""
+    return b"".join(report_parts(report))
+
+
+def write_private(path: Path, data: bytes | Iterable[bytes | memoryview]) -> None:
     """Write ``data`` to ``path`` atomically with mode 0600, never replacing an existing file.
+
+    ``data`` is bytes, or pieces written in turn (a failure while they are made leaves no file).
 
     Raises:
         ConfigError: when ``path`` already exists.
@@ -231,7 +268,8 @@ def write_private(path: Path, data: bytes) -> None:
     try:
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for piece in (data,) if isinstance(data, bytes) else data:
+                handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         os.link(temp, path)  # fails instead of replacing a file that appeared meanwhile

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from tracegrade.errors import InputError
 from tracegrade.runs import gc_off, read_lines
 from tracegrade.suites.checking._records import AttemptRequest, Observation
@@ -33,7 +35,8 @@ class RecordedResults:
 
     def __init__(self, path: Path, dataset: Dataset, repeat: int) -> None:
         self.path = path
-        self._lines: dict[Key, Observation] = {}
+        self._lines: dict[Key, Observation | bytes] = {}
+        """Each attempt's observation, or the line of a common one (see :meth:`attempt`)."""
         ids = {(suite.name, case_id) for suite in dataset.suites for case_id in suite.columns.ids}
         names = {suite.name for suite in dataset.suites}
         self._all_ids = {case_id for _, case_id in ids}
@@ -58,7 +61,7 @@ class RecordedResults:
                 self._add(number, self._decoded(number, line), ids, names, repeat)
             return
         lines, all_ids, keys = self._lines, self._all_ids, _KEYS
-        for (number, _), item in zip(batch, items, strict=True):
+        for (number, line), item in zip(batch, items, strict=True):
             # The common line (no suite, a known id, a new repetition, float seconds) is added here; any
             # other goes through every check in turn, so a refused line gets the same message.
             if type(item) is dict and "id" in item and "result" in item and keys.issuperset(item) and \
@@ -68,10 +71,7 @@ class RecordedResults:
                 if type(case_id) is str and case_id in all_ids and type(repetition) is int and \
                         1 <= repetition <= repeat and (elapsed is None or (type(elapsed) is float and elapsed >= 0)) \
                         and key not in lines:
-                    result, usage = item["result"], item.get("usage")
-                    lines[key] = Observation(result, None, elapsed, usage if type(usage) is dict else None) \
-                        if type(result) is dict else \
-                        Observation(None, "invalid_result", elapsed, usage if type(usage) is dict else None)
+                    lines[key] = line  # decoded again when asked for: see ``attempt``
                     continue
             self._add(number, item, ids, names, repeat)
 
@@ -113,10 +113,22 @@ class RecordedResults:
                                        usage if isinstance(usage, dict) else None)
 
     async def attempt(self, request: AttemptRequest, timeout: float) -> Observation:
-        """The recorded observation of this attempt."""
+        """The recorded observation of this attempt.
+
+        A common line was decoded, checked and dropped when the file was read; it is decoded again here
+        (plain orjson: it passed the strict screens as it is), so a run holds the lines, not every result
+        at once, and each result's memory is reused by the next.
+        """
         found = self._lines.get((request.suite, request.case_id, request.repetition)) or \
             self._lines.get((None, request.case_id, request.repetition))
-        return found if found is not None else Observation(None, "no_recorded_result")
+        if type(found) is bytes:
+            item = orjson.loads(found)
+            result, usage = item["result"], item.get("usage")
+            usage = usage if type(usage) is dict else None
+            if type(result) is dict:
+                return Observation(result, None, item.get("elapsed_seconds"), usage)
+            return Observation(None, "invalid_result", item.get("elapsed_seconds"), usage)
+        return found if isinstance(found, Observation) else Observation(None, "no_recorded_result")
 
     async def aclose(self) -> None:
         """Nothing to release."""
