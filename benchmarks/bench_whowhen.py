@@ -94,7 +94,7 @@ def run_one(inputs: LocaliseInputs, strategy: Strategy, ground_truth: bool, targ
 
 def table(rows: list[Row], scored: LocalisationAgreement, args: argparse.Namespace, logs: int) -> str:
     judge = "local (Gemma 3 270M: a smoke test, not a judge of agents)" if args.judge == "local" else args.judge_model
-    lines = [f"Who&When {SUBSETS[args.subset]}: {logs} logs, judge {judge}", "",
+    lines = [f"Who&When {SUBSETS[args.subset]}: {logs} log{'' if logs == 1 else 's'}, judge {judge}", "",
              f"{'Method':<15}{'GT':<5}{'Agent-level accuracy %':<28}{'Step-level accuracy %':<28}"
              f"{'calls':>6}{'cached':>7}{'tokens in/out':>16}{'wall s':>9}{'failed':>7}{'fallback':>9}",
              f"{'':<20}{'ours [95% CI] (n)':<28}{'ours [95% CI] (n)':<28}"]

@@ -10,6 +10,7 @@ from types import ModuleType
 import pytest
 
 from tests.atif.localising.plant import first_rule
+from tests.conftest import require_local_judge
 from tracegrade.judge.testing import ScriptedJudgeServer
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_whowhen.py"
@@ -53,3 +54,27 @@ def test_a_missing_subset_is_one_clear_line(shared_corpus: Path, capsys: pytest.
     code = bench().main(["--judge-url", "http://127.0.0.1:9", "--judge-model", "m", "--subset", "hand",
                          "--data", str(shared_corpus / "whowhen")])
     assert code == 2 and "Hand-Crafted: not there" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.local_judge
+def test_the_benchmark_runs_every_strategy_through_the_local_judge(
+    shared_corpus: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The smoke test the issue asks for: one short log, every strategy, the bundled judge (no quality figure)."""
+    require_local_judge()
+    subset = tmp_path / "data" / "Algorithm-Generated"
+    subset.mkdir(parents=True)
+    (subset / "47.json").symlink_to(shared_corpus / "whowhen" / "Algorithm-Generated" / "47.json")
+    code = bench().main(["--judge", "local", "--data", str(subset.parent), "--ground-truth", "without",
+                         "--cache", str(tmp_path / "cache.sqlite")])
+    out = capsys.readouterr().out
+    assert code == 0 and "1 log, judge local (Gemma 3 270M: a smoke test" in out
+    lines = [line for line in out.splitlines() if line.startswith(("All-at-once", "Step-by-step", "Binary search"))]
+    assert [line[:15].strip() for line in lines] == ["All-at-once", "Step-by-step", "Binary search"]
+    for line in lines:
+        calls, cached, tokens, _, failed, fallbacks = line.split()[-6:]
+        assert int(calls) >= 1 and cached == "0" and int(tokens.split("/")[0]) > 0  # real calls, counted
+        assert fallbacks == "0"  # a short log fits the local judge's budget in one request
+        # the log is either scored (n = 1 in both accuracy cells) or listed as having no usable answer
+        assert line.count("(1)") == 2 if failed == "0" else (failed == "1" and "(n=0)" in line)
