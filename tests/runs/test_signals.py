@@ -32,3 +32,28 @@ def test_outside_the_main_thread_nothing_is_installed() -> None:
     thread.start()
     thread.join()
     assert seen == [previous]
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_inside_an_uninterrupted_block_is_raised_when_it_ends(number: int) -> None:
+    from tracegrade.runs import uninterrupted
+
+    before = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)}
+    ran = []
+    with pytest.raises(KeyboardInterrupt), uninterrupted():
+        os.kill(os.getpid(), number)
+        signal.sigtimedwait([], 0.05) if hasattr(signal, "sigtimedwait") else None
+        ran.append("the rest of the block")
+    assert ran == ["the rest of the block"]
+    assert {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)} == before
+
+
+def test_an_uninterrupted_block_without_a_signal_or_with_an_error_raises_only_that() -> None:
+    from tracegrade.runs import uninterrupted
+
+    with uninterrupted():
+        pass
+    with pytest.raises(ValueError, match="own"), uninterrupted():
+        os.kill(os.getpid(), signal.SIGINT)
+        signal.sigtimedwait([], 0.05) if hasattr(signal, "sigtimedwait") else None
+        raise ValueError("its own error")

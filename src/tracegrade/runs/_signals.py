@@ -1,4 +1,4 @@
-"""SIGTERM handled like Ctrl-C, so CI time-outs and Kubernetes stops keep finished work."""
+"""SIGTERM handled like Ctrl-C, so CI time-outs and Kubernetes stops keep finished work; lines that must run whole."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-__all__ = ["interrupts"]
+__all__ = ["interrupts", "uninterrupted"]
 
 
 @contextmanager
@@ -29,3 +29,28 @@ def interrupts() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def uninterrupted() -> Iterator[None]:
+    """While inside, Ctrl-C and SIGTERM wait: one that came is raised as ``KeyboardInterrupt`` on the way out.
+
+    For the few lines that must run whole, such as a task's rows added to each of its tables (an interrupt
+    between two columns would leave a table that cannot be written). Outside the main thread it does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+
+    def _hold(signum: int, frame: FrameType | None) -> None:
+        came.append(signum)
+
+    previous = {number: signal.signal(number, _hold) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    if came:
+        raise KeyboardInterrupt

@@ -80,6 +80,34 @@ def test_interrupt_writes_the_finished_tasks(tmp_path: Path) -> None:
     assert [r["task_id"] for r in rows_of(tmp_path / "task_metrics.csv")] == ["task_1"]
 
 
+def test_an_interrupt_while_a_task_is_added_waits_until_every_table_has_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C between two of a task's tables (here: after its steps, before its tool calls) keeps the task whole."""
+    import os
+    import signal
+
+    from tracegrade.dabench.tables._buffer import TableBuffer
+
+    extend, calls = TableBuffer.extend_columns, []
+
+    def interrupted_after_the_first_table(self: TableBuffer, columns: object) -> None:
+        calls.append(len(calls))
+        if len(calls) == 2:  # the first task's tool calls: its steps are in, its metrics row is not yet
+            os.kill(os.getpid(), signal.SIGINT)
+        extend(self, columns)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TableBuffer, "extend_columns", interrupted_after_the_first_table)
+    options = EvalOptions(run=str(EXAMPLE / "runs" / "demo-run"), data_root=EXAMPLE / "data", output=tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate_run(options, on_task=lambda record, metrics, folder: folder.write_text(f"{record.task_id}.txt", ""))
+    assert read_manifest(tmp_path)["status"] == "interrupted"
+    tasks = {r["task_id"] for r in rows_of(tmp_path / "task_metrics.csv")}
+    assert tasks == {"task_1"} and (tmp_path / "task_1.txt").exists()  # the task's own files are written too
+    assert {r["task_id"] for r in rows_of(tmp_path / "trajectory.csv")} == tasks
+    assert {r["task_id"] for r in rows_of(tmp_path / "tool_calls.csv")} <= tasks
+
+
 def test_null_reasons_are_recorded_once_per_reason(tables_out: Path) -> None:
     reasons = read_manifest(tables_out)["metadata"]["null_reasons"]
     assert reasons["reproducibility_score"] == {"no vote rounds": 2}

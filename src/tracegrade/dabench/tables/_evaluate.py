@@ -24,7 +24,7 @@ from tracegrade.dabench.tables._layout import (
 )
 from tracegrade.dabench.tables._stale import remove_stale_tasks
 from tracegrade.errors import TracegradeError
-from tracegrade.runs import JobStatus, RunFolder, gc_paused, job_id_for
+from tracegrade.runs import JobStatus, RunFolder, gc_paused, job_id_for, uninterrupted
 
 __all__ = ["EVAL_KIND", "DifficultyStats", "EvalOptions", "EvalSummary", "FinishHook", "TaskSink", "evaluate_run"]
 
@@ -168,23 +168,29 @@ def _evaluate_one(
         record = read_task(run_dir, run_id, entry, options.data_root)
         metrics = evaluate_task(record, options.params)
     except TracegradeError as exc:
-        collector.add(entry.task_id, failed_task_metrics(run_id, entry.task_id, exc.code), [(exc.code, exc.message)])
+        failed = failed_task_metrics(run_id, entry.task_id, exc.code)
+        with uninterrupted():
+            collector.add(entry.task_id, failed, [(exc.code, exc.message)])
         return
     except Exception as exc:  # a bug must cost one task, not the run; the type name is safe to record
         code = "internal_error"
         message = f"{entry.task_id}: internal error {type(exc).__name__}"
-        collector.add(entry.task_id, failed_task_metrics(run_id, entry.task_id, code), [(code, message)])
+        failed = failed_task_metrics(run_id, entry.task_id, code)
+        with uninterrupted():
+            collector.add(entry.task_id, failed, [(code, message)])
         return
     trace_id = metrics.values.get("trace_id")
     trace_id = trace_id if isinstance(trace_id, str) else None
     steps, calls = trajectory_columns(record, trace_id), tool_call_columns(record, trace_id)
-    collector.trajectory.extend_columns(steps)  # the three tables grow together: an interrupt leaves them whole
-    collector.tool_calls.extend_columns(calls)
-    collector.add(entry.task_id, metrics, list(record.errors))
-    for kind in _missing_named_files(entry, record):
-        collector.missing[kind].append(entry.task_id)
-    if on_task is not None:
-        on_task(record, metrics, folder)
+    missing = _missing_named_files(entry, record)
+    with uninterrupted():  # the task's rows go into every table or none, with its files: Ctrl-C waits for them
+        collector.trajectory.extend_columns(steps)
+        collector.tool_calls.extend_columns(calls)
+        collector.add(entry.task_id, metrics, list(record.errors))
+        for kind in missing:
+            collector.missing[kind].append(entry.task_id)
+        if on_task is not None:  # a task in the tables has its own files too
+            on_task(record, metrics, folder)
 
 
 def _missing_named_files(entry: SummaryEntry, record: TaskRecord) -> list[str]:
