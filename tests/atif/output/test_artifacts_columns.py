@@ -135,3 +135,19 @@ def test_a_table_built_in_pieces_is_the_table_built_whole(
         schema=pa.schema([("job_id", pa.string()), ("score", pa.float64())]),
     )
     assert pq.read_table(io.BytesIO(pieced), columns=["job_id", "score"]).equals(expected)
+
+    written = _artifacts.steps_parquet(results).getvalue()  # one row group per part, the whole never held
+    assert pq.ParquetFile(io.BytesIO(written)).metadata.num_row_groups == 3
+    assert pq.read_table(io.BytesIO(written)).equals(pq.read_table(io.BytesIO(whole)))
+    monkeypatch.setattr(_artifacts, "_PIECE_STEPS", 1 << 13)
+    assert _artifacts.steps_parquet(results).getvalue() == whole  # a run of one part: pq.write_table's bytes
+
+
+def test_a_run_without_steps_writes_the_empty_table_pyarrow_writes() -> None:
+    from tests.atif.output.test_report import sample_results
+
+    empty = sample_results().model_copy(update={"nodes": []})
+    buffer = io.BytesIO()
+    pq.write_table(_artifacts.steps_table(empty), buffer)
+    assert _artifacts.steps_parquet(empty).getvalue() == buffer.getvalue()
+    assert pq.read_table(io.BytesIO(buffer.getvalue())).num_rows == 0

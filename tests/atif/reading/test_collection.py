@@ -35,7 +35,10 @@ def test_the_trees_read_root_by_root_are_the_trees_loaded_at_once(paths: list[Pa
     collection = read_collection(given, options)
     assert collection.outline.inputs == loaded.inputs
     assert [r.node_id for r in collection.outline.roots] == [r.node_id for r in loaded.roots]
-    assert all(not n.steps for r in collection.outline.roots for n in iter_nodes(r))  # the outline keeps no steps
+    outline = [n for r in collection.outline.roots for n in iter_nodes(r)]
+    assert all(not n.steps and n.trajectory is None for n in outline)  # the outline keeps no steps and no models
+    assert [(n.node_id, n.status, n.source_path, n.segments) for n in outline] == [
+        (n.node_id, n.status, n.source_path, n.segments) for r in loaded.roots for n in iter_nodes(r)]
     assert tuple(collection.trees(collection.outline.roots)) == loaded.roots
     assert [collection.steps(r) for r in collection.outline.roots] == [
         Collection.of(loaded).steps(r) for r in loaded.roots

@@ -41,3 +41,13 @@ def test_skeletons_share_the_set_of_their_given_fields() -> None:
     assert first.agent.model_fields_set is second.agent.model_fields_set
     given = {"schema_version", "trajectory_id", "agent", "steps", "continued_trajectory_ref", "subagent_trajectories"}
     assert first.model_fields_set == given and first.agent.model_fields_set == {"name", "version"}
+
+
+def test_skeletons_without_references_share_their_agent_and_steps() -> None:
+    """A collection's documents mostly have the same agent and length: their skeletons hold one copy of each."""
+    plain = [skeleton(Trajectory.model_validate(trajectory(3))) for _ in range(2)]
+    assert plain[0].agent is plain[1].agent and plain[0].steps is plain[1].steps
+    assert plain[0].agent.name == "a" and len(plain[0].steps) == 3
+    longer, delegated = skeleton(Trajectory.model_validate(trajectory(4))), skeleton(_delegating())
+    assert len(longer.steps) == 4 and longer.steps is not plain[0].steps
+    assert delegated.steps is not skeleton(_delegating()).steps  # a step with references is a skeleton of its own

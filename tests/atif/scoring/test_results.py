@@ -57,3 +57,18 @@ def test_a_parameter_no_run_records_is_refused() -> None:
         RunParameters.model_validate({**values, "judge_api_key": "sk-secret"})
     with pytest.raises(ValidationError, match="atif_copied_context"):
         RunParameters.model_validate({**values, "atif_copied_context": "sometimes"})
+
+
+def test_input_records_share_their_fields_set_and_dump_as_validated_ones() -> None:
+    from tracegrade.atif.reading._records import InputAccount, InputStatus
+    from tracegrade.atif.scoring._results import InputRecord
+
+    accounts = [InputAccount("/in/a.json", "", InputStatus.LOADED),
+                InputAccount("/in/b.jsonl", "line 2", InputStatus.INVALID, "invalid_json", "b.jsonl:2: bad")]
+    records = [InputRecord.of(a) for a in accounts]
+    assert records[0].model_fields_set is records[1].model_fields_set
+    for record, account in zip(records, accounts, strict=True):
+        validated = InputRecord(path=account.path, location=account.location, status=account.status.value,
+                                code=account.code, message=account.message)
+        assert record == validated and record.model_dump_json() == validated.model_dump_json()
+        assert record.model_fields_set == validated.model_fields_set

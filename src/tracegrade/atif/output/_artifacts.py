@@ -40,8 +40,9 @@ _STEP_COLUMNS = ("index", "segment", "step_id", "source", "score", "rationale", 
                  "failure_candidate", "category", "categorization_error_code")
 
 
-_PIECE_STEPS = 1 << 14
-"""Steps whose values are held as Python objects at once while the step table is built."""
+_PIECE_STEPS = 1 << 13
+"""Steps whose values are held as Python objects at once while the step table is built (about 1.4 KiB each),
+and the rows of each row group of ``steps.parquet``."""
 
 
 def step_columns(nodes: Iterable[NodeResult], job_id: str, piece: int) -> Iterator[dict[str, list[Any]]]:
@@ -84,19 +85,51 @@ def _with_job(columns: dict[str, list[Any]], job_id: str, names: list[str]) -> d
 def steps_table(results: EvaluationResults) -> pa.Table:
     """The ``steps.parquet`` table: :func:`step_columns` in the step schema (pandas is not imported).
 
-    Made :data:`_PIECE_STEPS` steps or so at a time, each part turned into Arrow arrays before the next is
-    read, then joined: the same arrays as one part would give.
+    Made from :func:`step_parts`, joined: the same arrays as one part would give.
+    """
+    import pyarrow as pa
+
+    parts = list(step_parts(results))
+    if len(parts) == 1:
+        return parts[0]
+    return pa.Table.from_arrays(
+        [pa.concat_arrays([part.column(i).chunk(0) for part in parts]) for i in range(parts[0].num_columns)],
+        schema=parts[0].schema,
+    )
+
+
+def step_parts(results: EvaluationResults) -> Iterator[pa.Table]:
+    """The step table in parts of whole nodes and about :data:`_PIECE_STEPS` steps, each made when asked for.
+
+    Each part's values are Arrow arrays before the next part is read; a run without steps has one empty part.
     """
     import pyarrow as pa
 
     schema = _step_schema()
     kinds = [schema.field(name).type for name in schema.names]
-    pieces = [
-        [_column(values, kind) for values, kind in zip(columns.values(), kinds, strict=True)]
-        for columns in step_columns(brief_nodes(results.nodes), results.job_id, _PIECE_STEPS)
-    ] or [[_column([], kind) for kind in kinds]]
-    columns = pieces[0] if len(pieces) == 1 else [pa.concat_arrays(arrays) for arrays in zip(*pieces, strict=True)]
-    return pa.Table.from_arrays(columns, schema=schema)
+    made = False
+    for columns in step_columns(brief_nodes(results.nodes), results.job_id, _PIECE_STEPS):
+        made = True
+        yield pa.Table.from_arrays(
+            [_column(values, kind) for values, kind in zip(columns.values(), kinds, strict=True)], schema=schema
+        )
+    if not made:
+        yield pa.Table.from_arrays([_column([], kind) for kind in kinds], schema=schema)
+
+
+def steps_parquet(results: EvaluationResults) -> io.BytesIO:
+    """``steps.parquet`` in memory, one row group per :func:`step_parts` part, so the whole table is never held.
+
+    A table of one part (up to :data:`_PIECE_STEPS` steps or so) gives the bytes ``pq.write_table`` gives
+    for :func:`steps_table`; a longer one is written in row groups of its parts instead of one.
+    """
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    with pq.ParquetWriter(buffer, _step_schema()) as writer:
+        for part in step_parts(results):
+            writer.write_table(part)
+    return buffer
 
 
 def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> dict[str, Path]:
@@ -108,14 +141,10 @@ def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> di
     Raises:
         OutputError: when the folder cannot be written.
     """
-    import pyarrow.parquet as pq
-
     folder = out_dir if isinstance(out_dir, RunFolder) else open_run_folder(out_dir, results.job_id)
     folder.write_chunks("evaluation_results.json", results_json(results))
     folder.write_json("summary.json", {"job_id": results.job_id, **results.summary.model_dump(mode="json")})
-    buffer = io.BytesIO()
-    pq.write_table(steps_table(results), buffer)
-    folder.write_bytes("steps.parquet", buffer.getvalue())
+    folder.write_chunks("steps.parquet", [steps_parquet(results).getbuffer()])
     folder.write_chunks("report.html", _encoded(report_chunks(results)))
     folder.finish(JobStatus(results.summary.job_status), {"atif_complete": results.summary.atif_complete})
     return {name: folder.path / name for name in ARTIFACT_NAMES}

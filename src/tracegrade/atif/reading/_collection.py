@@ -26,7 +26,7 @@ class Collection:
     """
 
     outline: LoadResult
-    """Every root (skeleton trees when read from files) and the account of every input."""
+    """Every root (outline trees, without steps or models, when read from files) and the account of every input."""
     options: LoadOptions
     files: Outline | None = None
     """Where each root's document is; None when the trees are already in memory."""

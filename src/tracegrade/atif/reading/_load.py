@@ -145,7 +145,7 @@ class Outline:
     """A collection read without keeping its steps: skeleton trees, every input accounted for."""
 
     result: LoadResult
-    """Roots as skeleton trees (ids, statuses, files and references; nodes carry no steps)."""
+    """Roots as outline trees (ids, statuses, files and references; nodes carry neither steps nor models)."""
     sources: dict[str, RootSource]
     """Each root's document, by root node id."""
     base: Path

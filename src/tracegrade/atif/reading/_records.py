@@ -86,7 +86,7 @@ class TrajectoryNode:
     """0 for roots, parent depth + 1 for subagents."""
     status: NodeStatus
     trajectory: Trajectory | None
-    """The main segment's model (agent, tool definitions, extras); None when not loaded."""
+    """The main segment's model (agent, tool definitions, extras); None when not loaded, and in an outline."""
     steps: tuple[LogicalStep, ...] = ()
     segments: tuple[str, ...] = ()
     """Files of continuation segments joined after the main document, in order."""

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from tracegrade.atif.reading._document import Document, DocumentProblem
@@ -110,14 +112,18 @@ def skeleton(trajectory: Trajectory, refs: StepRefs | None = None) -> Trajectory
     a document costs a few objects instead of its whole content.
     """
     subs = trajectory.subagent_trajectories
-    steps = [_PLACEHOLDER_STEP] * len(trajectory.steps)
-    for offset in {offset for offset, _, _, _ in (refs or StepRefs()).of(trajectory)}:
-        steps[offset] = _skeleton_step(trajectory.steps[offset])
+    offsets = {offset for offset, _, _, _ in (refs or StepRefs()).of(trajectory)}
+    if offsets:
+        steps = [_PLACEHOLDER_STEP] * len(trajectory.steps)
+        for offset in offsets:
+            steps[offset] = _skeleton_step(trajectory.steps[offset])
+    else:
+        steps = _placeholder_steps(len(trajectory.steps))
     return Trajectory.model_construct(
         _SKELETON_FIELDS,
-        schema_version=trajectory.schema_version,
+        schema_version=sys.intern(trajectory.schema_version),  # type: ignore[arg-type]
         trajectory_id=trajectory.trajectory_id,
-        agent=Agent.model_construct(_AGENT_FIELDS, name=trajectory.agent.name, version=trajectory.agent.version),
+        agent=_agent_skeleton(trajectory.agent.name, trajectory.agent.version),
         steps=steps,
         continued_trajectory_ref=trajectory.continued_trajectory_ref,
         subagent_trajectories=None if subs is None else [skeleton(sub, refs) for sub in subs],
@@ -132,6 +138,18 @@ and a set of its own would be half of its size); skeletons are never changed."""
 _AGENT_FIELDS = {"name", "version"}
 
 _PLACEHOLDER_STEP = Step.model_construct(step_id=1, source="agent", message="")
+
+
+@lru_cache(maxsize=1024)
+def _placeholder_steps(count: int) -> list[Step]:
+    """The steps of a skeleton without references: one list per length, shared by every such skeleton."""
+    return [_PLACEHOLDER_STEP] * count
+
+
+@lru_cache(maxsize=1024)
+def _agent_skeleton(name: str, version: str) -> Agent:
+    """The agent of a skeleton, one per name and version (a collection's documents mostly share theirs)."""
+    return Agent.model_construct(_AGENT_FIELDS, name=name, version=version)
 
 
 def _skeleton_step(step: Step) -> Step:
@@ -160,7 +178,8 @@ class TreeBuilder:
     max_depth: int
     load_file: FileLoader
     keep_steps: bool = True
-    """False: nodes get no ``steps`` (only references and counts are wanted, as in ``validate``)."""
+    """False: nodes get neither ``steps`` nor their ``trajectory`` model (only ids, references and counts are
+    wanted, as in ``validate`` and a job's outline)."""
     refs: StepRefs = field(default_factory=StepRefs)
     """Shared by the builders of one load, so each trajectory's steps are searched for references once."""
     issues: list[RefIssue] = field(default_factory=list)
@@ -214,7 +233,7 @@ class TreeBuilder:
             location=pointer,
             depth=depth,
             status=NodeStatus.UNSCORED if over else NodeStatus.LOADED,
-            trajectory=trajectory,
+            trajectory=trajectory if self.keep_steps else None,
             steps=steps,
             segments=tuple(str(seg.path) for seg in segments[1:]),
             children=children,

@@ -31,14 +31,19 @@ class InputRecord(BaseModel):
 
     @classmethod
     def of(cls, account: InputAccount) -> InputRecord:
-        """Convert a loader account."""
-        return cls(
+        """Convert a loader account (fields known valid: not validated again; one fields set shared by all)."""
+        return cls.model_construct(
+            _INPUT_FIELDS,
             path=account.path,
             location=account.location,
             status=account.status.value,
             code=account.code,
             message=account.message,
         )
+
+
+_INPUT_FIELDS = set(InputRecord.model_fields)
+"""Every field of an input record is given: the set of them, shared (a run holds one record per input)."""
 
 
 class RunParameters(ScoringOptions):
