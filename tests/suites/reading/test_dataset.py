@@ -79,3 +79,12 @@ def test_cases_loaded_are_made_models_on_first_use_only() -> None:
     assert built.fingerprint == dumped.fingerprint and built.case_digests == dumped.case_digests
     assert built.case_json(1) == dumped.case_json(1)
     assert built == dumped and LazyCases(raws) == LazyCases(raws) and LazyCases(raws) != LazyCases(raws[:1])
+
+
+def test_cases_read_as_columns_are_made_models_from_their_json() -> None:
+    raws = [OK, case("c2", expectation("x", "/x", [1], comparison="set", absent_as_null=True))]
+    columns = case_columns(raws)
+    assert columns is not None
+    lazy = LazyCases(columns)
+    assert len(lazy) == 2 and lazy._models is None
+    assert lazy == LazyCases(raws) and lazy.models() == tuple(Case.model_validate(r) for r in raws)

@@ -28,18 +28,23 @@ _CASE_LIST = TypeAdapter(list[Case])
 
 
 class LazyCases(Sequence[Case]):
-    """Cases that validated, as models made on first use (loading and scoring read their columns)."""
+    """Cases that validated, as models made on first use (loading and scoring read their columns).
+
+    ``raw`` is the cases as JSON, or their columns (the models are then made from each case's JSON).
+    """
 
     __slots__ = ("_models", "_raw")
 
-    def __init__(self, raw: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, raw: Sequence[dict[str, Any]] | CaseColumns) -> None:
         self._raw = raw
         self._models: tuple[Case, ...] | None = None
 
     def models(self) -> tuple[Case, ...]:
         """Every case as a model."""
         if self._models is None:
-            self._models = tuple(_CASE_LIST.validate_python(self._raw))
+            raw = self._raw
+            cases = [raw.case_json(number) for number in range(len(raw))] if isinstance(raw, CaseColumns) else raw
+            self._models = tuple(_CASE_LIST.validate_python(cases))
         return self._models
 
     def __len__(self) -> int:
