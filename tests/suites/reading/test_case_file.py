@@ -3,6 +3,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 
@@ -11,6 +12,11 @@ from tests.suites.reading.test_columns import GOOD, INVALID, RAWS
 from tracegrade.suites.reading._case_file import case_file_columns
 from tracegrade.suites.reading._columns import CaseColumns, Layout, case_columns
 from tracegrade.suites.reading._json import JsonProblem, loads_strict, needs_exact_reading
+
+
+def _columns(data: bytes) -> CaseColumns | None:
+    decoded = case_file_columns(data)
+    return None if decoded is None else decoded[0]
 
 
 def _same(found: CaseColumns | None, expected: CaseColumns | None) -> None:
@@ -26,15 +32,18 @@ def _fields(layout: Layout) -> list[tuple[Any, ...]]:
 
 def test_a_case_file_reads_as_the_columns_of_its_decoded_cases() -> None:
     data = orjson.dumps(RAWS)
-    _same(case_file_columns(data), case_columns(loads_strict(data)))
+    _same(_columns(data), case_columns(loads_strict(data)))
     spaced = b'[ {"expectations": [ {"path" : "/x", "name":"a", "expected" : [1, {"k": "\\"q\\""}]} ],\n'\
              b' "input": {"metadata": null, "payload": "\\u00e9\\n"}, "id": "c\\\\"} ]'
-    _same(case_file_columns(spaced), case_columns(loads_strict(spaced)))
+    _same(_columns(spaced), case_columns(loads_strict(spaced)))
+    for document in (data, spaced):
+        decoded = case_file_columns(document)
+        assert decoded is not None and msgspec.to_builtins(decoded[1]) == loads_strict(document)
 
 
 def test_cases_with_the_same_checks_share_shapes_and_a_layout() -> None:
     cases = [case(f"c{i}", expectation("a", "/a", i), expectation("b", "/b", [i], comparison="set")) for i in range(3)]
-    columns = case_file_columns(orjson.dumps([*cases, RAWS[0], RAWS[3]]))  # the last two: one shape spelt two ways
+    columns = _columns(orjson.dumps([*cases, RAWS[0], RAWS[3]]))  # the last two: one shape spelt two ways
     assert columns is not None
     assert columns.layouts[0] is columns.layouts[1] is columns.layouts[2] is not columns.layouts[3]
     assert columns.layouts[3] is columns.layouts[4]
@@ -48,7 +57,7 @@ def test_floats_and_integers_decode_as_the_strict_reader_decodes_them() -> None:
     values = [v for v in values if not needs_exact_reading(orjson.dumps(v))]  # 19 digits in a row: read exactly
     assert len(values) > 3000
     data = orjson.dumps([case("c", expectation("v", "/v", values))])
-    columns = case_file_columns(data)
+    columns = _columns(data)
     assert columns is not None
     decoded = loads_strict(data)[0]["expectations"][0]["expected"]
     assert [(type(v), repr(v)) for v in columns.golds[0][0]] == [(type(v), repr(v)) for v in decoded]

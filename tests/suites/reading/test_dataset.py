@@ -2,11 +2,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from pydantic import ValidationError
 
 from tests.suites.helpers import case, expectation, suite_spec
 from tracegrade.suites import Case, Dataset
+from tracegrade.suites.reading._case_file import case_file_columns
 from tracegrade.suites.reading._columns import case_columns
 from tracegrade.suites.reading._dataset import LazyCases, SuiteSpec, sha256_json
 from tracegrade.suites.reading._models import Manifest
@@ -81,10 +83,12 @@ def test_cases_loaded_are_made_models_on_first_use_only() -> None:
     assert built == dumped and LazyCases(raws) == LazyCases(raws) and LazyCases(raws) != LazyCases(raws[:1])
 
 
-def test_cases_read_as_columns_are_made_models_from_their_json() -> None:
+def test_cases_decoded_from_a_case_file_are_made_models_from_their_records() -> None:
     raws = [OK, case("c2", expectation("x", "/x", [1], comparison="set", absent_as_null=True))]
-    columns = case_columns(raws)
-    assert columns is not None
-    lazy = LazyCases(columns)
+    decoded = case_file_columns(orjson.dumps(raws))
+    assert decoded is not None
+    lazy = LazyCases(decoded[1])
     assert len(lazy) == 2 and lazy._models is None
     assert lazy == LazyCases(raws) and lazy.models() == tuple(Case.model_validate(r) for r in raws)
+    assert [c.model_fields_set for c in lazy.models()[1].expectations] == [{"name", "path", "expected",
+                                                                            "comparison", "absent_as_null"}]

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import InitVar, dataclass, field
 from typing import Any, overload
 
+import msgspec
 from pydantic import TypeAdapter
 
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
@@ -30,12 +31,12 @@ _CASE_LIST = TypeAdapter(list[Case])
 class LazyCases(Sequence[Case]):
     """Cases that validated, as models made on first use (loading and scoring read their columns).
 
-    ``raw`` is the cases as JSON, or their columns (the models are then made from each case's JSON).
+    ``raw`` is the cases as JSON, or as the msgspec records a case file was decoded into.
     """
 
     __slots__ = ("_models", "_raw")
 
-    def __init__(self, raw: Sequence[dict[str, Any]] | CaseColumns) -> None:
+    def __init__(self, raw: Sequence[Any]) -> None:
         self._raw = raw
         self._models: tuple[Case, ...] | None = None
 
@@ -43,7 +44,7 @@ class LazyCases(Sequence[Case]):
         """Every case as a model."""
         if self._models is None:
             raw = self._raw
-            cases = [raw.case_json(number) for number in range(len(raw))] if isinstance(raw, CaseColumns) else raw
+            cases = msgspec.to_builtins(raw) if raw and isinstance(raw[0], msgspec.Struct) else raw
             self._models = tuple(_CASE_LIST.validate_python(cases))
         return self._models
 

@@ -149,9 +149,10 @@ def _cases(manifest_path: Path, base: str, value: Any, problems: list[Problem], 
         data = _read_bytes(case_path, problems, budget)
         if data is None:
             return None
-        columns = case_file_columns(data)
-        if columns is not None:  # every case is valid: no model and no JSON tree is made
-            return LazyCases(columns), columns, str(case_path), ""
+        decoded = case_file_columns(data)
+        if decoded is not None:  # every case is valid: no model and no JSON tree is made
+            columns, records = decoded
+            return LazyCases(records), columns, str(case_path), ""
         raw = _decoded(case_path, data, problems)
         if raw is _UNREADABLE:
             return None
