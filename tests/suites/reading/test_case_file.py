@@ -117,3 +117,20 @@ def _nested_json(raw: dict[str, Any], where: str, depth: int) -> bytes:
     if where == "gold":
         return _document(gold=inner)
     return _document(payload=inner if where == "payload" else f'1, "metadata": {inner}')
+
+
+EDGES = [b"1.", b".5", b"+1", b"1e", b"1e309", b"1e-400", b"0x10", b"00", b"-01", b"1.0E+2", b'"\\x"', b'"\\/"',
+         b'"\\u00"', b'"\\uD83D\\uDE00"', b'"\\uDE00"', b'"a\tb"', b'"\x7f"', b"True", b"nul", b"[1 2]", b'{"a" 1}',
+         b'{"a":1,}', b"{1:2}", b"'a'", b'"\xc3\x28"', b'"\xed\xbf\xbf"', b"9223372036854775807", b"4.9e-324",
+         b"0.1e1", b"-0.0", b"1E-7"]
+
+
+@pytest.mark.parametrize("gold", EDGES, ids=range(len(EDGES)))
+def test_what_is_read_fast_the_strict_reader_reads_alike(gold: bytes) -> None:
+    head, tail = _document(gold="GOLD").split(b"GOLD")
+    for data in (head + gold + tail, b"\r\n\t " + head + gold + tail + b" ", head + gold + tail + b"\x0c"):
+        columns = _columns(data)
+        assert columns is not None or gold not in (b"1E-7", b"-0.0", b'"\\/"') or data.endswith(b"\x0c")
+        if columns is not None:
+            decoded = loads_strict(data)[0]["expectations"][0]["expected"]
+            assert (type(columns.golds[0][0]), repr(columns.golds[0][0])) == (type(decoded), repr(decoded))
