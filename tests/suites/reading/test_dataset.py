@@ -2,11 +2,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from pydantic import ValidationError
 
 from tests.suites.helpers import case, expectation, suite_spec
 from tracegrade.suites import Case, Dataset
+from tracegrade.suites.reading._case_file import case_file_columns
 from tracegrade.suites.reading._columns import case_columns
 from tracegrade.suites.reading._dataset import LazyCases, SuiteSpec, sha256_json
 from tracegrade.suites.reading._models import Manifest
@@ -79,3 +81,14 @@ def test_cases_loaded_are_made_models_on_first_use_only() -> None:
     assert built.fingerprint == dumped.fingerprint and built.case_digests == dumped.case_digests
     assert built.case_json(1) == dumped.case_json(1)
     assert built == dumped and LazyCases(raws) == LazyCases(raws) and LazyCases(raws) != LazyCases(raws[:1])
+
+
+def test_cases_decoded_from_a_case_file_are_made_models_from_their_records() -> None:
+    raws = [OK, case("c2", expectation("x", "/x", [1], comparison="set", absent_as_null=True))]
+    decoded = case_file_columns(orjson.dumps(raws))
+    assert decoded is not None
+    lazy = LazyCases(decoded[1])
+    assert len(lazy) == 2 and lazy._models is None
+    assert lazy == LazyCases(raws) and lazy.models() == tuple(Case.model_validate(r) for r in raws)
+    assert [c.model_fields_set for c in lazy.models()[1].expectations] == [{"name", "path", "expected",
+                                                                            "comparison", "absent_as_null"}]

@@ -7,6 +7,7 @@ from tracegrade.suites.reading._json import (
     JsonProblem,
     canonical,
     loads_strict,
+    needs_exact_reading,
     pointer_tokens,
     resolve,
     valid_pointer,
@@ -23,6 +24,11 @@ def test_duplicate_keys_are_refused_with_the_key() -> None:
 def test_nan_infinity_and_overflow_are_refused(text: bytes) -> None:
     with pytest.raises(JsonProblem):
         loads_strict(text)
+
+
+def test_escaped_quotes_and_long_digit_runs_need_the_exact_reader() -> None:
+    assert needs_exact_reading(b'{"a": "\\u0022"}') and needs_exact_reading(b'{"a": 1234567890123456789}')
+    assert not needs_exact_reading(b'{"a": 123456789012345678, "b": "\\""}')
 
 
 def test_syntax_errors_name_line_and_column() -> None:

@@ -108,3 +108,21 @@ def test_a_bad_case_among_many_alike_is_named_at_its_place(tmp_path: Path) -> No
         f"{tmp_path}/dataset.json: /suites/0/cases/31/expectations/1/expected: set gold must be an array"]
     dataset = load_dataset(write_dataset(tmp_path, manifest(suite("s", alike[:31]))))
     assert [c.id for c in dataset.suites[0].cases][-1] == "c30" and len(dataset.suites[0].cases) == 31
+
+
+def test_a_case_file_loads_as_the_same_cases_inline(tmp_path: Path) -> None:
+    cases = [OK, case("c2", expectation("x", "/x", [1, {"k": None}], comparison="set"), payload={"m": [1.5, "é"]}),
+             {"id": "c3", "input": {"payload": 0, "metadata": {"a": 1}},
+              "expectations": [{"name": "n", "path": "", "expected": -0.0, "comparison": "exact", "each": None,
+                                "absent_as_null": False}]}]
+    (tmp_path / "c.json").write_text(json.dumps(cases))
+    from_file = load_dataset(write_dataset(tmp_path, manifest(suite("s", "c.json")), "a.json")).suites[0]
+    inline = load_dataset(write_dataset(tmp_path, manifest(suite("s", cases)), "b.json")).suites[0]
+    assert from_file.fingerprint == inline.fingerprint and from_file.case_digests == inline.case_digests
+    assert [from_file.case_json(n) for n in range(3)] == [inline.case_json(n) for n in range(3)]
+    assert from_file.cases == inline.cases and from_file.columns.golds == inline.columns.golds
+
+
+def test_a_case_file_read_exactly_keeps_its_problems(tmp_path: Path) -> None:
+    (tmp_path / "c.json").write_text('[{"id": "c", "id": "d", "input": {"payload": 1}, "expectations": []}]')
+    assert problems(tmp_path, manifest(suite("s", "c.json"))) == [f"{tmp_path}/c.json: key 'id': duplicate key 'id'"]

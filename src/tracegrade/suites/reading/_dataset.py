@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import InitVar, dataclass, field
 from typing import Any, overload
 
+import msgspec
 from pydantic import TypeAdapter
 
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
@@ -28,18 +29,23 @@ _CASE_LIST = TypeAdapter(list[Case])
 
 
 class LazyCases(Sequence[Case]):
-    """Cases that validated, as models made on first use (loading and scoring read their columns)."""
+    """Cases that validated, as models made on first use (loading and scoring read their columns).
+
+    ``raw`` is the cases as JSON, or as the msgspec records a case file was decoded into.
+    """
 
     __slots__ = ("_models", "_raw")
 
-    def __init__(self, raw: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, raw: Sequence[Any]) -> None:
         self._raw = raw
         self._models: tuple[Case, ...] | None = None
 
     def models(self) -> tuple[Case, ...]:
         """Every case as a model."""
         if self._models is None:
-            self._models = tuple(_CASE_LIST.validate_python(self._raw))
+            raw = self._raw
+            cases = msgspec.to_builtins(raw) if raw and isinstance(raw[0], msgspec.Struct) else raw
+            self._models = tuple(_CASE_LIST.validate_python(cases))
         return self._models
 
     def __len__(self) -> int:

@@ -17,6 +17,7 @@ __all__ = [
     "json_key",
     "loads_strict",
     "loads_strict_many",
+    "needs_exact_reading",
     "pointer_tokens",
     "resolve",
     "valid_pointer",
@@ -99,7 +100,7 @@ def loads_strict(data: bytes | str) -> Any:
         JsonProblem: with the place of the first problem.
     """
     raw = data.encode() if isinstance(data, str) else data
-    if b"\\u0022" not in raw and not _long_run(raw):
+    if not needs_exact_reading(raw):
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -115,6 +116,11 @@ _SLICE_BYTES = 1 << 20
 _SLICE_ITEMS = 1024
 """How much of a large document (bytes, or items of a top-level array) each screen takes at a time: the
 slices' buffers are reused, where a copy of a whole case file would be fresh memory each time."""
+
+
+def needs_exact_reading(raw: bytes) -> bool:
+    """Whether ``raw`` holds what orjson may read otherwise than strict JSON: an escaped quote, 19 digits in a row."""
+    return b"\\u0022" in raw or _long_run(raw)
 
 
 def _long_run(raw: bytes) -> bool:

@@ -11,6 +11,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from tracegrade.errors import InputError
 from tracegrade.runs import UnreadableFile, gc_off, gc_paused, read_capped
+from tracegrade.suites.reading._case_file import case_file_columns
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._comparisons import ScorerRegistry
 from tracegrade.suites.reading._dataset import Dataset, LazyCases, SuiteSpec
@@ -83,6 +84,11 @@ class _Budget:
 
 
 def _read_json(path: Path, problems: list[Problem], budget: _Budget) -> Any:
+    data = _read_bytes(path, problems, budget)
+    return _UNREADABLE if data is None else _decoded(path, data, problems)
+
+
+def _read_bytes(path: Path, problems: list[Problem], budget: _Budget) -> bytes | None:
     try:
         data = read_capped(path, min(MAX_DATASET_BYTES, budget.left))
     except UnreadableFile as exc:
@@ -90,8 +96,12 @@ def _read_json(path: Path, problems: list[Problem], budget: _Budget) -> Any:
         if exc.code == "too_large" and budget.left < MAX_DATASET_BYTES:
             reason = f"the dataset's files together are over the limit of {MAX_DATASET_TOTAL_BYTES} bytes"
         problems.append(Problem(str(path), "", reason))
-        return _UNREADABLE
+        return None
     budget.left -= len(data)
+    return data
+
+
+def _decoded(path: Path, data: bytes, problems: list[Problem]) -> Any:
     try:
         return loads_strict(data)
     except JsonProblem as exc:
@@ -136,7 +146,14 @@ def _cases(manifest_path: Path, base: str, value: Any, problems: list[Problem], 
             problems.append(Problem(str(manifest_path), f"{base}/cases",
                                     "case file must stay inside the dataset folder (no '..', no links out of it)"))
             return None
-        raw = _read_json(case_path, problems, budget)
+        data = _read_bytes(case_path, problems, budget)
+        if data is None:
+            return None
+        decoded = case_file_columns(data)
+        if decoded is not None:  # every case is valid: no model and no JSON tree is made
+            columns, records = decoded
+            return LazyCases(records), columns, str(case_path), ""
+        raw = _decoded(case_path, data, problems)
         if raw is _UNREADABLE:
             return None
         return _validate_cases(raw, str(case_path), "", problems, nested=True)

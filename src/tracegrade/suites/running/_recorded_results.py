@@ -21,9 +21,11 @@ line by line and has no cap of its own."""
 
 _KEYS = frozenset({"suite", "id", "repetition", "result", "elapsed_seconds", "usage"})
 Key = tuple[str | None, str, int]
-_BATCH_LINES = 4096
-_BATCH_BYTES = 4 * 1024 * 1024
-"""Lines decoded together at most (their strict-JSON screens run once over all of them)."""
+_BATCH_LINES = 128
+_BATCH_BYTES = 256 * 1024
+"""Lines decoded together at most (their strict-JSON screens run once over all of them). A small batch's
+values stay in the processor's cache from their decoding through the screens to the checks of each line:
+4,096 lines at a time took twice as long."""
 
 
 class RecordedResults:

@@ -1,0 +1,145 @@
+"""A case file decoded straight into columns when it is surely valid strict JSON of valid cases.
+
+msgspec decodes the file into typed records (no dict per case or expectation) under the same screens as
+:func:`~tracegrade.suites.reading._json.loads_strict`; anything in doubt returns None, and the file is
+then read as a document and its cases validated as before, so every problem keeps its message and place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import orjson
+from pydantic import ValidationError
+
+from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape
+from tracegrade.suites.reading._json import needs_exact_reading
+from tracegrade.suites.reading._models import MAX_CASE_ID_CHARS, MAX_EXPECTATIONS, Expectation
+
+__all__ = ["case_file_columns"]
+
+_UNSET = msgspec.UNSET
+
+
+class _Expectation(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    name: str
+    path: str
+    expected: Any
+    comparison: str | msgspec.UnsetType = _UNSET
+    each: str | msgspec.UnsetType | None = _UNSET
+    absent_as_null: bool | msgspec.UnsetType = _UNSET
+
+
+class _Input(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    payload: Any
+    metadata: dict[str, Any] | msgspec.UnsetType | None = _UNSET
+
+
+class _Case(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    id: str
+    input: _Input
+    expectations: list[_Expectation]
+
+
+_DECODER = msgspec.json.Decoder(list[_Case])
+_ENCODER = msgspec.json.Encoder()
+Spelling = tuple[str, str, Any, Any, Any]
+"""An expectation's fields but its gold, as written (unset fields: ``msgspec.UNSET``)."""
+
+
+def case_file_columns(data: bytes) -> tuple[CaseColumns, list[Any]] | None:
+    """The cases of a case file's bytes as columns, and as the records decoded; None unless surely valid.
+
+    What this accepts, :func:`~tracegrade.suites.reading._json.loads_strict` decodes to the same values
+    and :func:`~tracegrade.suites.reading._columns.case_columns` reads as the same columns. The records
+    (``msgspec.to_builtins`` gives the cases as JSON) are meant to be kept as long as the columns: the
+    columns hold parts of them, and records freed among the parts kept leave holes that later work
+    fills at scattered places (scoring took a tenth longer).
+    """
+    if needs_exact_reading(data):
+        return None
+    try:
+        cases = _DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    # Keeping only the last of duplicate keys drops quotes (and an unset field is not written back).
+    if not cases or data.count(b'"') != _ENCODER.encode(cases).count(b'"') or not _shallow(cases):
+        return None
+    columns = _columns(cases)
+    return None if columns is None else (columns, cases)
+
+
+def _shallow(cases: list[_Case]) -> bool:
+    """Whether every value nests as orjson writes it back (strict reading refuses 255 levels or more).
+
+    Each input and gold is dumped at the depth it has in the file: the case array, a case, its input
+    (then the payload or metadata); or the case array, a case, its expectations, one expectation.
+    """
+    containers = (dict, list)
+    inputs = [value for case in cases for value in (case.input.payload, case.input.metadata)
+              if type(value) in containers]
+    golds = [e.expected for case in cases for e in case.expectations if type(e.expected) in containers]
+    try:
+        orjson.dumps([[inputs]])
+        orjson.dumps([[[golds]]])
+    except orjson.JSONEncodeError:
+        return False
+    return True
+
+
+def _columns(cases: list[_Case]) -> CaseColumns | None:
+    shapes: dict[tuple[Any, ...], Shape] = {}
+    spelt: dict[Spelling, Shape | None] = {}
+    layouts: dict[tuple[Spelling, ...], Layout | None] = {}
+    shared: dict[tuple[Shape, ...], Layout] = {}
+    ids, inputs, case_layouts, golds = [], [], [], []
+    for case in cases:
+        case_id, expectations = case.id, case.expectations
+        if not 0 < len(case_id) <= MAX_CASE_ID_CHARS or not 0 < len(expectations) <= MAX_EXPECTATIONS:
+            return None
+        key = tuple([(e.name, e.path, e.comparison, e.each, e.absent_as_null) for e in expectations])
+        layout = layouts[key] if key in layouts else _layout(key, spelt, shapes, layouts, shared)
+        if layout is None:
+            return None
+        ids.append(case_id)
+        metadata = case.input.metadata
+        inputs.append({"payload": case.input.payload, "metadata": None if metadata is _UNSET else metadata})
+        case_layouts.append(layout)
+        golds.append(tuple([e.expected for e in expectations]))
+    return CaseColumns(tuple(ids), tuple(inputs), tuple(case_layouts), tuple(golds))
+
+
+def _layout(key: tuple[Spelling, ...], spelt: dict[Spelling, Shape | None], shapes: dict[tuple[Any, ...], Shape],
+            layouts: dict[tuple[Spelling, ...], Layout | None],
+            shared: dict[tuple[Shape, ...], Layout]) -> Layout | None:
+    """The layout of the first case whose expectations are spelt ``key``; None when one of them is invalid."""
+    found: list[Shape] = []
+    for spelling in key:
+        if spelling not in spelt:
+            spelt[spelling] = _shape(spelling, shapes)
+        shape = spelt[spelling]
+        if shape is None:
+            layouts[key] = None
+            return None
+        found.append(shape)
+    shapes_of = tuple(found)
+    if shapes_of not in shared:
+        shared[shapes_of] = Layout(shapes_of)
+    layout = layouts[key] = shared[shapes_of]
+    return layout
+
+
+def _shape(spelling: Spelling, shapes: dict[tuple[Any, ...], Shape]) -> Shape | None:
+    """Validate an expectation spelt so by the model (any gold is valid, so its gold is left out)."""
+    written = dict(zip(("name", "path", "comparison", "each", "absent_as_null"), spelling, strict=True))
+    try:
+        model = Expectation.model_validate({**{k: v for k, v in written.items() if v is not _UNSET},
+                                            "expected": None})
+    except ValidationError:
+        return None
+    fields = (model.name, model.path, model.comparison, model.each, model.absent_as_null)
+    shape = shapes.get(fields)
+    if shape is None:
+        shape = shapes[fields] = Shape(*fields)
+    return shape
