@@ -272,3 +272,14 @@ def test_the_options_the_local_judge_fixes_are_marked_in_the_run_parameters() ->
     page = render_report(local)
     assert re.search(r"<dt>judge_max_tokens</dt><dd>\d+ \(fixed by the local judge\)</dd>", page)
     assert "<dt>failure_threshold</dt><dd>0.5</dd>" in page
+
+
+def test_sections_kept_while_scoring_are_the_sections_rendered_from_the_records() -> None:
+    """A job's sections are rendered from attribute views of the node values: the same text as from the dicts."""
+    from tracegrade.atif.output import _report
+
+    nodes = sample_results().nodes
+    render = _report._node_section()
+    kept = _report.node_sections(nodes)
+    assert kept == [str(render(_report._node(node, set()))) for node in nodes]
+    assert any("tool call" in text for text in kept) and any("<table class=\"data crit\">" in text for text in kept)

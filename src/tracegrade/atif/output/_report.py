@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -123,13 +124,21 @@ def node_sections(nodes: Sequence[NodeResult]) -> list[str]:
     A job keeps these as each root finishes (``JobContext.sections``), so that writing the report copies them.
     """
     render = _node_section()
-    return [str(render(_node(node, set()))) for node in nodes]
+    return [str(render(_attributes(_node(node, set())))) for node in nodes]
+
+
+def _attributes(node: dict[str, Any]) -> SimpleNamespace:
+    """A node and its steps with their values as attributes, which the template reads a quarter faster.
+
+    Jinja looks an attribute up before a key, so each value of a dict costs it a failed lookup first.
+    """
+    return SimpleNamespace(**{**node, "steps": [SimpleNamespace(**step) for step in node["steps"]]})
 
 
 @cache
-def _node_section() -> Callable[[dict[str, Any]], Markup]:
-    """The ``node_section`` macro of ``atif_node.html``."""
-    section: Callable[[dict[str, Any]], Markup] = vars(html_environment().get_template("atif_node.html").module)[
+def _node_section() -> Callable[[Any], Markup]:
+    """The ``node_section`` macro of ``atif_node.html`` (given a node's values as keys or attributes)."""
+    section: Callable[[Any], Markup] = vars(html_environment().get_template("atif_node.html").module)[
         "node_section"
     ]
     return section
