@@ -104,9 +104,10 @@ def test_writing_the_artifacts_does_not_import_pandas(judge_server: ScriptedJudg
     assert table.column("failure_candidate").to_pylist() == [False, True]
 
 
-def test_a_table_built_in_pieces_is_the_table_built_whole(
+def test_a_table_written_in_parts_holds_the_rows_of_the_table_written_whole(
     judge_server: ScriptedJudgeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Parts end with whole nodes; one part gives ``pq.write_table``'s bytes, several give a row group each."""
     write(tmp_path / "in/a.json", trajectory("SCORE:0.8", "SCORE:0.2 CAT:context_loss", "SCORE:0.6"))
     write(tmp_path / "in/b.json", trajectory("SCORE:0.9", "SCORE:0.1 CAT:context_loss"))
     write(tmp_path / "in/c.json", trajectory("SCORE:0.3 CAT:context_loss"))
@@ -117,30 +118,23 @@ def test_a_table_built_in_pieces_is_the_table_built_whole(
             return await score_paths([tmp_path / "in"], options, criteria, judge, JobContext("job-1"))
 
     results = asyncio.run(main())
+    (table,) = _artifacts.step_parts(results)
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    whole = buffer.getvalue()
+    assert _artifacts.steps_parquet(results).getvalue() == whole  # one part: the bytes pyarrow writes for it
 
-    def parquet() -> tuple[bytes, int]:
-        table = _artifacts.steps_table(results)
-        buffer = io.BytesIO()
-        pq.write_table(table, buffer)
-        return buffer.getvalue(), table.column("score").num_chunks
-
-    whole, chunks = parquet()
     monkeypatch.setattr(_artifacts, "_PIECE_STEPS", 2)  # a part ends with the node that reaches 2 steps
     assert [len(part["status"]) for part in _artifacts.step_columns(results.nodes, "job-1", 2)] == [3, 2, 1]
-    pieced, pieced_chunks = parquet()
-    assert (chunks, pieced_chunks) == (1, 1)  # joined into one array
-    assert pieced == whole
+    assert [part.num_rows for part in _artifacts.step_parts(results)] == [3, 2, 1]
+    written = _artifacts.steps_parquet(results).getvalue()  # one row group per part, the whole never held
+    assert pq.ParquetFile(io.BytesIO(written)).metadata.num_row_groups == 3
+    assert pq.read_table(io.BytesIO(written)).equals(pq.read_table(io.BytesIO(whole)))
     expected = pa.Table.from_pylist(
         [{"job_id": "job-1", "score": s} for s in (0.8, 0.2, 0.6, 0.9, 0.1, 0.3)],
         schema=pa.schema([("job_id", pa.string()), ("score", pa.float64())]),
     )
-    assert pq.read_table(io.BytesIO(pieced), columns=["job_id", "score"]).equals(expected)
-
-    written = _artifacts.steps_parquet(results).getvalue()  # one row group per part, the whole never held
-    assert pq.ParquetFile(io.BytesIO(written)).metadata.num_row_groups == 3
-    assert pq.read_table(io.BytesIO(written)).equals(pq.read_table(io.BytesIO(whole)))
-    monkeypatch.setattr(_artifacts, "_PIECE_STEPS", 1 << 13)
-    assert _artifacts.steps_parquet(results).getvalue() == whole  # a run of one part: pq.write_table's bytes
+    assert pq.read_table(io.BytesIO(written), columns=["job_id", "score"]).equals(expected)
 
 
 def test_a_run_without_steps_writes_the_empty_table_pyarrow_writes() -> None:
@@ -148,6 +142,7 @@ def test_a_run_without_steps_writes_the_empty_table_pyarrow_writes() -> None:
 
     empty = sample_results().model_copy(update={"nodes": []})
     buffer = io.BytesIO()
-    pq.write_table(_artifacts.steps_table(empty), buffer)
+    (part,) = _artifacts.step_parts(empty)
+    pq.write_table(part, buffer)
     assert _artifacts.steps_parquet(empty).getvalue() == buffer.getvalue()
     assert pq.read_table(io.BytesIO(buffer.getvalue())).num_rows == 0

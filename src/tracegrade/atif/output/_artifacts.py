@@ -82,26 +82,11 @@ def _with_job(columns: dict[str, list[Any]], job_id: str, names: list[str]) -> d
     return {name: columns[name] for name in names}
 
 
-def steps_table(results: EvaluationResults) -> pa.Table:
-    """The ``steps.parquet`` table: :func:`step_columns` in the step schema (pandas is not imported).
-
-    Made from :func:`step_parts`, joined: the same arrays as one part would give.
-    """
-    import pyarrow as pa
-
-    parts = list(step_parts(results))
-    if len(parts) == 1:
-        return parts[0]
-    return pa.Table.from_arrays(
-        [pa.concat_arrays([part.column(i).chunk(0) for part in parts]) for i in range(parts[0].num_columns)],
-        schema=parts[0].schema,
-    )
-
-
 def step_parts(results: EvaluationResults) -> Iterator[pa.Table]:
-    """The step table in parts of whole nodes and about :data:`_PIECE_STEPS` steps, each made when asked for.
+    """The ``steps.parquet`` table in parts of whole nodes and about :data:`_PIECE_STEPS` steps, made when asked for.
 
-    Each part's values are Arrow arrays before the next part is read; a run without steps has one empty part.
+    :func:`step_columns` in the step schema (pandas is not imported). Each part's values are Arrow arrays
+    before the next part is read; a run without steps has one empty part.
     """
     import pyarrow as pa
 
@@ -120,8 +105,8 @@ def step_parts(results: EvaluationResults) -> Iterator[pa.Table]:
 def steps_parquet(results: EvaluationResults) -> io.BytesIO:
     """``steps.parquet`` in memory, one row group per :func:`step_parts` part, so the whole table is never held.
 
-    A table of one part (up to :data:`_PIECE_STEPS` steps or so) gives the bytes ``pq.write_table`` gives
-    for :func:`steps_table`; a longer one is written in row groups of its parts instead of one.
+    A table of one part (up to :data:`_PIECE_STEPS` steps or so) gives the bytes ``pq.write_table`` gives for
+    it; a longer one is written in row groups of its parts instead of one.
     """
     import pyarrow.parquet as pq
 
