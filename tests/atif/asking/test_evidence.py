@@ -146,6 +146,29 @@ def test_a_history_frame_that_fits_the_room_exactly_is_kept() -> None:
 
     history = [agent_step(1, "older"), agent_step(2, "newer")]
     sizes = [len(dumps(project_step(step))) + 1 for step in history]  # each frame and its separator
-    assert _fit_history(history, sum(sizes)) == ([project_step(s) for s in history], 0)
-    assert _fit_history(history, sum(sizes) - 1) == ([project_step(history[1])], 1)
-    assert _fit_history(history, sizes[1]) == ([project_step(history[1])], 1)
+    assert _fit_history(history, sum(sizes), {}) == ([project_step(s) for s in history], 0)
+    assert _fit_history(history, sum(sizes) - 1, {}) == ([project_step(history[1])], 1)
+    assert _fit_history(history, sizes[1], {}) == ([project_step(history[1])], 1)
+
+
+@pytest.mark.parametrize("budget", [65536, 2048])  # the whole history, and only its newest steps
+def test_history_frames_kept_by_the_caller_give_the_same_evidence_with_one_projection_each(
+    budget: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tracegrade.atif.asking import _evidence
+
+    steps = [agent_step(i) for i in range(1, 13)]
+    for step in steps:
+        step.message = f"{step.message} " + "words " * 40
+    fresh = [build_evidence("t", None, steps[:k], steps[k], None, budget) for k in range(len(steps))]
+    projected: list[int] = []
+    project = _evidence.project_step
+    monkeypatch.setattr(_evidence, "project_step", lambda step: projected.append(id(step)) or project(step))
+    frames: dict[int, tuple[dict[str, Any], int]] = {}
+    kept = [build_evidence("t", None, steps[:k], steps[k], None, budget, frames=frames) for k in range(len(steps))]
+    assert [e.payload for e in kept] == [e.payload for e in fresh]
+    assert any(e.omitted_history for e in fresh) is (budget == 2048)  # the small budget drops older steps
+    # each step is projected once as the current step and at most once as history (without frames: once per
+    # later step that shows it)
+    assert max(projected.count(i) for i in set(projected)) <= 2 and len(frames) <= len(steps) - 1
+    assert len(projected) < sum(range(len(steps)))

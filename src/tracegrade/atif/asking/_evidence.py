@@ -69,6 +69,7 @@ def build_evidence(
     max_context_bytes: int,
     *,
     reference: str | None = None,
+    frames: dict[int, tuple[dict[str, Any], int]] | None = None,
 ) -> Evidence:
     """Project and fit the evidence for judging ``current``.
 
@@ -81,6 +82,9 @@ def build_evidence(
         delegation: For a subagent, the parent step that delegated to it.
         max_context_bytes: Byte budget of the complete request.
         reference: Reference mode: the expected answer, sent as untrusted evidence.
+        frames: Each history step's projection and its size, by ``id`` of the step, kept by a caller that
+            judges several steps of the same trajectory (each is projected once, not once per later step).
+            The caller keeps the steps alive for as long as the dict.
 
     Raises:
         ConfigError: when ``max_context_bytes`` is below the minimum.
@@ -91,7 +95,8 @@ def build_evidence(
     step_budget = max_context_bytes // 2
     current_view, delegation_view = _required(task, current, delegation, reference, step_budget,
                                               max_context_bytes - step_budget)
-    kept, omitted = _fit_history(_after_boundary(history, current), step_budget - len(dumps(current_view)))
+    kept, omitted = _fit_history(_after_boundary(history, current), step_budget - len(dumps(current_view)),
+                                 {} if frames is None else frames)
     document = {
         "task": task,
         "tool_definitions": list(tool_definitions or []),
@@ -127,13 +132,17 @@ def _require(what: str, value: Any, limit: int) -> None:
         raise context_overflow(what, size, limit)
 
 
-def _fit_history(history: Sequence[Step], room: int) -> tuple[list[dict[str, Any]], int]:
+def _fit_history(history: Sequence[Step], room: int,
+                 frames: dict[int, tuple[dict[str, Any], int]]) -> tuple[list[dict[str, Any]], int]:
     """Keep the newest frames that fit in ``room`` bytes; report how many older ones were dropped."""
     kept: list[dict[str, Any]] = []
     used = 0
     for step in reversed(history):
-        view = project_step(step)
-        size = len(dumps(view)) + 1  # one separator comma per frame
+        frame = frames.get(id(step))
+        if frame is None:
+            view = project_step(step)
+            frame = frames[id(step)] = (view, len(dumps(view)) + 1)  # one separator comma per frame
+        view, size = frame
         if used + size > room:
             break
         kept.append(view)

@@ -56,6 +56,8 @@ class NodeState:
     message: str | None = None
     error_order: int = 0
     """Step index of the recorded failure (0 for criteria), so the earliest failure wins."""
+    frames: dict[int, tuple[dict[str, Any], int]] = field(default_factory=dict)
+    """The judge's view of each step already shown as history, by ``id`` (the node holds the steps)."""
 
     @property
     def scorable(self) -> bool:
@@ -395,6 +397,7 @@ class ScoringEngine:
             _delegation(state),
             self.options.max_context_bytes,
             reference=criteria.reference_answer,
+            frames=state.frames,
         )
 
     def _fail(self, state: NodeState, code: str, message: str, *, order: int = 0) -> None:
