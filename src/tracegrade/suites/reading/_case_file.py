@@ -11,11 +11,10 @@ from typing import Any
 
 import msgspec
 import orjson
-from pydantic import ValidationError
 
-from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape
+from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape, ShapeReader
 from tracegrade.suites.reading._json import needs_exact_reading
-from tracegrade.suites.reading._models import MAX_CASE_ID_CHARS, MAX_EXPECTATIONS, Expectation
+from tracegrade.suites.reading._models import MAX_CASE_ID_CHARS, MAX_EXPECTATIONS
 
 __all__ = ["case_file_columns"]
 
@@ -89,17 +88,15 @@ def _shallow(cases: list[_Case]) -> bool:
 
 
 def _columns(cases: list[_Case]) -> CaseColumns | None:
-    shapes: dict[tuple[Any, ...], Shape] = {}
-    spelt: dict[Spelling, Shape | None] = {}
+    reader = ShapeReader()  # shapes and layouts shared as :func:`~tracegrade.suites.reading._columns.case_columns` does
     layouts: dict[tuple[Spelling, ...], Layout | None] = {}
-    shared: dict[tuple[Shape, ...], Layout] = {}
     ids, inputs, case_layouts, golds = [], [], [], []
     for case in cases:
         case_id, expectations = case.id, case.expectations
         if not 0 < len(case_id) <= MAX_CASE_ID_CHARS or not 0 < len(expectations) <= MAX_EXPECTATIONS:
             return None
         key = tuple([(e.name, e.path, e.comparison, e.each, e.absent_as_null) for e in expectations])
-        layout = layouts[key] if key in layouts else _layout(key, spelt, shapes, layouts, shared)
+        layout = layouts[key] if key in layouts else _layout(key, reader, layouts)
         if layout is None:
             return None
         ids.append(case_id)
@@ -110,36 +107,19 @@ def _columns(cases: list[_Case]) -> CaseColumns | None:
     return CaseColumns(tuple(ids), tuple(inputs), tuple(case_layouts), tuple(golds))
 
 
-def _layout(key: tuple[Spelling, ...], spelt: dict[Spelling, Shape | None], shapes: dict[tuple[Any, ...], Shape],
-            layouts: dict[tuple[Spelling, ...], Layout | None],
-            shared: dict[tuple[Shape, ...], Layout]) -> Layout | None:
+_FIELDS = ("name", "path", "comparison", "each", "absent_as_null")
+
+
+def _layout(key: tuple[Spelling, ...], reader: ShapeReader,
+            layouts: dict[tuple[Spelling, ...], Layout | None]) -> Layout | None:
     """The layout of the first case whose expectations are spelt ``key``; None when one of them is invalid."""
     found: list[Shape] = []
     for spelling in key:
-        if spelling not in spelt:
-            spelt[spelling] = _shape(spelling, shapes)
-        shape = spelt[spelling]
+        shape = reader.spellings[spelling] if spelling in reader.spellings else reader.shape(
+            spelling, {name: value for name, value in zip(_FIELDS, spelling, strict=True) if value is not _UNSET})
         if shape is None:
             layouts[key] = None
             return None
         found.append(shape)
-    shapes_of = tuple(found)
-    if shapes_of not in shared:
-        shared[shapes_of] = Layout(shapes_of)
-    layout = layouts[key] = shared[shapes_of]
+    layout = layouts[key] = reader.shared(tuple(found))
     return layout
-
-
-def _shape(spelling: Spelling, shapes: dict[tuple[Any, ...], Shape]) -> Shape | None:
-    """Validate an expectation spelt so by the model (any gold is valid, so its gold is left out)."""
-    written = dict(zip(("name", "path", "comparison", "each", "absent_as_null"), spelling, strict=True))
-    try:
-        model = Expectation.model_validate({**{k: v for k, v in written.items() if v is not _UNSET},
-                                            "expected": None})
-    except ValidationError:
-        return None
-    fields = (model.name, model.path, model.comparison, model.each, model.absent_as_null)
-    shape = shapes.get(fields)
-    if shape is None:
-        shape = shapes[fields] = Shape(*fields)
-    return shape

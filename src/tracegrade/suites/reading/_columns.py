@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from tracegrade.suites.reading._json import canonical
 from tracegrade.suites.reading._models import MAX_CASE_ID_CHARS, MAX_EXPECTATIONS, Expectation
 
-__all__ = ["CaseColumns", "Layout", "Shape", "case_columns"]
+__all__ = ["CaseColumns", "Layout", "Shape", "ShapeReader", "case_columns"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -106,7 +106,7 @@ Key = tuple[Any, ...]
 """How one expectation spells its shape: its size, whether it has gold, and each other field (typed)."""
 
 
-class _Reader:
+class ShapeReader:
     """Shapes and layouts met so far while reading one suite's cases."""
 
     def __init__(self) -> None:
@@ -128,24 +128,34 @@ class _Reader:
             return None
         if None in shapes:
             return None
-        found = self.layouts.get(shapes)  # type: ignore[arg-type]
+        return self.shared(shapes)  # type: ignore[arg-type]
+
+    def shared(self, shapes: tuple[Shape, ...]) -> Layout:
+        """The one layout of these shapes."""
+        found = self.layouts.get(shapes)
         if found is None:
-            found = self.layouts[shapes] = Layout(shapes)  # type: ignore[index, arg-type]
+            found = self.layouts[shapes] = Layout(shapes)
         return found
 
     def _shape(self, key: Key, expectation: dict[str, Any]) -> Shape | None:
-        """Validate the first expectation spelt ``key`` (any gold is valid, so its gold is left out)."""
-        shape = None
-        if "expected" in expectation:
-            try:
-                model = Expectation.model_validate({**expectation, "expected": None})
-            except ValidationError:
-                pass
-            else:
-                fields = (model.name, model.path, model.comparison, model.each, model.absent_as_null)
-                shape = self.shapes.get(fields)
-                if shape is None:
-                    shape = self.shapes[fields] = Shape(*fields)
+        return self.shape(key, expectation) if "expected" in expectation else self._remember(key, None)
+
+    def shape(self, key: Key, fields: dict[str, Any]) -> Shape | None:
+        """The shape of the first expectation spelt ``key``, validated from its ``fields``; None when invalid.
+
+        Any gold is valid, so the gold is left out.
+        """
+        try:
+            model = Expectation.model_validate({**fields, "expected": None})
+        except ValidationError:
+            return self._remember(key, None)
+        found = (model.name, model.path, model.comparison, model.each, model.absent_as_null)
+        shape = self.shapes.get(found)
+        if shape is None:
+            shape = self.shapes[found] = Shape(*found)
+        return self._remember(key, shape)
+
+    def _remember(self, key: Key, shape: Shape | None) -> Shape | None:
         self.spellings[key] = shape
         return shape
 
@@ -156,7 +166,7 @@ def case_columns(raw: Sequence[Any]) -> CaseColumns | None:
     Validating the cases as models then names the problem; every case this accepts validates as a
     :class:`~tracegrade.suites.reading._models.Case`, and its JSON is what dumping the model gives.
     """
-    reader = _Reader()
+    reader = ShapeReader()
     ids: list[str] = []
     inputs: list[dict[str, Any]] = []
     layouts: list[Layout] = []
