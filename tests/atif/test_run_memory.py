@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from pathlib import Path
+from pathlib import Path, PurePath
+
+from pydantic import BaseModel
 
 from tests.atif.delayed import marker_judge
 from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import JobContext, parse_parameters, score_paths
 from tracegrade.atif.asking._content import StepContent
+from tracegrade.atif.reading._collection import read_collection
 from tracegrade.atif.reading._models import Step
 from tracegrade.judge import JudgeRequest
 
@@ -79,3 +82,25 @@ def contents_after(folder: Path, roots: int) -> int:
 def test_finished_roots_records_are_spooled_not_held(tmp_path: Path) -> None:
     assert contents_after(tmp_path / "small", 10) == 0
     assert contents_after(tmp_path / "large", 100) == 0  # all 300 were held until the end before
+
+
+def outline_objects(folder: Path, roots: int) -> tuple[int, int]:
+    """ATIF models and paths the outline of ``roots`` trajectories holds once read."""
+    for i in range(roots):
+        write(folder / f"t{i:04d}.json", trajectory(*[f"root {i} step {k}" for k in range(STEPS)]))
+    gc.collect()
+    before = {id(o) for o in gc.get_objects()}
+    kept = read_collection([folder])
+    gc.collect()
+    new = [o for o in gc.get_objects() if id(o) not in before]
+    assert len(kept.outline.roots) == roots
+    return sum(isinstance(o, BaseModel) for o in new), sum(isinstance(o, PurePath) for o in new)
+
+
+def test_the_outline_holds_no_model_and_no_path_per_root(tmp_path: Path) -> None:
+    outline_objects(tmp_path / "warm", 2)  # the skeleton shared by the documents of one shape is made once
+    (small_models, small_paths), (large_models, large_paths) = (
+        outline_objects(tmp_path / "small", 10), outline_objects(tmp_path / "large", 100)
+    )
+    assert small_models == large_models == 0
+    assert small_paths == large_paths <= 2  # the input folder and the base of node ids: root files are strings

@@ -11,11 +11,13 @@ import pytest
 
 from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, read_results, score_paths, write_artifacts
+from tracegrade.atif.output import _artifacts
 from tracegrade.atif.output._report import node_sections
 from tracegrade.atif.scoring._spool import SpooledNodes
 from tracegrade.errors import InputError
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
+from tracegrade.runs import dump_json
 
 SCHEMAS = Path(__file__).resolve().parents[3] / "docs" / "schemas"
 
@@ -93,3 +95,16 @@ def test_spooled_records_are_written_as_the_same_records_held_in_a_list(
     for name in ("evaluation_results.json", "summary.json", "steps.parquet", "report.html"):
         assert (tmp_path / "spooled" / name).read_bytes() == (tmp_path / "held" / name).read_bytes(), name
     assert results.model_dump(mode="json") == held.model_dump(mode="json")
+
+
+@pytest.mark.parametrize("piece", [1, 2, 1024])
+@pytest.mark.parametrize("inputs", ["all", "none"])
+def test_input_records_are_written_in_pieces_as_the_whole_list_would_be(
+    results: EvaluationResults, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, piece: int, inputs: str
+) -> None:
+    monkeypatch.setattr(_artifacts, "_INPUTS_PIECE", piece)
+    if inputs == "none":
+        results = results.model_copy(update={"inputs": []})
+    assert len(results.inputs) == (2 if inputs == "all" else 0)  # two inputs: two pieces of one, one of two
+    written = b"".join(_artifacts.results_json(results))
+    assert written == dump_json(results.model_copy(update={"nodes": list(results.nodes)}).model_dump(mode="json"))

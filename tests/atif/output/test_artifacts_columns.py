@@ -122,12 +122,12 @@ def test_a_table_written_in_parts_holds_the_rows_of_the_table_written_whole(
     buffer = io.BytesIO()
     pq.write_table(table, buffer)
     whole = buffer.getvalue()
-    assert _artifacts.steps_parquet(results).getvalue() == whole  # one part: the bytes pyarrow writes for it
+    assert b"".join(_artifacts.steps_parquet(results)) == whole  # one part: the bytes pyarrow writes for it
 
     monkeypatch.setattr(_artifacts, "_PIECE_STEPS", 2)  # a part ends with the node that reaches 2 steps
     assert [len(part["status"]) for part in _artifacts.step_columns(results.nodes, "job-1", 2)] == [3, 2, 1]
     assert [part.num_rows for part in _artifacts.step_parts(results)] == [3, 2, 1]
-    written = _artifacts.steps_parquet(results).getvalue()  # one row group per part, the whole never held
+    written = b"".join(_artifacts.steps_parquet(results))  # one row group per part, the whole never held
     assert pq.ParquetFile(io.BytesIO(written)).metadata.num_row_groups == 3
     assert pq.read_table(io.BytesIO(written)).equals(pq.read_table(io.BytesIO(whole)))
     expected = pa.Table.from_pylist(
@@ -144,5 +144,5 @@ def test_a_run_without_steps_writes_the_empty_table_pyarrow_writes() -> None:
     buffer = io.BytesIO()
     (part,) = _artifacts.step_parts(empty)
     pq.write_table(part, buffer)
-    assert _artifacts.steps_parquet(empty).getvalue() == buffer.getvalue()
+    assert b"".join(_artifacts.steps_parquet(empty)) == buffer.getvalue()
     assert pq.read_table(io.BytesIO(buffer.getvalue())).num_rows == 0

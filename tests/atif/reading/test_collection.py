@@ -67,3 +67,20 @@ def test_a_depth_limited_subagent_does_not_count_among_the_steps_to_score(tmp_pa
     collection = read_collection([tmp_path / "p.json"], LoadOptions(max_subagent_depth=0))
     (root,) = collection.outline.roots
     assert collection.steps(root) == 2
+
+
+def test_a_root_file_released_from_the_outline_is_read_again_when_a_later_file_reaches_it(tmp_path: Path) -> None:
+    # Given as two files, c.json and z.json are both roots; c.json is done (and its documents released) first,
+    # then z.json reaches it through b.json, which is not an input: read again, counted and accounted once.
+    write(tmp_path / "c.json", trajectory(2))
+    write(tmp_path / "z.json", delegating({"trajectory_path": "b.json"}))
+    write(tmp_path / "b.json", delegating({"trajectory_path": "c.json"}))
+    given = [tmp_path / "c.json", tmp_path / "z.json"]
+    loaded = load_trajectories(given)
+    collection = read_collection(given, LoadOptions(max_trajectory_files=3))
+    assert collection.outline.inputs == loaded.inputs
+    assert sorted(Path(a.path).name for a in collection.outline.inputs) == ["b.json", "c.json", "z.json"]
+    assert [[n.node_id for n in iter_nodes(r)] for r in collection.outline.roots] == [
+        ["c.json"], ["z.json", "z.json::b.json", "z.json::b.json::c.json"]
+    ]
+    assert tuple(collection.trees(collection.outline.roots)) == loaded.roots

@@ -51,3 +51,18 @@ def test_skeletons_without_references_share_their_agent_and_steps() -> None:
     longer, delegated = skeleton(Trajectory.model_validate(trajectory(4))), skeleton(_delegating())
     assert len(longer.steps) == 4 and longer.steps is not plain[0].steps
     assert delegated.steps is not skeleton(_delegating()).steps  # a step with references is a skeleton of its own
+
+
+def test_documents_without_references_share_one_skeleton_and_embedded_subagents_keep_their_ids() -> None:
+    """Tree building reads no document's own id, only embedded subagents' (to match references to them)."""
+    plain = [skeleton(Trajectory.model_validate(trajectory(3, trajectory_id=f"t{i}")), document=True) for i in range(2)]
+    assert plain[0] is plain[1] and plain[0].trajectory_id is None and len(plain[0].steps) == 3
+    assert skeleton(Trajectory.model_validate(trajectory(3, trajectory_id="t")), document=True) is plain[0]
+    assert skeleton(Trajectory.model_validate(trajectory(3, trajectory_id="t"))).trajectory_id == "t"  # not a document
+    assert skeleton(Trajectory.model_validate(trajectory(4)), document=True) is not plain[0]
+    continued = skeleton(Trajectory.model_validate(trajectory(3, continued_trajectory_ref="n.json")), document=True)
+    assert continued is not plain[0] and continued.continued_trajectory_ref == "n.json"
+    sub = {**trajectory(2), "trajectory_id": "sub-1"}
+    parent = skeleton(Trajectory.model_validate(delegating({"trajectory_id": "sub-1"}, subagent_trajectories=[sub])),
+                      document=True)
+    assert parent is not plain[0] and [s.trajectory_id for s in parent.subagent_trajectories or ()] == ["sub-1"]

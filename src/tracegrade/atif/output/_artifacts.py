@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from tracegrade.atif.output._report import report_chunks
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
+from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes, listed_items
 from tracegrade.errors import InputError
 from tracegrade.runs import (
     MAX_INPUT_BYTES,
@@ -102,19 +102,46 @@ def step_parts(results: EvaluationResults) -> Iterator[pa.Table]:
         yield pa.Table.from_arrays([_column([], kind) for kind in kinds], schema=schema)
 
 
-def steps_parquet(results: EvaluationResults) -> io.BytesIO:
-    """``steps.parquet`` in memory, one row group per :func:`step_parts` part, so the whole table is never held.
+def steps_parquet(results: EvaluationResults) -> Iterator[bytes]:
+    """The bytes of ``steps.parquet``, one row group per :func:`step_parts` part, given as each part is written.
 
-    A table of one part (up to :data:`_PIECE_STEPS` steps or so) gives the bytes ``pq.write_table`` gives for
-    it; a longer one is written in row groups of its parts instead of one.
+    Neither the whole table nor the whole file is held. A table of one part (up to :data:`_PIECE_STEPS` steps
+    or so) gives the bytes ``pq.write_table`` gives for it; a longer one is written in row groups of its parts.
     """
     import pyarrow.parquet as pq
 
-    buffer = io.BytesIO()
-    with pq.ParquetWriter(buffer, _step_schema()) as writer:
+    sink = _Pieces()
+    with pq.ParquetWriter(sink, _step_schema()) as writer:
         for part in step_parts(results):
             writer.write_table(part)
-    return buffer
+            yield sink.take()
+    yield sink.take()
+
+
+class _Pieces(io.RawIOBase):
+    """A write-only stream that keeps what was written until it is taken."""
+
+    def __init__(self) -> None:
+        self._pieces: list[bytes] = []
+        self._size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        piece = bytes(data)
+        self._pieces.append(piece)
+        self._size += len(piece)
+        return len(piece)
+
+    def tell(self) -> int:
+        return self._size
+
+    def take(self) -> bytes:
+        """What was written since the last call."""
+        data = b"".join(self._pieces)
+        self._pieces.clear()
+        return data
 
 
 def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> dict[str, Path]:
@@ -129,34 +156,65 @@ def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> di
     folder = out_dir if isinstance(out_dir, RunFolder) else open_run_folder(out_dir, results.job_id)
     folder.write_chunks("evaluation_results.json", results_json(results))
     folder.write_json("summary.json", {"job_id": results.job_id, **results.summary.model_dump(mode="json")})
-    folder.write_chunks("steps.parquet", [steps_parquet(results).getbuffer()])
+    folder.write_chunks("steps.parquet", steps_parquet(results))
     folder.write_chunks("report.html", _encoded(report_chunks(results)))
     folder.finish(JobStatus(results.summary.job_status), {"atif_complete": results.summary.atif_complete})
     return {name: folder.path / name for name in ARTIFACT_NAMES}
 
 
-_NODES_LINE = b'\n  "nodes": [],\n'
-"""The line of the empty ``nodes`` list in the indented, key-sorted document (top level: two spaces)."""
 _CHUNK = 1 << 20
+_INPUTS_PIECE = 1024
+"""Input records dumped at once (the list of them is never dumped whole)."""
 
 
 def results_json(results: EvaluationResults) -> Iterator[bytes]:
-    """The bytes of ``dump_json(results.model_dump(mode="json"))``, in pieces: spooled nodes one root at a time."""
+    """The bytes of ``dump_json(results.model_dump(mode="json"))``, in pieces.
+
+    Spooled nodes come one root at a time, and the input records a thousand or so at a time.
+    """
     nodes = results.nodes
     if not isinstance(nodes, SpooledNodes) or not nodes:
         yield dump_json(results.model_dump(mode="json"))
         return
-    document = dump_json(results.model_copy(update={"nodes": []}).model_dump(mode="json"))
-    head, found, tail = document.partition(_NODES_LINE)
-    if not found:  # pragma: no cover - the document's layout is fixed by dump_json
-        raise AssertionError("evaluation_results.json: no nodes line in the document")
-    yield head + b'\n  "nodes": [\n'
+    document = dump_json(results.model_copy(update={"nodes": [], "inputs": []}).model_dump(mode="json"))
+    head, middle, tail = _split(document, b"inputs", b"nodes")
+    yield head
+    yield from _listed(b"inputs", _input_texts(results))
+    yield middle
+    yield from _listed(b"nodes", nodes.texts())
+    yield tail
+
+
+def _split(document: bytes, *keys: bytes) -> list[bytes]:
+    """The indented, key-sorted ``document`` cut around the lines of its empty top-level lists ``keys``, in order."""
+    pieces: list[bytes] = []
+    rest = document
+    for key in keys:
+        before, found, rest = rest.partition(_empty_line(key))
+        if not found:  # pragma: no cover - the document's layout is fixed by dump_json
+            raise AssertionError(f"evaluation_results.json: no empty {key.decode()} line in the document")
+        pieces.append(before)
+    return [*pieces, rest]
+
+
+def _empty_line(key: bytes) -> bytes:
+    return b'\n  "' + key + b'": [],\n'
+
+
+def _listed(key: bytes, texts: Iterable[bytes]) -> Iterator[bytes]:
+    """The top-level list ``key`` as the indented document holds it, from pieces of its items (:func:`listed_items`)."""
     first = True
-    for text in nodes.texts():
+    for text in texts:
         if text:
-            yield text if first else b",\n" + text
+            yield b'\n  "' + key + b'": [\n' + text if first else b",\n" + text
             first = False
-    yield b"\n  ],\n" + tail
+    yield _empty_line(key) if first else b"\n  ],\n"
+
+
+def _input_texts(results: EvaluationResults) -> Iterator[bytes]:
+    inputs = results.inputs
+    for start in range(0, len(inputs), _INPUTS_PIECE):
+        yield listed_items(record.model_dump(mode="json") for record in inputs[start:start + _INPUTS_PIECE])
 
 
 def _encoded(texts: Iterator[str]) -> Iterator[bytes]:

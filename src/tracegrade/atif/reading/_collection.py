@@ -47,7 +47,7 @@ class Collection:
             return
         sources = self.files.sources
         for path, group in groupby(roots, key=lambda root: sources[root.node_id].path):
-            documents = read_documents(path, self.options)
+            documents = read_documents(Path(path), self.options)
             for root in group:
                 source = sources[root.node_id]
                 document = next((d for d in documents if d.location == source.location), None)

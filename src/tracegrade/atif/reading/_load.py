@@ -5,7 +5,8 @@ from __future__ import annotations
 import gc
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,18 +44,32 @@ class _Store:
         self.reports = reports
         self.slim = slim
         self.files: dict[Path, list[Document | DocumentProblem]] = {}
+        self.accounts: list[InputAccount] = []
+        """Every document read, in the order read (kept when a file's documents are released)."""
+        self.read_count = 0
+        self._released: set[str] = set()
         self.facts: dict[tuple[Path, str], DocumentFacts] = {}
         self.refs = StepRefs()
         """Shared by root finding and tree building; filled as each document is read."""
 
     def read(self, path: Path) -> list[Document | DocumentProblem]:
-        if path not in self.files:
-            if len(self.files) >= self.options.max_trajectory_files:
+        documents = self.files.get(path)
+        if documents is None:
+            again = str(path) in self._released
+            if not again and self.read_count >= self.options.max_trajectory_files:
                 raise LimitExceededError(
                     f"{path}: more than max_trajectory_files={self.options.max_trajectory_files} files"
                 )
-            self.files[path] = [self._keep(item) for item in read_documents(path, self.options)]
-        return self.files[path]
+            self.files[path] = documents = [self._keep(item) for item in read_documents(path, self.options)]
+            if not again:
+                self.read_count += 1
+                self.accounts.extend(_account(item) for item in documents)
+        return documents
+
+    def release(self, path: Path) -> None:
+        """Drop a file's documents once its trees are built; its accounts stay, and a later read does not count."""
+        del self.files[path]
+        self._released.add(str(path))
 
     def _keep(self, item: Document | DocumentProblem) -> Document | DocumentProblem:
         if isinstance(item, DocumentProblem):
@@ -64,7 +79,7 @@ class _Store:
         if self.reports:
             self.facts[(item.path, item.location)] = document_facts(item.trajectory, refs)
         if self.slim:
-            item = Document(item.path, item.location, skeleton(item.trajectory, refs))
+            item = Document(item.path, item.location, skeleton(item.trajectory, refs, document=True))
         self.refs.of(item.trajectory)  # now, while its steps are still in the CPU caches
         return item
 
@@ -131,7 +146,8 @@ def _load(paths: Sequence[str | Path], options: LoadOptions, reports: bool, tree
 class RootSource:
     """Where one root tree's document is, to read its tree again."""
 
-    path: Path
+    path: str
+    """The file, as resolved on disk (a string: the outline keeps one per root for the whole job)."""
     location: str
     """The document's place in ``path``: ``""``, or ``"line N"`` of a JSONL file."""
     root: Path
@@ -173,12 +189,13 @@ def _read(
         store.read(path)
     if options.strict:
         _raise_first_problem(store)
-    roots = _root_documents(inputs, store, store.refs)
+    roots, referenced = _root_files(inputs, store, store.refs)
+    del inputs
     built: list[TrajectoryNode] = []
     sources: dict[str, RootSource] = {}
     issues: list[RefIssue] = []
     steps = 0
-    for document, root in roots:
+    for document, root in _root_documents(roots, store, release=not reports, keep=referenced):
         builder = TreeBuilder(
             root=root,
             base=base,
@@ -190,7 +207,7 @@ def _read(
         tree = builder.build(document)
         steps += builder.step_count
         built.append(tree)
-        sources[tree.node_id] = RootSource(document.path, document.location, root, builder.loaded_steps)
+        sources[tree.node_id] = RootSource(str(document.path), document.location, root, builder.loaded_steps)
         issues.extend(builder.issues)
     _check_total_steps(steps, options)
     accounts = _accounts(store, skipped, issues)
@@ -276,8 +293,13 @@ def _raise_first_problem(store: _Store) -> None:
                 raise InputError(item.describe(), code=item.code)
 
 
-def _root_documents(inputs: list[tuple[Path, Path]], store: _Store, refs: StepRefs) -> list[tuple[Document, Path]]:
-    """Documents no other input file references; files only reachable through a cycle become roots too."""
+def _root_files(
+    inputs: list[tuple[Path, Path]], store: _Store, refs: StepRefs
+) -> tuple[deque[tuple[Path, Path]], dict[Path, set[Path]]]:
+    """Files no other input file references, and what references each referenced file.
+
+    Files only reachable through a cycle become roots too.
+    """
     referenced: dict[Path, set[Path]] = {}
     for path, root in inputs:
         for item in store.files[path]:
@@ -286,13 +308,28 @@ def _root_documents(inputs: list[tuple[Path, Path]], store: _Store, refs: StepRe
                     target = resolve_ref(ref, path, root)
                     if isinstance(target, Path) and target != path:
                         referenced.setdefault(target, set()).add(path)
-    roots = [(path, root) for path, root in inputs if path not in referenced]
+    roots = deque((path, root) for path, root in inputs if path not in referenced)
     reached = _reachable([p for p, _ in roots], referenced)
     for path, root in inputs:
         if path not in reached:
             roots.append((path, root))
             reached |= _reachable([path], referenced)
-    return [(doc, root) for path, root in roots for doc in store.files[path] if isinstance(doc, Document)]
+    return roots, referenced
+
+
+def _root_documents(
+    roots: deque[tuple[Path, Path]], store: _Store, *, release: bool, keep: Container[Path]
+) -> Iterator[tuple[Document, Path]]:
+    """The documents of the root files (taken from ``roots``), each with its input folder.
+
+    With ``release``, each file not in ``keep`` is released from the store once the tree of its last document is
+    built, so that the outline and the documents it was read from are not held at once.
+    """
+    while roots:
+        path, root = roots.popleft()
+        yield from ((doc, root) for doc in store.files[path] if isinstance(doc, Document))
+        if release and path not in keep:
+            store.release(path)
 
 
 def _reachable(starts: list[Path], referenced: dict[Path, set[Path]]) -> set[Path]:
@@ -315,16 +352,14 @@ def _check_total_steps(total: int, options: LoadOptions) -> None:
         raise LimitExceededError(f"inputs hold {total} steps, over max_total_steps={options.max_total_steps}")
 
 
+def _account(item: Document | DocumentProblem) -> InputAccount:
+    if isinstance(item, Document):
+        return InputAccount(str(item.path), item.location, InputStatus.LOADED)
+    return InputAccount(str(item.path), item.location, InputStatus.INVALID, item.code, item.describe())
+
+
 def _accounts(store: _Store, skipped: list[InputAccount], issues: list[RefIssue]) -> tuple[InputAccount, ...]:
-    accounts = list(skipped)
-    for documents in store.files.values():
-        for item in documents:
-            if isinstance(item, Document):
-                accounts.append(InputAccount(str(item.path), item.location, InputStatus.LOADED))
-            else:
-                accounts.append(
-                    InputAccount(str(item.path), item.location, InputStatus.INVALID, item.code, item.describe())
-                )
+    accounts = [*skipped, *store.accounts]
     for issue in issues:
         if issue.code in {"unresolvable_ref", "ref_outside_root", "url_ref", "symlink_loop", "cycle"}:
             accounts.append(

@@ -104,15 +104,20 @@ def iter_file_refs(trajectory: Trajectory, refs: StepRefs | None = None) -> Iter
         yield from iter_file_refs(sub, refs)
 
 
-def skeleton(trajectory: Trajectory, refs: StepRefs | None = None) -> Trajectory:
+def skeleton(trajectory: Trajectory, refs: StepRefs | None = None, *, document: bool = False) -> Trajectory:
     """A copy of a validated trajectory keeping only what tree building reads.
 
     Kept: version, ids, agent name, continuation and subagent references, embedded subagents (as
     skeletons) and the number of steps. A step without references becomes one shared placeholder, so
-    a document costs a few objects instead of its whole content.
+    a document costs a few objects instead of its whole content. Tree building reads the id of embedded
+    subagents only, so a whole ``document`` without references, subagents or continuation (most of
+    them) gets the one skeleton shared by every such document of its version, agent and length.
     """
     subs = trajectory.subagent_trajectories
     offsets = {offset for offset, _, _, _ in (refs or StepRefs()).of(trajectory)}
+    if document and not offsets and subs is None and trajectory.continued_trajectory_ref is None:
+        agent = trajectory.agent
+        return _leaf_skeleton(sys.intern(trajectory.schema_version), agent.name, agent.version, len(trajectory.steps))
     if offsets:
         steps = [_PLACEHOLDER_STEP] * len(trajectory.steps)
         for offset in offsets:
@@ -144,6 +149,20 @@ _PLACEHOLDER_STEP = Step.model_construct(step_id=1, source="agent", message="")
 def _placeholder_steps(count: int) -> list[Step]:
     """The steps of a skeleton without references: one list per length, shared by every such skeleton."""
     return [_PLACEHOLDER_STEP] * count
+
+
+@lru_cache(maxsize=1024)
+def _leaf_skeleton(schema_version: str, name: str, version: str, count: int) -> Trajectory:
+    """The skeleton of every document without references, subagents or continuation with these values."""
+    return Trajectory.model_construct(
+        _SKELETON_FIELDS,
+        schema_version=schema_version,  # type: ignore[arg-type]
+        trajectory_id=None,
+        agent=_agent_skeleton(name, version),
+        steps=_placeholder_steps(count),
+        continued_trajectory_ref=None,
+        subagent_trajectories=None,
+    )
 
 
 @lru_cache(maxsize=1024)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -24,7 +25,7 @@ from pydantic import TypeAdapter
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.runs import JSON_OPTIONS
 
-__all__ = ["BriefNodes", "NodeSpool", "Sections", "SpooledNodes", "brief_nodes"]
+__all__ = ["BriefNodes", "NodeSpool", "Sections", "SpooledNodes", "brief_nodes", "listed_items"]
 
 Sections = Callable[[Sequence[NodeResult]], Sequence[str]]
 """Text kept beside a finished root's records, one piece per node in tree order."""
@@ -57,6 +58,53 @@ class _Block:
         return self.offset + self.length + self.brief
 
 
+class _Blocks(Sequence[_Block]):
+    """Blocks kept as columns of machine integers (a root costs a few words, not objects), read as :class:`_Block`."""
+
+    def __init__(self) -> None:
+        self.roots, self.offsets, self.lengths, self.counts, self.briefs = (array("q") for _ in range(5))
+        self.sections = array("q")
+        """Every block's section lengths, one after the other."""
+        self.firsts = array("q")
+        """Where each block's section lengths start in :attr:`sections`."""
+
+    def append(self, root: int, block: _Block) -> None:
+        """Add the block of the root at index ``root``."""
+        self.roots.append(root)
+        self.offsets.append(block.offset)
+        self.lengths.append(block.length)
+        self.counts.append(block.count)
+        self.briefs.append(block.brief)
+        self.firsts.append(len(self.sections))
+        self.sections.extend(block.sections)
+
+    def in_order(self) -> _Blocks:
+        """The blocks sorted by root index."""
+        ordered = _Blocks()
+        for number in sorted(range(len(self)), key=self.roots.__getitem__):
+            ordered.append(self.roots[number], self[number])
+        return ordered
+
+    def __len__(self) -> int:
+        return len(self.roots)
+
+    @overload
+    def __getitem__(self, number: int) -> _Block: ...
+
+    @overload
+    def __getitem__(self, number: slice) -> list[_Block]: ...
+
+    def __getitem__(self, number: int | slice) -> _Block | list[_Block]:
+        if isinstance(number, slice):
+            return [self[n] for n in range(*number.indices(len(self)))]
+        if number < 0:
+            number += len(self)
+        first = self.firsts[number]
+        end = self.firsts[number + 1] if number + 1 < len(self.firsts) else len(self.sections)
+        return _Block(self.offsets[number], self.lengths[number], self.counts[number], self.briefs[number],
+                      tuple(self.sections[first:end]))
+
+
 class NodeSpool:
     """Where a job puts each root's records as the root finishes, in any order.
 
@@ -70,16 +118,14 @@ class NodeSpool:
     def __init__(self, directory: Path | None = None, sections: Sections | None = None) -> None:
         self._file = _File(directory)
         self._size = 0
-        self._blocks: dict[int, _Block] = {}
-        """Root index → where its records are."""
+        self._blocks = _Blocks()
+        """Where each root's records are, roots in the order they finished."""
         self._sections = sections
 
     def add(self, index: int, nodes: Sequence[NodeResult]) -> None:
         """Keep the records of the root at ``index`` (its nodes in tree order)."""
         values = [node.model_dump(mode="json") for node in nodes]
-        records = b",\n".join(
-            _INDENT + orjson.dumps(value, option=JSON_OPTIONS).replace(b"\n", b"\n" + _INDENT) for value in values
-        )
+        records = listed_items(values)
         brief = orjson.dumps([_brief(value) for value in values])
         lengths: tuple[int, ...] = ()
         texts: list[bytes] = []
@@ -90,13 +136,13 @@ class NodeSpool:
             lengths = tuple(len(text) for text in texts)
         data = b"".join([records, brief, *texts])
         self._file.handle.write(data)
-        self._blocks[index] = _Block(self._size, len(records), len(nodes), len(brief), lengths)
+        self._blocks.append(index, _Block(self._size, len(records), len(nodes), len(brief), lengths))
         self._size += len(data)
 
     def nodes(self) -> SpooledNodes:
         """Every record kept so far, roots in index order (the spool may not be added to afterwards)."""
         self._file.handle.flush()
-        return SpooledNodes(self._file, [self._blocks[index] for index in sorted(self._blocks)])
+        return SpooledNodes(self._file, self._blocks.in_order())
 
 
 class SpooledNodes(Sequence[NodeResult]):
@@ -106,10 +152,10 @@ class SpooledNodes(Sequence[NodeResult]):
     back without its step content and criteria.
     """
 
-    def __init__(self, file: _File, blocks: list[_Block]) -> None:
+    def __init__(self, file: _File, blocks: _Blocks) -> None:
         self._file = file  # kept open (and the unnamed file alive) for as long as the records are used
         self._blocks = blocks
-        self._starts = [0, *accumulate(block.count for block in blocks)]
+        self._starts = array("q", [0, *accumulate(blocks.counts)])
         self.brief = BriefNodes(file, blocks, self._starts)
         """Every node, in order, without step content and criteria (what summaries and step tables read)."""
 
@@ -193,7 +239,7 @@ class BriefNodes(Sequence[NodeResult]):
     a caller that needs a value from every node keeps that value, not the node.
     """
 
-    def __init__(self, file: _File, blocks: list[_Block], starts: list[int]) -> None:
+    def __init__(self, file: _File, blocks: _Blocks, starts: array[int]) -> None:
         self._file = file
         self._blocks = blocks
         self._starts = starts
@@ -247,6 +293,16 @@ class _File:
 
     def __del__(self) -> None:
         self.handle.close()
+
+
+def listed_items(values: Iterable[Any]) -> bytes:
+    """JSON values as items of a top-level list of ``evaluation_results.json``.
+
+    Each is indented as it is there, with a comma and a new line between them.
+    """
+    return b",\n".join(
+        _INDENT + orjson.dumps(value, option=JSON_OPTIONS).replace(b"\n", b"\n" + _INDENT) for value in values
+    )
 
 
 def brief_nodes(nodes: Sequence[NodeResult]) -> Sequence[NodeResult]:
