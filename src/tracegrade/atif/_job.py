@@ -128,13 +128,13 @@ async def run_atif_job(
     telemetry = JudgeTelemetry(
         meter_provider, prefix="atif", job_id=context.job_id, scoring_mode=criteria.scoring_mode.value
     )
-    collection = await asyncio.to_thread(read_collection, paths, options.load_options())  # bad input: before the judge
+    outline = [await asyncio.to_thread(read_collection, paths, options.load_options())]  # bad input: before the judge
     if context.spool_dir is None:
         context = dataclasses.replace(context, spool_dir=_spool_dir(out_dir))
     if out_dir is not None and context.sections is None:  # the report's step list rendered while others are scored
         context = dataclasses.replace(context, sections=node_sections)
     async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
-        results = await score_collection(collection, options, criteria, judge, context)
+        results = await score_collection(outline.pop(), options, criteria, judge, context)  # freed once scored
     artifacts = write_artifacts(results, out_dir) if out_dir is not None else {}
     return results, artifacts
 

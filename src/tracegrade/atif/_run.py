@@ -79,8 +79,8 @@ async def score_paths(
     read again when the pool has room for it; memory holds the outline and the roots in flight, not
     the results (see :func:`score_collection`).
     """
-    collection = await asyncio.to_thread(read_collection, paths, options.load_options())
-    return await score_collection(collection, options, criteria, judge, context)
+    collection = asyncio.to_thread(read_collection, paths, options.load_options())
+    return await score_collection(await collection, options, criteria, judge, context)  # the outline is not kept here
 
 
 async def score_loaded(
@@ -109,7 +109,9 @@ async def score_collection(
 
     Each root's records go to a spool file as the root finishes (``context.spool_dir``): the results'
     ``nodes`` are a :class:`~tracegrade.atif.scoring._spool.SpooledNodes` that reads them back in root
-    order, with their brief copies (no step content), from which the summary is made.
+    order, with their brief copies (no step content), from which the summary is made. Once every root is
+    scored, the outline's trees are let go of: a caller that keeps no name for ``collection`` frees them
+    before the summary and the input records are made.
     """
     shard, local_judge, loaded = context.shard, context.local_judge, collection.outline
     roots = loaded.roots if shard is None else shard.select(loaded.roots, key=lambda root: root.node_id)
@@ -134,6 +136,7 @@ async def score_collection(
         else JobStatus.FAILED if engine.stopped_reason else JobStatus.COMPLETED
     )
     inputs = loaded.inputs if shard is None else _shard_inputs(loaded, shard, nodes)
+    del collection, loaded, roots  # the outline's trees: freed before the records are made, when the caller let go
     summary = summarize(
         nodes,
         inputs,
