@@ -8,6 +8,7 @@ with the two macros of ``_macros.html`` it used (``badge``, ``long_text``) as th
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,12 @@ def former_section(node: NodeResult, decisive: dict[int, str] | None = None) -> 
     values = _node(node)
     for step in values["steps"]:
         step["decisive"] = (decisive or {}).get(step["index"])
-    section = html_environment().from_string(TEMPLATE).module.node_section  # type: ignore[attr-defined]
-    return str(section(values))
+    return str(_macro()(values))
+
+
+@cache
+def _macro() -> Any:
+    return html_environment().from_string(TEMPLATE).module.node_section  # type: ignore[attr-defined]
 
 
 def _node(node: NodeResult) -> dict[str, Any]:
