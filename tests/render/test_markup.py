@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from tracegrade.render import badge, html_environment, long_text
+from hypothesis import given
+from hypothesis import strategies as st
+from markupsafe import Markup, escape
+
+from tracegrade.render import badge, escape_text, html_environment, long_text
 
 
 def _macro(call: str) -> str:
@@ -24,3 +28,13 @@ def test_long_text_shows_a_preview_past_its_limit() -> None:
         '<pre class="text">a&#39;b&amp;c</pre></details>'
     )
     assert _macro('{{ ui.long_text("x" * 300) }}') == long_text("x" * 300)
+
+
+@given(st.one_of(st.text(), st.text(st.sampled_from(list("ab<>&\"' \n"))), st.integers(), st.floats(), st.none()))
+def test_escape_text_is_markupsafe_escape(value: object) -> None:
+    assert escape_text(value) == str(escape(value))
+    assert type(escape_text(value)) is str
+
+
+def test_escape_text_keeps_markup() -> None:
+    assert escape_text(Markup("<b>x</b>")) == "<b>x</b>"

@@ -4,7 +4,7 @@ A section is everything after the node's opening ``<details>`` tag, which ``atif
 says whether the node starts open): the summary line, the node's facts and criteria, and each step's content
 beside its verdict, through the closing tag. A job renders each root's sections as the root finishes, in the
 event loop between judge replies, so this is plain string building (about a third of the time the same
-markup took as Jinja2 macros). Every value from the results is escaped with markupsafe, as autoescape does.
+markup took as Jinja2 macros). Every value from the results is escaped as autoescape does (``render.escape_text``).
 """
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ import re
 from collections.abc import Mapping
 
 import orjson
-from markupsafe import escape
 
 from tracegrade.atif.asking._content import StepContent
 from tracegrade.atif.scoring._records import NodeResult, StepResult, StepStatus
-from tracegrade.render import MISSING, badge, fmt_int, fmt_score, long_text, status_kind
+from tracegrade.render import MISSING, badge, escape_text, fmt_int, fmt_score, long_text, status_kind
 
 __all__ = ["NOT_A_CANDIDATE", "anchor", "filter_category", "node_section", "yes_no"]
 
@@ -41,7 +40,7 @@ def node_section(node: NodeResult, decisive: Mapping[int, str] | None = None) ->
     criteria = node.criteria or {}
     listed = criteria.get("criteria")
     out = [
-        f'<summary><span class="node-id">{escape(node.node_id)}</span> {badge(node.status.value)}\n'
+        f'<summary><span class="node-id">{escape_text(node.node_id)}</span> {badge(node.status.value)}\n'
         f"<span>own {fmt_score(node.own_score)} · aggregate {fmt_score(node.aggregate)}</span>\n"
         f'<span class="muted">{node.step_count} of {node.total_steps} steps scored · pass {yes_no(node.passed)}'
         f" · complete {yes_no(node.complete)}"
@@ -49,19 +48,19 @@ def node_section(node: NodeResult, decisive: Mapping[int, str] | None = None) ->
     if low := sum(step.failure_candidate for step in node.steps):
         out.append(f" · {low} below threshold")
     if node.error_code:
-        out.append(f" · {escape(node.error_code)}")
+        out.append(f" · {escape_text(node.error_code)}")
     source = node.source_path + (f" {node.location}" if node.location else "")
     out.append(f'</span></summary>\n<div class="node-body">\n<p class="muted">agent {_or_missing(node.agent)}'
-               f" · depth {node.depth} · {escape(source)}</p>\n")
+               f" · depth {node.depth} · {escape_text(source)}</p>\n")
     if node.message:
-        out.append(f'<p class="note">{escape(node.message)}</p>')
+        out.append(f'<p class="note">{escape_text(node.message)}</p>')
     if isinstance(listed, list) and listed:
         rubric = criteria.get("rubric_name")
         out.append(f'<details class="long"><summary>criteria: {_or_missing(criteria.get("scoring_mode"))}'
-                   + (f", rubric {escape(rubric)}" if rubric else "")
+                   + (f", rubric {escape_text(rubric)}" if rubric else "")
                    + f', {len(listed)} criteria<span class="more"></span></summary>\n<ul class="criteria">')
-        out.extend(f'<li><b>{escape(c.get("name", MISSING))}</b> (weight {escape(c.get("weight", MISSING))}):'
-                   f' {escape(c.get("description", MISSING))}</li>' for c in listed)
+        out.extend(f'<li><b>{escape_text(c.get("name", MISSING))}</b> (weight {escape_text(c.get("weight", MISSING))}):'
+                   f' {escape_text(c.get("description", MISSING))}</li>' for c in listed)
         out.append("</ul>\n</details>\n")
     for step in node.steps:
         _step(out, step, decisive.get(step.index) if decisive else None)
@@ -78,8 +77,8 @@ def _step(out: list[str], step: StepResult, decisive: str | None) -> None:
     segment = f" · continuation segment {step.segment}" if step.segment else ""
     out.append(
         f'<article class="step{" low" if step.failure_candidate else ""}" data-status="{status}"'
-        f' data-category="{escape(filter_category(step))}">\n<header><h3>step {step.index}</h3>'
-        f'{_DECISIVE if decisive else ""}{_COPIED if copied else ""}<span class="muted">{escape(step.source)}'
+        f' data-category="{escape_text(filter_category(step))}">\n<header><h3>step {step.index}</h3>'
+        f'{_DECISIVE if decisive else ""}{_COPIED if copied else ""}<span class="muted">{escape_text(step.source)}'
         f' · step_id {step.step_id}{segment}</span></header>\n<div class="seen">'
     )
     if content is None:
@@ -88,7 +87,7 @@ def _step(out: list[str], step: StepResult, decisive: str | None) -> None:
         _content(out, content)
     out.append('</div>\n<div class="verdict-box">')
     if decisive:
-        out.append(f'<p class="note">{escape(decisive)}</p>')
+        out.append(f'<p class="note">{escape_text(decisive)}</p>')
     _verdict(out, step, status)
     out.append("</div>\n</article>\n")
 
@@ -101,14 +100,14 @@ def _content(out: list[str], content: StepContent) -> None:
                    + (f"; {omitted} tool calls or observation results were left out" if omitted else "") + ".</p>")
     out.append(_part("message", content.message) + "\n" + _part("reasoning", content.reasoning) + "\n")
     for call in content.tool_calls:
-        call_id = f' <span class="muted">{escape(call.tool_call_id)}</span>' if call.tool_call_id else ""
-        out.append(f'<div class="part"><div class="part-label">tool call <code>{escape(call.function_name)}</code>'
+        call_id = f' <span class="muted">{escape_text(call.tool_call_id)}</span>' if call.tool_call_id else ""
+        out.append(f'<div class="part"><div class="part-label">tool call <code>{escape_text(call.function_name)}</code>'
                    f"{call_id}</div>{long_text(_readable_arguments(call.arguments), 600)}</div>\n")
     for result in content.observations:
         out.append('<div class="part"><div class="part-label">observation')
         if result.source_call_id:
-            out.append(f' <span class="muted">for {escape(result.source_call_id)}</span>')
-        out.extend(f' <span class="badge neutral">subagent {escape(ref)}</span>' for ref in result.subagent_refs)
+            out.append(f' <span class="muted">for {escape_text(result.source_call_id)}</span>')
+        out.extend(f' <span class="badge neutral">subagent {escape_text(ref)}</span>' for ref in result.subagent_refs)
         if result.content:
             shown: str = long_text(result.content, 600)
         elif result.content is None:
@@ -133,17 +132,17 @@ def _verdict(out: list[str], step: StepResult, status: str) -> None:
                f'{badge(status.replace("_", " "), status_kind(status))}\n{_BELOW if step.failure_candidate else ""}'
                "</div>\n")
     if note := _STEP_NOTES.get(step.status):
-        out.append(f'<p class="note">{escape(note)}</p>')
+        out.append(f'<p class="note">{escape_text(note)}</p>')
     omitted = step.omitted_history
     out.append(f'<dl class="verdict">\n<dt>error code</dt><dd>{_or_missing(step.error_code)}</dd>\n'
                f"<dt>omitted history</dt><dd>{fmt_int(omitted)}{_OMITTED if omitted else ''}</dd>\n")
     if (spread := _repeat_spread(step)) is not None:
-        out.append(f"<dt>repeats</dt><dd>{escape(spread)}</dd>\n")
+        out.append(f"<dt>repeats</dt><dd>{escape_text(spread)}</dd>\n")
     if step.failure_candidate:
         error = step.categorization_error_code
         category = (f"{_or_missing(step.category)} <span class=\"muted\">"
-                    f"({escape(step.categorization_status.value.replace('_', ' '))}"
-                    f"{f': {escape(error)}' if error else ''})</span>")
+                    f"({escape_text(step.categorization_status.value.replace('_', ' '))}"
+                    f"{f': {escape_text(error)}' if error else ''})</span>")
     elif step.score is None:
         category = '<span class="muted">— (no score to categorise)</span>'
     else:
@@ -152,7 +151,7 @@ def _verdict(out: list[str], step: StepResult, status: str) -> None:
     if step.criterion_scores:
         out.append('<table class="data crit"><thead><tr><th>criterion</th><th class="num">score</th></tr></thead>'
                    "<tbody>\n")
-        out.extend(f'<tr><td>{escape(name)}</td><td class="num">{fmt_score(value)}</td></tr>'
+        out.extend(f'<tr><td>{escape_text(name)}</td><td class="num">{fmt_score(value)}</td></tr>'
                    for name, value in sorted(step.criterion_scores.items()))
         out.append("</tbody></table>\n")
     if step.rationale is not None:
@@ -163,7 +162,7 @@ def _verdict(out: list[str], step: StepResult, status: str) -> None:
 
 
 def _or_missing(value: object) -> str:
-    return MISSING if value is None else escape(value)
+    return MISSING if value is None else escape_text(value)
 
 
 def filter_category(step: StepResult) -> str:
