@@ -148,7 +148,7 @@ def report_context(results: EvaluationResults, *, kept_sections: bool = True,
         "parameters": _parameter_rows(results),
         "counts": _key_values(summary.counts),
         "judge_counts": _key_values(summary.judge),
-        "nodes": _nodes(results.nodes, opened, kept_sections=kept_sections, decisive=decisive or {}),
+        "nodes": _nodes(results.nodes, opened, found.heads, kept_sections=kept_sections, decisive=decisive or {}),
         "status_options": sorted(found.statuses.items()),
         "category_options": sorted(found.categories.items()),
         "not_a_candidate": NOT_A_CANDIDATE,
@@ -169,12 +169,15 @@ class _Aggregates:
     refused: list[dict[str, Any]] = field(default_factory=list)
     statuses: Counter[str] = field(default_factory=Counter)
     categories: Counter[str] = field(default_factory=Counter)
+    heads: list[tuple[str, int]] = field(default_factory=list)
+    """Every node's id and depth, in order (what the step list's opening tags show)."""
 
     @classmethod
     def of(cls, nodes: Iterable[NodeResult]) -> _Aggregates:
         found = cls()
         opening: list[tuple[float, str]] = []
         for node in nodes:
+            found.heads.append((node.node_id, node.depth))
             for step in node.steps:
                 if step.score is not None:
                     found.step_scores.append(step.score)
@@ -300,20 +303,25 @@ def _node_row(node: NodeResult) -> dict[str, Any]:
     }
 
 
-def _nodes(nodes: Sequence[NodeResult], opened: set[str], *, kept_sections: bool,
+def _nodes(nodes: Sequence[NodeResult], opened: set[str], heads: list[tuple[str, int]], *, kept_sections: bool,
            decisive: Mapping[str, Mapping[int, str]]) -> Iterator[dict[str, Any]]:
-    """The step list's nodes: with the sections a job kept (and ``kept_sections``), else rendered from each record."""
+    """The step list's nodes: with the sections a job kept (and ``kept_sections``), else rendered from each record.
+
+    ``heads`` are the nodes' ids and depths, in order (kept from an earlier walk: spooled nodes are read back
+    each time they are walked).
+    """
     if kept_sections and isinstance(nodes, SpooledNodes) and nodes.has_sections:
-        for node, section in zip(nodes.brief, nodes.sections(), strict=True):
-            yield {**_head(node, opened), "section": Markup(section)}  # rendered (escaped) by _step_list
+        for (node_id, depth), section in zip(heads, nodes.sections(), strict=True):
+            yield {**_head(node_id, depth, opened), "section": Markup(section)}  # rendered (escaped) by _step_list
         return
     for node in nodes:
-        yield {**_head(node, opened), "section": Markup(node_section(node, decisive.get(node.node_id)))}
+        section = node_section(node, decisive.get(node.node_id))
+        yield {**_head(node.node_id, node.depth, opened), "section": Markup(section)}
 
 
-def _head(node: NodeResult, opened: set[str]) -> dict[str, Any]:
+def _head(node_id: str, depth: int, opened: set[str]) -> dict[str, Any]:
     """What the node's opening tag shows."""
-    return {"anchor": anchor(node.node_id), "open": node.node_id in opened, "depth": node.depth}
+    return {"anchor": anchor(node_id), "open": node_id in opened, "depth": depth}
 
 
 def _parameter_rows(results: EvaluationResults) -> list[dict[str, str]]:
