@@ -285,13 +285,18 @@ def _strings(texts: list[str], validity: pa.Buffer | None, nulls: int) -> pa.Arr
     import numpy as np
     import pyarrow as pa
 
-    encoded = [text.encode() for text in texts]
+    joined = "".join(texts)
+    if joined.isascii():  # a character is a byte: one encoding, and the lengths are the texts' own
+        data, lengths = joined.encode("ascii"), list(map(len, texts))
+    else:
+        encoded = [text.encode() for text in texts]
+        data, lengths = b"".join(encoded), [len(piece) for piece in encoded]
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum([len(data) for data in encoded], out=offsets[1:])
+    np.cumsum(lengths, out=offsets[1:])
     if offsets[-1] >= 1 << 31:
         return None
-    data = pa.py_buffer(b"".join(encoded))
-    return pa.StringArray.from_buffers(len(texts), pa.py_buffer(offsets.astype(np.int32)), data, validity, nulls)
+    return pa.StringArray.from_buffers(len(texts), pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data),
+                                       validity, nulls)
 
 
 def _is_score_map(kind: pa.DataType) -> bool:
