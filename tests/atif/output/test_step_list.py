@@ -84,7 +84,7 @@ def _nodes(draw: st.DrawFn) -> tuple[NodeResult, dict[int, str]]:
     return node, {i: f"decisive step (binary_search): <agent>: reason {i} & more" for i in marked}
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.data_too_large])
 @given(_nodes())
 def test_every_node_renders_as_the_former_macros_did(drawn: tuple[NodeResult, dict[int, str]]) -> None:
     node, decisive = drawn
