@@ -8,7 +8,7 @@ import pytest
 import typer
 
 import tracegrade
-from tracegrade.cli._app import app, dabench_main, run_app
+from tracegrade.cli._app import app, dabench_main, main, run_app
 from tracegrade.cli._help import App
 from tracegrade.errors import MissingDependencyError, ThresholdNotMetError
 
@@ -18,6 +18,16 @@ def test_dabench_entry_point_keeps_version(monkeypatch: pytest.MonkeyPatch, caps
     with pytest.raises(SystemExit) as exited:
         dabench_main()
     assert exited.value.code == 0 and "dabench (tracegrade" in capsys.readouterr().out
+
+
+def test_the_entry_point_exits_with_the_command_s_code_and_frozen_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a command left is frozen on the way out, so the interpreter's last collection does not walk it."""
+    frozen: list[bool] = []
+    monkeypatch.setattr("gc.freeze", lambda: frozen.append(True))
+    monkeypatch.setattr(sys, "argv", ["tracegrade", "merge"])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2 and frozen == [True]
 
 
 def test_console_scripts_version_and_help() -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -116,7 +117,7 @@ def _safe(text: str) -> str:
 
 def main() -> None:
     """Console-script entry point of ``tracegrade``."""
-    sys.exit(run_app(app))
+    _exit(run_app(app))
 
 
 def dabench_main() -> None:
@@ -124,4 +125,14 @@ def dabench_main() -> None:
     if any(arg in ("--version",) for arg in sys.argv[1:]):
         print(f"dabench (tracegrade {_package_version()})")
         sys.exit(0)
-    sys.exit(run_app(dabench_app))
+    _exit(run_app(dabench_app))
+
+
+def _exit(code: int) -> NoReturn:
+    """End the process with ``code``; what the command left in memory is not walked by the collector again.
+
+    The interpreter collects every container object once more on its way out, which took a fifth of a
+    second after a judge run of 20,000 steps; frozen objects are skipped (atexit handlers still run).
+    """
+    gc.freeze()
+    sys.exit(code)

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from tracegrade.render._html import html_environment as html_environment
     from tracegrade.render._html import render_html as render_html
     from tracegrade.render._html import render_html_chunks as render_html_chunks
+    from tracegrade.render._markup import badge as badge
+    from tracegrade.render._markup import escape_text as escape_text
+    from tracegrade.render._markup import long_text as long_text
     from tracegrade.render._terminal import Column as Column
     from tracegrade.render._terminal import console_width as console_width
     from tracegrade.render._terminal import fit_table as fit_table

@@ -21,6 +21,7 @@ from jinja2.bccache import Bucket
 
 from tracegrade._cache_root import cache_root
 from tracegrade.render._filters import bar_percent, fmt_int, fmt_pct, fmt_score, status_kind
+from tracegrade.render._markup import badge, long_text
 
 __all__ = ["TemplateBytecodeCache", "html_environment", "render_html", "render_html_chunks", "template_cache_dir"]
 
@@ -82,7 +83,8 @@ def template_cache_dir() -> Path | None:
 def html_environment() -> jinja2.Environment:
     """The shared Jinja2 environment: package templates, autoescape on, undefined names are errors.
 
-    Filters: ``fmt_score``, ``fmt_pct``, ``fmt_int``, ``status_kind`` and ``bar_percent``.
+    Filters: ``fmt_score``, ``fmt_pct``, ``fmt_int``, ``status_kind`` and ``bar_percent``; globals
+    ``badge_html`` and ``long_text_html`` (:mod:`tracegrade.render._markup`, behind the macros of the same names).
     """
     directory = template_cache_dir()
     environment = jinja2.Environment(
@@ -93,6 +95,7 @@ def html_environment() -> jinja2.Environment:
     environment.filters.update(
         fmt_score=fmt_score, fmt_pct=fmt_pct, fmt_int=fmt_int, status_kind=status_kind, bar_percent=bar_percent
     )
+    environment.globals.update(badge_html=badge, long_text_html=long_text)
     return environment
 
 

@@ -274,12 +274,13 @@ def test_the_options_the_local_judge_fixes_are_marked_in_the_run_parameters() ->
     assert "<dt>failure_threshold</dt><dd>0.5</dd>" in page
 
 
-def test_sections_kept_while_scoring_are_the_sections_rendered_from_the_records() -> None:
-    """A job's sections are rendered from attribute views of the node values: the same text as from the dicts."""
+def test_sections_kept_while_scoring_are_the_sections_the_macros_rendered_from_the_records() -> None:
+    """A job's kept sections are the text the former Jinja2 macros rendered (tests/atif/output/test_step_list.py)."""
     from tracegrade.atif.output import _report
 
+    from .former_step_list import former_section
+
     nodes = sample_results().nodes
-    render = _report._node_section()
     kept = _report.node_sections(nodes)
-    assert kept == [str(render(_report._node(node, set()))) for node in nodes]
+    assert kept == [former_section(node) for node in nodes]
     assert any("tool call" in text for text in kept) and any("<table class=\"data crit\">" in text for text in kept)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -12,7 +13,7 @@ from tracegrade.atif.criteria._sources import ResolvedCriteria
 from tracegrade.atif.reading._records import InputAccount, InputStatus, NodeStatus, TrajectoryNode
 from tracegrade.atif.scoring._assemble import node_results, summarize
 from tracegrade.atif.scoring._engine import NodeState
-from tracegrade.atif.scoring._maths import SubagentAggregation
+from tracegrade.atif.scoring._maths import SubagentAggregation, categorization_rate, collection_score
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepResult, StepStatus
 from tracegrade.rubric import Criterion, Rubric, ScoringMode
 from tracegrade.runs import JobStatus
@@ -90,6 +91,27 @@ def test_the_summary_counts_steps_nodes_and_low_steps_by_category() -> None:
                              "failure_candidates": 2, "invalid_inputs": 0, "skipped_inputs": 0}
     assert result.categories == {"context_loss": 2} and result.judge == {"requests": 4}
     assert result.repeats is None and result.job_status is JobStatus.COMPLETED
+
+
+class _Walked(list[NodeResult]):
+    """Nodes that count how often they are walked (spooled nodes are read back from disk each time)."""
+
+    walks = 0
+
+    def __iter__(self) -> Iterator[NodeResult]:
+        self.walks += 1
+        return super().__iter__()
+
+
+@pytest.mark.parametrize("mode", list(SubagentAggregation))
+def test_the_summary_walks_the_nodes_once_and_keeps_its_numbers(mode: SubagentAggregation) -> None:
+    a = scored(NodeState(node("a.json", 3), None), 0.9, 0.2, 0.4)
+    nodes = records(a, scored(NodeState(node("b.json", 2), None), 0.6, None))
+    walked = _Walked(nodes)
+    result = summarize(walked, (), mode, job_status=JobStatus.COMPLETED, failure_reason=None, judge_counts={})
+    assert walked.walks == 1
+    assert (result.atif_overall_score, result.atif_trajectory_count) == collection_score(nodes, mode)
+    assert result.atif_failure_categorization_rate == categorization_rate(nodes) == 1.0
 
 
 def test_a_job_whose_every_root_failed_or_that_had_none_fails_but_an_empty_shard_completes() -> None:

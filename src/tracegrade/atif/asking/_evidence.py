@@ -162,9 +162,10 @@ def _after_boundary(history: Sequence[Step], current: Step) -> Sequence[Step]:
 
 
 def _replaces_context(step: Step) -> bool:
+    if step.source != "system":  # most steps: no need to look into extra
+        return False
     management = (step.extra or {}).get("context_management")
-    return (step.source == "system" and isinstance(management, dict)
-            and management.get("boundary") == "replace")
+    return isinstance(management, dict) and management.get("boundary") == "replace"
 
 
 def _content(value: str | list[ContentPart] | None) -> str | list[str] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,7 @@ ARTIFACT_NAMES = ("evaluation_results.json", "summary.json", "steps.parquet", "r
 _NODE_COLUMNS = ("root_id", "node_id", "parent_id", "depth", "agent", "source_path")
 _STEP_COLUMNS = ("index", "segment", "step_id", "source", "score", "rationale", "omitted_history", "error_code",
                  "failure_candidate", "category", "categorization_error_code")
+_STEP_VALUES = attrgetter(*_STEP_COLUMNS)
 
 
 _PIECE_STEPS = 1 << 13
@@ -67,14 +69,13 @@ def _add_steps(columns: dict[str, list[Any]], node: NodeResult) -> None:
     for name in _NODE_COLUMNS:
         columns[name].extend([getattr(node, name)] * count)
     columns["node_status"].extend([node.status.value] * count)
-    step_values = [columns[name] for name in _STEP_COLUMNS]
-    status, scores, categorization = columns["status"], columns["criterion_scores"], columns["categorization_status"]
-    for step in node.steps:
-        for column, name in zip(step_values, _STEP_COLUMNS, strict=True):
-            column.append(getattr(step, name))
-        status.append(step.status.value)
-        scores.append(list((step.criterion_scores or {}).items()) or None)
-        categorization.append(step.categorization_status.value)
+    steps = node.steps
+    by_column = zip(*map(_STEP_VALUES, steps), strict=True)  # each step's values, turned into columns
+    for name, values in zip(_STEP_COLUMNS, by_column, strict=False):  # no columns when the node has no steps
+        columns[name].extend(values)
+    columns["status"].extend([step.status.value for step in steps])
+    columns["criterion_scores"].extend([list((step.criterion_scores or {}).items()) or None for step in steps])
+    columns["categorization_status"].extend([step.categorization_status.value for step in steps])
 
 
 def _with_job(columns: dict[str, list[Any]], job_id: str, names: list[str]) -> dict[str, list[Any]]:
@@ -297,17 +298,18 @@ def _column(values: list[Any], kind: pa.DataType) -> pa.Array:
     import pyarrow as pa
 
     count = len(values)
-    present = [value is not None for value in values]
-    nulls = count - sum(present)
-    validity = _bits(present) if nulls else None
-    plain = [value for value in values if value is not None]
-    if pa.types.is_string(kind) and all(type(value) is str for value in plain):
-        array = _strings(["" if value is None else value for value in values], validity, nulls)
+    nulls = values.count(None)  # None is found by identity; no other value is equal to it
+    validity = _bits([value is not None for value in values]) if nulls else None
+    plain = [value for value in values if value is not None] if nulls else values
+    types = set(map(type, plain))
+    if pa.types.is_string(kind) and types <= {str}:
+        array = _strings([value if value is not None else "" for value in values] if nulls else values, validity,
+                         nulls)
         if array is not None:
             return array
-    elif pa.types.is_boolean(kind) and all(type(value) is bool for value in plain):
+    elif pa.types.is_boolean(kind) and types <= {bool}:
         return pa.Array.from_buffers(kind, count, [validity, _bits([value is True for value in values])], nulls)
-    elif (dtype := _numeric_dtype(kind, plain)) is not None:
+    elif (dtype := _numeric_dtype(kind, plain, types)) is not None:
         data = np.array([0 if value is None else value for value in values], dtype=dtype)
         return pa.Array.from_buffers(kind, count, [validity, pa.py_buffer(data)], nulls)
     elif _is_score_map(kind) and all(_map_entries(value) for value in plain):
@@ -317,14 +319,14 @@ def _column(values: list[Any], kind: pa.DataType) -> pa.Array:
     return pa.array(values, type=kind)
 
 
-def _numeric_dtype(kind: pa.DataType, plain: list[Any]) -> Any:
-    """The NumPy dtype holding ``plain`` exactly as Arrow ``kind`` (int32 or float64), or None."""
+def _numeric_dtype(kind: pa.DataType, plain: list[Any], types: set[type]) -> Any:
+    """The NumPy dtype holding ``plain`` (values of ``types``) exactly as Arrow ``kind`` (int32 or float64), or None."""
     import numpy as np
     import pyarrow as pa
 
-    if pa.types.is_int32(kind) and all(type(v) is int and -(1 << 31) <= v < 1 << 31 for v in plain):
+    if pa.types.is_int32(kind) and types <= {int} and (not plain or -(1 << 31) <= min(plain) <= max(plain) < 1 << 31):
         return np.int32
-    if pa.types.is_float64(kind) and all(type(v) is float for v in plain):
+    if pa.types.is_float64(kind) and types <= {float}:
         return np.float64
     return None
 
@@ -341,13 +343,18 @@ def _strings(texts: list[str], validity: pa.Buffer | None, nulls: int) -> pa.Arr
     import numpy as np
     import pyarrow as pa
 
-    encoded = [text.encode() for text in texts]
+    joined = "".join(texts)
+    if joined.isascii():  # a character is a byte: one encoding, and the lengths are the texts' own
+        data, lengths = joined.encode("ascii"), list(map(len, texts))
+    else:
+        encoded = [text.encode() for text in texts]
+        data, lengths = b"".join(encoded), [len(piece) for piece in encoded]
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum([len(data) for data in encoded], out=offsets[1:])
+    np.cumsum(lengths, out=offsets[1:])
     if offsets[-1] >= 1 << 31:
         return None
-    data = pa.py_buffer(b"".join(encoded))
-    return pa.StringArray.from_buffers(len(texts), pa.py_buffer(offsets.astype(np.int32)), data, validity, nulls)
+    return pa.StringArray.from_buffers(len(texts), pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data),
+                                       validity, nulls)
 
 
 def _is_score_map(kind: pa.DataType) -> bool:

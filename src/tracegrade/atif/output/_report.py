@@ -2,26 +2,25 @@
 
 This module turns :class:`EvaluationResults` into plain template context (numbers stay numbers,
 None stays None: the template's filters show it as "—"); the page layout, escaping and client-side
-filters live in the template.
+filters live in the template, except each node's section of the step list, which is built in Python
+(:mod:`~tracegrade.atif.output._step_list`) and handed to the template as markup.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-import orjson
 from markupsafe import Markup
 
-from tracegrade.atif.scoring._records import NodeResult, RunSummary, StepResult, StepStatus
+from tracegrade.atif.output._step_list import NOT_A_CANDIDATE, anchor, filter_category, node_section, yes_no
+from tracegrade.atif.scoring._records import NodeResult, RunSummary
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
-from tracegrade.render import MISSING, fmt_pct, fmt_score, html_environment, render_html_chunks, score_bins
+from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html_chunks, score_bins
 
 if TYPE_CHECKING:
     from tracegrade.atif.agreement._records import AgreementReport
@@ -33,8 +32,6 @@ LOWEST_LIMIT = 10
 """Trajectories listed in the "lowest" table."""
 OPEN_LOWEST = 3
 """Nodes with the lowest own scores, shown open in the steps section."""
-NOT_A_CANDIDATE = "not_a_candidate"
-"""Category filter value of steps that did not score below the failure threshold."""
 
 _SECTIONS = (
     ("overview", "Overview"),
@@ -46,11 +43,6 @@ _SECTIONS = (
     ("steps", "Steps"),
 )
 _SECRET_NAME = re.compile(r"api_key|secret|password|credential|authorization|header|(^|_)url$", re.IGNORECASE)
-_STEP_NOTES = {
-    StepStatus.COPIED_CONTEXT: "Copied context: a replay of earlier context, kept but not scored and not counted.",
-    StepStatus.NOT_RUN: "Not scored: never sent to the judge (its node failed or was not scored, or the run stopped).",
-    StepStatus.FAILED: "Not scored: the judge gave no usable answer; see the error code.",
-}
 
 
 def render_report(results: EvaluationResults, agreement: AgreementReport | None = None, *,
@@ -71,7 +63,8 @@ def report_chunks(results: EvaluationResults, agreement: AgreementReport | None 
     The step list uses the node sections a job kept as its roots finished (:func:`node_sections`), when it
     kept them and nothing is to be marked in them.
     """
-    context = report_context(results, kept_sections=localisation is None)
+    marks = None if localisation is None else _decisive_marks(localisation)
+    context = report_context(results, kept_sections=localisation is None, decisive=marks)
     if agreement is not None:
         from tracegrade.atif.agreement._report import agreement_rows, issue_rows, kappa_note
 
@@ -85,29 +78,27 @@ def report_chunks(results: EvaluationResults, agreement: AgreementReport | None 
 
 
 def _add_localisation(context: dict[str, Any], localisation: LocalisationResults) -> None:
-    """The localisation section, and the decisive step of each trajectory marked in the step list."""
-    marks = {(row.step.node_id, row.step.index): row for row in localisation.trajectories if row.step is not None}
-    context["nodes"] = _marked(context["nodes"], marks)
+    """The localisation section (the step list marks the decisive steps: :func:`_decisive_marks`)."""
     context["sections"] = [*context["sections"], {"id": "localisation", "label": "Failure localisation"}]
     rows = [_localisation_row(row) for row in localisation.trajectories]
     context["localisation"] = {"results": localisation, "rows": rows}
 
 
-def _marked(nodes: Iterable[dict[str, Any]], marks: Mapping[tuple[str, int], TrajectoryLocalisation]
-            ) -> Iterator[dict[str, Any]]:
-    """The report's nodes with each decisive step marked."""
-    for node in nodes:
-        for step in node["steps"]:
-            row = marks.get((node["node"]["text"], step["index"]))
-            if row is not None:
-                step["decisive"] = f"decisive step ({row.used.value}): {row.agent or MISSING}: {row.reason or MISSING}"
-        yield node
+def _decisive_marks(localisation: LocalisationResults) -> dict[str, dict[int, str]]:
+    """The note on each trajectory's decisive step, by node id and step index."""
+    marks: dict[str, dict[int, str]] = {}
+    for row in localisation.trajectories:
+        if row.step is not None:
+            marks.setdefault(row.step.node_id, {})[row.step.index] = (
+                f"decisive step ({row.used.value}): {row.agent or MISSING}: {row.reason or MISSING}"
+            )
+    return marks
 
 
 def _localisation_row(row: TrajectoryLocalisation) -> dict[str, Any]:
     step = row.step
     return {
-        "node": {"text": row.node_id, "href": f"#{_anchor(step.node_id if step else row.node_id)}"},
+        "node": {"text": row.node_id, "href": f"#{anchor(step.node_id if step else row.node_id)}"},
         "status": row.status.value,
         "strategy": row.used.value + (" (fallback)" if row.fallback else ""),
         "agent": row.agent,
@@ -123,32 +114,16 @@ def node_sections(nodes: Sequence[NodeResult]) -> list[str]:
 
     A job keeps these as each root finishes (``JobContext.sections``), so that writing the report copies them.
     """
-    render = _node_section()
-    return [str(render(_attributes(_node(node, set())))) for node in nodes]
+    return [node_section(node) for node in nodes]
 
 
-def _attributes(node: dict[str, Any]) -> SimpleNamespace:
-    """A node and its steps with their values as attributes, which the template reads a quarter faster.
-
-    Jinja looks an attribute up before a key, so each value of a dict costs it a failed lookup first.
-    """
-    return SimpleNamespace(**{**node, "steps": [SimpleNamespace(**step) for step in node["steps"]]})
-
-
-@cache
-def _node_section() -> Callable[[Any], Markup]:
-    """The ``node_section`` macro of ``atif_node.html`` (given a node's values as keys or attributes)."""
-    section: Callable[[Any], Markup] = vars(html_environment().get_template("atif_node.html").module)[
-        "node_section"
-    ]
-    return section
-
-
-def report_context(results: EvaluationResults, *, kept_sections: bool = True) -> dict[str, Any]:
+def report_context(results: EvaluationResults, *, kept_sections: bool = True,
+                   decisive: Mapping[str, Mapping[int, str]] | None = None) -> dict[str, Any]:
     """Everything the template shows, as plain values; ``nodes`` is an iterator, over the records themselves.
 
-    With ``kept_sections``, ``nodes`` uses the sections a job kept for them instead. Everything else is
-    computed from the brief records (spooled results: without step content).
+    With ``kept_sections``, ``nodes`` uses the sections a job kept for them instead; ``decisive`` marks steps
+    (by node id, then step index) with a note. Everything else is computed from the brief records (spooled
+    results: without step content).
     """
     summary = results.summary
     found = _Aggregates.of(brief_nodes(results.nodes))
@@ -173,7 +148,7 @@ def report_context(results: EvaluationResults, *, kept_sections: bool = True) ->
         "parameters": _parameter_rows(results),
         "counts": _key_values(summary.counts),
         "judge_counts": _key_values(summary.judge),
-        "nodes": _nodes(results.nodes, opened, kept_sections=kept_sections),
+        "nodes": _nodes(results.nodes, opened, found.heads, kept_sections=kept_sections, decisive=decisive or {}),
         "status_options": sorted(found.statuses.items()),
         "category_options": sorted(found.categories.items()),
         "not_a_candidate": NOT_A_CANDIDATE,
@@ -194,17 +169,20 @@ class _Aggregates:
     refused: list[dict[str, Any]] = field(default_factory=list)
     statuses: Counter[str] = field(default_factory=Counter)
     categories: Counter[str] = field(default_factory=Counter)
+    heads: list[tuple[str, int]] = field(default_factory=list)
+    """Every node's id and depth, in order (what the step list's opening tags show)."""
 
     @classmethod
     def of(cls, nodes: Iterable[NodeResult]) -> _Aggregates:
         found = cls()
         opening: list[tuple[float, str]] = []
         for node in nodes:
+            found.heads.append((node.node_id, node.depth))
             for step in node.steps:
                 if step.score is not None:
                     found.step_scores.append(step.score)
                 found.statuses[step.status.value] += 1
-                found.categories[_filter_category(step)] += 1
+                found.categories[filter_category(step)] += 1
             if node.own_score is not None:
                 found.node_scores.append(node.own_score)
                 opening.append((node.own_score, node.node_id))
@@ -311,7 +289,7 @@ def _distribution(results: EvaluationResults, found: _Aggregates) -> dict[str, A
 
 def _node_row(node: NodeResult) -> dict[str, Any]:
     return {
-        "node": {"text": node.node_id, "href": f"#{_anchor(node.node_id)}"},
+        "node": {"text": node.node_id, "href": f"#{anchor(node.node_id)}"},
         "agent": node.agent,
         "depth": node.depth,
         "status": node.status.value,
@@ -319,90 +297,31 @@ def _node_row(node: NodeResult) -> dict[str, Any]:
         "message": node.message,
         "own_score": node.own_score,
         "aggregate": node.aggregate,
-        "passed": _yes_no(node.passed),
-        "complete": _yes_no(node.complete),
+        "passed": yes_no(node.passed),
+        "complete": yes_no(node.complete),
         "scored_steps": f"{node.step_count} of {node.total_steps}",
     }
 
 
-def _nodes(nodes: Sequence[NodeResult], opened: set[str], *, kept_sections: bool) -> Iterator[dict[str, Any]]:
-    """The step list's nodes: with the sections a job kept (and ``kept_sections``), else rendered from each record."""
+def _nodes(nodes: Sequence[NodeResult], opened: set[str], heads: list[tuple[str, int]], *, kept_sections: bool,
+           decisive: Mapping[str, Mapping[int, str]]) -> Iterator[dict[str, Any]]:
+    """The step list's nodes: with the sections a job kept (and ``kept_sections``), else rendered from each record.
+
+    ``heads`` are the nodes' ids and depths, in order (kept from an earlier walk: spooled nodes are read back
+    each time they are walked).
+    """
     if kept_sections and isinstance(nodes, SpooledNodes) and nodes.has_sections:
-        for node, section in zip(nodes.brief, nodes.sections(), strict=True):
-            yield {**_head(node, opened), "section": Markup(section)}  # rendered (escaped) by the template
+        for (node_id, depth), section in zip(heads, nodes.sections(), strict=True):
+            yield {**_head(node_id, depth, opened), "section": Markup(section)}  # rendered (escaped) by _step_list
         return
     for node in nodes:
-        yield _node(node, opened)
+        section = node_section(node, decisive.get(node.node_id))
+        yield {**_head(node.node_id, node.depth, opened), "section": Markup(section)}
 
 
-def _head(node: NodeResult, opened: set[str]) -> dict[str, Any]:
+def _head(node_id: str, depth: int, opened: set[str]) -> dict[str, Any]:
     """What the node's opening tag shows."""
-    return {"anchor": _anchor(node.node_id), "open": node.node_id in opened, "depth": node.depth}
-
-
-def _node(node: NodeResult, opened: set[str]) -> dict[str, Any]:
-    criteria = node.criteria or {}
-    listed = criteria.get("criteria")
-    return {
-        **_node_row(node),
-        **_head(node, opened),
-        "section": None,
-        "source": node.source_path + (f" {node.location}" if node.location else ""),
-        "low_steps": sum(s.failure_candidate for s in node.steps),
-        "criteria_mode": criteria.get("scoring_mode"),
-        "rubric": criteria.get("rubric_name"),
-        "criteria": listed if isinstance(listed, list) else [],
-        "steps": [_step(s) for s in node.steps],
-    }
-
-
-def _step(step: StepResult) -> dict[str, Any]:
-    return {
-        "index": step.index,
-        "segment": step.segment,
-        "step_id": step.step_id,
-        "source": step.source,
-        "status": step.status.value,
-        "note": _STEP_NOTES.get(step.status),
-        "score": step.score,
-        "criterion_scores": sorted((step.criterion_scores or {}).items()),
-        "rationale": step.rationale,
-        "omitted_history": step.omitted_history,
-        "spread": _spread(step),
-        "error_code": step.error_code,
-        "failure_candidate": step.failure_candidate,
-        "category": step.category,
-        "categorization_status": step.categorization_status.value,
-        "categorization_rationale": step.categorization_rationale,
-        "categorization_error_code": step.categorization_error_code,
-        "filter_category": _filter_category(step),
-        "content": step.content,
-        "decisive": None,
-        "calls": [{"function_name": c.function_name, "tool_call_id": c.tool_call_id,
-                   "arguments": _arguments(c.arguments)} for c in (step.content.tool_calls if step.content else ())],
-    }
-
-
-def _arguments(text: str) -> str:
-    """Tool-call arguments for reading, with the real line breaks of their strings.
-
-    A JSON object with a multi-line string is shown key by key, that string with its own lines; anything else
-    (arguments cut short included) is shown as recorded.
-    """
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
-    if not isinstance(value, dict) or not any(isinstance(v, str) and "\n" in v for v in value.values()):
-        return text
-    lines: list[str] = []
-    for key, item in value.items():
-        if isinstance(item, str) and "\n" in item:
-            lines.append(f"{key}:")
-            lines.extend(f"  {line}" for line in item.splitlines())
-        else:
-            lines.append(f"{key}: {orjson.dumps(item).decode()}")
-    return "\n".join(lines)
+    return {"anchor": anchor(node_id), "open": node_id in opened, "depth": depth}
 
 
 def _parameter_rows(results: EvaluationResults) -> list[dict[str, str]]:
@@ -416,16 +335,6 @@ def _parameter_rows(results: EvaluationResults) -> list[dict[str, str]]:
             if row["key"] in LOCAL_PINNED_OPTIONS:
                 row["value"] += " (fixed by the local judge)"
     return rows
-
-
-def _spread(step: StepResult) -> str | None:
-    """The verdicts of a repeated step in one line; None without repeats."""
-    spread = step.repeats
-    if spread is None:
-        return None
-    verdicts = ", ".join(fmt_score(score) for score in spread.scores)
-    unstable = " · straddles the failure threshold" if spread.unstable else ""
-    return f"{len(spread.scores)} verdicts ({verdicts}) · sd {fmt_score(spread.std)}{unstable}"
 
 
 def _repeat_cards(summary: RunSummary) -> list[dict[str, Any]]:
@@ -445,12 +354,6 @@ def _repeat_cards(summary: RunSummary) -> list[dict[str, Any]]:
     ]
 
 
-def _filter_category(step: StepResult) -> str:
-    if not step.failure_candidate:
-        return NOT_A_CANDIDATE
-    return step.category or step.categorization_status.value
-
-
 def _key_values(values: Mapping[str, Any]) -> list[dict[str, str]]:
     """Rows of name and shown value; values whose name suggests a secret are withheld."""
     return [
@@ -459,17 +362,9 @@ def _key_values(values: Mapping[str, Any]) -> list[dict[str, str]]:
     ]
 
 
-def _anchor(node_id: str) -> str:
-    return "node-" + re.sub(r"[^A-Za-z0-9_-]", lambda m: f".{ord(m.group()):x}", node_id)
-
-
 def _text(value: Any) -> str:
     if value is None:
         return MISSING
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _yes_no(value: bool | None) -> str:
-    return MISSING if value is None else ("yes" if value else "no")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from tracegrade.atif.criteria._sources import CriteriaFailure, ResolvedCriteria
 from tracegrade.atif.reading._records import InputAccount, InputStatus, NodeStatus
@@ -12,9 +13,10 @@ from tracegrade.atif.scoring._maths import (
     NO_SCORED_STEP,
     NodeDraft,
     NodeRollup,
+    StepCoverage,
     SubagentAggregation,
-    categorization_rate,
     collection_score,
+    coverage_rate,
     rollup,
 )
 from tracegrade.atif.scoring._records import NodeResult, NodeStatusCode, RunSummary, StepResult, StepStatus
@@ -120,13 +122,16 @@ def summarize(
     A shard that received no roots completes with zero roots (``shard=True``); a whole job with
     nothing to score fails. ``atif_complete`` is false when any input was invalid or skipped.
     """
-    score, count = collection_score(nodes, mode)
+    heads: list[_Scores] = []  # what the collection score and the categorisation rate read, kept from the walk
+    coverage: list[StepCoverage] = []
     roots = failed_roots = steps = candidates = 0
     every_node_complete = True
     node_status: Counter[str] = Counter()
     step_status: Counter[str] = Counter()
     categories: Counter[str] = Counter()
     for node in nodes:  # one walk: spooled nodes are read back each time they are walked
+        heads.append(_Scores(node.node_id, node.root_id, node.depth, node.status, node.own_score, node.aggregate))
+        coverage.append(StepCoverage.of(node))
         node_status[node.status.value] += 1
         every_node_complete = every_node_complete and node.status is NodeStatusCode.SCORED and node.complete
         if node.depth == 0:
@@ -156,7 +161,8 @@ def summarize(
         "invalid_inputs": invalid_inputs,
         "skipped_inputs": skipped_inputs,
     }
-    rate = categorization_rate(nodes)
+    score, count = collection_score(heads, mode)
+    rate = coverage_rate(coverage)
     null_reasons = {"atif_failure_categorization_rate": NO_SCORED_STEP} if rate is None else {}
     return RunSummary(
         atif_overall_score=score,
@@ -174,3 +180,15 @@ def summarize(
         repeats=repeat_summary(nodes, score, mode.value, repeats) if repeats > 1 else None,
         null_reasons=null_reasons,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Scores:
+    """The values of a node the collection score reads (:class:`~tracegrade.atif.scoring._maths.NodeScores`)."""
+
+    node_id: str
+    root_id: str
+    depth: int
+    status: NodeStatusCode
+    own_score: float | None
+    aggregate: float | None

@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepStatus
 
 __all__ = [
     "NodeDraft",
     "NodeRollup",
+    "NodeScores",
+    "StepCoverage",
     "SubagentAggregation",
     "categorization_rate",
     "collection_score",
+    "coverage_rate",
     "mean",
     "rollup",
 ]
@@ -88,7 +92,24 @@ def _rollup(draft: NodeDraft, threshold: float, out: dict[str, NodeRollup]) -> N
     return result
 
 
-def collection_score(nodes: Sequence[NodeResult], mode: SubagentAggregation) -> tuple[float | None, int]:
+class NodeScores(Protocol):
+    """What the collection score reads of a node (a :class:`NodeResult`, or a copy of just these values)."""
+
+    @property
+    def node_id(self) -> str: ...
+    @property
+    def root_id(self) -> str: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def status(self) -> NodeStatusCode: ...
+    @property
+    def own_score(self) -> float | None: ...
+    @property
+    def aggregate(self) -> float | None: ...
+
+
+def collection_score(nodes: Sequence[NodeScores], mode: SubagentAggregation) -> tuple[float | None, int]:
     """The collection score and how many trajectories contribute to it."""
     if mode is SubagentAggregation.FLAT:
         # only the subtrees of roots that scored count (as in the other modes)
@@ -118,18 +139,41 @@ def categorization_rate(nodes: Sequence[NodeResult]) -> float | None:
     was scored at all (:data:`NO_SCORED_STEP`). It reflects the validity of the judge's answers, not
     whether the categories are right.
     """
-    scored = False
-    low = covered = 0
-    for node in nodes:  # one walk: spooled nodes are read back each time they are walked
-        flagged, categorized = False, True
+    return coverage_rate(StepCoverage.of(node) for node in nodes)  # one walk: spooled nodes are read back each time
+
+
+@dataclass(frozen=True, slots=True)
+class StepCoverage:
+    """What the categorisation rate reads of one node's steps."""
+
+    scored: bool
+    """A step was scored."""
+    flagged: bool
+    """A step scored below the failure threshold."""
+    categorized: bool
+    """Every such step got an actionable category."""
+
+    @classmethod
+    def of(cls, node: NodeResult) -> StepCoverage:
+        scored = flagged = False
+        categorized = True
         for step in node.steps:
             scored = scored or step.status is StepStatus.SCORED
             if step.failure_candidate:
                 flagged = True
                 categorized = categorized and step.categorization_status is CategorizationStatus.CATEGORIZED
-        if flagged:
+        return cls(scored, flagged, categorized)
+
+
+def coverage_rate(nodes: Iterable[StepCoverage]) -> float | None:
+    """:func:`categorization_rate` from each node's :class:`StepCoverage`."""
+    scored = False
+    low = covered = 0
+    for node in nodes:
+        scored = scored or node.scored
+        if node.flagged:
             low += 1
-            covered += categorized
+            covered += node.categorized
     if not scored:
         return None
     return covered / low if low else 1.0
