@@ -130,7 +130,8 @@ def summarize(
     step_status: Counter[str] = Counter()
     categories: Counter[str] = Counter()
     for node in nodes:  # one walk: spooled nodes are read back each time they are walked
-        heads.append(_Scores(node.node_id, node.root_id, node.depth, node.status, node.own_score, node.aggregate))
+        root_id = node.node_id if node.root_id == node.node_id else node.root_id  # a root: one string for both
+        heads.append(_Scores(node.node_id, root_id, node.depth, node.status, node.own_score, node.aggregate))
         coverage.append(StepCoverage.of(node))
         node_status[node.status.value] += 1
         every_node_complete = every_node_complete and node.status is NodeStatusCode.SCORED and node.complete

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 from typing import Protocol
 
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepStatus
@@ -162,7 +163,13 @@ class StepCoverage:
             if step.failure_candidate:
                 flagged = True
                 categorized = categorized and step.categorization_status is CategorizationStatus.CATEGORIZED
-        return cls(scored, flagged, categorized)
+        return _coverage(scored, flagged, categorized)
+
+
+@cache
+def _coverage(scored: bool, flagged: bool, categorized: bool) -> StepCoverage:
+    """One record per combination, shared by the nodes (a summary keeps one per node while it walks them)."""
+    return StepCoverage(scored, flagged, categorized)
 
 
 def coverage_rate(nodes: Iterable[StepCoverage]) -> float | None:
