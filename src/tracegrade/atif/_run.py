@@ -79,8 +79,8 @@ async def score_paths(
     read again when the pool has room for it; memory holds the outline and the roots in flight, not
     the results (see :func:`score_collection`).
     """
-    collection = asyncio.to_thread(read_collection, paths, options.load_options())
-    return await score_collection(await collection, options, criteria, judge, context)  # the outline is not kept here
+    reading = asyncio.to_thread(read_collection, paths, options.load_options())
+    return await score_collection(await reading, options, criteria, judge, context)  # the outline is not kept here
 
 
 async def score_loaded(
