@@ -58,15 +58,15 @@ class _Block:
         return self.offset + self.length + self.brief
 
 
-class _Blocks(Sequence[_Block]):
+class _Blocks:
     """Blocks kept as columns of machine integers (a root costs a few words, not objects), read as :class:`_Block`."""
 
     def __init__(self) -> None:
         self.roots, self.offsets, self.lengths, self.counts, self.briefs = (array("q") for _ in range(5))
         self.sections = array("q")
         """Every block's section lengths, one after the other."""
-        self.firsts = array("q")
-        """Where each block's section lengths start in :attr:`sections`."""
+        self.ends = array("q", [0])
+        """Where each block's section lengths start in :attr:`sections`, and one more: where the last block's end."""
 
     def append(self, root: int, block: _Block) -> None:
         """Add the block of the root at index ``root``."""
@@ -75,8 +75,8 @@ class _Blocks(Sequence[_Block]):
         self.lengths.append(block.length)
         self.counts.append(block.count)
         self.briefs.append(block.brief)
-        self.firsts.append(len(self.sections))
         self.sections.extend(block.sections)
+        self.ends.append(len(self.sections))
 
     def in_order(self) -> _Blocks:
         """The blocks sorted by root index."""
@@ -88,21 +88,12 @@ class _Blocks(Sequence[_Block]):
     def __len__(self) -> int:
         return len(self.roots)
 
-    @overload
-    def __getitem__(self, number: int) -> _Block: ...
+    def __getitem__(self, number: int) -> _Block:
+        sections = tuple(self.sections[self.ends[number]:self.ends[number + 1]])
+        return _Block(self.offsets[number], self.lengths[number], self.counts[number], self.briefs[number], sections)
 
-    @overload
-    def __getitem__(self, number: slice) -> list[_Block]: ...
-
-    def __getitem__(self, number: int | slice) -> _Block | list[_Block]:
-        if isinstance(number, slice):
-            return [self[n] for n in range(*number.indices(len(self)))]
-        if number < 0:
-            number += len(self)
-        first = self.firsts[number]
-        end = self.firsts[number + 1] if number + 1 < len(self.firsts) else len(self.sections)
-        return _Block(self.offsets[number], self.lengths[number], self.counts[number], self.briefs[number],
-                      tuple(self.sections[first:end]))
+    def __iter__(self) -> Iterator[_Block]:
+        return map(self.__getitem__, range(len(self)))
 
 
 class NodeSpool:
