@@ -5,15 +5,19 @@ from __future__ import annotations
 import asyncio
 import gc
 from pathlib import Path, PurePath
+from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from tests.atif.delayed import marker_judge
 from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.atif import JobContext, parse_parameters, score_paths
+from tracegrade.atif import JobContext, _run, parse_parameters, score_paths
 from tracegrade.atif.asking._content import StepContent
 from tracegrade.atif.reading._collection import read_collection
 from tracegrade.atif.reading._models import Step
+from tracegrade.atif.reading._records import TrajectoryNode
+from tracegrade.atif.scoring._assemble import summarize
 from tracegrade.judge import JudgeRequest
 
 STEPS = 3
@@ -104,3 +108,19 @@ def test_the_outline_holds_no_model_and_no_path_per_root(tmp_path: Path) -> None
     )
     assert small_models == large_models == 0
     assert small_paths == large_paths <= 2  # the input folder and the base of node ids: root files are strings
+
+
+def test_the_outline_is_let_go_of_before_the_summary_is_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for i in range(20):
+        write(tmp_path / f"t{i:04d}.json", trajectory(*[f"root {i} step {k} SCORE:0.9" for k in range(STEPS)]))
+    alive: list[int] = []
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        gc.collect()
+        alive.append(sum(1 for o in gc.get_objects() if type(o) is TrajectoryNode and not o.steps))  # outline trees
+        return summarize(*args, **kwargs)
+
+    monkeypatch.setattr(_run, "summarize", counting)
+    options, criteria = parse_parameters({**CUSTOM, "concurrency_limit": CONCURRENCY})
+    asyncio.run(score_paths([tmp_path], options, criteria, marker_judge(lambda r: 0.0), JobContext("m")))
+    assert alive == [0]  # the 20 roots' outline trees were held to the end before

@@ -84,7 +84,8 @@ def html_environment() -> jinja2.Environment:
     """The shared Jinja2 environment: package templates, autoescape on, undefined names are errors.
 
     Filters: ``fmt_score``, ``fmt_pct``, ``fmt_int``, ``status_kind`` and ``bar_percent``; globals
-    ``badge_html`` and ``long_text_html`` (:mod:`tracegrade.render._markup`, behind the macros of the same names).
+    ``badge_html`` and ``long_text_html`` (:mod:`tracegrade.render._markup`), behind the ``badge`` and
+    ``long_text`` macros.
     """
     directory = template_cache_dir()
     environment = jinja2.Environment(

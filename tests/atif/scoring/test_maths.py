@@ -4,6 +4,7 @@ import pytest
 
 from tracegrade.atif.scoring._maths import (
     NodeDraft,
+    StepCoverage,
     SubagentAggregation,
     categorization_rate,
     collection_score,
@@ -150,3 +151,11 @@ def test_categorization_rate_is_none_when_every_step_failed_not_the_no_failures_
     assert categorization_rate([_node("a", 0, None, None, steps=[failed])]) is None
     scored = _step(False, CategorizationStatus.NOT_NEEDED)
     assert categorization_rate([_node("a", 0, 0.9, 0.9, steps=[failed, scored])]) == 1.0  # none scored low
+
+
+def test_nodes_with_the_same_step_coverage_share_one_record() -> None:
+    C = CategorizationStatus
+    first, second = (_node(n, 0, 0.1, 0.1, steps=[_step(True, C.CATEGORIZED)]) for n in ("a", "b"))
+    assert StepCoverage.of(first) is StepCoverage.of(second)  # a summary keeps one per node while it walks them
+    other = StepCoverage.of(_node("c", 0, 0.1, 0.1, steps=[_step(True, C.ABSTAINED)]))
+    assert other is not StepCoverage.of(first) and (other.flagged, other.categorized) == (True, False)
