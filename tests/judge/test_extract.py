@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracegrade.errors import JudgeError
-from tracegrade.judge import extract_json_object
+from tracegrade.judge import _extract, extract_json_object
 from tracegrade.judge._extract import extract_verdict, json_objects, parse_chat_body
 
 ANSWER = {"scores": {"a": 0.5}, "rationale": "a {brace} and a \"quote\" }"}
@@ -152,3 +152,36 @@ def test_embedded_objects_are_always_found(obj: dict[str, Any], before: str, aft
     encoded = json.dumps(obj, indent=2 if indent else None)
     text = f"{before}\n```json\n{encoded}\n```\n{after}" if fenced else f"{before}{encoded}{after}"
     assert extract_json_object(text) == obj
+
+
+def _found(text: str, *, search_only: bool = False) -> list[dict[str, Any]] | str:
+    """The objects in ``text`` (with ``search_only``, as the search alone finds them), or the error's code."""
+    try:
+        return _extract._search(text) if search_only else json_objects(text)
+    except JudgeError as error:
+        return error.code
+
+
+@settings(max_examples=400, deadline=None)
+@given(obj=objects, indent=st.sampled_from([None, 0, 2]), space=st.sampled_from(["", " ", "\n", "\t "]),
+       repeat=st.booleans(), ascii_only=st.booleans(), data=st.data())
+def test_a_whole_object_message_is_read_as_the_search_reads_it(
+    obj: dict[str, Any], indent: int | None, space: str, repeat: bool, ascii_only: bool, data: st.DataObject,
+) -> None:
+    text = json.dumps(obj, indent=indent, ensure_ascii=ascii_only)
+    if repeat:  # the first key written once more, at the end: a duplicate the quote count must catch
+        key = json.dumps(next(iter(obj)), ensure_ascii=ascii_only)
+        value = json.dumps(data.draw(json_values, label="repeated value"), ensure_ascii=ascii_only)
+        text = f"{text[:-1].rstrip()}, {key}: {value}}}"
+    text = f"{space}{text}{space}"
+    assert _found(text) == _found(text, search_only=True)
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": "\\u0022", "a": 1}', '{"a": "\\u0022x"}', '{"a": "\\\\u0022"}', '{"a": NaN}', '{"a": 1e400}',
+    '{"a": 123456789012345678901234567890}', '{"a": 18446744073709551615}', '{"a": 0.12345678901234567890}',
+    '{"a": "\\ud800"}', '{"a": 1} {"a": 1}', '[{"a": 1}]',
+    '{"a": "\\"", "b": "\\"\\""}', '{"a": {"b": 1, "b": 1}}', '  {"a": 1}\n', '{"a": 1',
+])
+def test_messages_at_the_edges_of_the_whole_object_reading(text: str) -> None:
+    assert _found(text) == _found(text, search_only=True)

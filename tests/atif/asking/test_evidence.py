@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 import pytest
 from evalhub.models.atif import (
     AudioSource,
@@ -168,7 +169,7 @@ def test_history_frames_kept_by_the_caller_give_the_same_evidence_with_one_proje
     kept = [build_evidence("t", None, steps[:k], steps[k], None, budget, frames=frames) for k in range(len(steps))]
     assert [e.payload for e in kept] == [e.payload for e in fresh]
     assert any(e.omitted_history for e in fresh) is (budget == 2048)  # the small budget drops older steps
-    # each step is projected once as the current step and at most once as history (without frames: once per
-    # later step that shows it)
-    assert max(projected.count(i) for i in set(projected)) <= 2 and len(frames) <= len(steps) - 1
-    assert len(projected) < sum(range(len(steps)))
+    # each step is projected once, as the current step, and its frame kept for the later steps that show it
+    # (without frames: once more per later step)
+    assert sorted(projected) == sorted(id(step) for step in steps) and len(frames) == len(steps)
+    assert all(frames[id(step)] == (project(step), len(orjson.dumps(project(step))) + 1) for step in steps)

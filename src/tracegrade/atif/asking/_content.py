@@ -65,9 +65,12 @@ class StepContent(_View):
     """Tool calls and observation results beyond MAX_ITEMS, left out."""
 
 
-def step_content(step: Step) -> StepContent:
-    """The bounded view of ``step`` (the same projection the judge's evidence uses)."""
-    view = project_step(step)
+def step_content(step: Step, view: dict[str, Any] | None = None) -> StepContent:
+    """The bounded view of ``step`` (the same projection the judge's evidence uses).
+
+    ``view`` is the step's projection when the caller has it already (:func:`project_step` of ``step``).
+    """
+    view = project_step(step) if view is None else view
     cut = _Cutter()
     calls = view.get("tool_calls", [])
     results = view.get("observation", [])

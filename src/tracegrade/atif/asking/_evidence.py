@@ -82,9 +82,9 @@ def build_evidence(
         delegation: For a subagent, the parent step that delegated to it.
         max_context_bytes: Byte budget of the complete request.
         reference: Reference mode: the expected answer, sent as untrusted evidence.
-        frames: Each history step's projection and its size, by ``id`` of the step, kept by a caller that
-            judges several steps of the same trajectory (each is projected once, not once per later step).
-            The caller keeps the steps alive for as long as the dict.
+        frames: Each step's projection and its size as a history frame, by ``id`` of the step, kept by a
+            caller that judges several steps of the same trajectory (each is projected once, not once per
+            later step); the current step's is added. The caller keeps the steps alive for as long as the dict.
 
     Raises:
         ConfigError: when ``max_context_bytes`` is below the minimum.
@@ -93,10 +93,11 @@ def build_evidence(
     if max_context_bytes < MIN_CONTEXT_BYTES:
         raise ConfigError(f"max_context_bytes: must be >= {MIN_CONTEXT_BYTES}")
     step_budget = max_context_bytes // 2
-    current_view, delegation_view = _required(task, current, delegation, reference, step_budget,
-                                              max_context_bytes - step_budget)
-    kept, omitted = _fit_history(_after_boundary(history, current), step_budget - len(dumps(current_view)),
-                                 {} if frames is None else frames)
+    current_view, current_size, delegation_view = _required(task, current, delegation, reference, step_budget,
+                                                            max_context_bytes - step_budget)
+    frames = {} if frames is None else frames
+    frames.setdefault(id(current), (current_view, current_size + 1))  # the frame it is when a later step is judged
+    kept, omitted = _fit_history(_after_boundary(history, current), step_budget - current_size, frames)
     document = {
         "task": task,
         "tool_definitions": list(tool_definitions or []),
@@ -114,22 +115,27 @@ def build_evidence(
 
 
 def _required(task: str, current: Step, delegation: Step | None, reference: str | None, step_budget: int,
-              other_budget: int) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """Project and size-check what must fit: the current step in its half, the rest in the other."""
+              other_budget: int) -> tuple[dict[str, Any], int, dict[str, Any] | None]:
+    """Project and size-check what must fit: the current step in its half, the rest in the other.
+
+    Returns the current step's projection and its size, and the delegation's projection.
+    """
     current_view = project_step(current)
-    _require("the current step", current_view, step_budget)
+    current_size = _require("the current step", current_view, step_budget)
     _require("the task", task, other_budget)
     delegation_view = project_step(delegation) if delegation is not None else None
     _require("the delegation evidence", delegation_view, other_budget)
     if reference is not None:
         _require("the reference answer", reference, other_budget)
-    return current_view, delegation_view
+    return current_view, current_size, delegation_view
 
 
-def _require(what: str, value: Any, limit: int) -> None:
+def _require(what: str, value: Any, limit: int) -> int:
+    """The size of ``value`` as JSON, which must be at most ``limit``."""
     size = len(dumps(value))
     if size > limit:
         raise context_overflow(what, size, limit)
+    return size
 
 
 def _fit_history(history: Sequence[Step], room: int,

@@ -101,6 +101,9 @@ CATEGORIZE_SCHEMA: dict[str, Any] = _object({
 })
 
 
+_KEPT_RUBRICS = 64
+"""Rubrics whose prompt parts are kept (a job has one per benchmark or reference, or one per task in auto mode)."""
+
 _TEMPLATES: dict[str, Template] = {"score": _SCORE, "derive": _DERIVE, "categorize": _CATEGORIZE}
 
 
@@ -124,10 +127,30 @@ def score_request(rubric: Rubric, evidence: Evidence, *, coarse: bool = False) -
     Raises:
         JudgeError: ``context_overflow`` when the complete request exceeds the evidence's budget.
     """
+    head, tail, schema = _score_parts(rubric, coarse)
+    return _request("score", head + _embedded(evidence.text) + tail, schema, evidence.max_context_bytes)
+
+
+_EVIDENCE_MARK = "\x00evidence\x00"
+"""Stands for the evidence while a scoring prompt is split (JSON text never holds a raw NUL)."""
+_kept_parts: dict[tuple[int, bool], tuple[Rubric, tuple[str, str, dict[str, Any]]]] = {}
+"""Recent rubrics' scoring prompt parts, by identity (each kept with its rubric, so that its id stays its own)."""
+
+
+def _score_parts(rubric: Rubric, coarse: bool) -> tuple[str, str, dict[str, Any]]:
+    """The scoring prompt before and after the evidence, and the answer's schema (alike for a rubric's steps)."""
+    key = (id(rubric), coarse)
+    kept = _kept_parts.get(key)
+    if kept is not None and kept[0] is rubric:
+        return kept[1]
     criteria = dumps([{"name": c.name, "description": c.description, "weight": c.weight}
                       for c in rubric.criteria]).decode()
-    text = _SCORE.substitute(criteria=_embedded(criteria), evidence=_embedded(evidence.text))
-    return _request("score", text, score_schema(rubric, coarse=coarse), evidence.max_context_bytes)
+    head, tail = _SCORE.substitute(criteria=_embedded(criteria), evidence=_EVIDENCE_MARK).split(_EVIDENCE_MARK)
+    parts = head, tail, score_schema(rubric, coarse=coarse)
+    if len(_kept_parts) >= _KEPT_RUBRICS:
+        _kept_parts.clear()
+    _kept_parts[key] = rubric, parts
+    return parts
 
 
 def derive_request(task: str, max_context_bytes: int) -> JudgeRequest:

@@ -325,7 +325,7 @@ class ScoringEngine:
             self._combine(job, job.verdicts)
 
     def _step_failed(self, state: NodeState, logical: LogicalStep, code: str) -> None:
-        state.steps[logical.index] = _step_result(logical, StepStatus.FAILED, error_code=code)
+        state.steps[logical.index] = _step_result(logical, StepStatus.FAILED, state.frames, error_code=code)
         self.progress.steps_done += 1
         self.progress.step_errors += 1
         self._fail(state, code, f"step {logical.index}: {code}", order=logical.index)
@@ -349,6 +349,7 @@ class ScoringEngine:
         state.steps[logical.index] = _step_result(
             logical,
             StepStatus.SCORED,
+            state.frames,
             score=verdict.score,
             criterion_scores=dict(verdict.scores),
             rationale=verdict.rationale,
@@ -433,13 +434,16 @@ def _delegation(state: NodeState) -> Step | None:
     return parent.node.steps[index - 1].step
 
 
-def _step_result(logical: LogicalStep, status: StepStatus, **values: Any) -> StepResult:
+def _step_result(logical: LogicalStep, status: StepStatus, frames: dict[int, tuple[dict[str, Any], int]] | None = None,
+                 **values: Any) -> StepResult:
+    """The result of a step; ``frames`` are its node's projected steps (its own is reused when there)."""
+    frame = frames.get(id(logical.step)) if frames is not None else None
     return StepResult(
         index=logical.index,
         segment=logical.segment,
         step_id=logical.step_id,
         source=logical.step.source,
-        content=step_content(logical.step),
+        content=step_content(logical.step, frame[0] if frame is not None else None),
         status=status,
         **values,
     )

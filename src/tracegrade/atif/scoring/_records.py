@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.atif.asking._content import StepContent
 from tracegrade.atif.scoring._repeat_records import RepeatSummary, StepRepeats
@@ -62,23 +62,17 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class _WithRepeats(_Record):
-    """A record whose ``repeats`` (and empty ``null_reasons``) are left out of its JSON when absent.
-
-    Single-verdict runs, and runs whose every metric has a value, stay as they were.
-    """
-
-    @model_serializer(mode="wrap")
-    def _omit_absent_repeats(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if data.get("repeats", 0) is None:
-            del data["repeats"]
-        if data.get("null_reasons") == {}:
-            del data["null_reasons"]
-        return data
+def _absent(value: object) -> bool:
+    """Left out of the JSON when None: single-verdict runs keep the records they had before repeats existed."""
+    return value is None
 
 
-class StepResult(_WithRepeats):
+def _empty(value: object) -> bool:
+    """Left out of the JSON when empty: runs whose every metric has a value keep their summary as it was."""
+    return value == {}
+
+
+class StepResult(_Record):
     """The result of one step."""
 
     index: int
@@ -107,7 +101,7 @@ class StepResult(_WithRepeats):
     categorization_error_code: str | None = None
     content: StepContent | None = None
     """What the judge saw of the step, each part cut to a few KB (for reviewers; null in older results)."""
-    repeats: StepRepeats | None = None
+    repeats: StepRepeats | None = Field(default=None, exclude_if=_absent)
     """The verdicts behind ``score`` and their spread when judge_repeats > 1 (absent otherwise)."""
 
 
@@ -148,7 +142,7 @@ class NodeResult(_Record):
     steps: list[StepResult] = Field(default_factory=list)
 
 
-class RunSummary(_WithRepeats):
+class RunSummary(_Record):
     """The headline numbers of a run (``summary.json``)."""
 
     atif_overall_score: float | None
@@ -170,7 +164,7 @@ class RunSummary(_WithRepeats):
     categories: dict[str, int] = Field(default_factory=dict)
     judge: dict[str, int] = Field(default_factory=dict)
     """Judge request counters: attempts, successes, errors, protocol errors, tokens, cache hits."""
-    repeats: RepeatSummary | None = None
+    repeats: RepeatSummary | None = Field(default=None, exclude_if=_absent)
     """Stability of the judge when judge_repeats > 1: unstable steps, spread, score interval (absent otherwise)."""
-    null_reasons: dict[str, str] = Field(default_factory=dict)
+    null_reasons: dict[str, str] = Field(default_factory=dict, exclude_if=_empty)
     """Why a headline metric is null, by metric name (absent when every metric has a value)."""
