@@ -8,7 +8,8 @@ wall time against the ideal steps x latency / concurrency (throughput efficiency
 (this process's, or the child's). The floor, measured in the same run: the raw aiohttp loop, as many POSTs of a
 scoring request's size through one bare aiohttp session by as many workers, nothing else; ``vs raw`` is a row's
 efficiency over the raw loop's at the same concurrency. ``--command-only`` runs the raw loop at 64 and scenario
-C ``--rounds`` times, alternating with ``--baseline`` (another checkout's ``tracegrade`` executable) when given.
+C ``--rounds`` times, alternating with ``--baseline`` (another checkout's ``tracegrade`` executable) when given,
+and prints the medians of the rounds.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -162,6 +164,14 @@ def main() -> None:
         print(f"{row['name']:18}{shape:>14}{row['wall_seconds']:9.2f}{row['ideal_seconds']:9.2f}"
               f"{row['efficiency']:12.1%}{row['efficiency'] / raw[row['concurrency']]:9.1%}"
               f"{row['client_cpu_ms_per_step']:13.2f}")
+    if args.rounds > 1:
+        for name in ("baseline command", "judge command"):
+            runs = [row for row in rows if row["name"] == name]
+            if runs:
+                efficiency = statistics.median(row["efficiency"] for row in runs)
+                cpu = statistics.median(row["client_cpu_ms_per_step"] for row in runs)
+                print(f"{name}, median of {len(runs)} rounds: {efficiency:.1%} of ideal "
+                      f"({efficiency / raw[64]:.1%} of the raw loop), {cpu:.2f} ms CPU per step")
     print(f"load average (highest of before and after): {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(json.dumps(rows))
 
