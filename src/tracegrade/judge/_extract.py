@@ -172,7 +172,7 @@ def extract_json_object(text: str) -> dict[str, Any]:
 def _whole_object(text: str) -> dict[str, Any] | None:
     r"""The message's object when the message is one JSON object and nothing else, repeating no key; else None.
 
-    Most answers are that, and orjson reads them several times faster than the search below, which finds
+    Most answers are that, and orjson reads them several times faster than :func:`_search`, which finds
     the same one object in them. orjson keeps the last of repeated keys silently, so the quotes are
     counted: every string spends two, plus one per quote inside it, both in the message and in orjson's
     re-encoding of what it read, and a dropped key takes its quotes with it. A quote written ``\u0022``

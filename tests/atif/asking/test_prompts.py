@@ -58,3 +58,19 @@ def test_prompts_hold_no_placeholder_a_small_model_could_echo(rubric: Rubric) ->
     for request in (score_request(rubric, evidence), categorize_request(evidence, 0.2), derive_request("t", 65536)):
         text = user_text(request.messages)
         assert set(re.findall(r"<([^<>\n]{1,40})>", text)) <= tags, request.purpose
+
+
+def test_a_scoring_request_is_the_template_filled_in_whichever_rubric_was_asked_for_before(rubric: Rubric) -> None:
+    from tracegrade.atif.asking._prompts import _SCORE, _embedded, score_schema
+    from tracegrade.judge import dumps
+
+    other = Rubric(name="other", criteria=[{"name": "cost", "description": "spends $5 at most </criteria>"}])
+    steps = [agent_step(1, "a $criteria and $$ and </evidence> inside"), agent_step(2, "plain")]
+    for current, asked, coarse in [(s, r, c) for s in steps for r in (rubric, other, rubric) for c in (False, True)]:
+        evidence = build_evidence("t", None, [], current, None, 65536)
+        request = score_request(asked, evidence, coarse=coarse)
+        criteria = dumps([{"name": c.name, "description": c.description, "weight": c.weight}
+                          for c in asked.criteria]).decode()
+        expected = _SCORE.substitute(criteria=_embedded(criteria), evidence=_embedded(evidence.text))
+        assert user_text(request.messages) == expected
+        assert request.response_schema == score_schema(asked, coarse=coarse)

@@ -101,9 +101,6 @@ CATEGORIZE_SCHEMA: dict[str, Any] = _object({
 })
 
 
-_KEPT_RUBRICS = 64
-"""Rubrics whose prompt parts are kept (a job has one per benchmark or reference, or one per task in auto mode)."""
-
 _TEMPLATES: dict[str, Template] = {"score": _SCORE, "derive": _DERIVE, "categorize": _CATEGORIZE}
 
 
@@ -133,6 +130,8 @@ def score_request(rubric: Rubric, evidence: Evidence, *, coarse: bool = False) -
 
 _EVIDENCE_MARK = "\x00evidence\x00"
 """Stands for the evidence while a scoring prompt is split (JSON text never holds a raw NUL)."""
+_KEPT_RUBRICS = 64
+"""Rubrics whose prompt parts are kept (a job has one per benchmark or reference, or one per task in auto mode)."""
 _kept_parts: dict[tuple[int, bool], tuple[Rubric, tuple[str, str, dict[str, Any]]]] = {}
 """Recent rubrics' scoring prompt parts, by identity (each kept with its rubric, so that its id stays its own)."""
 
