@@ -276,3 +276,24 @@ def test_an_unexpected_error_in_a_worker_fails_the_job_and_never_strands_it(tmp_
     steps = results.nodes[0].steps
     assert {s.error_code for s in steps} <= {"internal_error", None} and steps[0].error_code == "internal_error"
     assert sum(s.status.value == "not_run" for s in steps) >= 12 - 2  # queued work was skipped, not waited on
+
+
+def test_each_judged_step_is_projected_once_for_its_evidence_and_its_reviewer_copy(
+    nested: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tracegrade.atif.asking import _content, _evidence
+
+    projected: list[int] = []
+    project = _evidence.project_step
+
+    def counting(step: Any) -> Any:
+        projected.append(id(step))
+        return project(step)
+
+    monkeypatch.setattr(_evidence, "project_step", counting)
+    monkeypatch.setattr(_content, "project_step", counting)
+    results = run([nested])
+    steps = [s for n in results.nodes for s in n.steps]
+    assert len(steps) == 4 and all(s.content is not None and s.content.message for s in steps)
+    # each step once as the current step; its delegation (parent step 2) once more for the child's evidence
+    assert len(projected) == len(steps) + 2 and len(set(projected)) == len(steps)
