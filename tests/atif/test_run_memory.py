@@ -14,7 +14,9 @@ from tests.atif.delayed import marker_judge
 from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import JobContext, _run, parse_parameters, score_paths
 from tracegrade.atif.asking._content import StepContent
+from tracegrade.atif.reading import _load
 from tracegrade.atif.reading._collection import read_collection
+from tracegrade.atif.reading._document import Document
 from tracegrade.atif.reading._models import Step
 from tracegrade.atif.reading._records import TrajectoryNode
 from tracegrade.atif.scoring._assemble import summarize
@@ -124,3 +126,33 @@ def test_the_outline_is_let_go_of_before_the_summary_is_made(tmp_path: Path, mon
     options, criteria = parse_parameters({**CUSTOM, "concurrency_limit": CONCURRENCY})
     asyncio.run(score_paths([tmp_path], options, criteria, marker_judge(lambda r: 0.0), JobContext("m")))
     assert alive == [0]  # the 20 roots' outline trees were held to the end before
+
+
+def objects_while_reading(folder: Path, roots: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
+    """Paths and documents alive once every input of ``roots`` trajectories is read, before any tree is built."""
+    for i in range(roots):
+        write(folder / f"t{i:04d}.json", trajectory(*[f"root {i} step {k}" for k in range(STEPS)]))
+    counted: list[tuple[int, int]] = []
+    find_roots = _load._root_files
+
+    def counting(*args: Any) -> Any:
+        gc.collect()
+        new = [o for o in gc.get_objects() if id(o) not in before]
+        counted.append((sum(isinstance(o, PurePath) for o in new), sum(isinstance(o, Document) for o in new)))
+        return find_roots(*args)
+
+    monkeypatch.setattr(_load, "_root_files", counting)
+    gc.collect()
+    before = {id(o) for o in gc.get_objects()}
+    read_collection([folder])
+    return counted[0]
+
+
+def test_reading_the_outline_keeps_no_path_or_document_per_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    objects_while_reading(tmp_path / "warm", 2, monkeypatch)
+    small = objects_while_reading(tmp_path / "small", 10, monkeypatch)
+    large = objects_while_reading(tmp_path / "large", 100, monkeypatch)
+    assert small == large  # before: a Path and a Document for each file read, 100 of each
+    assert large[1] == 0

@@ -7,6 +7,7 @@ import pytest
 
 from tests.atif.helpers import delegating, trajectory, write
 from tracegrade.atif import LoadOptions, iter_nodes, load_trajectories
+from tracegrade.atif.reading._collection import read_collection
 from tracegrade.atif.reading._records import InputStatus, NodeStatus
 from tracegrade.errors import ConfigError, InputError, LimitExceededError
 
@@ -181,3 +182,14 @@ def test_gc_is_left_as_found(tmp_path: Path) -> None:
     write(tmp_path / "a.json", trajectory())
     load_trajectories([tmp_path])
     assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_inputs_are_in_path_order_part_by_part(tmp_path: Path) -> None:
+    # as characters "b-c.json" < "b.json" < "b/c.json"; part by part (as Path objects compare) "b/c.json" comes first
+    for name in ("b-c.json", "b.json", "b/c.json"):
+        write(tmp_path / name, trajectory())
+    expected = ["b/c.json", "b-c.json", "b.json"]
+    assert [r.node_id for r in load_trajectories([tmp_path]).roots] == expected
+    outline = read_collection([tmp_path]).outline
+    assert [r.node_id for r in outline.roots] == expected
+    assert [Path(a.path).relative_to(tmp_path).as_posix() for a in outline.inputs] == expected

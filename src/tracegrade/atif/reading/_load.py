@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tracegrade.atif.reading._checks import DocumentFacts, document_facts
 from tracegrade.atif.reading._document import Document, DocumentProblem, read_documents
+from tracegrade.atif.reading._models import Trajectory
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.reading._records import (
     FileReport,
@@ -32,60 +33,86 @@ __all__ = ["Outline", "RootSource", "load_trajectories", "read_outline", "read_t
 _SUFFIXES = (".json", ".jsonl")
 
 
-class _Store:
-    """Reads each file at most once, enforcing the file-count limit.
+_Kept = list[Document | DocumentProblem] | Trajectory
+"""A file's documents as the store keeps them: a list, or the one shared skeleton of a slim ``.json`` file
+whose document has no references (most files: no ``Path`` or ``Document`` is kept for it)."""
 
-    With ``slim`` (``validate``), each document's report facts are taken as it is read and only its
-    skeleton (what tree building reads) is kept, so memory stays small however many files there are.
+
+class _Store:
+    """Reads each file at most once, enforcing the file-count limit; files are keyed by their path as a string.
+
+    With ``slim`` (``validate``, a job's outline), each document's report facts are taken as it is read and
+    only its skeleton (what tree building reads) is kept, so memory stays small however many files there are.
     """
 
     def __init__(self, options: LoadOptions, *, reports: bool, slim: bool) -> None:
         self.options = options
         self.reports = reports
         self.slim = slim
-        self.files: dict[Path, list[Document | DocumentProblem]] = {}
+        self.files: dict[str, _Kept] = {}
         self.accounts: list[InputAccount] = []
         """Every document read, in the order read (kept when a file's documents are released)."""
         self.read_count = 0
         self._released: set[str] = set()
-        self.facts: dict[tuple[Path, str], DocumentFacts] = {}
+        self.facts: dict[tuple[str, str], DocumentFacts] = {}
         self.refs = StepRefs()
         """Shared by root finding and tree building; filled as each document is read."""
 
-    def read(self, path: Path) -> list[Document | DocumentProblem]:
-        documents = self.files.get(path)
-        if documents is None:
-            again = str(path) in self._released
+    def read(self, path: str) -> list[Document | DocumentProblem]:
+        kept = self.files.get(path)
+        if kept is None:
+            again = path in self._released
             if not again and self.read_count >= self.options.max_trajectory_files:
                 raise LimitExceededError(
                     f"{path}: more than max_trajectory_files={self.options.max_trajectory_files} files"
                 )
-            self.files[path] = documents = [self._keep(item) for item in read_documents(path, self.options)]
+            documents = [self._keep(item, path) for item in read_documents(Path(path), self.options)]
             if not again:
                 self.read_count += 1
-                self.accounts.extend(_account(item) for item in documents)
-        return documents
+                self.accounts.extend(_account(item, path) for item in documents)
+            self.files[path] = self._compact(documents) if self.slim else documents
+            return documents
+        return self.documents(path)
 
-    def release(self, path: Path) -> None:
+    def documents(self, path: str) -> list[Document | DocumentProblem]:
+        """The documents of a file already read."""
+        kept = self.files[path]
+        return [Document(Path(path), "", kept)] if isinstance(kept, Trajectory) else kept
+
+    def release(self, path: str) -> None:
         """Drop a file's documents once its trees are built; its accounts stay, and a later read does not count."""
         del self.files[path]
-        self._released.add(str(path))
+        self._released.add(path)
 
-    def _keep(self, item: Document | DocumentProblem) -> Document | DocumentProblem:
+    def _keep(self, item: Document | DocumentProblem, path: str) -> Document | DocumentProblem:
         if isinstance(item, DocumentProblem):
             return item
         # validate keeps skeletons only: there a load-wide search would keep every full model alive
         refs = StepRefs() if self.slim else self.refs
         if self.reports:
-            self.facts[(item.path, item.location)] = document_facts(item.trajectory, refs)
+            self.facts[(path, item.location)] = document_facts(item.trajectory, refs)
         if self.slim:
             item = Document(item.path, item.location, skeleton(item.trajectory, refs, document=True))
         self.refs.of(item.trajectory)  # now, while its steps are still in the CPU caches
         return item
 
+    def _compact(self, documents: list[Document | DocumentProblem]) -> _Kept:
+        """A slim file's documents as kept: the bare skeleton when it is one document that refers to nothing."""
+        if len(documents) == 1:
+            only = documents[0]
+            if isinstance(only, Document) and not only.location:
+                trajectory = only.trajectory
+                if (
+                    trajectory.continued_trajectory_ref is None
+                    and trajectory.subagent_trajectories is None
+                    and not self.refs.of(trajectory)
+                ):
+                    return trajectory
+        return documents
+
     def single(self, path: Path) -> Document | DocumentProblem:
         """The one document of a referenced file (a JSONL file cannot be a reference target)."""
-        documents = self.read(path)
+        documents = self.read(str(path))
         if path.suffix == ".jsonl" or len(documents) != 1:
             return DocumentProblem(path, "", "invalid_reference_target", "a reference must name a .json file")
         return documents[0]
@@ -195,7 +222,7 @@ def _read(
     sources: dict[str, RootSource] = {}
     issues: list[RefIssue] = []
     steps = 0
-    for document, root in _root_documents(roots, store, release=not reports, keep=referenced):
+    for document, path, root in _root_documents(roots, store, release=not reports, keep=referenced):
         builder = TreeBuilder(
             root=root,
             base=base,
@@ -204,10 +231,10 @@ def _read(
             keep_steps=trees,
             refs=store.refs,
         )
-        tree = builder.build(document)
+        tree = builder.build(document, path)
         steps += builder.step_count
         built.append(tree)
-        sources[tree.node_id] = RootSource(str(document.path), document.location, root, builder.loaded_steps)
+        sources[tree.node_id] = RootSource(path, document.location, root, builder.loaded_steps)
         issues.extend(builder.issues)
     _check_total_steps(steps, options)
     accounts = _accounts(store, skipped, issues)
@@ -224,8 +251,9 @@ def read_tree(source: RootSource, document: Document, options: LoadOptions, base
     return builder.build(document)
 
 
-def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tuple[Path, Path]], list[InputAccount]]:
-    found: dict[Path, Path] = {}
+def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tuple[str, Path]], list[InputAccount]]:
+    """Every input file (resolved, as a string) with its input folder, in path order; and the links skipped."""
+    found: dict[str, Path] = {}
     skipped: list[InputAccount] = []
     for raw in paths:
         given = Path(raw)
@@ -242,7 +270,7 @@ def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tu
                 raise InputError(f"{given}: no trajectory files (.json, .jsonl) in this directory", code="no_inputs")
         elif stat.S_ISREG(mode):
             real = given.resolve()
-            found.setdefault(real, real.parent)
+            found.setdefault(str(real), real.parent)
         else:
             raise InputError(
                 f"{given}: not a regular file or a directory (a FIFO, socket or device is never read)",
@@ -252,10 +280,15 @@ def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tu
             raise LimitExceededError(
                 f"{given}: more than max_trajectory_files={options.max_trajectory_files} trajectory files"
             )
-    return sorted(found.items()), skipped
+    return sorted(found.items(), key=_path_order), skipped
 
 
-def _walk(root: Path, skipped: list[InputAccount]) -> Iterator[Path]:
+def _path_order(item: tuple[str, Path]) -> list[str]:
+    """Sort key of an absolute path: part by part, as ``Path`` objects compare on POSIX."""
+    return item[0].split(os.sep)
+
+
+def _walk(root: Path, skipped: list[InputAccount]) -> Iterator[str]:
     """Trajectory files under ``root`` (already resolved), without following directory links.
 
     A plain file reached through plain directories is already its real path; links and anything else
@@ -270,14 +303,14 @@ def _walk(root: Path, skipped: list[InputAccount]) -> Iterator[Path]:
                 folders.append(entry.path)
             elif entry.name.endswith(_SUFFIXES):
                 if entry.is_file(follow_symlinks=False):
-                    yield Path(entry.path)
+                    yield entry.path
                     continue
                 path = Path(entry.path)
                 target = resolve_ref(entry.path, path, root)
                 if isinstance(target, RefProblem):
                     skipped.append(InputAccount(entry.path, "", InputStatus.SKIPPED, target.code, target.message))
                 else:
-                    yield target
+                    yield str(target)
 
 
 def _common_base(roots: list[Path]) -> Path:
@@ -287,27 +320,32 @@ def _common_base(roots: list[Path]) -> Path:
 
 
 def _raise_first_problem(store: _Store) -> None:
-    for documents in store.files.values():
-        for item in documents:
+    for path in store.files:
+        for item in store.documents(path):
             if isinstance(item, DocumentProblem):
                 raise InputError(item.describe(), code=item.code)
 
 
 def _root_files(
-    inputs: list[tuple[Path, Path]], store: _Store, refs: StepRefs
-) -> tuple[deque[tuple[Path, Path]], dict[Path, set[Path]]]:
+    inputs: list[tuple[str, Path]], store: _Store, refs: StepRefs
+) -> tuple[deque[tuple[str, Path]], dict[str, set[str]]]:
     """Files no other input file references, and what references each referenced file.
 
     Files only reachable through a cycle become roots too.
     """
-    referenced: dict[Path, set[Path]] = {}
+    referenced: dict[str, set[str]] = {}
     for path, root in inputs:
-        for item in store.files[path]:
+        kept = store.files[path]
+        if isinstance(kept, Trajectory):  # refers to nothing
+            continue
+        for item in kept:
             if isinstance(item, Document):
                 for ref in iter_file_refs(item.trajectory, refs):
-                    target = resolve_ref(ref, path, root)
-                    if isinstance(target, Path) and target != path:
-                        referenced.setdefault(target, set()).add(path)
+                    target = resolve_ref(ref, item.path, root)
+                    if isinstance(target, Path) and str(target) != path:
+                        referenced.setdefault(str(target), set()).add(path)
+    if not referenced:
+        return deque(inputs), referenced
     roots = deque((path, root) for path, root in inputs if path not in referenced)
     reached = _reachable([p for p, _ in roots], referenced)
     for path, root in inputs:
@@ -318,26 +356,26 @@ def _root_files(
 
 
 def _root_documents(
-    roots: deque[tuple[Path, Path]], store: _Store, *, release: bool, keep: Container[Path]
-) -> Iterator[tuple[Document, Path]]:
-    """The documents of the root files (taken from ``roots``), each with its input folder.
+    roots: deque[tuple[str, Path]], store: _Store, *, release: bool, keep: Container[str]
+) -> Iterator[tuple[Document, str, Path]]:
+    """The documents of the root files (taken from ``roots``), each with its file and its input folder.
 
     With ``release``, each file not in ``keep`` is released from the store once the tree of its last document is
     built, so that the outline and the documents it was read from are not held at once.
     """
     while roots:
         path, root = roots.popleft()
-        yield from ((doc, root) for doc in store.files[path] if isinstance(doc, Document))
+        yield from ((doc, path, root) for doc in store.documents(path) if isinstance(doc, Document))
         if release and path not in keep:
             store.release(path)
 
 
-def _reachable(starts: list[Path], referenced: dict[Path, set[Path]]) -> set[Path]:
-    children: dict[Path, set[Path]] = {}
+def _reachable(starts: list[str], referenced: dict[str, set[str]]) -> set[str]:
+    children: dict[str, set[str]] = {}
     for target, referrers in referenced.items():
         for referrer in referrers:
             children.setdefault(referrer, set()).add(target)
-    seen: set[Path] = set()
+    seen: set[str] = set()
     stack = list(starts)
     while stack:
         path = stack.pop()
@@ -352,10 +390,11 @@ def _check_total_steps(total: int, options: LoadOptions) -> None:
         raise LimitExceededError(f"inputs hold {total} steps, over max_total_steps={options.max_total_steps}")
 
 
-def _account(item: Document | DocumentProblem) -> InputAccount:
+def _account(item: Document | DocumentProblem, path: str) -> InputAccount:
+    """The account of one document read from ``path`` (the store's key, shared by every record of the file)."""
     if isinstance(item, Document):
-        return InputAccount(str(item.path), item.location, InputStatus.LOADED)
-    return InputAccount(str(item.path), item.location, InputStatus.INVALID, item.code, item.describe())
+        return InputAccount(path, item.location, InputStatus.LOADED)
+    return InputAccount(path, item.location, InputStatus.INVALID, item.code, item.describe())
 
 
 def _accounts(store: _Store, skipped: list[InputAccount], issues: list[RefIssue]) -> tuple[InputAccount, ...]:
@@ -382,19 +421,19 @@ def _file_reports(store: _Store, trees: list[TrajectoryNode], issues: list[RefIs
                 roles.setdefault(node.source_path, "root" if node.depth == 0 else "subagent")
             for segment in node.segments:
                 roles[segment] = "continuation"
-    by_file: dict[Path, list[str]] = {}
+    by_file: dict[str, list[str]] = {}
     for issue in issues:
-        by_file.setdefault(issue.referrer, []).append(f"{issue.location}: {issue.message}")
+        by_file.setdefault(str(issue.referrer), []).append(f"{issue.location}: {issue.message}")
     reports = []
-    for path, documents in store.files.items():
-        for item in documents:
+    for path in store.files:
+        for item in store.documents(path):
             if isinstance(item, DocumentProblem):
-                reports.append(FileReport(str(path), item.location, False, code=item.code, error=item.describe()))
+                reports.append(FileReport(path, item.location, False, code=item.code, error=item.describe()))
                 continue
-            facts = store.facts[(item.path, item.location)]
+            facts = store.facts[(path, item.location)]
             reports.append(
                 FileReport(
-                    path=str(path),
+                    path=path,
                     location=item.location,
                     valid=True,
                     schema_version=facts.schema_version,
@@ -403,7 +442,7 @@ def _file_reports(store: _Store, trees: list[TrajectoryNode], issues: list[RefIs
                     embedded_subagents=facts.embedded_subagents,
                     file_subagents=facts.file_subagents,
                     continuation=facts.continuation,
-                    role=roles.get(str(path), "root"),
+                    role=roles.get(path, "root"),
                     warnings=facts.warnings + tuple(by_file.get(path, ())),
                 )
             )

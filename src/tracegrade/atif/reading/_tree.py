@@ -207,13 +207,13 @@ class TreeBuilder:
     loaded_steps: int = 0
     """Steps of the nodes built so far within the depth limit (the steps a job scores)."""
 
-    def build(self, document: Document) -> TrajectoryNode:
-        """Build the tree whose root is ``document``."""
+    def build(self, document: Document, source_path: str | None = None) -> TrajectoryNode:
+        """Build the tree whose root is ``document`` (``source_path``: its file as a string the caller keeps)."""
         node_id = os.path.relpath(document.path, self.base).replace(os.sep, "/")
         if document.location:
             node_id += ":" + document.location.removeprefix("line ")
         chain = frozenset({document.path})
-        return self._node(document.trajectory, document.path, "", 0, node_id, chain)
+        return self._node(document.trajectory, document.path, "", 0, node_id, chain, source_path=source_path)
 
     def _node(
         self,
@@ -226,6 +226,7 @@ class TreeBuilder:
         ref: SubagentTrajectoryRef | None = None,
         parent_step_index: int | None = None,
         embedded: bool = False,
+        source_path: str | None = None,
     ) -> TrajectoryNode:
         segments, chain, broken = self._segments(trajectory, path, pointer, node_id, chain, depth)
         count = sum(len(seg.trajectory.steps) for seg in segments)
@@ -248,7 +249,7 @@ class TreeBuilder:
         children = self._children(segments, depth, node_id, chain) + broken
         return TrajectoryNode(
             node_id=node_id,
-            source_path=str(path),
+            source_path=source_path or str(path),
             location=pointer,
             depth=depth,
             status=NodeStatus.UNSCORED if over else NodeStatus.LOADED,
