@@ -128,18 +128,20 @@ def test_the_outline_is_let_go_of_before_the_summary_is_made(tmp_path: Path, mon
     assert alive == [0]  # the 20 roots' outline trees were held to the end before
 
 
+FIND_ROOTS = _load._root_files
+
+
 def objects_while_reading(folder: Path, roots: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     """Paths and documents alive once every input of ``roots`` trajectories is read, before any tree is built."""
     for i in range(roots):
         write(folder / f"t{i:04d}.json", trajectory(*[f"root {i} step {k}" for k in range(STEPS)]))
     counted: list[tuple[int, int]] = []
-    find_roots = _load._root_files
 
     def counting(*args: Any) -> Any:
         gc.collect()
         new = [o for o in gc.get_objects() if id(o) not in before]
         counted.append((sum(isinstance(o, PurePath) for o in new), sum(isinstance(o, Document) for o in new)))
-        return find_roots(*args)
+        return FIND_ROOTS(*args)
 
     monkeypatch.setattr(_load, "_root_files", counting)
     gc.collect()
