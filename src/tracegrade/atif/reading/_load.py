@@ -320,8 +320,8 @@ def _common_base(roots: list[Path]) -> Path:
 
 
 def _raise_first_problem(store: _Store) -> None:
-    for path in store.files:
-        for item in store.documents(path):
+    for kept in store.files.values():
+        for item in kept if isinstance(kept, list) else ():  # a bare skeleton is a valid document
             if isinstance(item, DocumentProblem):
                 raise InputError(item.describe(), code=item.code)
 
@@ -425,16 +425,17 @@ def _file_reports(store: _Store, trees: list[TrajectoryNode], issues: list[RefIs
     for issue in issues:
         by_file.setdefault(str(issue.referrer), []).append(f"{issue.location}: {issue.message}")
     reports = []
-    for path in store.files:
-        for item in store.documents(path):
+    for path, kept in store.files.items():
+        for item in kept if isinstance(kept, list) else (None,):  # None: the one document of a bare skeleton
             if isinstance(item, DocumentProblem):
                 reports.append(FileReport(path, item.location, False, code=item.code, error=item.describe()))
                 continue
-            facts = store.facts[(path, item.location)]
+            location = "" if item is None else item.location
+            facts = store.facts[(path, location)]
             reports.append(
                 FileReport(
                     path=path,
-                    location=item.location,
+                    location=location,
                     valid=True,
                     schema_version=facts.schema_version,
                     agent=facts.agent,
