@@ -180,7 +180,7 @@ def test_a_whole_object_message_is_read_as_the_search_reads_it(
 @pytest.mark.parametrize("text", [
     '{"a": "\\u0022", "a": 1}', '{"a": "\\u0022x"}', '{"a": "\\\\u0022"}', '{"a": NaN}', '{"a": 1e400}',
     '{"a": 123456789012345678901234567890}', '{"a": 18446744073709551615}', '{"a": 0.12345678901234567890}',
-    '{"a": "\\ud800"}', '{"a": 1} {"a": 1}', '[{"a": 1}]',
+    '{"a": "\\ud800"}', '{"a": "\ud800"}', '{"a": 1} {"a": 1}', '[{"a": 1}]',
     '{"a": "\\"", "b": "\\"\\""}', '{"a": {"b": 1, "b": 1}}', '  {"a": 1}\n', '{"a": 1',
 ])
 def test_messages_at_the_edges_of_the_whole_object_reading(text: str) -> None:
