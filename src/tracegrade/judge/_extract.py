@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -19,7 +20,6 @@ from typing import Any, TypeVar
 import orjson
 
 from tracegrade.errors import JudgeError
-from tracegrade.suites.reading._json import needs_exact_reading
 
 __all__ = [
     "AMBIGUOUS_ANSWER",
@@ -54,6 +54,7 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,22 +175,19 @@ def _whole_object(text: str) -> dict[str, Any] | None:
     Most answers are that, and orjson reads them several times faster than :func:`_search`, which finds
     the same one object in them. orjson keeps the last of repeated keys silently, so the quotes are
     counted: every string spends two, plus one per quote inside it, both in the message and in orjson's
-    re-encoding of what it read, and a dropped key takes its quotes with it. What orjson may read
-    otherwise than strict JSON (a quote written ``\u0022``, 19 digits in a row: the suites' strict
-    reader screens for the same) goes to the search, as does anything orjson refuses (NaN, prose around
-    the object) and text that is not valid UTF-8 (a lone surrogate).
+    re-encoding of what it read, and a dropped key takes its quotes with it. A quote written ``\u0022``
+    is the one thing that changes the count otherwise, so such a message goes to the search, as does
+    anything orjson refuses (NaN, prose around the object) and any run of 19 digits or more (orjson reads
+    an integer beyond 64 bits as a float).
     """
     try:
-        raw = text.encode()
-        if needs_exact_reading(raw):
-            return None
-        value = orjson.loads(raw)
-        if not isinstance(value, dict):
+        value = orjson.loads(text)
+        if not isinstance(value, dict) or "\\u0022" in text or _LONG_DIGITS.search(text):
             return None
         again = orjson.dumps(value)
-    except (UnicodeEncodeError, orjson.JSONDecodeError, orjson.JSONEncodeError):
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
-    return value if raw.count(b'"') == again.count(b'"') else None
+    return value if text.count('"') == again.count(b'"') else None
 
 
 def _decode_at(text: str, start: int) -> tuple[dict[str, Any] | None, int]:
