@@ -47,7 +47,7 @@ ALLOWED: dict[str, set[str]] = {
 """Which shared parts and front doors each part may import (``__init__`` of the package is exempt)."""
 
 STAGES: dict[str, tuple[str, ...]] = {
-    "atif": ("reading", "criteria", "asking", "scoring", "localising", "agreement", "importing", "output"),
+    "atif": ("reading", "criteria", "asking", "scoring", "localising", "agreement", "importing", "output", "reviewing"),
     "suites": ("reading", "checking", "reporting", "running"),
     "dabench": ("reading", "metrics", "tables", "analyses", "report"),
 }

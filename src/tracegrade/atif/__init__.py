@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from tracegrade.atif._run import score_paths as score_paths
     from tracegrade.atif.agreement._agree import measure_agreement as measure_agreement
     from tracegrade.atif.agreement._labels import Label as Label
+    from tracegrade.atif.agreement._labels import of_reviewer as of_reviewer
     from tracegrade.atif.agreement._labels import read_labels as read_labels
     from tracegrade.atif.agreement._records import AgreementReport as AgreementReport
     from tracegrade.atif.agreement._report import agreement_rows as agreement_rows
@@ -69,6 +70,11 @@ if TYPE_CHECKING:
     from tracegrade.atif.reading._records import LoadResult as LoadResult
     from tracegrade.atif.reading._records import TrajectoryNode as TrajectoryNode
     from tracegrade.atif.reading._records import iter_nodes as iter_nodes
+    from tracegrade.atif.reviewing._queue import ReviewOrder as ReviewOrder
+    from tracegrade.atif.reviewing._run import read_review_run as read_review_run
+    from tracegrade.atif.reviewing._server import ReviewServer as ReviewServer
+    from tracegrade.atif.reviewing._server import ReviewSettings as ReviewSettings
+    from tracegrade.atif.reviewing._server import serve_review as serve_review
     from tracegrade.atif.scoring._engine import RunProgress as RunProgress
     from tracegrade.atif.scoring._engine import ScoringEngine as ScoringEngine
     from tracegrade.atif.scoring._maths import SubagentAggregation as SubagentAggregation

@@ -12,7 +12,7 @@ from rich.console import Console
 from tracegrade.errors import InputError, OutputError
 
 if TYPE_CHECKING:
-    from tracegrade.atif import AgreementReport, LocalisationAgreement, LocalisationResults
+    from tracegrade.atif import AgreementReport, Label, LocalisationAgreement, LocalisationResults
 
 __all__ = ["agree"]
 
@@ -37,26 +37,30 @@ def agree(
         typer.Option("--localisation", help="Also score this localisation.json of tracegrade localise "
                      "(repeatable; the run folder's own is read when present)."),
     ] = None,
+    reviewer: Annotated[
+        str | None, typer.Option("--reviewer", help="Use only the labels of this reviewer (their `reviewer` field).")
+    ] = None,
 ) -> None:
     """Compare a finished run with human labels: correlations, pass/fail and category agreement, localisation.
 
     Each label names a trajectory (node_id, trajectory_id or session_id) and optionally a step (step =
     the 1-based index of the results, or step_id with segment), with any of score, failed, category and
     decisive. Labels that match nothing are listed, never dropped. RUN may also be a localisation.json alone.
+    Lines with "retract": true withdraw an earlier label of the same step by the same reviewer.
     """
-    from tracegrade.atif import measure_agreement, read_labels, read_results, render_agreement, render_report
+    from tracegrade.atif import measure_agreement, read_results, render_agreement, render_report
     from tracegrade.runs import amend_manifest, dump_json, write_atomic
 
     folder = run if run.is_dir() else run.parent
     found = _localisations(run, folder, localisation or [])
     only_localised = (not (run / "evaluation_results.json").is_file()) if run.is_dir() else run.name == _LOCALISATION
+    given = _labels_of(labels, reviewer)
     if found and only_localised:
-        _score_localisations(found, labels, output or folder / _LOCALISATION_AGREEMENT, resamples, level, seed, quiet)
+        target = output or folder / _LOCALISATION_AGREEMENT
+        _score_localisations(found, given, labels, target, resamples, level, seed, quiet)
         return
     results = read_results(run)
-    report = measure_agreement(
-        results, read_labels(labels), labels_file=str(labels), resamples=resamples, level=level, seed=seed
-    )
+    report = measure_agreement(results, given, labels_file=str(labels), resamples=resamples, level=level, seed=seed)
     local = found[0][1] if found and found[0][0] == str(folder / _LOCALISATION) else None
     target = output or ((run if run.is_dir() else run.parent) / "agreement.json")
     stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
@@ -74,7 +78,8 @@ def agree(
     if not quiet:
         _print_summary(report, target, page)
     if found:
-        _score_localisations(found, labels, target.parent / _LOCALISATION_AGREEMENT, resamples, level, seed, quiet)
+        scored = target.parent / _LOCALISATION_AGREEMENT
+        _score_localisations(found, given, labels, scored, resamples, level, seed, quiet)
     if report.matched == 0:
         raise InputError(f"{labels}: none of its {report.labels} labels names a trajectory or step of {run} "
                          f"(the reasons are in {target})")
@@ -94,13 +99,26 @@ def _localisations(run: Path, folder: Path, extra: list[Path]) -> list[tuple[str
     return [(str(path), read_localisation(path)) for path in paths]
 
 
-def _score_localisations(found: list[tuple[str, LocalisationResults]], labels: Path, target: Path, resamples: int,
-                         level: float, seed: int, quiet: bool) -> None:
-    from tracegrade.atif import measure_localisations, read_labels
+def _labels_of(path: Path, reviewer: str | None) -> tuple[Label, ...]:
+    """The standing labels of ``path``; only ``reviewer``'s when one is named (none of theirs is an error)."""
+    from tracegrade.atif import of_reviewer, read_labels
+
+    labels = read_labels(path)
+    if reviewer is None:
+        return labels
+    chosen = of_reviewer(labels, reviewer)
+    if not chosen:
+        named = sorted({label.reviewer for label in labels if label.reviewer is not None})
+        raise InputError(f"{path}: no labels by reviewer {reviewer!r} (reviewers there: {', '.join(named) or 'none'})")
+    return chosen
+
+
+def _score_localisations(found: list[tuple[str, LocalisationResults]], given: tuple[Label, ...], labels: Path,
+                         target: Path, resamples: int, level: float, seed: int, quiet: bool) -> None:
+    from tracegrade.atif import measure_localisations
     from tracegrade.runs import dump_json, write_atomic
 
-    scored = measure_localisations(found, read_labels(labels), labels_file=str(labels), resamples=resamples,
-                                   level=level, seed=seed)
+    scored = measure_localisations(found, given, labels_file=str(labels), resamples=resamples, level=level, seed=seed)
     try:
         write_atomic(target, dump_json(scored.model_dump(mode="json")))
     except OSError as exc:

@@ -22,6 +22,7 @@ from tracegrade.cli._import import import_app
 from tracegrade.cli._judge import judge
 from tracegrade.cli._localise import localise
 from tracegrade.cli._merge import merge
+from tracegrade.cli._review import review
 from tracegrade.cli._suite import suite_app
 from tracegrade.cli._validate import validate
 from tracegrade.errors import ExitCode, Interrupted, TracegradeError
@@ -45,6 +46,7 @@ app.command(epilog=EXIT_CODES_HELP)(judge)
 app.command(epilog=EXIT_CODES_HELP)(merge)
 app.command(epilog=EXIT_CODES_HELP)(agree)
 app.command(epilog=EXIT_CODES_HELP)(localise)
+app.command(epilog=EXIT_CODES_HELP)(review)
 app.command(epilog=COMPARE_EXIT_CODES)(compare)
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")

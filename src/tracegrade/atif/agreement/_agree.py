@@ -110,7 +110,7 @@ def match_labels(results: EvaluationResults, labels: Sequence[Label]) -> tuple[l
     index = _NodeIndex(results.nodes)
     matches: list[Match] = []
     unmatched: list[LabelIssue] = []
-    seen: dict[tuple[str, int | None], int] = {}
+    seen: dict[tuple[str, int | None], Label] = {}
     for label in labels:
         found = index.find(label)
         if isinstance(found, str):
@@ -119,11 +119,17 @@ def match_labels(results: EvaluationResults, labels: Sequence[Label]) -> tuple[l
         node, step = found
         key = (node.node_id, None if step is None else step.index)
         if key in seen:
-            raise InputError(
-                f"labels lines {seen[key]} and {label.line} name the same "
-                f"{'step' if step else 'trajectory'} ({label.target()})"
+            first = seen[key]
+            hint = (
+                f" (reviewers {first.reviewer!r} and {label.reviewer!r}: choose one with --reviewer)"
+                if first.reviewer != label.reviewer
+                else ""
             )
-        seen[key] = label.line
+            raise InputError(
+                f"labels lines {first.line} and {label.line} name the same "
+                f"{'step' if step else 'trajectory'} ({label.target()}){hint}"
+            )
+        seen[key] = label
         matches.append(Match(label, node, step))
     return matches, unmatched
 

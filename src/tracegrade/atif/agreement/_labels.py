@@ -7,6 +7,10 @@ with ``segment``), and gives any of ``score``, ``failed``, ``category`` and ``de
     {"trajectory_id": "run-7", "failed": true}
     {"trajectory_id": "run-7", "step": 4, "decisive": true, "category": "context_loss"}
 
+A line may name its ``reviewer``. The file is append-only: a line with ``"retract": true`` withdraws
+the latest earlier label that names the same trajectory and step in the same way, by the same
+reviewer (``tracegrade review`` writes one for each undo); the labels read are those still standing.
+
 Blank lines are allowed; anything else unusable is an ``InputError`` naming ``file:line``.
 """
 
@@ -24,12 +28,16 @@ from tracegrade.atif.reading._json import JsonProblem, decode_strict
 from tracegrade.errors import InputError
 from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
-__all__ = ["LABEL_CATEGORIES", "Label", "parse_labels", "read_labels"]
+__all__ = [
+    "LABEL_CATEGORIES", "MAX_REVIEWER_CHARS", "Label", "of_reviewer", "parse_labels", "read_labels", "standing_labels",
+]
 
 LABEL_CATEGORIES: tuple[str, ...] = tuple(CATEGORIES)
 """The failure taxonomy a label's ``category`` must come from (the judge's categorisation taxonomy)."""
 
 _MAX_LINE_BYTES = 1 << 20
+MAX_REVIEWER_CHARS = 100
+"""Longest reviewer name."""
 
 
 class Label(BaseModel):
@@ -63,6 +71,10 @@ class Label(BaseModel):
     """Free text (for example the reviewer's reason); not compared."""
     extra: dict[str, Any] | None = None
     """Free-form provenance; not compared."""
+    reviewer: str | None = Field(None, min_length=1, max_length=MAX_REVIEWER_CHARS)
+    """Who gave the label (``agree --reviewer`` picks one reviewer's labels)."""
+    retract: StrictBool | None = None
+    """True on a line that withdraws the same reviewer's latest earlier label of the same target."""
 
     @field_validator("score")
     @classmethod
@@ -76,6 +88,13 @@ class Label(BaseModel):
     def _known_category(cls, value: str | None) -> str | None:
         if value is not None and value not in LABEL_CATEGORIES:
             raise ValueError(f"must be one of {', '.join(LABEL_CATEGORIES)}")
+        return value
+
+    @field_validator("reviewer")
+    @classmethod
+    def _named(cls, value: str | None) -> str | None:
+        if value is not None and (not value.strip() or not value.isprintable()):
+            raise ValueError("must be printable text, not blank")
         return value
 
     @property
@@ -92,6 +111,10 @@ class Label(BaseModel):
             ids.append(f"step_id={self.step_id} segment={self.segment}")
         return " ".join(ids)
 
+    def key(self) -> tuple[object, ...]:
+        """What a retraction must repeat to withdraw this label: the ids as written, the step and the reviewer."""
+        return (*sorted(self._ids().items()), self.step, self.step_id, self.segment, self.reviewer)
+
     def _ids(self) -> dict[str, str]:
         pairs = {"node_id": self.node_id, "trajectory_id": self.trajectory_id, "session_id": self.session_id}
         return {name: value for name, value in pairs.items() if value is not None}
@@ -107,16 +130,44 @@ def read_labels(path: Path) -> tuple[Label, ...]:
     return parse_labels(data.split(b"\n"), str(path))
 
 
-def parse_labels(lines: Iterable[bytes], name: str) -> tuple[Label, ...]:
-    """Parse label lines; ``name`` is the file name used in error messages.
+def parse_labels(lines: Iterable[bytes], name: str, *, allow_empty: bool = False) -> tuple[Label, ...]:
+    """Parse label lines into the labels still standing; ``name`` is the file name used in error messages.
 
     Raises:
-        InputError: a line is not a valid label, or the file holds none.
+        InputError: a line is not a valid label, a retraction withdraws nothing, or (unless ``allow_empty``)
+            no label stands.
     """
     labels = [_label(raw, f"{name}:{number}", number) for number, raw in enumerate(lines, start=1) if raw.strip()]
-    if not labels:
+    standing = standing_labels(labels, name)
+    if not standing and not allow_empty:
         raise InputError(f"{name}: no labels (expected one JSON object per line)")
-    return tuple(labels)
+    return standing
+
+
+def standing_labels(labels: Iterable[Label], name: str) -> tuple[Label, ...]:
+    """The labels no later retraction withdrew, in file order (retractions themselves left out).
+
+    Raises:
+        InputError: a retraction has no earlier standing label of the same target and reviewer.
+    """
+    kept: dict[int, Label] = {}
+    latest: dict[tuple[object, ...], list[int]] = {}
+    for position, label in enumerate(labels):
+        earlier = latest.setdefault(label.key(), [])
+        if not label.retract:
+            kept[position] = label
+            earlier.append(position)
+            continue
+        if not earlier:
+            who = f"reviewer {label.reviewer!r}" if label.reviewer is not None else "no reviewer"
+            raise InputError(f"{name}:{label.line}: retracts nothing (no earlier label of {label.target()} by {who})")
+        del kept[earlier.pop()]
+    return tuple(kept.values())
+
+
+def of_reviewer(labels: Iterable[Label], reviewer: str) -> tuple[Label, ...]:
+    """The labels given by ``reviewer``."""
+    return tuple(label for label in labels if label.reviewer == reviewer)
 
 
 def _label(raw: bytes, where: str, number: int) -> Label:
@@ -151,5 +202,11 @@ def _check_shape(label: Label, where: str) -> None:
         raise InputError(f"{where}: segment needs step_id")
     if not label.is_step and (label.category is not None or label.decisive is not None):
         raise InputError(f"{where}: category and decisive need a step (step or step_id)")
+    if label.retract is not None:
+        if not label.retract:
+            raise InputError(f"{where}: retract: give true or leave it out")
+        if (label.score, label.failed, label.category, label.decisive) != (None, None, None, None):
+            raise InputError(f"{where}: a retraction gives no score, failed, category or decisive")
+        return
     if label.score is None and label.failed is None and label.category is None and label.decisive is None:
         raise InputError(f"{where}: give at least one of score, failed, category, decisive")
