@@ -62,3 +62,54 @@ def test_categories_are_the_judge_taxonomy() -> None:
         "reasoning_failure",
         "none",
     )
+
+
+def test_a_reviewer_is_read_and_a_retraction_withdraws_that_reviewers_latest_label_of_the_step() -> None:
+    labels = parse(
+        '{"node_id": "a.json", "step": 1, "reviewer": "ann", "failed": true}',
+        '{"node_id": "a.json", "step": 1, "reviewer": "bob", "failed": false}',
+        '{"node_id": "a.json", "step": 1, "reviewer": "ann", "retract": true}',
+        '{"node_id": "a.json", "step": 1, "reviewer": "ann", "failed": false, "score": 0.75}',
+        '{"node_id": "a.json", "step": 2, "reviewer": "ann", "score": 0.5}',
+    )
+    assert [(label.line, label.reviewer, label.failed) for label in labels] == [
+        (2, "bob", False), (4, "ann", False), (5, "ann", None)
+    ]
+
+
+def test_two_retractions_walk_back_two_labels_and_a_third_retracts_nothing() -> None:
+    lines = [
+        '{"node_id": "a.json", "step": 1, "reviewer": "ann", "failed": true}',
+        '{"node_id": "a.json", "step": 1, "reviewer": "ann", "failed": false}',
+        '{"node_id": "a.json", "step": 1, "reviewer": "ann", "retract": true}',
+    ]
+    assert [label.line for label in parse(*lines)] == [1]
+    retract = '{"node_id": "a.json", "step": 1, "reviewer": "ann", "retract": true}'
+    with pytest.raises(InputError, match="no labels"):
+        parse(*lines, retract)
+    with pytest.raises(InputError, match=r"labels.jsonl:5: retracts nothing .*by reviewer 'ann'"):
+        parse(*lines, retract, retract)
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (['{"node_id": "a.json", "step": 1, "reviewer": "bob", "retract": true}'], "labels.jsonl:1: retracts nothing"),
+        (['{"node_id": "a.json", "step": 1, "reviewer": "ann", "failed": true}',
+          '{"trajectory_id": "A", "step": 1, "reviewer": "ann", "retract": true}'], "labels.jsonl:2: retracts nothing"),
+        (['{"node_id": "a.json", "step": 1, "retract": true, "failed": true}'], "a retraction gives no score"),
+        (['{"node_id": "a.json", "step": 1, "retract": false, "failed": true}'], "retract: give true or leave it out"),
+        (['{"node_id": "a.json", "step": 1, "reviewer": " ", "failed": true}'], "reviewer: Value error"),
+        (['{"node_id": "a.json", "step": 1, "reviewer": "a\\nb", "failed": true}'], "reviewer: Value error"),
+        (['{"node_id": "a.json", "step": 1, "reviewer": 7, "failed": true}'], "reviewer: Input should be a valid string"),
+    ],
+)
+def test_bad_reviewers_and_retractions_name_the_line(lines: list[str], message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse(*lines)
+
+
+def test_an_empty_file_is_allowed_only_when_asked() -> None:
+    assert parse_labels([b"", b"  "], "labels.jsonl", allow_empty=True) == ()
+    with pytest.raises(InputError, match="no labels"):
+        parse_labels([b""], "labels.jsonl")

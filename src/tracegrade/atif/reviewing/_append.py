@@ -81,7 +81,10 @@ class LabelsFile:
             line = check(standing)
             encoded = orjson.dumps(line)
             number = data.count(b"\n") + 1 + (1 if data and not data.endswith(b"\n") else 0)
-            parse_labels([*data.split(b"\n"), encoded], str(self.path), allow_empty=True)  # the reader accepts it
+            lines = data.split(b"\n")
+            if data.endswith(b"\n"):
+                lines.pop()
+            parse_labels([*lines, encoded], str(self.path), allow_empty=True)  # what the reader will accept
             # a complete last line without its newline (written by hand) gets one, so the answer starts a line
             chunk = (b"\n" if data and not data.endswith(b"\n") else b"") + encoded + b"\n"
             _write_all(fd, chunk, self.path)
