@@ -85,3 +85,24 @@ def test_a_missing_labels_file_is_one_line_without_an_exception_name(
     assert run_app(app, ["agree", str(run), "--labels", str(tmp_path / "missing.jsonl")]) == 2
     expected = f"error: {tmp_path / 'missing.jsonl'}: cannot read: no such file or directory\n"
     assert capsys.readouterr().err == expected
+
+
+def test_agree_reviewer_picks_one_reviewers_standing_labels(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = labels(
+        tmp_path,
+        '{"trajectory_id": "A", "step": 2, "failed": false, "reviewer": "ann"}',
+        '{"trajectory_id": "A", "step": 2, "reviewer": "ann", "retract": true}',
+        '{"trajectory_id": "A", "step": 2, "failed": true, "decisive": true, "reviewer": "ann"}',
+        '{"trajectory_id": "A", "step": 2, "failed": false, "reviewer": "bob"}',
+    )
+    out = tmp_path / "a.json"
+    assert run_app(app, ["agree", str(run), "--labels", str(path), "-o", str(out), "-q"]) == 2
+    assert "reviewers 'ann' and 'bob': choose one with --reviewer" in capsys.readouterr().err
+    assert run_app(app, ["agree", str(run), "--labels", str(path), "-o", str(out), "-q", "--reviewer", "ann"]) == 0
+    report = orjson.loads(out.read_bytes())
+    assert report["matched"] == 1 and report["localisation"]["exact"]["value"] == 1.0
+    assert report["step"]["pass_fail"]["matrix"][0] == [1, 0]  # ann's standing answer: failed
+    assert run_app(app, ["agree", str(run), "--labels", str(path), "-o", str(out), "-q", "--reviewer", "cy"]) == 2
+    assert "no labels by reviewer 'cy' (reviewers there: ann, bob)" in capsys.readouterr().err

@@ -101,7 +101,8 @@ def test_two_retractions_walk_back_two_labels_and_a_third_retracts_nothing() -> 
         (['{"node_id": "a.json", "step": 1, "retract": false, "failed": true}'], "retract: give true or leave it out"),
         (['{"node_id": "a.json", "step": 1, "reviewer": " ", "failed": true}'], "reviewer: Value error"),
         (['{"node_id": "a.json", "step": 1, "reviewer": "a\\nb", "failed": true}'], "reviewer: Value error"),
-        (['{"node_id": "a.json", "step": 1, "reviewer": 7, "failed": true}'], "reviewer: Input should be a valid string"),
+        (['{"node_id": "a.json", "step": 1, "reviewer": 7, "failed": true}'],
+         "reviewer: Input should be a valid string"),
     ],
 )
 def test_bad_reviewers_and_retractions_name_the_line(lines: list[str], message: str) -> None:

@@ -69,9 +69,9 @@ def test_an_undo_is_a_retraction_line_and_the_file_is_only_ever_appended_to(tmp_
 def test_a_torn_last_line_stops_the_reader_and_the_writer(tmp_path: Path) -> None:
     path = tmp_path / "labels.jsonl"
     path.write_text('{"node_id": "a.json", "step": 1, "failed": true}\n{"node_id": "a.js')
-    with pytest.raises(InputError, match="labels.jsonl:2"):
+    with pytest.raises(InputError, match=r"labels\.jsonl:2"):
         LabelsFile(path).read()
-    with pytest.raises(InputError, match="labels.jsonl:2"):
+    with pytest.raises(InputError, match=r"labels\.jsonl:2"):
         LabelsFile(path).append(lambda standing: line(2, failed=True))
 
 
