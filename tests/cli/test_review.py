@@ -1,65 +1,25 @@
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import signal
-import subprocess
 import sys
 import threading
 import time
 import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.atif.reviewing.runs import EXAMPLES, judged
+from tests.atif.reviewing.runs import EXAMPLES, Server, judged
 from tracegrade.atif.agreement._labels import read_labels
 from tracegrade.cli._app import app, run_app
 from tracegrade.cli._review import can_open_browser
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return judged(EXAMPLES, tmp_path_factory.mktemp("review-cli") / "run")
-
-
-class Server:
-    """``tracegrade review`` in its own process, as a user starts it."""
-
-    def __init__(self, run: Path, labels: Path, *args: str) -> None:
-        env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "DISPLAY": ""}
-        code = "from tracegrade.cli import main; main()"
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", code, "review", str(run), "--labels", str(labels), "--reviewer", "ann",
-             "--no-open", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        assert self.process.stdout is not None
-        self.printed: list[str] = []
-        for line in self.process.stdout:
-            self.printed.append(line)
-            if line.startswith("Review page: "):
-                self.url = line.removeprefix("Review page: ").strip()
-                break
-        else:
-            raise AssertionError("".join(self.printed) + self.process.stderr.read())  # type: ignore[union-attr]
-
-    def call(self, path: str, body: Any = None) -> Any:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return json.loads(response.read())
-
-    def answer_current(self, **values: Any) -> Any:
-        item = self.call("api/state")["state"]["item"]
-        return self.call("api/answer", {"node_id": item["node_id"], "step": item["step"], **values})
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=30)
 
 
 def test_sigkill_after_or_during_each_answer_never_leaves_a_torn_labels_file(run: Path, tmp_path: Path) -> None:

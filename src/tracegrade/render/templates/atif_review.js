@@ -10,7 +10,21 @@
                         uncategorized: "uncategorized"};
   var SCORES = [0, 0.25, 0.5, 0.75, 1];
   var state = null, form = empty(), revealed = null, busy = false, message = {text: "", kind: ""};
-  var figures = null, figuresAsked = 0, figuresShown = 0;
+  var figures = null, figuresAsked = 0, figuresShown = 0, waiting = [];
+
+  // one answer, skip or undo at a time; a key pressed meanwhile waits for its turn instead of being lost
+  function turn(action) {
+    return function () {
+      if (busy) { waiting.push(action); return; }
+      action();
+    };
+  }
+
+  function setBusy(value) {
+    busy = value;
+    document.body.setAttribute("data-busy", value ? "true" : "false");
+    if (!value && waiting.length) { waiting.shift()(); }
+  }
 
   function empty() { return {failed: null, score: null, category: null, decisive: false, note: ""}; }
 
@@ -386,8 +400,8 @@
   function setCategory(value) { if (state.item && !revealed) { form.category = form.category === value ? null : value; renderAnswer(); } }
   function toggleDecisive() { if (state.item && !revealed) { form.decisive = !form.decisive; renderAnswer(); } }
 
-  function save() {
-    if (busy || !state.item || revealed) { return; }
+  var save = turn(function () {
+    if (!state.item || revealed) { return; }
     if (form.failed === null && form.score === null && form.category === null && !form.decisive) {
       say("Give a verdict first: pass or fail, a score, a category or the decisive mark.", "error");
       return;
@@ -395,9 +409,8 @@
     var answer = {node_id: state.item.node_id, step: state.item.step, failed: form.failed, score: form.score,
                   category: form.category, decisive: form.decisive ? true : null, note: form.note || null};
     var item = state.item;
-    busy = true;
+    setBusy(true);
     api("api/answer", answer).then(function (data) {
-      busy = false;
       message = {text: "Saved step " + item.step + " of " + (item.trajectory_id || item.node_id) + " (line " +
         data.saved + " of the labels file). u takes it back.", kind: "ok"};
       if (state.blind) {
@@ -410,8 +423,9 @@
       } else {
         accept(data.state);
       }
-    }).catch(function (error) { busy = false; say(error.message, "error"); });
-  }
+      setBusy(false);
+    }).catch(function (error) { say(error.message, "error"); setBusy(false); });
+  });
 
   function next() {
     if (!revealed) { return; }
@@ -420,25 +434,24 @@
     accept(upcoming);
   }
 
-  function skip() {
-    if (busy || !state.item || revealed) { return; }
-    busy = true;
+  var skip = turn(function () {
+    if (!state.item || revealed) { return; }
+    setBusy(true);
     api("api/skip", {node_id: state.item.node_id, step: state.item.step}).then(function (data) {
-      busy = false; message = {text: "Skipped: it comes back at the end.", kind: ""}; accept(data.state);
-    }).catch(function (error) { busy = false; say(error.message, "error"); });
-  }
+      message = {text: "Skipped: it comes back at the end.", kind: ""}; accept(data.state); setBusy(false);
+    }).catch(function (error) { say(error.message, "error"); setBusy(false); });
+  });
 
-  function undo() {
-    if (busy) { return; }
-    busy = true;
+  var undo = turn(function () {
+    setBusy(true);
     revealed = null;
     api("api/undo", {}).then(function (data) {
-      busy = false;
       message = {text: data.undone === "skip" ? "Skip taken back." : "Answer taken back (a retraction line was " +
         "appended): answer this step again.", kind: ""};
       accept(data.state);
-    }).catch(function (error) { busy = false; say(error.message, "error"); render(); });
-  }
+      setBusy(false);
+    }).catch(function (error) { say(error.message, "error"); render(); setBusy(false); });
+  });
 
   document.addEventListener("keydown", function (event) {
     var target = event.target;
