@@ -13,6 +13,7 @@ import hmac
 import math
 import secrets
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -281,9 +282,10 @@ def build_app(server: ReviewServer) -> web.Application:
         return await _respond(lambda: {})
 
     async def figures(request: web.Request) -> web.StreamResponse:
-        try:  # not one at a time: answers go on while the bootstrap runs
+        loop = asyncio.get_running_loop()
+        try:  # in a thread of their own: answers go on while the bootstrap runs
             labels = await asyncio.to_thread(server.labels.read)
-            return web.json_response(await asyncio.to_thread(server.figures, labels))
+            return web.json_response(await loop.run_in_executor(bootstrap, server.figures, labels))
         except (InputError, OutputError) as exc:
             return web.json_response({"error": exc.message}, status=500)
 
@@ -333,7 +335,13 @@ def build_app(server: ReviewServer) -> web.Application:
             response.headers["Content-Disposition"] = "attachment"
         return response
 
+    bootstrap = ThreadPoolExecutor(1, thread_name_prefix="review-figures")
+
+    async def close_bootstrap(app: web.Application) -> None:
+        bootstrap.shutdown(wait=False, cancel_futures=True)
+
     app = web.Application(middlewares=[guard], client_max_size=_MAX_BODY)
+    app.on_cleanup.append(close_bootstrap)
     app.router.add_get(prefix, page)
     app.router.add_get(f"{prefix}/", page)
     app.router.add_get(f"{prefix}/api/state", state)

@@ -10,7 +10,7 @@
                         uncategorized: "uncategorized"};
   var SCORES = [0, 0.25, 0.5, 0.75, 1];
   var state = null, form = empty(), revealed = null, busy = false, message = {text: "", kind: ""};
-  var figures = null, figuresAsked = 0, figuresShown = 0, waiting = [];
+  var figures = null, waiting = [];
 
   // one answer, skip or undo at a time; a key pressed meanwhile waits for its turn instead of being lost
   function turn(action) {
@@ -71,17 +71,22 @@
     });
   }
 
+  // one figures request at a time: answers given meanwhile are counted by one more request when it returns
+  var figuresBusy = false, figuresAgain = false;
+
   function loadFigures() {
-    var asked = ++figuresAsked;
     var panel = document.getElementById("figures-panel");
     panel.setAttribute("aria-busy", "true");
+    if (figuresBusy) { figuresAgain = true; return; }
+    figuresBusy = true;
     api("api/figures").then(function (data) {
-      if (asked < figuresShown) { return; }  // an answer later than this one already drew its figures
-      figuresShown = asked;
       figures = data;
       renderFigures();
-      if (asked === figuresAsked) { panel.setAttribute("aria-busy", "false"); }
-    }).catch(function (error) { say("Could not compute the figures: " + error.message, "error"); });
+    }).catch(function (error) { say("Could not compute the figures: " + error.message, "error"); }).then(function () {
+      figuresBusy = false;
+      if (figuresAgain) { figuresAgain = false; loadFigures(); }
+      else { panel.setAttribute("aria-busy", "false"); }
+    });
   }
 
   function accept(next) {
