@@ -202,3 +202,12 @@ async def test_the_figures_are_agrees_and_a_second_reviewer_is_compared(examples
     between = {row["measure"]: row for row in other["between"]}
     assert between["pass/fail agreement"]["value"] == 0.5 and between["pass/fail agreement"]["n"] == 4
     assert "too few pairs" in between["pass/fail agreement"]["trust"]
+
+
+async def test_a_blind_review_does_not_tell_why_a_step_is_contested(examples_run: Path, tmp_path: Path) -> None:
+    reasons = []
+    for blind in (False, True):
+        async for review in start(examples_run, tmp_path / "labels.jsonl", blind=blind, order=ReviewOrder.CONTESTED):
+            _, data = await review.get("api/state")
+            reasons.append(data["state"]["item"]["contested"])
+    assert reasons[0] is not None and reasons[1] is None

@@ -99,8 +99,10 @@ class ReviewServer:
         if current is not None:
             found = self.index.step(*current.key)
             assert found is not None
-            item = item_view(self.index, *found, reveal=not self.settings.blind, failure_threshold=self.threshold,
-                             position=self.session.positions[current.key], contested=current.contested)
+            blind = self.settings.blind  # the reason a step is contested would tell the verdict too
+            item = item_view(self.index, *found, reveal=not blind, failure_threshold=self.threshold,
+                             position=self.session.positions[current.key],
+                             contested=None if blind else current.contested)
         in_queue = [key for key in answered if key in self.by_key]
         return {
             "reviewer": self.settings.reviewer,
