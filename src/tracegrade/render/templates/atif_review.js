@@ -268,7 +268,7 @@
     panel.replaceChildren(el("h2", null, "Your answer", el("span", {class: "aside", text: "as " + state.reviewer})));
     var disabled = !state.item || !!revealed;
     panel.appendChild(el("div", {class: "label", text: "Verdict"}));
-    panel.appendChild(el("div", {class: "group"},
+    panel.appendChild(el("div", {class: "group verdicts"},
       option("Pass", "p", form.failed === false, function () { setFailed(false); }, "pass"),
       option("Fail", "f", form.failed === true, function () { setFailed(true); }, "fail")));
     panel.appendChild(el("div", {class: "label", text: "Score"}));
@@ -288,7 +288,7 @@
     panel.appendChild(categories);
     panel.appendChild(el("div", {class: "group"},
       option("Decisive step of this failure", "d", form.decisive, toggleDecisive)));
-    var note = el("textarea", {id: "note", placeholder: "Note (optional; m to write, Esc to leave)",
+    var note = el("textarea", {id: "note", placeholder: "Note (optional)",
       "aria-label": "Note", maxlength: "4000"});
     note.value = form.note;
     note.addEventListener("input", function () { form.note = note.value; });
