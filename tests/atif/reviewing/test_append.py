@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -76,15 +77,19 @@ def test_a_torn_last_line_stops_the_reader_and_the_writer(tmp_path: Path) -> Non
 
 
 WRITER = """
-import sys
+import sys, time
 from pathlib import Path
 from tracegrade.atif.reviewing._append import Conflict, LabelsFile
 
+start = Path(sys.argv[3])
+while not start.exists():  # every writer begins at once
+    time.sleep(0.001)
 labels = LabelsFile(Path(sys.argv[1]))
 for step in range(1, 31):
     def check(standing, step=step):
         if any(label.step == step for label in standing):
             raise Conflict("taken")
+        time.sleep(0.005)  # a slow check: without the lock another writer would answer the same step meanwhile
         return {"node_id": "a.json", "step": step, "reviewer": "ann", "failed": True, "note": sys.argv[2] * 500}
     try:
         labels.append(check)
@@ -96,7 +101,11 @@ for step in range(1, 31):
 def test_writers_racing_on_one_file_never_tear_a_line_or_answer_a_step_twice(tmp_path: Path) -> None:
     path = tmp_path / "labels.jsonl"
     env = {"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"}
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), letter], env=env) for letter in "abcd"]
+    start = tmp_path / "go"
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), letter, str(start)], env=env)
+               for letter in "abcd"]
+    time.sleep(1)
+    start.touch()
     assert [writer.wait(timeout=120) for writer in writers] == [0, 0, 0, 0]
     labels = read_labels(path)  # strict: a torn or interleaved line would fail here
     assert sorted(label.step for label in labels) == list(range(1, 31))
