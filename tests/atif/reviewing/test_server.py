@@ -171,7 +171,7 @@ async def test_blind_review_hides_the_verdict_until_answered(examples_run: Path,
     async for review in start(examples_run, tmp_path / "labels.jsonl", blind=True, order=ReviewOrder.RANDOM, seed=3):
         _, data = await review.get("api/state")
         item = data["state"]["item"]
-        assert item["judge"] is None and data["state"]["blind"] is True
+        assert item["judge"] is None and data["state"]["blind"] is True and data["state"]["run"]["report"] is False
         raw = orjson.dumps(data)
         assert b"rationale" not in raw and b"criterion_scores" not in raw
         _, saved = await review.post("api/answer", {"node_id": item["node_id"], "step": item["step"], "failed": True})
