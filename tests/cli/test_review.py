@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -97,3 +98,11 @@ def test_a_browser_is_opened_only_where_one_can_be_shown(monkeypatch: pytest.Mon
     assert not can_open_browser()
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
     assert can_open_browser()
+
+
+def test_a_fifo_as_the_labels_file_is_refused_at_once(run: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    fifo = tmp_path / "labels.jsonl"
+    os.mkfifo(fifo)
+    assert run_app(app, ["review", str(run), "--labels", str(fifo), "--no-open"]) == 2
+    assert f"{fifo}: not a regular file" in capsys.readouterr().err

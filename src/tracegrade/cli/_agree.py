@@ -54,12 +54,12 @@ def agree(
     folder = run if run.is_dir() else run.parent
     found = _localisations(run, folder, localisation or [])
     only_localised = (not (run / "evaluation_results.json").is_file()) if run.is_dir() else run.name == _LOCALISATION
-    given = _labels_of(labels, reviewer)
     if found and only_localised:
         target = output or folder / _LOCALISATION_AGREEMENT
-        _score_localisations(found, given, labels, target, resamples, level, seed, quiet)
+        _score_localisations(found, _labels_of(labels, reviewer), labels, target, resamples, level, seed, quiet)
         return
     results = read_results(run)
+    given = _labels_of(labels, reviewer)
     report = measure_agreement(results, given, labels_file=str(labels), resamples=resamples, level=level, seed=seed)
     local = found[0][1] if found and found[0][0] == str(folder / _LOCALISATION) else None
     target = output or ((run if run.is_dir() else run.parent) / "agreement.json")
