@@ -110,6 +110,7 @@ class ReviewServer:
             "order": {"name": self.settings.order.value, "seed": self.settings.seed,
                       "description": order_description(self.settings.order, self.settings.seed)},
             "run": {"job_id": self.results.job_id, "created_at": self.results.created_at,
+                    "folder": str(self.run.folder),
                     "judge": self.results.parameters.atif_judge, "failure_threshold": self.threshold,
                     "steps": len(self.queue),
                     "report": not self.settings.blind and "report.html" in self.run.manifest.get("files", {})},

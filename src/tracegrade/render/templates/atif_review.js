@@ -159,13 +159,20 @@
     var panel = document.getElementById("item-panel");
     panel.replaceChildren();
     var item = state.item;
+    if (!item && !state.progress.total) {
+      panel.appendChild(el("div", {class: "done", id: "done"},
+        el("p", {class: "big", text: "This run has no scored step to review."}),
+        el("p", {class: "muted", text: "Steps the judge could not score, and copied context, are left out of the " +
+          "queue."})));
+      return;
+    }
     if (!item) {
       panel.appendChild(el("div", {class: "done", id: "done"},
         el("p", {class: "big", text: "Every step of the queue has your answer."}),
         el("p", {class: "muted", text: state.progress.answered + " answers are in " + state.labels_file +
           ". Press u to take back the last one, or compare them with the judge:"}),
-        el("pre", {class: "text", text: "tracegrade agree RUN --labels " + state.labels_file + " --reviewer " +
-          state.reviewer})));
+        el("pre", {class: "text", text: "tracegrade agree " + state.run.folder + " --labels " + state.labels_file +
+          " --reviewer " + state.reviewer})));
       return;
     }
     panel.setAttribute("data-node", item.node_id);
