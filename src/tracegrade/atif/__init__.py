@@ -72,9 +72,9 @@ if TYPE_CHECKING:
     from tracegrade.atif.reading._records import iter_nodes as iter_nodes
     from tracegrade.atif.reviewing._queue import ReviewOrder as ReviewOrder
     from tracegrade.atif.reviewing._run import read_review_run as read_review_run
-    from tracegrade.atif.reviewing._server import ReviewServer as ReviewServer
-    from tracegrade.atif.reviewing._server import ReviewSettings as ReviewSettings
     from tracegrade.atif.reviewing._server import serve_review as serve_review
+    from tracegrade.atif.reviewing._state import ReviewSettings as ReviewSettings
+    from tracegrade.atif.reviewing._state import ReviewState as ReviewState
     from tracegrade.atif.scoring._engine import RunProgress as RunProgress
     from tracegrade.atif.scoring._engine import ScoringEngine as ScoringEngine
     from tracegrade.atif.scoring._maths import SubagentAggregation as SubagentAggregation

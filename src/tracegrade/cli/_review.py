@@ -50,7 +50,7 @@ def review(
     import asyncio
     import signal
 
-    from tracegrade.atif import ReviewOrder, ReviewServer, ReviewSettings, read_review_run, serve_review
+    from tracegrade.atif import ReviewOrder, ReviewSettings, ReviewState, read_review_run, serve_review
 
     chosen = _order(order, ReviewOrder)
     name = reviewer if reviewer is not None else _login()
@@ -59,7 +59,7 @@ def review(
     target = labels if labels is not None else run / "labels.jsonl"
     found = read_review_run(run)
     settings = ReviewSettings(labels=target, reviewer=name, order=chosen, seed=seed, blind=blind)
-    server = ReviewServer(found, settings)
+    server = ReviewState(found, settings)
     standing = server.labels.read()  # a file the strict reader refuses stops here, before the server starts
     _check_writable(target)
     console = Console(highlight=False, soft_wrap=True)

@@ -15,12 +15,14 @@ from tracegrade.atif.agreement._labels import read_labels
 from tracegrade.atif.reviewing._figures import judge_rows
 from tracegrade.atif.reviewing._queue import ReviewOrder
 from tracegrade.atif.reviewing._run import read_review_run
-from tracegrade.atif.reviewing._server import ReviewServer, ReviewSettings, serve_review
+from tracegrade.atif.reviewing._server import serve_review
+from tracegrade.atif.reviewing._state import ReviewSettings, ReviewState
 
 
 class Running:
-    def __init__(self, server: ReviewServer, url: str, http: aiohttp.ClientSession) -> None:
+    def __init__(self, server: ReviewState, url: str, http: aiohttp.ClientSession) -> None:
         self.server, self.url, self.http = server, url, http
+        self.token = url.rstrip("/").rsplit("/", 1)[1]
 
     async def get(self, path: str) -> tuple[int, Any]:
         async with self.http.get(self.url + path) as response:
@@ -33,7 +35,7 @@ class Running:
 
 
 async def start(run: Path, labels: Path, reviewer: str = "ann", **options: Any) -> AsyncIterator[Running]:
-    server = ReviewServer(read_review_run(run), ReviewSettings(labels=labels, reviewer=reviewer, resamples=200,
+    server = ReviewState(read_review_run(run), ReviewSettings(labels=labels, reviewer=reviewer, resamples=200,
                                                                  **options))
     stop, ready = asyncio.Event(), asyncio.get_running_loop().create_future()
     task = asyncio.create_task(serve_review(server, ready=ready.set_result, stop=stop))
@@ -54,7 +56,7 @@ async def test_the_page_and_api_answer_only_under_the_token(review: Running) -> 
     status, page = await review.get("")
     assert status == 200 and b"tracegrade review" in page
     base = review.url.rsplit("/", 2)[0]
-    for path in ("/", "/api/state", "/x" + review.server.token + "/", "/" + review.server.token[:-1] + "/api/state",
+    for path in ("/", "/api/state", "/x" + review.token + "/", "/" + review.token[:-1] + "/api/state",
                  "/favicon.ico"):
         async with review.http.get(base + path) as response:
             assert response.status == 403, path
@@ -90,7 +92,7 @@ async def test_nothing_outside_the_runs_listed_files_is_served(review: Running) 
 
 async def test_a_raw_request_with_dot_segments_or_another_host_is_refused(review: Running) -> None:
     port = int(review.url.split(":")[2].split("/")[0])
-    token = review.server.token
+    token = review.token
 
     def raw(request: bytes) -> bytes:
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
