@@ -12,7 +12,7 @@ from rich.console import Console
 from tracegrade.errors import InputError, OutputError
 
 if TYPE_CHECKING:
-    from tracegrade.atif import AgreementReport, LocalisationAgreement, LocalisationResults
+    from tracegrade.atif import AgreementReport, EvaluationResults, LocalisationAgreement, LocalisationResults
 
 __all__ = ["agree"]
 
@@ -74,7 +74,8 @@ def agree(
     if not quiet:
         _print_summary(report, target, page)
     if found:
-        _score_localisations(found, labels, target.parent / _LOCALISATION_AGREEMENT, resamples, level, seed, quiet)
+        _score_localisations(found, labels, target.parent / _LOCALISATION_AGREEMENT, resamples, level, seed, quiet,
+                             results)
     if report.matched == 0:
         raise InputError(f"{labels}: none of its {report.labels} labels names a trajectory or step of {run} "
                          f"(the reasons are in {target})")
@@ -95,12 +96,12 @@ def _localisations(run: Path, folder: Path, extra: list[Path]) -> list[tuple[str
 
 
 def _score_localisations(found: list[tuple[str, LocalisationResults]], labels: Path, target: Path, resamples: int,
-                         level: float, seed: int, quiet: bool) -> None:
+                         level: float, seed: int, quiet: bool, results: EvaluationResults | None = None) -> None:
     from tracegrade.atif import measure_localisations, read_labels
     from tracegrade.runs import dump_json, write_atomic
 
     scored = measure_localisations(found, read_labels(labels), labels_file=str(labels), resamples=resamples,
-                                   level=level, seed=seed)
+                                   level=level, seed=seed, results=results)
     try:
         write_atomic(target, dump_json(scored.model_dump(mode="json")))
     except OSError as exc:
