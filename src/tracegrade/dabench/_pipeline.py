@@ -18,7 +18,7 @@ import orjson
 from tracegrade.dabench._params import PipelineOptions
 from tracegrade.dabench.analyses._auditor import AnalystTeam, analyst_team, format_auditor_report
 from tracegrade.dabench.analyses._compare import Comparison, compare_runs, comparison_sections
-from tracegrade.dabench.analyses._health import EngineeringHealth, assess_health, format_health
+from tracegrade.dabench.analyses._health import EngineeringHealth, assess_health, format_health, health_line
 from tracegrade.dabench.analyses._params import Mode
 from tracegrade.dabench.analyses._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
 from tracegrade.dabench.analyses._replay import answer_csv, build_replay, final_answer, finish_replay
@@ -88,8 +88,9 @@ class _Pass:
         report.figures = self._write_figures(folder, figures)
         if options.mode is Mode.RESEARCH:
             tables = paper_tables(run, comparison, resampling=options.resampling)
-            folder.write_text("paper_tables.md", render_markdown(run.run_id, tables))
-            folder.write_text("paper_tables.tex", render_latex(run.run_id, tables))
+            line = health_line(health)
+            folder.write_text("paper_tables.md", render_markdown(run.run_id, tables, line))
+            folder.write_text("paper_tables.tex", render_latex(run.run_id, tables, line))
         report.files = sorted(n for n in folder.files if "/" not in n) + _per_task_note(len(self.replays))
         folder.write_json("report.json", report.model_dump(mode="json"))
         folder.write_text("report.html", render_report_html(report, figures))

@@ -15,7 +15,8 @@ from tracegrade.dabench.reading._records import AnswerTable, TaskInput, TaskReco
 from tracegrade.dabench.reading._traces import ParsedTrace, read_json_file, read_trace
 from tracegrade.errors import ConfigError, InputError
 
-__all__ = ["RunSummary", "SummaryEntry", "read_summary", "read_task", "read_task_input", "resolve_run"]
+__all__ = ["RunSummary", "SummaryEntry", "missing_artefacts", "read_summary", "read_task", "read_task_input",
+           "resolve_run"]
 
 _TASK_DIR = re.compile(r"task_(\d+)")
 _VOTE = re.compile(r"trace_r(\d+)\.json")
@@ -202,7 +203,18 @@ def read_task(run_dir: Path, run_id: str, entry: SummaryEntry, data_root: Path |
         explanation_quality_score=_unit(fields, "explanation_quality_score"),
         vote_answers=votes,
         errors=tuple(errors),
+        missing_artefacts=missing_artefacts(entry, names),
     )
+
+
+def missing_artefacts(entry: SummaryEntry, names: frozenset[str]) -> tuple[str, ...]:
+    """The files ``entry`` names that the task folder (its file ``names``) lacks: ``trace``, ``prediction.csv``."""
+    missing = []
+    if "trace" in entry.files_named and "trace.json" not in names and not _vote_files(names):
+        missing.append("trace")
+    if "prediction.csv" in entry.files_named and "prediction.csv" not in names:
+        missing.append("prediction.csv")
+    return tuple(missing)
 
 
 def _opt(fields: dict[str, Any], key: str, kind: type) -> Any:
