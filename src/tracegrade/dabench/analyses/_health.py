@@ -4,9 +4,9 @@ Harness health is a 0–10 score: 5 × reconciliation pass rate + 2.5 × (1 − 
 unreadable parts, the validator errors) + 2.5 × attribution coverage (failed tasks with a structured
 failure category). One verdict on one scale (:data:`HEALTH_SCALE`): HEALTHY at 9 or more with no error
 (reconciliation or validator), DEGRADED at 7 or more, otherwise UNHEALTHY. A trace or prediction that
-summary.json names but the run folder lacks is a reconciliation error, so it lowers the pass rate; the report
-says how many tasks were evaluated from what, and counts a missing prediction as HARNESS_INPUT_FAILURE. Run quality is about the agent, not the harness:
-answer accuracy and execution success.
+summary.json names but the run folder lacks is a reconciliation error, so it lowers the pass rate; the
+report says how many tasks were evaluated from what, and counts a missing prediction as
+HARNESS_INPUT_FAILURE. Run quality is about the agent, not the harness: answer accuracy and execution success.
 """
 
 from __future__ import annotations
