@@ -116,7 +116,8 @@ class _Pass:
     def _compare(self, run: RunRows) -> Comparison | None:
         if self.baseline is None:
             return None
-        return compare_runs(self.baseline, run, resampling=self.options.resampling)
+        # the baseline's health is shown beside the comparison; the evaluation it ends is never refused for it
+        return compare_runs(self.baseline, run, resampling=self.options.resampling, allow_unhealthy=True)
 
     def _write_figures(self, folder: RunFolder, figures: list[FigureResult]) -> list[FigureEntry]:
         entries = []
@@ -152,7 +153,7 @@ def run_pipeline(
         TracegradeError: unreadable run, unusable output folder, or an unusable baseline.
         KeyboardInterrupt: after the finished tasks and their reports were written (status ``interrupted``).
     """
-    baseline = read_evaluated(pipeline.baseline) if pipeline.baseline is not None else None
+    baseline = read_evaluated(pipeline.baseline, verify=True) if pipeline.baseline is not None else None
     state = _Pass(pipeline, baseline)
     summary = evaluate_run(options, advance=advance, on_task=state.on_task, on_finish=state.on_finish)
     return PipelineResult(summary, **state.parts)
