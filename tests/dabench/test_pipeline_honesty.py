@@ -105,3 +105,28 @@ def test_a_prediction_the_run_lists_but_lacks_is_a_harness_failure_not_the_agent
     assert "Left out: 1 task" in paper and paper.splitlines()[2].startswith("Harness health: ")
     assert "1 predictions missing though summary.json names them" in paper.splitlines()[2]
     assert "Harness health: " in (out / "paper_tables.tex").read_text()
+
+
+def test_every_listed_task_is_evaluated_or_named_in_a_finding(tmp_path: Path) -> None:
+    """Folder names with a space or markup are evaluated (and escaped); an entry that names no folder is an error."""
+    runs = copy_run(tmp_path)
+    run = runs / "demo-run"
+    (run / "task_2").rename(run / "task 2")
+    (run / "task_3").rename(run / "task_<i>3")
+    summary = orjson.loads((run / "summary.json").read_bytes())
+    summary["tasks"][1]["task_id"], summary["tasks"][2]["task_id"] = "task 2", "task_<i>3"
+    summary["tasks"].append({"task_id": "../task_9", "succeeded": False, "failure_reason": None})
+    (run / "summary.json").write_bytes(orjson.dumps(summary))
+    evaluate(runs, tmp_path / "out")
+    out = tmp_path / "out"
+    ids = pq.read_table(out / "task_metrics.parquet").column("task_id").to_pylist()
+    assert ids == ["task_1", "task 2", "task_<i>3"]
+    assert (out / "task 2" / "task_replay.json").is_file() and (out / "task_<i>3" / "task_replay.json").is_file()
+    rec = orjson.loads((out / "artifact_reconciliation_report.json").read_bytes())
+    unusable = [f for f in rec["findings"] if f["check"] == "summary_entry_usable"]
+    assert [(f["task_id"], f["severity"]) for f in unusable] == [("summary.json tasks[3]", "error")]
+    assert "tasks[3] has no usable task_id" in unusable[0]["message"] and rec["tasks_checked"] == 4
+    health = orjson.loads((out / "engineering_health_report.json").read_bytes())
+    assert health["harness"]["status"] != "HEALTHY"
+    page = (out / "report.html").read_text()
+    assert "task_&lt;i&gt;3" in page and "task_<i>3" not in page

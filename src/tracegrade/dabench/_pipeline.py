@@ -71,7 +71,9 @@ class _Pass:
 
     def on_finish(self, folder: RunFolder, metadata: dict[str, Any]) -> None:
         run = _run_rows(folder.path, metadata)
-        rec = reconcile(run.rows, table_facts(folder.path), metadata.get("named_files_missing"))
+        unusable = [(int(e.get("entry", -1)), str(e.get("message", ""))) for e in metadata.get("task_errors", [])
+                    if e.get("code") == "invalid_summary_entry"]
+        rec = reconcile(run.rows, table_facts(folder.path), metadata.get("named_files_missing"), unusable)
         health = assess_health(run.run_id, run.rows, rec, metadata, run.success_threshold)
         team = analyst_team(run, self.signals)
         self._write_replays(folder, health)

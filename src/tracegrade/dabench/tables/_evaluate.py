@@ -87,7 +87,7 @@ class _Collector:
         self.tool_calls = TableBuffer(TOOL_CALL_COLUMNS)
         self.null_pairs: Counter[tuple[str, str]] = Counter()
         """(column, reason) of every null cell, counted in C (regrouped by column when the run is written)."""
-        self.errors: list[dict[str, str]] = []
+        self.errors: list[dict[str, str | int]] = []
         self.formats: Counter[str] = Counter()
         self.missing: dict[str, list[str]] = defaultdict(list)
         """File kind (``trace``, ``prediction.csv``) → tasks whose summary.json entry names it but that lack it."""
@@ -139,7 +139,7 @@ def evaluate_run(
     result = EvalSummary(summary.run_id, output, JobStatus.COMPLETED, success_threshold=params.success_threshold)
     collector = _Collector(result)
     collector.errors.extend(
-        {"task_id": "", "code": "invalid_summary_entry", "message": m} for _, m in summary.entry_errors
+        {"task_id": "", "code": "invalid_summary_entry", "entry": i, "message": m} for i, m in summary.entry_errors
     )
     with gc_paused():
         try:
