@@ -93,6 +93,7 @@ def test_a_prediction_the_run_lists_but_lacks_is_a_harness_failure_not_the_agent
     assert rows["task_3"]["failure_category"] == "TOOL_EXECUTION_FAILURE"  # listed nothing: the agent's own failure
     health = orjson.loads((out / "engineering_health_report.json").read_bytes())
     assert health["failure_categories"]["HARNESS_INPUT_FAILURE"] == 1
+    assert (health["quality"]["tasks_with_gold"], health["quality"]["missing_artefacts"]) == (2, 1)  # answer unknown
     assert health["evaluated_from"]["named_predictions_missing"] == 1
     report = orjson.loads((out / "report.json").read_bytes())
     sections = {s["id"]: s for s in report["sections"]}

@@ -67,6 +67,8 @@ class RunQuality(BaseModel):
     tasks_with_gold: int
     execution_success_rate: float | None
     tasks_with_execution: int
+    missing_artefacts: int = 0
+    """Tasks left out of the accuracy: the prediction summary.json lists is missing (the answer is unknown)."""
 
 
 class EngineeringHealth(BaseModel):
@@ -112,8 +114,12 @@ def _harness(rows: Sequence[Row], rec: Reconciliation, validator_errors: int) ->
 
 
 def run_quality(rows: Sequence[Row], threshold: float) -> RunQuality:
-    """Answer accuracy (final_score ≥ threshold) and execution success of a run."""
-    scores = numbers(rows, "final_score")
+    """Answer accuracy (final_score ≥ threshold) and execution success of a run.
+
+    A task whose listed prediction is missing is left out of the accuracy: the agent's answer is unknown.
+    """
+    missing = sum(1 for r in rows if r.get("outcome_status") == HARNESS_OUTCOME)
+    scores = numbers((r for r in rows if r.get("outcome_status") != HARNESS_OUTCOME), "final_score")
     accuracy = rate(sum(s >= threshold for s in scores), len(scores))
     executed, known = count_true(rows, "execution_success")
     status = "UNKNOWN"
@@ -125,6 +131,7 @@ def run_quality(rows: Sequence[Row], threshold: float) -> RunQuality:
         tasks_with_gold=len(scores),
         execution_success_rate=rate(executed, known),
         tasks_with_execution=known,
+        missing_artefacts=missing,
     )
 
 
@@ -220,7 +227,8 @@ def format_health(health: EngineeringHealth) -> str:
         f"  validator errors (tasks with unreadable parts): {h.validator_errors}",
         f"  attribution coverage: {_pct(h.attribution_coverage)}",
         f"Run quality: {q.status}",
-        f"  answer accuracy (final_score >= threshold): {_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold",
+        f"  answer accuracy (final_score >= threshold): {_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold"
+        + (f" ({q.missing_artefacts} with a missing listed prediction left out)" if q.missing_artefacts else ""),
         f"  execution success: {_pct(q.execution_success_rate)} of {q.tasks_with_execution}",
         "Harness health says whether the evaluation can be trusted; run quality says how well the agent did.",
         "",

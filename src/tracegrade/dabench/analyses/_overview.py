@@ -67,7 +67,9 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
         ),
         rows=[
             value_row(
-                "Answer accuracy", f"{_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold", q.answer_accuracy
+                "Answer accuracy", f"{_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold"
+                + (f" ({q.missing_artefacts} missing artefacts left out)" if q.missing_artefacts else ""),
+                q.answer_accuracy,
             ),
             value_row(
                 "Execution success",
