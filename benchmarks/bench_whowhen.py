@@ -5,8 +5,10 @@ Usage:
         [--strategies all-at-once,step-by-step,binary-search] [--limit N] [--ground-truth both|with|without]
     python benchmarks/bench_whowhen.py --judge local --limit 3       # the bundled 270M judge: a smoke test
 
-The logs are read from ../shared/corpus/whowhen/ (or --data) and imported into a temporary folder (never into
-the repository); each strategy runs with and without the ground-truth answer shown to the judge, through the
+The logs are read from ../shared/corpus/whowhen/ (or --data; `--subset hand` reads its Hand-Crafted/ folder, whose
+logs name the speaker in `role`, as `Orchestrator (-> WebSurfer)`: the agents are those names, and the user's
+turns are never a candidate) and imported into a temporary folder (never into the repository); each strategy runs
+with and without the ground-truth answer shown to the judge, through the
 same judge client as ``tracegrade localise`` (cache, retries, concurrency). Printed per strategy: agent-level
 and step-level accuracy with their 95 % intervals and n, the published figures beside them, judge calls (and
 how many the cache answered), tokens and wall time. The published figures are those recorded in the project's

@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import orjson
 import pytest
 
-from tests.atif.localising.plant import first_rule
+from tests.atif.localising.plant import enum_first_rule, first_rule, hand_crafted
 from tests.conftest import require_local_judge
 from tracegrade.judge.testing import ScriptedJudgeServer
 
@@ -78,3 +79,20 @@ def test_the_benchmark_runs_every_strategy_through_the_local_judge(
         assert fallbacks == "0"  # a short log fits the local judge's budget in one request
         # the log is either scored (n = 1 in both accuracy cells) or listed as having no usable answer
         assert line.count("(1)") == 2 if failed == "0" else (failed == "1" and "(n=0)" in line)
+
+
+def test_the_benchmark_names_the_agents_of_hand_crafted_logs(capsys: pytest.CaptureFixture[str],
+                                                             tmp_path: Path) -> None:
+    """Hand-crafted logs name their speakers in ``role``: the agents are candidates, the user's turn is not."""
+    subset = tmp_path / "data" / "Hand-Crafted"
+    subset.mkdir(parents=True)
+    for number, (step, agent) in enumerate([(1, "Orchestrator"), (1, "Orchestrator"), (3, "WebSurfer")], start=1):
+        (subset / f"{number}.json").write_bytes(orjson.dumps(hand_crafted(step, agent, question_ID=f"hc-{number}")))
+    with ScriptedJudgeServer(enum_first_rule) as server:
+        code = bench().main(["--judge-url", server.base_url, "--judge-model", "scripted", "--subset", "hand",
+                             "--data", str(subset.parent), "--strategies", "all-at-once,step-by-step",
+                             "--ground-truth", "without"])
+    out = capsys.readouterr().out
+    assert code == 0 and "Who&When Hand-Crafted: 3 logs" in out
+    rows = [line for line in out.splitlines() if line.startswith(("All-at-once", "Step-by-step"))]
+    assert len(rows) == 2 and all(row.count("66.7") == 2 and row.count("(3)") == 2 for row in rows), out

@@ -6,6 +6,7 @@ import orjson
 import pytest
 
 from tests.atif.agree_data import two_trajectories
+from tests.atif.agreement.localised import localised, row
 from tracegrade.atif.output._artifacts import write_artifacts
 from tracegrade.cli._app import app, run_app
 from tracegrade.runs import read_manifest
@@ -106,3 +107,20 @@ def test_agree_reviewer_picks_one_reviewers_standing_labels(
     assert report["step"]["pass_fail"]["matrix"][0] == [1, 0]  # ann's standing answer: failed
     assert run_app(app, ["agree", str(run), "--labels", str(path), "-o", str(out), "-q", "--reviewer", "cy"]) == 2
     assert "no labels by reviewer 'cy' (reviewers there: ann, bob)" in capsys.readouterr().err
+
+
+def test_labels_by_step_id_give_the_same_localisation_figures_as_labels_by_step(run: Path, tmp_path: Path) -> None:
+    found = localised(row("a.json", "coder", 2), row("b.json", "coder", 2))
+    (run / "localisation.json").write_bytes(orjson.dumps(found.model_dump(mode="json")))
+    figures = []
+    for key in ("step", "step_id"):
+        path = labels(tmp_path, f'{{"node_id": "a.json", "{key}": 2, "decisive": true, "failed": true}}',
+                      f'{{"node_id": "b.json", "{key}": 3, "decisive": true, "failed": true}}')
+        out = tmp_path / key / "agreement.json"
+        assert run_app(app, ["agree", str(run), "--labels", str(path), "--resamples", "200", "-q", "-o", str(out)]) == 0
+        lowest = orjson.loads(out.read_bytes())["localisation"]
+        strategy = orjson.loads((out.parent / "localisation-agreement.json").read_bytes())["strategies"][0]
+        figures.append(({k: lowest[k]["value"] for k in ("exact", "within_1", "within_3")}, lowest["trajectories"],
+                        {k: strategy[k] for k in ("step", "within_1", "within_3", "trajectories")}))
+    assert figures[0] == figures[1]
+    assert figures[1][1] == 2 and figures[1][2]["trajectories"] == 2 and figures[1][2]["step"]["value"] == 0.5

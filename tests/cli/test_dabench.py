@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import hashlib
+import math
+import shutil
 from pathlib import Path
 
 import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import typer
 
@@ -123,7 +128,7 @@ COMMANDS = {
     "eval-v2": EVAL_DEFAULTS,
     "compare": {"--metric": "final_score", "--strict": False, "--format": "text", "--output": None,
                 "--runs-root": Path("artifacts/runs"), "--resamples": 2000, "--min-delta": 0.0,
-                "--fail-on-regression": False, "--fail-on-new-failures": False},
+                "--fail-on-regression": False, "--fail-on-new-failures": False, "--allow-unhealthy": False},
     "ablation": {"--format": "text", "--output": None, "--runs-root": Path("artifacts/runs")},
     "figures": {"--output": None, "--runs-root": Path("artifacts/runs")},
 }  # fmt: skip
@@ -190,3 +195,80 @@ def test_ctrl_c_exits_130_saying_how_many_tasks_were_kept(tmp_path: Path) -> Non
     assert manifest["status"] == "interrupted" and 3 <= kept < 150
     assert err.splitlines() == [f"interrupted: kept {kept} of 150 tasks evaluated, with their reports, in {out}/ "
                                 "(manifest status interrupted); the same command again evaluates every task"]
+
+
+def _unhealthy(tmp_path: Path) -> Path:
+    """The example run evaluated after losing files summary.json names: its harness health is UNHEALTHY."""
+    runs = tmp_path / "runs"
+    shutil.copytree(EXAMPLE / "runs", runs)
+    for name in ("task_1/prediction.csv", "task_2/trace.json", "task_2/trace_r2.json"):
+        (runs / "demo-run" / name).unlink()
+    out = tmp_path / "unhealthy"
+    assert run_app(dabench_app, ["eval-v2", "demo-run", "--runs-root", str(runs), "--data-root",
+                                 str(EXAMPLE / "data"), "-o", str(out), "-q"]) == 0
+    return out
+
+
+def test_compare_refuses_an_unhealthy_run_unless_allowed_and_shows_both_healths_first(
+    evaluated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    unhealthy = _unhealthy(tmp_path)
+    capsys.readouterr()
+    assert run_app(dabench_app, ["compare", str(evaluated), str(unhealthy)]) == 2
+    err = capsys.readouterr().err
+    assert "harness health UNHEALTHY" in err and "--allow-unhealthy" in err and len(err.strip().splitlines()) == 1
+    assert run_app(dabench_app, ["compare", str(evaluated), str(unhealthy), "--allow-unhealthy",
+                                 "-o", str(tmp_path / "c.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.index("Harness health of the two runs") < out.index("final_score: demo-run (A)")
+    assert "HEALTHY (10.0/10)" in out and "UNHEALTHY (" in out and "Missing artefact (excluded): task_1." in out
+    document = orjson.loads((tmp_path / "c.json").read_bytes())
+    assert document["missing_artefact"] == ["task_1"] and document["n"] == 2
+    assert [p["id"] for p in document["pairs"]] == ["task_2", "task_3"]
+    assert (document["baseline"]["health"], document["candidate"]["health"]) == ("HEALTHY", "UNHEALTHY")
+
+
+def _rewrite_manifest(folder: Path) -> None:
+    """Make the manifest vouch for the files as they are now (what a hand-edit would do)."""
+    manifest = orjson.loads((folder / "manifest.json").read_bytes())
+    for name, entry in manifest["files"].items():
+        data = (folder / name).read_bytes()
+        entry.update({"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    (folder / "manifest.json").write_bytes(orjson.dumps(manifest))
+
+
+def _set_score(folder: Path, value: float) -> None:
+    table = pq.read_table(folder / "task_metrics.parquet")
+    scores = table.column("final_score").to_pylist()
+    scores[0] = value
+    index = table.schema.get_field_index("final_score")
+    pq.write_table(table.set_column(index, "final_score", pa.array(scores, pa.float64())),
+                   folder / "task_metrics.parquet")
+
+
+def test_compare_refuses_an_edited_task_metrics_table(
+    evaluated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edited = tmp_path / "edited"
+    shutil.copytree(evaluated, edited)
+    _set_score(edited, 0.25)
+    capsys.readouterr()
+    assert run_app(dabench_app, ["compare", str(evaluated), str(edited)]) == 2
+    err = capsys.readouterr().err
+    assert "task_metrics.parquet" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("value", [math.inf, 1e308, -0.5])
+def test_a_metric_out_of_range_is_one_line_exit_2_not_a_traceback(
+    evaluated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], value: float
+) -> None:
+    edited = tmp_path / "edited"
+    shutil.copytree(evaluated, edited)
+    _set_score(edited, value)
+    _rewrite_manifest(edited)  # the manifest was rewritten to match: the value itself must be refused
+    capsys.readouterr()
+    assert run_app(dabench_app, ["compare", str(evaluated), str(edited)]) == 2
+    err = capsys.readouterr().err
+    assert f"final_score = {value!r} is not in [0, 1]" in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err

@@ -12,7 +12,7 @@ from rich.console import Console
 from tracegrade.errors import InputError, OutputError
 
 if TYPE_CHECKING:
-    from tracegrade.atif import AgreementReport, Label, LocalisationAgreement, LocalisationResults
+    from tracegrade.atif import AgreementReport, EvaluationResults, Label, LocalisationAgreement, LocalisationResults
 
 __all__ = ["agree"]
 
@@ -79,7 +79,7 @@ def agree(
         _print_summary(report, target, page)
     if found:
         scored = target.parent / _LOCALISATION_AGREEMENT
-        _score_localisations(found, given, labels, scored, resamples, level, seed, quiet)
+        _score_localisations(found, given, labels, scored, resamples, level, seed, quiet, results)
     if report.matched == 0:
         raise InputError(f"{labels}: none of its {report.labels} labels names a trajectory or step of {run} "
                          f"(the reasons are in {target})")
@@ -114,11 +114,13 @@ def _labels_of(path: Path, reviewer: str | None) -> tuple[Label, ...]:
 
 
 def _score_localisations(found: list[tuple[str, LocalisationResults]], given: tuple[Label, ...], labels: Path,
-                         target: Path, resamples: int, level: float, seed: int, quiet: bool) -> None:
+                         target: Path, resamples: int, level: float, seed: int, quiet: bool,
+                         results: EvaluationResults | None = None) -> None:
     from tracegrade.atif import measure_localisations
     from tracegrade.runs import dump_json, write_atomic
 
-    scored = measure_localisations(found, given, labels_file=str(labels), resamples=resamples, level=level, seed=seed)
+    scored = measure_localisations(found, given, labels_file=str(labels), resamples=resamples, level=level, seed=seed,
+                                   results=results)
     try:
         write_atomic(target, dump_json(scored.model_dump(mode="json")))
     except OSError as exc:

@@ -158,10 +158,11 @@ def _show_report(report: Any, output_dir: Path) -> None:
     console.print(render_report(report, width=console.width, footer=footer))
 
 
-def _evaluated(run: str, location: RunLocation, columns: tuple[str, ...] | None = None) -> RunRows:
+def _evaluated(run: str, location: RunLocation, columns: tuple[str, ...] | None = None, *,
+               verify: bool = False) -> RunRows:
     from tracegrade.dabench import read_evaluated, resolve_run
 
-    return read_evaluated(resolve_run(run, location.runs_root), columns)
+    return read_evaluated(resolve_run(run, location.runs_root), columns, verify=verify)
 
 
 def _write_json(path: Path | None, document: Any) -> None:
@@ -190,21 +191,27 @@ def compare(
     strict: Annotated[bool, typer.Option(help="Refuse runs whose task sets differ.")] = False,
     output_format: FormatOption = Format.TEXT,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write the comparison as JSON.")] = None,
+    allow_unhealthy: Annotated[bool, typer.Option(
+        "--allow-unhealthy", help="Compare even when a run's harness health is UNHEALTHY (refused by default, exit 2).",
+    )] = False,
     *,
     parameters: dict[str, Any],
 ) -> int:
     """Compare two evaluated runs paired by task_id: improved/regressed, Wilcoxon, Cohen's d, bootstrap CI, a CI gate.
 
-    Tasks in only one run, and pairs where either score is null, are named and excluded; runs
-    scored with different λ or success threshold are refused.
+    Both runs' harness health is shown first; an UNHEALTHY run is refused unless --allow-unhealthy. Each
+    folder must match its manifest (an edited table is refused). Tasks in only one run, pairs where either
+    score is null, and pairs where either run lacks the prediction its summary.json lists are named and
+    excluded; runs scored with different λ or success threshold are refused.
     """
     from tracegrade.dabench import compare_runs, comparison_sections, render_sections
 
     resampling, location = _validated(Resampling, parameters), _validated(RunLocation, parameters)
     gate = _validated(GateOptions, parameters)
     columns = ("task_id", "run_id", metric)
-    a, b = _evaluated(baseline, location, columns), _evaluated(candidate, location, columns)
-    result = compare_runs(a, b, metric=metric, resampling=resampling, strict=strict, gate=gate)
+    a, b = _evaluated(baseline, location, columns, verify=True), _evaluated(candidate, location, columns, verify=True)
+    result = compare_runs(a, b, metric=metric, resampling=resampling, strict=strict, gate=gate,
+                          allow_unhealthy=allow_unhealthy)
     _write_json(output, result.model_dump(mode="json"))
     if output_format is Format.JSON:
         _print_json(result.model_dump(mode="json"))

@@ -101,6 +101,9 @@ def inspect(
         _print_import(result, output, "sample")
 
 
+_NO_FIELD = "token count with no ATIF field"
+
+
 def _print_import(result: ImportResult, output: Path, what: str) -> None:
     console = Console(highlight=False, soft_wrap=True)
     report = result.report
@@ -118,6 +121,9 @@ def _print_import(result: ImportResult, output: Path, what: str) -> None:
             more = len(file.not_mapped) - 3
             line = f"not mapped in {file.path}: {shown}" + (f" (+{more} more)" if more > 0 else "")
             console.print(terminal_safe(line), markup=False)
+        tokens = [reason.rpartition(": ")[2] for reason in file.not_mapped if reason.startswith(_NO_FIELD)]
+        if tokens:  # always named: a count the user may look for in the trajectory and not find
+            console.print(terminal_safe(f"{_NO_FIELD} in {file.path}: {', '.join(tokens)}"), markup=False)
     console.print(f"details: {result.report_path}; next: tracegrade judge {output}/trajectories -o RUN", markup=False)
 
 

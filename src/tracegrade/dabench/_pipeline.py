@@ -18,7 +18,7 @@ import orjson
 from tracegrade.dabench._params import PipelineOptions
 from tracegrade.dabench.analyses._auditor import AnalystTeam, analyst_team, format_auditor_report
 from tracegrade.dabench.analyses._compare import Comparison, compare_runs, comparison_sections
-from tracegrade.dabench.analyses._health import EngineeringHealth, assess_health, format_health
+from tracegrade.dabench.analyses._health import EngineeringHealth, assess_health, format_health, health_line
 from tracegrade.dabench.analyses._params import Mode
 from tracegrade.dabench.analyses._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
 from tracegrade.dabench.analyses._replay import answer_csv, build_replay, final_answer, finish_replay
@@ -71,7 +71,9 @@ class _Pass:
 
     def on_finish(self, folder: RunFolder, metadata: dict[str, Any]) -> None:
         run = _run_rows(folder.path, metadata)
-        rec = reconcile(run.rows, table_facts(folder.path), metadata.get("named_files_missing"))
+        unusable = [(int(e.get("entry", -1)), str(e.get("message", ""))) for e in metadata.get("task_errors", [])
+                    if e.get("code") == "invalid_summary_entry"]
+        rec = reconcile(run.rows, table_facts(folder.path), metadata.get("named_files_missing"), unusable)
         health = assess_health(run.run_id, run.rows, rec, metadata, run.success_threshold)
         team = analyst_team(run, self.signals)
         self._write_replays(folder, health)
@@ -88,8 +90,9 @@ class _Pass:
         report.figures = self._write_figures(folder, figures)
         if options.mode is Mode.RESEARCH:
             tables = paper_tables(run, comparison, resampling=options.resampling)
-            folder.write_text("paper_tables.md", render_markdown(run.run_id, tables))
-            folder.write_text("paper_tables.tex", render_latex(run.run_id, tables))
+            line = health_line(health)
+            folder.write_text("paper_tables.md", render_markdown(run.run_id, tables, line))
+            folder.write_text("paper_tables.tex", render_latex(run.run_id, tables, line))
         report.files = sorted(n for n in folder.files if "/" not in n) + _per_task_note(len(self.replays))
         folder.write_json("report.json", report.model_dump(mode="json"))
         folder.write_text("report.html", render_report_html(report, figures))
@@ -115,7 +118,8 @@ class _Pass:
     def _compare(self, run: RunRows) -> Comparison | None:
         if self.baseline is None:
             return None
-        return compare_runs(self.baseline, run, resampling=self.options.resampling)
+        # the baseline's health is shown beside the comparison; the evaluation it ends is never refused for it
+        return compare_runs(self.baseline, run, resampling=self.options.resampling, allow_unhealthy=True)
 
     def _write_figures(self, folder: RunFolder, figures: list[FigureResult]) -> list[FigureEntry]:
         entries = []
@@ -151,7 +155,7 @@ def run_pipeline(
         TracegradeError: unreadable run, unusable output folder, or an unusable baseline.
         KeyboardInterrupt: after the finished tasks and their reports were written (status ``interrupted``).
     """
-    baseline = read_evaluated(pipeline.baseline) if pipeline.baseline is not None else None
+    baseline = read_evaluated(pipeline.baseline, verify=True) if pipeline.baseline is not None else None
     state = _Pass(pipeline, baseline)
     summary = evaluate_run(options, advance=advance, on_task=state.on_task, on_finish=state.on_finish)
     return PipelineResult(summary, **state.parts)

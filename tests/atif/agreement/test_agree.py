@@ -99,3 +99,15 @@ def test_intervals_resample_trajectories_and_contain_the_estimate() -> None:
     # resampling 2 trajectories gives 3 distinct resamples: A+A (3/4), A+B, B+B (1/2)
     assert (pass_fail.low, pass_fail.high) == (pytest.approx(0.5), pytest.approx(0.75))
     assert report() == out  # deterministic for a seed
+
+
+def test_a_step_id_label_is_matched_in_its_own_segment_only() -> None:
+    continued = [step(i, 0.9).model_copy(update={"segment": 1, "step_id": i - 3}) for i in (4, 5)]
+    run = results(node("a.json", [step(1, 0.9), step(2, 0.9), step(3, 0.1), *continued], trajectory_id="a"))
+    labels = [Label(line=1, trajectory_id="a", step_id=2, segment=1, failed=True, decisive=True)]
+    matches, unmatched = match_labels(run, labels)
+    assert unmatched == [] and matches[0].step is not None and matches[0].step.index == 5
+    report = measure_agreement(run, labels, labels_file="l", resamples=100)
+    assert report.localisation.rows[0].decisive_step == 5 and report.localisation.rows[0].judge_lowest_step == 3
+    missing = match_labels(run, [Label(line=1, trajectory_id="a", step_id=3, segment=1, failed=True)])[1]
+    assert [issue.reason for issue in missing] == ["no_step"]  # step_id 3 exists only in segment 0

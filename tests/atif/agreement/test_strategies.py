@@ -11,7 +11,7 @@ from tests.atif.coverage import assert_covers
 from tracegrade.atif.agreement._labels import Label
 from tracegrade.atif.agreement._strategies import measure_localisations
 from tracegrade.atif.localising._params import Strategy
-from tracegrade.atif.localising._records import LocaliseStatus
+from tracegrade.atif.localising._records import LocaliseStatus, LocatedStep, TrajectoryLocalisation
 from tracegrade.errors import InputError
 
 LABELS = [decisive("a.json", 4, "coder", 1), decisive("b.json", 10, "checker", 2), decisive("c.json", 7, None, 3),
@@ -72,3 +72,45 @@ def test_intervals_of_step_and_agent_accuracy_cover_the_planted_accuracy() -> No
             covered[name] += estimate.low <= planted_value <= estimate.high
     assert_covers(covered["step"], runs)
     assert_covers(covered["agent"], runs)
+
+
+def _by_id(label: Label, step_id: int, segment: int = 0) -> Label:
+    return label.model_copy(update={"step": None, "step_id": step_id, "segment": segment})
+
+
+def test_labels_by_step_id_give_the_same_figures_as_labels_by_step() -> None:
+    found = localised(row("a.json", "coder", 4), row("b.json", "coder", 11), row("c.json", "x", 3),
+                      row("d.json", "coder", None))
+    by_step = measure_localisations([("l", found)], LABELS, labels_file="l", resamples=200).strategies[0]
+    by_id = measure_localisations([("l", found)], [_by_id(label, label.step) if label.step else label
+                                                  for label in LABELS], labels_file="l", resamples=200)
+    assert by_id.labels == 5 and by_id.strategies[0].trajectories == by_step.trajectories == 4
+    for measure in ("agent", "step", "within_1", "within_3"):
+        assert getattr(by_id.strategies[0], measure) == getattr(by_step, measure)
+    assert [r.distance for r in by_id.strategies[0].rows] == [0, 1, 4, None]
+
+
+def _continued(step_id: int, segment: int, index: int) -> TrajectoryLocalisation:
+    step = LocatedStep(ref=f"T0.{index}", node_id="a.json", index=index, step_id=step_id, segment=segment,
+                       position=index - 1)
+    return row("a.json", "coder", 1).model_copy(update={"step": step})
+
+
+def test_a_step_id_label_names_its_own_segment_only() -> None:
+    label = Label(line=1, trajectory_id="a", step_id=2, segment=1, decisive=True)
+    right = measure_localisations([("l", localised(_continued(2, 1, 7)))], [label], labels_file="l").strategies[0]
+    assert right.step.value == 1.0 and right.rows[0].labelled_step == 7
+    wrong = measure_localisations([("l", localised(_continued(2, 0, 2)))], [label], labels_file="l").strategies[0]
+    assert wrong.step.value == 0.0 and wrong.rows[0].distance is None  # segment 1's offset is unknown here
+
+
+def test_the_run_places_a_step_id_label_of_another_segment() -> None:
+    from tests.atif.agree_data import node, results, step
+
+    continued = step(6, 0.1).model_copy(update={"segment": 1, "step_id": 1})
+    run = results(node("a.json", [step(i, 0.9) for i in range(1, 6)] + [continued], trajectory_id="a"))
+    label = Label(line=1, trajectory_id="a", step_id=1, segment=1, decisive=True)
+    named = localised(_continued(4, 0, 4))
+    strategy = measure_localisations([("l", named)], [label], labels_file="l", results=run).strategies[0]
+    assert (strategy.rows[0].labelled_step, strategy.rows[0].distance) == (6, 2)
+    assert strategy.step.value == 0.0 and strategy.within_3.value == 1.0

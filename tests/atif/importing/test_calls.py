@@ -75,3 +75,38 @@ def test_attributes_no_part_of_the_mapping_reads_are_counted() -> None:
     count_unread(make("1" * 16, {"gen_ai.request.temperature": 0.2, "gen_ai.usage.input_tokens": 3,
                                  "gen_ai.prompt.0.role": "user", "my.custom": 1}), tally)
     assert tally.as_dict() == {"attribute gen_ai.request.temperature": 1, "attribute my.custom": 1}
+
+
+def test_cached_and_reasoning_tokens_of_the_client_span_reach_the_call_beside_the_wrappers_counts() -> None:
+    """Shaped like a kagent/LiteLLM trace: the wrapper records input and output, the client span the rest."""
+    wrapper = make("1" * 16, {"gen_ai.usage.input_tokens": 2138, "gen_ai.usage.output_tokens": 771}, "call_llm")
+    client = make("2" * 16, {"gen_ai.operation.name": "chat", "gen_ai.usage.prompt_tokens": 2138,
+                             "gen_ai.usage.completion_tokens": 771, "gen_ai.usage.cache_read_input_tokens": 1792,
+                             "gen_ai.usage.reasoning_tokens": 256, "llm.usage.total_tokens": 2909})
+    call = read_model_call([wrapper, client], Tally())
+    assert call.usage is not None
+    assert (call.usage.prompt, call.usage.completion, call.usage.cached, call.usage.reasoning) == (2138, 771, 1792, 256)
+
+
+def test_a_token_count_of_0_is_kept_and_not_replaced_by_a_later_key_or_span() -> None:
+    outer = make("1" * 16, {"gen_ai.usage.input_tokens": 0, "gen_ai.usage.prompt_tokens": 7,
+                            "gen_ai.usage.cache_read_input_tokens": 0}, "call_llm")
+    inner = make("2" * 16, {"gen_ai.usage.input_tokens": 9, "gen_ai.usage.output_tokens": 0,
+                            "gen_ai.usage.cache_read_input_tokens": 5, "gen_ai.usage.reasoning_tokens": 0})
+    usage = read_model_call([outer, inner], Tally()).usage
+    assert usage is not None and (usage.prompt, usage.completion, usage.cached, usage.reasoning) == (0, 0, 0, 0)
+
+
+def test_a_span_with_only_cached_tokens_still_has_usage() -> None:
+    usage = read_model_call([make("1" * 16, {"llm.token_count.prompt_details.cache_read": 4})], Tally()).usage
+    assert usage is not None and (usage.prompt, usage.cached) == (None, 4)
+
+
+def test_token_counts_without_an_atif_field_are_named() -> None:
+    tally = Tally()
+    count_unread(make("1" * 16, {"gen_ai.usage.input_tokens": 3, "gen_ai.usage.cache_read_input_tokens": 1,
+                                 "gen_ai.usage.reasoning_tokens": 1, "gen_ai.usage.total_tokens": 5,
+                                 "llm.token_count.total": 5, "gen_ai.usage.cache_creation_input_tokens": 2}), tally)
+    assert tally.as_dict() == {"token count with no ATIF field: gen_ai.usage.total_tokens": 1,
+                               "token count with no ATIF field: llm.token_count.total": 1,
+                               "token count with no ATIF field: gen_ai.usage.cache_creation_input_tokens": 1}

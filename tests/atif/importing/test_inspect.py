@@ -3,6 +3,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from tests.atif.importing.test_otel import assert_valid
 from tests.conftest import EXAMPLES, unavailable
-from tracegrade.atif.importing._inspect import import_inspect
+from tracegrade.atif.importing._inspect import MAX_MEMBER_BYTES, check_archive, import_inspect
 from tracegrade.errors import InputError
 
 LOGS = ("traces", "inspect-ai", "inspect_ai")
@@ -154,3 +155,66 @@ def test_a_cancelled_log_keeps_its_status_and_unmapped_events_are_counted(tmp_pa
     document = orjson.loads(result.trajectories[0].read_bytes())
     assert document["extra"]["inspect"]["status"] == "cancelled" and document["extra"]["reference"] == "10 km"
     assert result.report.files[0].not_mapped == {"Inspect event 'info'": 1}
+
+
+def test_an_assistant_message_without_an_id_keeps_its_model_event(tmp_path: Path) -> None:
+    def change(log: dict[str, Any]) -> None:
+        sample = log["samples"][0]
+        for message in sample["messages"]:
+            message.pop("id", None)
+        for event in sample["events"]:
+            if event["event"] == "model":
+                event["output"]["choices"][0]["message"].pop("id", None)
+
+    document = orjson.loads(import_inspect([_example_log_with(tmp_path, change)],
+                                           tmp_path / "out").trajectories[0].read_bytes())
+    first, answer = document["steps"][2], document["steps"][3]
+    assert first["metrics"] == {"prompt_tokens": 96, "completion_tokens": 24} and first["llm_call_count"] == 1
+    assert answer["timestamp"] == "2026-03-01T09:00:02+00:00" and answer["llm_call_count"] == 1
+    assert "metrics" in answer
+
+
+def test_a_second_result_for_one_call_id_is_not_folded_into_that_calls_step(tmp_path: Path) -> None:
+    def change(log: dict[str, Any]) -> None:
+        messages = log["samples"][0]["messages"]
+        messages.insert(4, {**messages[3], "id": "msg-tool-again", "content": "9.98 km (retried)"})
+
+    result = import_inspect([_example_log_with(tmp_path, change)], tmp_path / "out")
+    steps = orjson.loads(result.trajectories[0].read_bytes())["steps"]
+    assert steps[2]["observation"]["results"] == [{"source_call_id": "call_convert_1", "content": "9.978 km"}]
+    again = steps[3]
+    assert again["observation"]["results"][0]["content"] == "9.98 km (retried)" and again["llm_call_count"] == 0
+    assert result.report.files[0].notes == {"tool result without its call (a step of its own)": 1}
+
+
+def _archive(path: Path, size: int) -> Path:
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", b"{}")
+        archive.writestr("samples/1_epoch_1.json", b"0" * size)
+    return path
+
+
+def test_an_eval_member_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = _archive(tmp_path / "big.eval", 3 << 20)
+    with pytest.raises(InputError, match=r"big\.eval: member 'samples/1_epoch_1\.json' declares 3145728 bytes, over "
+                                         r"the limit of 1048576 bytes per member"):
+        import_inspect([path], tmp_path / "out", member_limit=1 << 20)
+    assert not (tmp_path / "out" / "trajectories").exists()  # nothing imported
+
+
+def test_an_eval_member_whose_declared_size_lies_is_refused_cleanly(tmp_path: Path) -> None:
+    path = _archive(tmp_path / "lying.eval", 3 << 20)
+    data = bytearray(path.read_bytes())
+    entry = data.rfind(b"PK\x01\x02")  # the central directory entry of the big member (written last)
+    data[entry + 24:entry + 28] = (100).to_bytes(4, "little")  # uncompressed size: 100 bytes, it says
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputError, match=r"lying\.eval: ") as caught:
+        check_archive(path, 1 << 20)
+    assert "\n" not in caught.value.message
+    with pytest.raises(InputError, match=r"lying\.eval: "):
+        import_inspect([path], tmp_path / "out", member_limit=1 << 20)
+
+
+def test_the_member_limit_is_documented_and_a_member_under_it_passes(tmp_path: Path) -> None:
+    assert MAX_MEMBER_BYTES == 1 << 30
+    check_archive(_archive(tmp_path / "small.eval", 1000), 1 << 20)

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.atif.importing.otlp import TRACE, agent, chat, messages, request, span, tool, tool_call, write
+from tests.atif.importing.otlp import TRACE, agent, chat, event, messages, request, span, tool, tool_call, write
 from tests.atif.scripted import judge_server  # noqa: F401  (the marker-reading scripted judge, a fixture)
 from tracegrade.atif.importing._envelopes import TraceFile, read_trace_file
 from tracegrade.atif.importing._otel import import_otel, trace_documents
@@ -236,3 +236,69 @@ def test_no_genai_span_anywhere_is_an_error(tmp_path: Path) -> None:
     path = write(tmp_path, "http.json", request([span(1, None, "GET /", 0, {"http.method": "GET"})]))
     with pytest.raises(InputError, match="no GenAI agent, model or tool spans"):
         import_otel([path], tmp_path / "out")
+
+
+def test_cached_and_reasoning_tokens_reach_the_step_metrics_and_a_zero_stays(tmp_path: Path) -> None:
+    spans = loop()
+    spans[1] = chat(2, 1, 1, messages(("user", TASK)), tool_call("c1", "search", {"q": "France"}),
+                    **{"gen_ai.usage.cache_read_input_tokens": 8, "gen_ai.usage.reasoning_tokens": 3,
+                       "gen_ai.usage.total_tokens": 15})
+    spans[3] = chat(4, 1, 3, messages(("user", TASK)), messages(("assistant", "Paris.")),
+                    **{"gen_ai.usage.input_tokens": 0, "gen_ai.usage.output_tokens": 0,
+                       "llm.token_count.prompt_details.cache_read": 0})
+    document, found = convert(tmp_path, spans)
+    first, last = (step for step in document["steps"] if step["source"] == "agent")
+    assert first["metrics"] == {"prompt_tokens": 10, "completion_tokens": 5, "cached_tokens": 8,
+                                "extra": {"reasoning_tokens": 3}}
+    assert last["metrics"] == {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0}
+    assert found.tally.as_dict() == {"token count with no ATIF field: gen_ai.usage.total_tokens": 1}
+
+
+def test_the_import_summary_names_token_counts_without_a_field(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    spans = loop()
+    spans[3] = chat(4, 1, 3, messages(("user", TASK)), messages(("assistant", "Paris.")),
+                    **{"llm.token_count.total": 15, "gen_ai.usage.cache_creation_input_tokens": 4, "a.b": 1,
+                       "c.d": 1, "e.f": 1})
+    path = write(tmp_path, "trace.json", request(spans))
+    assert run_app(app, ["import", "otel", str(path), "-o", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert ("token count with no ATIF field in " + str(path) + ": gen_ai.usage.cache_creation_input_tokens, "
+            "llm.token_count.total") in out.replace("\n", "")
+
+
+def test_an_orphan_among_several_top_level_agents_is_no_child_of_the_first(tmp_path: Path) -> None:
+    spans = [agent(1, None, 0, "first"), chat(2, 1, 1, messages(("user", TASK)), messages(("assistant", "A."))),
+             agent(3, None, 2, "second"), chat(4, 3, 3, messages(("user", TASK)), messages(("assistant", "B."))),
+             chat(5, 99, 4, messages(("user", TASK)), messages(("assistant", "lost parent")))]
+    document, found = convert(tmp_path, spans)
+    first = next(sub for sub in document["subagent_trajectories"] if sub["agent"]["name"] == "first")
+    assert all("lost parent" not in str(step.get("message")) for step in first["steps"])
+    assert "lost parent" in orjson.dumps(document).decode()
+    assert found.tally.notes_dict() == {"span whose parent is not in the trace, taken as a top-level span": 1}
+
+
+def test_the_first_of_several_output_choices_is_the_step(tmp_path: Path) -> None:
+    spans = loop()
+    spans[3] = chat(4, 1, 3, messages(("user", TASK)), messages(("assistant", "Paris."), ("assistant", "Lyon.")))
+    steps = convert(tmp_path, spans)[0]["steps"]
+    assert steps[-1]["message"] == "Paris." and "Lyon." not in orjson.dumps(steps).decode()
+
+
+def test_an_embeddings_span_with_message_attributes_is_no_model_call(tmp_path: Path) -> None:
+    spans = [*loop(), span(5, 1, "embeddings text-embed", 4, {
+        "gen_ai.operation.name": "embeddings", "gen_ai.request.model": "text-embed",
+        "gen_ai.input.messages": messages(("user", "embed me")), "gen_ai.usage.input_tokens": 3})]
+    document, found = convert(tmp_path, spans)
+    assert len(document["steps"]) == 4 and "embed me" not in orjson.dumps(document).decode()
+    assert found.tally.as_dict() == {"span without a GenAI role (agent, model or tool)": 1}
+
+
+def test_the_error_text_is_the_first_exception_event(tmp_path: Path) -> None:
+    spans = loop()
+    spans[3]["status"] = {"code": 2, "message": "failed"}
+    spans[3]["events"] = [event("exception", 3, {"exception.type": "RateLimitError", "exception.message": "slow down"}),
+                          event("exception", 3, {"exception.type": "RuntimeError", "exception.message": "cleanup"})]
+    steps = convert(tmp_path, spans)[0]["steps"]
+    assert steps[3]["extra"]["otel"]["error"] == "RateLimitError: slow down"
+    assert steps[3]["message"].startswith("[error: RateLimitError: slow down]")

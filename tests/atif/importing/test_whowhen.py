@@ -71,6 +71,21 @@ def test_turns_become_steps_with_speaker_task_and_labels() -> None:
     assert imported.warnings == ()
 
 
+@pytest.mark.parametrize("correct", [None, "no", 0])
+def test_a_log_without_a_usable_is_correct_is_labelled_failed_never_passed(correct: object) -> None:
+    log = {key: value for key, value in HAND_CRAFTED.items() if key != "is_correct"}
+    if correct is not None:
+        log["is_correct"] = correct
+    trajectory = convert_log("hc", "hc.json", log).labels[0]
+    assert not trajectory.is_step and trajectory.failed is True
+    assert convert_log("hc", "hc.json", {**HAND_CRAFTED, "is_correct": True}).labels[0].failed is False
+
+
+def test_the_last_turn_can_carry_the_mistake() -> None:
+    decisive = convert_log("x", "x.json", {**ALGORITHM, "mistake_step": 3}).labels[1]
+    assert decisive.step == 4 and decisive.decisive
+
+
 def test_a_user_role_with_a_name_is_an_agent_of_the_system() -> None:
     assert source_of({"role": "user", "name": "Computer_terminal"}) == "agent"
     assert source_of({"role": "user"}) == "user"
@@ -87,6 +102,9 @@ def test_a_mistake_agent_that_did_not_speak_that_step_is_a_warning() -> None:
     [
         ({"history": []}, "x.json: history: expected a non-empty list"),
         ({"mistake_step": 9}, "x.json: mistake_step: expected an index into history (0..3), got 9"),
+        ({"mistake_step": 4}, "x.json: mistake_step: expected an index into history (0..3), got 4"),  # len(history)
+        ({"mistake_step": "4"}, "x.json: mistake_step: expected an index into history (0..3), got 4"),
+        ({"mistake_step": -1}, "x.json: mistake_step: expected an index into history (0..3), got -1"),
         ({"mistake_step": "two"}, "x.json: mistake_step: expected an index"),
         ({"history": [{"content": 3, "role": "human"}]}, "x.json: history[0].content: expected a string"),
     ],

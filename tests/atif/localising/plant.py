@@ -107,7 +107,7 @@ def accurate(p: float, rng: random.Random) -> Callable[[JudgeRequest], dict[str,
     def pick(views: list[dict[str, Any]], planted: dict[str, Any]) -> dict[str, Any]:
         if rng.random() < p:
             return planted
-        return rng.choice([v for v in views if v is not planted])
+        return rng.choice([v for v in views if v is not planted and v.get("source") != "user"])  # a candidate
 
     return lambda request: planted_answer(request.messages[-1]["content"], pick)
 
@@ -122,3 +122,33 @@ def first_rule(request: ReceivedRequest) -> ScriptedReply:
     if "current_step" in record:
         return ScriptedReply.answer({"decisive": True, "reason": "the first step"})
     return ScriptedReply.answer({"half": "first", "reason": "the first step"})
+
+
+def hand_crafted(mistake_step: int = 3, mistake_agent: str = "WebSurfer", **fields: Any) -> dict[str, Any]:
+    """A log shaped like Who&When's hand-crafted ones: the speaker is named only in ``role`` (with a bracketed
+    annotation on the orchestrator's turns), the asker is ``human``, and ``mistake_step`` is a string."""
+    history = [
+        {"content": "How many studio albums did the band release before 2000?", "role": "human"},
+        {"content": "Initial plan: search the discography, then count.", "role": "Orchestrator (thought)"},
+        {"content": "Search the web for the band's discography.", "role": "Orchestrator (-> WebSurfer)"},
+        {"content": "I typed 'discography' into the search bar and opened a fan page.", "role": "WebSurfer"},
+        {"content": "The fan page lists 4 albums.", "role": "Orchestrator (thought)"},
+        {"content": "FINAL ANSWER: 4", "role": "Orchestrator (final answer)"},
+    ]
+    log = {"history": history, "question": history[0]["content"], "ground_truth": "5", "is_correct": False,
+           "question_ID": "hc-1", "level": "1", "mistake_agent": mistake_agent, "mistake_step": str(mistake_step),
+           "mistake_reason": "It trusted a fan page instead of the official discography."}
+    return {**log, **fields}
+
+
+def enum_first_rule(request: ReceivedRequest) -> ScriptedReply:
+    """Like :func:`first_rule`, but an all-at-once answer names the first step and agent the request's schema
+    offers (the candidates), not the first step shown."""
+    body = request.json()
+    record = record_of(body["messages"][-1]["content"])
+    if "steps" in record:
+        schema = body["response_format"]["json_schema"]["schema"]["properties"]
+        ref = schema["step"]["enum"][0]
+        agent = next(view["agent"] for view in record["steps"] if view["ref"] == ref)
+        return ScriptedReply.answer({"agent": agent, "step": ref, "reason": "the first candidate"})
+    return first_rule(request)

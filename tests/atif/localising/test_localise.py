@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.atif.helpers import write
-from tests.atif.localising.plant import accurate, document, planted_answer, steps
+from tests.atif.localising.plant import accurate, document, planted_answer, planted_tree, steps
 from tests.atif.scripted import scripted_answer
 from tracegrade.atif import (
     EvaluationResults,
@@ -141,3 +141,19 @@ def test_the_simulated_judge_is_right_about_as_often_as_planted(tmp_path: Path) 
     plants = {f"{i}.json": 2 + i % 7 for i in range(60)}
     right = sum(t.step.index == plants[t.node_id] for t in results.trajectories)
     assert 15 <= right <= 45  # 60 draws at p = 0.5: outside this band has probability < 1e-4
+
+
+def test_a_root_the_run_gave_no_verdict_is_localised(tmp_path: Path) -> None:
+    path = folder(tmp_path)
+    run = judged(path, {"plant": 0.9, "other": 0.9})  # every root passed
+    unsure = run.model_copy(update={"nodes": [run.nodes[0].model_copy(update={"passed": None}), *run.nodes[1:]]})
+    found = localise(path, FakeJudge(planted), unsure).trajectories
+    assert [(t.node_id, t.selected) for t in found] == [(run.nodes[0].node_id, "judge run: no verdict")]
+
+
+def test_from_scores_reads_the_verdict_of_the_logical_step_in_a_continuation(tmp_path: Path) -> None:
+    root, plant = planted_tree(tmp_path / "in", "continuation")
+    run = judged(tmp_path / "in", {"plant": 0.1, "other": 0.8})
+    found = localise(root, None, run, strategy=Strategy.FROM_SCORES, localise_passed=True).trajectories[0]
+    assert found.step is not None and (found.step.index, found.step.segment) == (plant["index"], 1)
+    assert found.step.step_id == 4 != found.step.index  # the plant sits at step_id 4 of the continuation

@@ -21,7 +21,7 @@ AGREEMENT = P**2 + (1 - P) ** 2 / (STEPS - 1)
 
 def test_localise_reports_the_planted_repeat_agreement(tmp_path: Path) -> None:
     for i in range(60):
-        write(tmp_path / f"{i}.json", document(steps(STEPS, plant=1 + i % STEPS)))
+        write(tmp_path / f"{i}.json", document(steps(STEPS + 1, plant=2 + i % STEPS)))  # STEPS after the user's
     loaded = load_trajectories([tmp_path], LoadOptions())
     judge = FakeJudge(accurate(P, random.Random(5)))
     results = asyncio.run(localise_loaded(loaded, LocaliseOptions(judge_repeats=3), judge, job_id="r"))

@@ -7,15 +7,17 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tests.atif.helpers import write
-from tests.atif.localising.plant import document, plant_rule, planted_tree, steps
+from tests.atif.localising.plant import document, enum_first_rule, hand_crafted, plant_rule, planted_tree, steps
 from tracegrade.atif import (
     JudgeTarget,
     LocalisationResults,
     LocaliseOptions,
     Strategy,
+    import_whowhen,
     localise_inputs,
     run_localise_job,
 )
@@ -50,23 +52,23 @@ def test_every_strategy_recovers_the_planted_step(server: ScriptedJudgeServer, t
 
 @pytest.mark.parametrize("n", [2, 7, 16, 33, 100])
 def test_binary_search_takes_about_log2_n_calls(server: ScriptedJudgeServer, tmp_path: Path, n: int) -> None:
-    root = write(tmp_path / "r.json", document(steps(n, plant=n - 1)))
+    root = write(tmp_path / "r.json", document(steps(n + 1, plant=n)))  # n candidates after the user's turn
     found = localise(server, root, strategy=Strategy.BINARY_SEARCH, max_context_bytes=1 << 20).trajectories[0]
-    assert found.step is not None and found.step.index == n - 1
+    assert found.step is not None and found.step.index == n
     assert math.floor(math.log2(n)) <= server.count <= math.ceil(math.log2(n)) and found.calls == server.count
 
 
 def test_step_by_step_stops_at_the_first_decisive_step(server: ScriptedJudgeServer, tmp_path: Path) -> None:
     root = write(tmp_path / "r.json", document(steps(20, plant=6)))
     found = localise(server, root, strategy=Strategy.STEP_BY_STEP).trajectories[0]
-    assert found.step is not None and found.step.index == 6 and server.count == 6
+    assert found.step is not None and found.step.index == 6 and server.count == 5  # the user's turn is not asked
 
 
 def test_step_by_step_that_finds_nothing_says_so(server: ScriptedJudgeServer, tmp_path: Path) -> None:
     root = write(tmp_path / "r.json", document(steps(5)))
     results = localise(server, root, strategy=Strategy.STEP_BY_STEP)
     found = results.trajectories[0]
-    assert (found.status, found.step, found.agent, found.calls) == ("none_found", None, None, 5)
+    assert (found.status, found.step, found.agent, found.calls) == ("none_found", None, None, 4)
     assert results.summary.none_found == 1
 
 
@@ -105,3 +107,23 @@ def test_the_ground_truth_is_shown_only_when_asked_and_known(server: ScriptedJud
     assert shown.ground_truth and b"forty-two" in server.requests[-1].body
     other = write(tmp_path / "o" / "r.json", document(steps(4, plant=2)))
     assert not localise(server, other, with_ground_truth=True).trajectories[0].ground_truth
+
+
+@pytest.mark.parametrize("strategy", ASKING, ids=lambda s: s.value)
+def test_hand_crafted_logs_offer_their_agents_and_never_the_users_turn(tmp_path: Path, strategy: Strategy) -> None:
+    """A judge that blames the first thing it may blame gets the orchestrator's first turn, not the user's."""
+    (tmp_path / "log.json").write_bytes(orjson.dumps(hand_crafted()))
+    import_whowhen([tmp_path / "log.json"], tmp_path / "ww")
+    with ScriptedJudgeServer(enum_first_rule) as judge:
+        found = localise(judge, tmp_path / "ww" / "trajectories", strategy=strategy).trajectories[0]
+    assert found.agents == ["Orchestrator", "WebSurfer"]  # the names the file gives, annotation removed
+    assert found.step is not None and found.step.index == 2 and found.agent == "Orchestrator"
+
+
+def test_the_users_turn_is_a_candidate_when_asked_for(tmp_path: Path) -> None:
+    (tmp_path / "log.json").write_bytes(orjson.dumps(hand_crafted()))
+    import_whowhen([tmp_path / "log.json"], tmp_path / "ww")
+    with ScriptedJudgeServer(enum_first_rule) as judge:
+        found = localise(judge, tmp_path / "ww" / "trajectories", user_candidates=True).trajectories[0]
+    assert found.agents == ["user", "Orchestrator", "WebSurfer"] and found.step is not None
+    assert found.step.index == 1 and found.agent == "user"

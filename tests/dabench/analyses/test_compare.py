@@ -68,3 +68,24 @@ def test_unknown_metric_is_named() -> None:
 def test_a_score_exactly_at_the_success_threshold_counts_as_correct_on_both_sides() -> None:
     c = compare_runs(run("A", {"t1": 0.8, "t2": 0.79}), run("B", {"t1": 0.79, "t2": 0.8}))
     assert (c.accuracy_baseline, c.accuracy_candidate) == (0.5, 0.5)
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), 1e308, 1.5])
+def test_a_score_that_is_not_a_finite_number_in_its_range_is_bad_input(value: float) -> None:
+    with pytest.raises(InputError, match=r"B: task t1: final_score = .* is not in \[0, 1\]"):
+        compare_runs(A, run("B", {"t1": value, "t2": 0.5}))
+    huge = RunRows("H", Path("H"), ({"task_id": "t1", "final_score": 0.5, "total_tokens": 1e308},), 0.8, {})
+    with pytest.raises(InputError, match="total_tokens = 1e\\+308 is not finite, at most 1e\\+12"):
+        compare_runs(huge, huge, metric="total_tokens")
+
+
+def test_an_unhealthy_run_is_refused_unless_allowed_and_missing_artefacts_are_left_out() -> None:
+    sick = RunRows("S", Path("S"), B.rows, 0.8, B.parameters,
+                   {"report": {"harness_health": "UNHEALTHY", "harness_score": 5.1},
+                    "named_files_missing": {"prediction.csv": ["t1", "only_b"]}})
+    with pytest.raises(InputError, match=r"S: harness health UNHEALTHY \(5.1/10\).*--allow-unhealthy") as caught:
+        compare_runs(A, sick)
+    assert caught.value.code == "unhealthy_run"
+    c = compare_runs(A, sick, allow_unhealthy=True)
+    assert c.unhealthy_allowed and c.candidate.health == "UNHEALTHY" and c.missing_artefact == ["t1"]
+    assert c.n == 4 and "t1" not in [p.id for p in c.pairs]

@@ -30,7 +30,7 @@ def health(data: list[dict[str, Any]], errors: list[str] = (), broken: int = 0) 
 
 def test_clean_run_is_healthy_and_quality_is_separate() -> None:
     result = health(rows(["correct", "failed"], [None, "REASONING_FAILURE"], [1.0, 0.0]))
-    assert (result.harness.score, result.harness.status, result.harness.band) == (10.0, "HEALTHY", "HEALTHY")
+    assert (result.harness.score, result.harness.status, result.harness.action) == (10.0, "HEALTHY", "ready to use")
     assert result.quality.status == "DEGRADED" and result.quality.answer_accuracy == 0.5
 
 
@@ -42,7 +42,11 @@ def test_score_weights_reconciliation_validators_and_attribution() -> None:
     )
     result = health(data, errors=["t3"], broken=1)
     # 5·3/4 + 2.5·(1 − 1/4) + 2.5·1/2 = 3.75 + 1.875 + 1.25
-    assert result.harness.score == 6.88 and result.harness.status == "UNHEALTHY" and result.harness.band == "FAIR"
+    assert result.harness.score == 6.88 and result.harness.status == "UNHEALTHY"
+    text = format_health(result)
+    assert "Harness health: UNHEALTHY (6.9/10: do not publish or compare" in text
+    for word in ("FAIR", "GOOD", "POOR", "band"):  # one vocabulary: no second scale beside the verdict
+        assert word not in text.split("Run quality")[0], word
     assert result.harness.attribution_coverage == 0.5 and result.harness.validator_errors == 1
 
 
@@ -57,7 +61,8 @@ def test_no_gold_means_unknown_quality_not_zero() -> None:
     assert result.quality.status == "UNKNOWN" and result.quality.answer_accuracy is None
     text = format_health(result)
     assert "answer accuracy (final_score >= threshold): n/a of 0 with gold" in text
-    assert "9-10  HEALTHY    Ready to use" in text and "failure attribution: no failed tasks" in text
+    assert "  HEALTHY    score >= 9.0 and no reconciliation or validator error: ready to use" in text
+    assert "failure attribution: no failed tasks" in text
 
 
 def test_an_unreadable_task_part_keeps_the_harness_from_healthy() -> None:
@@ -68,5 +73,5 @@ def test_an_unreadable_task_part_keeps_the_harness_from_healthy() -> None:
 
 def test_health_report_of_the_example(example_out: Path) -> None:
     text = (example_out / "engineering_health_report.txt").read_text()
-    assert "Harness health: 10.0/10 HEALTHY" in text and "Run quality: DEGRADED" in text
+    assert "Harness health: HEALTHY (10.0/10: ready to use)" in text and "Run quality: DEGRADED" in text
     assert "[WARN] tool failure rate: 23.5%" in text  # 4 failed of 17 tool calls

@@ -96,7 +96,7 @@ def test_coordinator_inconsistencies_are_warnings_never_failures() -> None:
 
 def test_missing_inputs_are_skipped_not_failed() -> None:
     result = reconcile([{"task_id": "t9"}], TableFacts())
-    named = {"summary_trace_present", "summary_prediction_present"}  # nothing named is missing: passed
+    named = {"summary_trace_present", "summary_prediction_present", "summary_entry_usable"}  # nothing wrong: passed
     assert result.findings == [] and all(c["skipped"] == 1 for k, c in result.by_check.items() if k not in named)
     assert all(result.by_check[k]["passed"] == 1 for k in named)
 

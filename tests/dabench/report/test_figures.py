@@ -55,3 +55,11 @@ def test_figure_labels_use_the_table_names_and_counts_read_as_words(monkeypatch:
     for text in correlation.texts:  # white on the dark ends of the colour map, black in between
         assert text.get_color() == ("white" if abs(float(text.get_text())) >= 0.6 else "black")
     assert {"white"} <= {text.get_color() for text in correlation.texts}
+
+
+def test_the_failure_figure_names_the_missing_artefacts_it_leaves_out() -> None:
+    rows = ({"task_id": "t1", "final_score": 0.0, "outcome_status": "failed", "failure_category": "REASONING_FAILURE"},
+            {"task_id": "t2", "final_score": 0.0, "outcome_status": "missing_artefact",
+             "failure_category": "HARNESS_INPUT_FAILURE"})
+    failures = next(f for f in draw_figures(RunRows("r", Path("r"), rows)) if f.name == "failure_distribution")
+    assert failures.title == "Failure distribution (1 missing artefact left out)" and failures.png is not None

@@ -4,6 +4,7 @@ from typing import Any
 
 from tests.suites.helpers import case, expectation
 from tracegrade.suites import Case, CustomScorer, ScorerRegistry
+from tracegrade.suites.checking._owners import ERROR_CODE_HINTS
 from tracegrade.suites.checking._records import Observation
 from tracegrade.suites.checking._scoring import CaseScorer
 
@@ -94,7 +95,8 @@ async def test_attempt_status_and_error_code_come_from_the_execution() -> None:
         ("failed", "provider_unavailable", 2, False)
     assert record.details is not None and record.details["result"] == failed
     odd = await scorer.score(Observation({"execution": {"status": "done"}}), 1, details=False)
-    assert (odd.status, odd.error_code) == ("error", "invalid_result")
+    assert (odd.status, odd.error_code) == ("error", "unknown_execution_status")
+    assert "completed, needs_review, failed, cancelled" in ERROR_CODE_HINTS[odd.error_code]
     unsafe = await scorer.score(Observation({"execution": {"status": "failed", "error": {"code": "Trace: at x"}}}), 1,
                                 details=False)
     assert unsafe.error_code == "workflow_failed"

@@ -52,3 +52,10 @@ async def test_the_outcome_filter_runs_in_a_browser(tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     page.write_text(render_report_html(await answered(tmp_path, {"a": {"v": 1}, "b": {"v": 2}})))
     assert "2 of 2 checks shown" in browse(page)
+
+
+async def test_an_unknown_execution_status_is_explained_beside_its_failure_count(tmp_path: Path) -> None:
+    report = await answered(tmp_path, {"a": {"v": 1}, "b": {"v": 1, "execution": {"status": "done"}}})
+    page = render_report_html(report)
+    assert "unknown_execution_status" in page
+    assert "/execution/status is none of completed, needs_review, failed, cancelled" in page

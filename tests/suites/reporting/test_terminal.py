@@ -39,3 +39,10 @@ async def test_a_comparison_shows_changes_and_deltas(tmp_path: Path) -> None:
     text = printed(lambda console: print_comparison(result, console))
     assert "s: 2 attempts: improved 0, regressed 1, mixed 0, unchanged 1" in text
     assert "check_pass_rate" in text and "-50.0%" in text
+
+
+async def test_an_unknown_execution_status_is_named_with_the_accepted_values(tmp_path: Path) -> None:
+    full = await answered(tmp_path, {"a": {"v": 1}, "b": {"v": 2, "execution": {"status": "done"}}})
+    text = printed(lambda console: print_report(full, console), width=120)
+    assert "unknown_execution_status 1" in text
+    assert "unknown_execution_status: /execution/status is none of completed, needs_review, failed, cancelled" in text

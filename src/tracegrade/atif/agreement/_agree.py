@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tracegrade import stats
-from tracegrade.atif.agreement._labels import LABEL_CATEGORIES, Label
+from tracegrade.atif.agreement._labels import LABEL_CATEGORIES, Label, names_step
 from tracegrade.atif.agreement._localise import localisation
 from tracegrade.atif.agreement._maths import Bootstrap, Statistic, kappa_codes, kendall_tau_b, spearman_rho
 from tracegrade.atif.agreement._records import (
@@ -156,11 +156,7 @@ class _NodeIndex:
         if not label.is_step:
             return node, None
         for step in node.steps:
-            if (
-                step.index == label.step
-                if label.step is not None
-                else (step.step_id == label.step_id and step.segment == label.segment)
-            ):
+            if names_step(label, index=step.index, step_id=step.step_id, segment=step.segment):
                 return node, step
         return "no_step"
 

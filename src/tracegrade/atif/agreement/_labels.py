@@ -29,7 +29,8 @@ from tracegrade.errors import InputError
 from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
 __all__ = [
-    "LABEL_CATEGORIES", "MAX_REVIEWER_CHARS", "Label", "of_reviewer", "parse_labels", "read_labels", "standing_labels",
+    "LABEL_CATEGORIES", "MAX_REVIEWER_CHARS", "Label", "decisive_labels", "names_step", "of_reviewer", "parse_labels",
+    "read_labels", "standing_labels",
 ]
 
 LABEL_CATEGORIES: tuple[str, ...] = tuple(CATEGORIES)
@@ -118,6 +119,36 @@ class Label(BaseModel):
     def _ids(self) -> dict[str, str]:
         pairs = {"node_id": self.node_id, "trajectory_id": self.trajectory_id, "session_id": self.session_id}
         return {name: value for name, value in pairs.items() if value is not None}
+
+
+def names_step(label: Label, *, index: int, step_id: int, segment: int) -> bool:
+    """Whether a step label names this step: the one matching rule of every measure.
+
+    ``step`` is the logical ``index`` (continuations joined); ``step_id`` is the producer's id inside ``segment``.
+    """
+    if label.step is not None:
+        return label.step == index
+    return label.step_id is not None and label.step_id == step_id and label.segment == segment
+
+
+def decisive_labels(labels: Iterable[Label]) -> list[Label]:
+    """The step labels marked decisive (named by ``step`` or ``step_id``), in file order.
+
+    Raises:
+        InputError: two of them name the same trajectory.
+    """
+    seen: dict[frozenset[tuple[str, str]], int] = {}
+    found = []
+    for label in labels:
+        if not label.decisive or not label.is_step:
+            continue
+        key = frozenset(label._ids().items())
+        if key in seen:
+            raise InputError(f"labels lines {seen[key]} and {label.line} both mark a decisive step of the same "
+                             "trajectory")
+        seen[key] = label.line
+        found.append(label)
+    return found
 
 
 def read_labels(path: Path) -> tuple[Label, ...]:

@@ -14,11 +14,17 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tracegrade.atif.agreement._labels import Label
+from tracegrade.atif.agreement._agree import match_labels
+from tracegrade.atif.agreement._labels import Label, decisive_labels, names_step
 from tracegrade.atif.agreement._localise import share_estimate
 from tracegrade.atif.agreement._records import Estimate, LabelIssue
-from tracegrade.atif.localising._records import LocalisationResults, LocaliseStatus, TrajectoryLocalisation
-from tracegrade.errors import InputError
+from tracegrade.atif.localising._records import (
+    LocalisationResults,
+    LocaliseStatus,
+    LocatedStep,
+    TrajectoryLocalisation,
+)
+from tracegrade.atif.scoring._results import EvaluationResults
 
 __all__ = ["LOCALISATION_AGREEMENT_FORMAT", "LocalisationAgreement", "StrategyAgreement", "StrategyRow",
            "measure_localisations"]
@@ -37,7 +43,8 @@ class StrategyRow(_Record):
     line: int
     """Line of the decisive label."""
     labelled_agent: str | None
-    labelled_step: int
+    labelled_step: int | None
+    """The labelled step's logical index (null: a ``step_id`` label in a segment the run does not place)."""
     agent: str | None
     step: int | None
     """The named step's index (null: none named)."""
@@ -80,36 +87,31 @@ class LocalisationAgreement(_Record):
 
 def measure_localisations(
     runs: Sequence[tuple[str, LocalisationResults]], labels: Sequence[Label], *, labels_file: str,
-    resamples: int = 2000, level: float = 0.95, seed: int = 0,
+    resamples: int = 2000, level: float = 0.95, seed: int = 0, results: EvaluationResults | None = None,
 ) -> LocalisationAgreement:
-    """Score each ``(source, localisation)`` against the decisive-step labels.
+    """Score each ``(source, localisation)`` against the decisive-step labels (named by ``step`` or ``step_id``).
+
+    ``results``, the judge run the labels belong to, places a ``step_id`` label on the logical step when the
+    named step lies in another segment; without it such a label's distance is known only within its segment.
 
     Raises:
         InputError: a trajectory has more than one decisive step label.
     """
-    decisive = _decisive(labels)
-    strategies = [_strategy(source, results, decisive, resamples, level, seed) for source, results in runs]
+    decisive = decisive_labels(labels)
+    places = _places(results, decisive) if results is not None else {}
+    strategies = [_strategy(source, found, decisive, places, resamples, level, seed) for source, found in runs]
     return LocalisationAgreement(labels_file=labels_file, labels=len(decisive), resamples=resamples, level=level,
                                  seed=seed, strategies=strategies)
 
 
-def _decisive(labels: Sequence[Label]) -> list[Label]:
-    seen: dict[frozenset[tuple[str, str]], int] = {}
-    found = []
-    for label in labels:
-        if not label.decisive or label.step is None:
-            continue
-        key = frozenset(label._ids().items())
-        if key in seen:
-            raise InputError(f"labels lines {seen[key]} and {label.line} both mark a decisive step of the same "
-                             "trajectory")
-        seen[key] = label.line
-        found.append(label)
-    return found
+def _places(results: EvaluationResults, decisive: list[Label]) -> dict[int, tuple[str, int]]:
+    """Each decisive label's node and logical step in the run, by the label's line."""
+    matches, _ = match_labels(results, decisive)
+    return {m.label.line: (m.node.node_id, m.step.index) for m in matches if m.step is not None}
 
 
-def _strategy(source: str, results: LocalisationResults, decisive: list[Label], resamples: int, level: float,
-              seed: int) -> StrategyAgreement:
+def _strategy(source: str, results: LocalisationResults, decisive: list[Label], places: dict[int, tuple[str, int]],
+              resamples: int, level: float, seed: int) -> StrategyAgreement:
     rows: list[StrategyRow] = []
     excluded: list[LabelIssue] = []
     for label in decisive:
@@ -118,7 +120,7 @@ def _strategy(source: str, results: LocalisationResults, decisive: list[Label], 
             reason = "not_localised" if found is None else f"judge_failed:{found.error_code}"
             excluded.append(LabelIssue(line=label.line, target=label.target(), reason=reason, measure="localisation"))
             continue
-        rows.append(_row(found, label))
+        rows.append(_row(found, label, places.get(label.line)))
     named = [row for row in rows if row.labelled_agent is not None]
 
     def estimate(hits: list[bool], empty: str = "no labelled trajectory localised") -> Estimate:
@@ -147,15 +149,34 @@ def _find(rows: Sequence[TrajectoryLocalisation], label: Label) -> TrajectoryLoc
     return None
 
 
-def _row(found: TrajectoryLocalisation, label: Label) -> StrategyRow:
+def _row(found: TrajectoryLocalisation, label: Label, place: tuple[str, int] | None) -> StrategyRow:
     extra = label.extra or {}
     agent = extra.get("mistake_agent")
-    node = label.node_id or found.node_id
+    node = place[0] if place else (label.node_id or found.node_id)
     step = found.step
     same_node = step is not None and step.node_id == node
-    assert label.step is not None
+    labelled = _labelled_index(label, step if same_node else None, place)
+    distance = None
+    if step is not None and same_node:
+        if names_step(label, index=step.index, step_id=step.step_id, segment=step.segment):
+            distance = 0
+        elif labelled is not None:
+            distance = abs(step.index - labelled)
     return StrategyRow(
         node_id=found.node_id, line=label.line, labelled_agent=agent if isinstance(agent, str) else None,
-        labelled_step=label.step, agent=found.agent, step=step.index if step else None,
-        distance=abs(step.index - label.step) if step is not None and same_node else None,
+        labelled_step=labelled, agent=found.agent, step=step.index if step else None, distance=distance,
     )
+
+
+def _labelled_index(label: Label, step: LocatedStep | None, place: tuple[str, int] | None) -> int | None:
+    """The labelled step's logical index: given, found in the run, or placed by the named step of its segment.
+
+    ``step_id`` is the position in its segment, so the named step's segment offset carries over.
+    """
+    if label.step is not None:
+        return label.step
+    if place is not None:
+        return place[1]
+    if step is not None and label.step_id is not None and step.segment == label.segment:
+        return step.index - step.step_id + label.step_id
+    return None

@@ -171,11 +171,18 @@ def _text_attribute(spans: list[Span], key: str) -> str | None:
 
 
 def _usage(spans: list[Span]) -> Usage | None:
-    for span in spans:
-        found = _genai.usage(span.attributes)
-        if found is not None:
-            return found
-    return None
+    """The call's usage: each count from the outermost span that records it; a count of 0 is a count.
+
+    A wrapper span may record the input and output tokens and the client span the cached and reasoning ones.
+    """
+    found = [usage for usage in map(_genai.usage, (span.attributes for span in spans)) if usage is not None]
+    if not found:
+        return None
+
+    def first(field: str) -> Any:
+        return next((value for value in (getattr(usage, field) for usage in found) if value is not None), None)
+
+    return Usage(first("prompt"), first("completion"), first("cached"), first("reasoning"), first("cost"))
 
 
 def _first(spans: list[Span], readers: tuple[Reader, ...], tally: Tally) -> list[Message] | None:
@@ -261,7 +268,8 @@ def count_unread(span: Span, tally: Tally) -> None:
         if len(_UNREAD) > 4096:
             _UNREAD.clear()
         unread = _UNREAD[keys] = tuple(
-            f"attribute {key}" for key in keys if key not in _READ and not key.startswith(_READ_PREFIXES))
+            (f"token count with no ATIF field: {key}" if key.startswith(_genai.USAGE_PREFIXES) else f"attribute {key}")
+            for key in keys if key not in _READ and not key.startswith(_READ_PREFIXES))
     for reason in unread:
         tally.add(reason)
 

@@ -67,7 +67,10 @@ _PROMPT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "ll
 _COMPLETION_TOKENS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion")
 _CACHED_TOKENS = ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens",
                   "llm.token_count.prompt_details.cache_read")
-_REASONING_TOKENS = ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning")
+_REASONING_TOKENS = ("gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens",
+                     "llm.token_count.completion_details.reasoning")
+USAGE_PREFIXES = ("gen_ai.usage.", "llm.token_count.", "llm.usage.")
+"""Where token counts live: one under these that is not read has no ATIF field (totals, cache writes, audio)."""
 _TOOL_NAMES = ("gen_ai.tool.name", "tool.name")
 _TOOL_CALL_IDS = ("gen_ai.tool.call.id", "tool_call.id", "tool.id")
 _TOOL_ARGUMENTS = ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "gcp.vertex.agent.tool_call_args", "input.value",
@@ -80,7 +83,7 @@ READ = frozenset({
     "gen_ai.response.id", "gen_ai.response.finish_reasons", "gen_ai.input.messages", "gen_ai.output.messages",
     "gen_ai.system_instructions", "gen_ai.tool.definitions", "gen_ai.output", "gen_ai.output.type",
     *_PROMPT_TOKENS, *_COMPLETION_TOKENS, *_CACHED_TOKENS, *_REASONING_TOKENS, "gen_ai.usage.input_cost",
-    "gen_ai.usage.output_cost", "gen_ai.usage.cost", "llm.usage.total_tokens", "gen_ai.usage.total_tokens",
+    "gen_ai.usage.output_cost", "gen_ai.usage.cost",
     "gen_ai.agent.name", "gen_ai.agent.id", "gen_ai.agent.description", "gen_ai.agent.version", "gen_ai.workflow.name",
     "gen_ai.conversation.id", *_TOOL_NAMES, *_TOOL_CALL_IDS, *_TOOL_ARGUMENTS, *_TOOL_RESULTS,
     "gen_ai.tool.description", "gen_ai.tool.type", "error.type", _ADK_REQUEST, _ADK_RESPONSE,
@@ -99,6 +102,9 @@ class Usage:
     cached: int | None
     reasoning: int | None
     cost: float | None
+
+
+_NO_USAGE = Usage(None, None, None, None, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,10 +321,9 @@ def usage(attributes: dict[str, Any]) -> Usage | None:
     if cost is None and "gen_ai.usage.input_cost" in attributes:
         cost = (_number(attributes["gen_ai.usage.input_cost"]) or 0.0) + (
             _number(attributes.get("gen_ai.usage.output_cost")) or 0.0)
-    if prompt is None and completion is None and cost is None:
-        return None
-    return Usage(prompt, completion, _first_int(attributes, _CACHED_TOKENS),
-                 _first_int(attributes, _REASONING_TOKENS), cost)
+    found = Usage(prompt, completion, _first_int(attributes, _CACHED_TOKENS), _first_int(attributes, _REASONING_TOKENS),
+                  cost)
+    return None if found == _NO_USAGE else found
 
 
 def _first_int(attributes: dict[str, Any], keys: tuple[str, ...]) -> int | None:

@@ -5,11 +5,13 @@ message an agent step (text, reasoning, tool calls, the usage of the model event
 message the observation of the call it answers (a failed tool's error shown first). The sample's target goes to
 ``extra.reference``, the scores of Inspect's own scorers to ``extra.inspect.scores``. ``inspect_ai`` is the
 optional extra ``tracegrade[inspect]``; the log reader resolves ``.eval`` archives, v3 message pools and
-``attachment://`` references.
+``attachment://`` references. An ``.eval`` archive is checked first: no member may declare, or inflate to, more
+than :data:`MAX_MEMBER_BYTES` (the reader holds a member in memory whole).
 """
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,16 +19,23 @@ from typing import Any
 from tracegrade.atif.importing._output import SCHEMA_VERSION, FileReport, ImportResult, ImportWriter, slug, unique
 from tracegrade.atif.importing._spans import Tally
 from tracegrade.errors import InputError, MissingDependencyError
+from tracegrade.runs import MAX_INPUT_BYTES
 
-__all__ = ["convert_sample", "import_inspect", "read_log"]
+__all__ = ["MAX_MEMBER_BYTES", "check_archive", "convert_sample", "import_inspect", "read_log"]
+
+MAX_MEMBER_BYTES = MAX_INPUT_BYTES
+"""The most bytes one member of an ``.eval`` archive may declare or inflate to (1 GiB, the input file limit)."""
+_CHUNK = 1 << 20
 
 _SUFFIXES = (".eval", ".json")
 _STRUCTURAL_EVENTS = frozenset({"model", "tool", "span_begin", "span_end", "step", "sample_init", "score"})
 _INSTALL = "pip install 'tracegrade[inspect]'"
 
 
-def import_inspect(paths: Sequence[Path], out_dir: Path) -> ImportResult:
+def import_inspect(paths: Sequence[Path], out_dir: Path, *, member_limit: int = MAX_MEMBER_BYTES) -> ImportResult:
     """Import every sample of the Inspect logs under ``paths`` into ``out_dir``.
+
+    ``member_limit`` caps each member of an ``.eval`` archive (declared and inflated size).
 
     Raises:
         MissingDependencyError: ``inspect_ai`` is not installed.
@@ -37,7 +46,7 @@ def import_inspect(paths: Sequence[Path], out_dir: Path) -> ImportResult:
     taken: set[str] = set()
     with ImportWriter(out_dir) as writer:
         for path in _expand(paths):
-            log = read_log(path)
+            log = read_log(path, member_limit=member_limit)
             tally = Tally()
             names = []
             for sample in log.samples or ():
@@ -66,13 +75,15 @@ def _expand(paths: Sequence[Path]) -> list[Path]:
     return found
 
 
-def read_log(path: Path) -> Any:
+def read_log(path: Path, *, member_limit: int = MAX_MEMBER_BYTES) -> Any:
     """One Inspect log with its samples and attachments, read by ``inspect_ai.log.read_eval_log``.
 
     Raises:
         MissingDependencyError: ``inspect_ai`` is not installed.
-        InputError: the file is not a readable Inspect log.
+        InputError: the file is not a readable Inspect log, or an archive member is over ``member_limit``.
     """
+    if path.suffix == ".eval":
+        check_archive(path, member_limit)
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -82,6 +93,38 @@ def read_log(path: Path) -> Any:
     except Exception as exc:  # the reader raises many types (zip, JSON, pydantic); all mean "not a log"
         detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{path}: not a readable Inspect AI log ({type(exc).__name__}: {detail})") from None
+
+
+def check_archive(path: Path, limit: int = MAX_MEMBER_BYTES) -> None:
+    """Refuse an ``.eval`` archive with a member that declares, or inflates to, more than ``limit`` bytes.
+
+    Every member is inflated in chunks and counted, so a member whose declared size lies is caught too
+    (inflating stops at the limit; nothing is kept).
+
+    Raises:
+        InputError: the file is not a zip archive, a member is over ``limit``, or a member is corrupt.
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for member in archive.infolist():
+                if member.file_size > limit:
+                    raise InputError(f"{path}: member {member.filename!r} declares {member.file_size} bytes, over the "
+                                     f"limit of {limit} bytes per member")
+                _inflate(archive, member, path, limit)
+    except zipfile.BadZipFile as exc:
+        raise InputError(f"{path}: not a readable Inspect AI log (BadZipFile: {str(exc)[:200]})") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({type(exc).__name__})") from None
+
+
+def _inflate(archive: zipfile.ZipFile, member: zipfile.ZipInfo, path: Path, limit: int) -> None:
+    inflated = 0
+    with archive.open(member) as stream:
+        while chunk := stream.read(_CHUNK):
+            inflated += len(chunk)
+            if inflated > limit:
+                raise InputError(f"{path}: member {member.filename!r} inflates to more than the limit of {limit} "
+                                 "bytes per member")
 
 
 def convert_sample(log: Any, sample: Any, path: Path, tally: Tally) -> dict[str, Any]:
@@ -259,6 +302,6 @@ def _metrics(usage: Any) -> dict[str, Any]:
     if cost is not None:
         metrics["cost_usd"] = cost
     reasoning = getattr(usage, "reasoning_tokens", None)
-    if reasoning:
+    if reasoning is not None:  # a count of 0 is a count
         metrics["extra"] = {"reasoning_tokens": reasoning}
     return metrics

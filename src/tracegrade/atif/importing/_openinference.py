@@ -21,7 +21,7 @@ KIND = "openinference.span.kind"
 READ = frozenset({
     KIND, "llm.model_name", "llm.provider", "llm.system", "llm.request.model_name", "llm.response.model_name",
     "input.value", "input.mime_type", "output.value", "output.mime_type", "llm.token_count.prompt",
-    "llm.token_count.completion", "llm.token_count.total", "llm.token_count.prompt_details.cache_read",
+    "llm.token_count.completion", "llm.token_count.prompt_details.cache_read",
     "llm.token_count.completion_details.reasoning", "llm.cost.total", "tool.name", "tool.id", "tool.description",
     "tool_call.id", "agent.name", "session.id", "llm.finish_reason",
 })

@@ -124,15 +124,16 @@ def select_roots(roots: Sequence[TrajectoryNode], run: EvaluationResults | None,
 async def localise_root(root: TrajectoryNode, why: str, options: LocaliseOptions, judge: JudgeProtocol | None,
                         run: EvaluationResults | None) -> TrajectoryLocalisation:
     """One root tree localised ``judge_repeats`` times; the most frequent answer is kept."""
-    line = timeline(root)
+    line = timeline(root, user_candidates=options.user_candidates)
     reference = reference_answer(root) if options.with_ground_truth else None
     base = TrajectoryLocalisation(
         node_id=root.node_id, trajectory_id=root.trajectory_id, selected=why, status=LocaliseStatus.FAILED,
         strategy=options.strategy, used=options.strategy, steps=len(line.steps), agents=list(line.agents),
         unloaded_nodes=list(line.unloaded), ground_truth=reference is not None,
     )
-    if not line.steps:
-        return base.model_copy(update={"error_code": "no_steps", "message": "the tree has no step to localise"})
+    if not line.candidates:
+        return base.model_copy(update={"error_code": "no_steps", "message": "the tree has no agent step to localise"
+                                       if line.steps else "the tree has no step to localise"})
     if options.strategy is Strategy.FROM_SCORES:
         assert run is not None
         finding = from_scores(line, _verdicts(run), run.parameters.failure_threshold)

@@ -38,6 +38,10 @@ class LocaliseOptions(JudgeOptions):
         False, description="With a judge run, also localise root trajectories it passed (by default only the "
         "failed ones; without a judge run every root is localised)."
     )
+    user_candidates: bool = Field(
+        False, description="Let the user's turns be named as the decisive step (by default only the agents' "
+        "steps are candidates; the user's turns are always shown)."
+    )
     judge_repeats: StrictInt = Field(
         1, ge=1, le=20, description="Localise each trajectory N times with distinct seeds (each cached); the "
         "most frequent answer is kept and how often the N answers agree is reported."

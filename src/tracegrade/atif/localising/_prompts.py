@@ -99,15 +99,18 @@ def step_view(step: TimelineStep) -> dict[str, Any]:
 
 
 def all_at_once_request(task: str, reference: str | None, steps: Sequence[TimelineStep], agents: Sequence[str],
-                        limit: int) -> JudgeRequest:
+                        limit: int, candidates: Sequence[TimelineStep] | None = None) -> JudgeRequest:
     """The whole record in one request, every step in full.
+
+    The answer names one of ``candidates`` (default: any step) and one of ``agents``.
 
     Raises:
         JudgeError: ``context_overflow`` when it does not fit ``limit`` (nothing is ever shortened here).
     """
     record = _record(task, reference, steps=[step_view(s) for s in steps])
+    named = steps if candidates is None else candidates
     schema = _object({"agent": {"type": "string", "enum": list(agents)},
-                      "step": {"type": "string", "enum": [s.ref for s in steps]}, "reason": _REASON})
+                      "step": {"type": "string", "enum": [s.ref for s in named]}, "reason": _REASON})
     text = _ALL.substitute(agents=_embedded(dumps(list(agents)).decode()), record=_embedded(dumps(record).decode()))
     return _request("localise_all", text, schema, limit)
 

@@ -90,7 +90,7 @@ class TrajectoryLocalisation(_Record):
     steps: int
     """Steps on the tree's timeline (copied-context replays left out)."""
     agents: list[str] = Field(default_factory=list)
-    """The agents of the tree, in order of first appearance."""
+    """The agents that may be named, in order of first appearance (``user`` only with ``user_candidates``)."""
     unloaded_nodes: list[str] = Field(default_factory=list)
     """Nodes of the tree that were not loaded (invalid, or beyond the depth limit): the judge did not see them."""
     ground_truth: bool = False

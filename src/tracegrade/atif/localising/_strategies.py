@@ -57,22 +57,24 @@ async def all_at_once(timeline: Timeline, question: Question) -> Finding:
     """One request with every step; over budget, binary search instead (the reason is kept)."""
     try:
         request = all_at_once_request(question.task or "", question.reference, timeline.steps, timeline.agents,
-                                      question.limit)
+                                      question.limit, timeline.candidates)
     except JudgeError as error:
         if error.code != "context_overflow":
             raise
         question.fallback = f"all-at-once: {error.message}"
         found = await binary_search(timeline, question)
         return dataclasses.replace(found, fallback=question.fallback)
-    parse = attribution_parser({s.ref for s in timeline.steps}, set(timeline.agents))
+    parse = attribution_parser({s.ref for s in timeline.candidates}, set(timeline.agents))
     answer = await question.ask(request, parse)
     return Finding(Strategy.ALL_AT_ONCE, timeline.by_ref()[answer.step], answer.agent, answer.reason)
 
 
 async def step_by_step(timeline: Timeline, question: Question) -> Finding:
-    """Each step in time order until the judge calls one decisive."""
+    """Each candidate step in time order until the judge calls one decisive (every earlier step shown)."""
     left_out = 0
     for place, step in enumerate(timeline.steps):
+        if not step.candidate:
+            continue
         request, omitted = step_by_step_request(question.task or "", question.reference, timeline.steps[:place],
                                                 step, question.limit)
         left_out += omitted
@@ -83,24 +85,33 @@ async def step_by_step(timeline: Timeline, question: Question) -> Finding:
 
 
 async def binary_search(timeline: Timeline, question: Question) -> Finding:
-    """Halve the stretch that holds the decisive step until one step is left (about log2(n) requests)."""
-    low, high, left_out, reason = 0, len(timeline.steps), 0, None
+    """Halve the stretch of candidate steps that holds the decisive one until one is left (about log2(n) requests).
+
+    A half shows every step of its stretch of the timeline (a user's turn goes with the candidates after it).
+    """
+    candidates = timeline.candidates
+    places = [timeline.steps.index(step) for step in candidates]
+
+    def start(k: int) -> int:
+        return 0 if k == 0 else places[k] if k < len(places) else len(timeline.steps)
+
+    low, high, left_out, reason = 0, len(candidates), 0, None
     while high - low > 1:
         middle = (low + high) // 2
-        first, second = timeline.steps[low:middle], timeline.steps[middle:high]
-        request, shortened = binary_search_request(question.task or "", question.reference, first, second, low,
-                                                   question.limit)
+        first, second = timeline.steps[start(low):start(middle)], timeline.steps[start(middle):start(high)]
+        request, shortened = binary_search_request(question.task or "", question.reference, first, second,
+                                                   start(low), question.limit)
         answer = await question.ask(request, parse_half)
         left_out, reason = left_out + shortened, answer.reason
         low, high = (low, middle) if answer.first else (middle, high)
-    step = timeline.steps[low] if high > low else None
+    step = candidates[low] if high > low else None
     return Finding(Strategy.BINARY_SEARCH, step, step.agent if step else None, reason, left_out)
 
 
 def from_scores(timeline: Timeline, verdicts: Mapping[tuple[str, int], StepResult], threshold: float) -> Finding:
     """The first step in time scored below ``threshold`` in a judge run; steps without a verdict are counted."""
     unscored = 0
-    for step in timeline.steps:
+    for step in timeline.candidates:
         verdict = verdicts.get((step.node_id, step.index))
         if verdict is None or verdict.status is not StepStatus.SCORED or verdict.score is None:
             unscored += 1

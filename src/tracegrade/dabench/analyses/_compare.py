@@ -1,20 +1,23 @@
 """``dabench compare RUN_A RUN_B``: two evaluated runs paired by task_id, with paired statistics.
 
 Fair-comparison rules: tasks in only one run are named (and excluded from the paired statistics),
-pairs where either score is null are named too, and the comparison is refused when the runs share
-no scored task or were scored with different parameters (λ, success threshold) — unless ``strict``
-is off for task sets and the parameters agree. B is the candidate, A the baseline: differences are
-B − A.
+pairs where either score is null are named too, and so are pairs where either run lacks the prediction
+its summary.json lists (a harness or input problem, not a change of the agent). The comparison is
+refused when the runs share no scored task, were scored with different parameters (λ, success
+threshold), or (unless allowed) either run's harness health is UNHEALTHY; a metric that is not a finite
+number in its column's range is bad input. B is the candidate, A the baseline: differences are B − A.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from tracegrade.dabench.analyses._params import Resampling, ci_label
 from tracegrade.dabench.analyses._sections import Section, column
+from tracegrade.dabench.metrics._columns import TASK_COLUMNS
 from tracegrade.dabench.tables._evaluated import Row, RunRows
 from tracegrade.errors import InputError
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison
@@ -30,6 +33,11 @@ class ComparedRun(BaseModel):
     run_id: str
     path: str
     success_threshold: float
+    health: str | None = None
+    """The run's harness health verdict (HEALTHY, DEGRADED, UNHEALTHY; null when its manifest does not say)."""
+    health_score: float | None = None
+    missing_predictions: list[str] = Field(default_factory=list)
+    """Tasks whose prediction summary.json lists but the run folder lacks."""
 
 
 class TaskPair(BaseModel):
@@ -57,6 +65,10 @@ class Comparison(PairedComparison):
     only_in_candidate: list[str]
     unscored: list[str]
     """Tasks in both runs where the metric is null in either."""
+    missing_artefact: list[str] = Field(default_factory=list)
+    """Tasks in both runs left out because either run lacks the prediction its summary.json lists."""
+    unhealthy_allowed: bool = False
+    """Either run is UNHEALTHY and the comparison was asked for anyway (``--allow-unhealthy``)."""
     cohens_d: float | None
     accuracy_baseline: float | None
     """Share of paired tasks at or above the baseline's success threshold."""
@@ -82,9 +94,46 @@ def _check_parameters(a: RunRows, b: RunRows) -> None:
             )
 
 
-def _value(row: Row, metric: str) -> float | None:
+_UNIT = ("[0, 1]", "{0, 1}")
+_LARGEST = 1e12
+"""A metric beyond this in size is refused: no column of task_metrics counts that high, and sums of such
+values overflow the statistics."""
+
+
+def _value(row: Row, metric: str, run: RunRows) -> float | None:
+    """The metric of one row as a float; bad input when it is not finite or outside its column's range."""
     value = row.get(metric)
-    return float(value) if isinstance(value, int | float) else None
+    if not isinstance(value, int | float):
+        return None
+    number = float(value)
+    column = next((c for c in TASK_COLUMNS if c.name == metric), None)
+    unit = column is not None and column.range in _UNIT
+    if not math.isfinite(number) or (unit and not 0.0 <= number <= 1.0) or abs(number) > _LARGEST:
+        bound = "in [0, 1]" if unit else f"finite, at most {_LARGEST:g} in size"
+        raise InputError(f"{run.folder}: task {row.get('task_id')}: {metric} = {number!r} is not {bound}",
+                         code="invalid_metric")
+    return number
+
+
+def _side(run: RunRows) -> ComparedRun:
+    report = run.metadata.get("report")
+    report = report if isinstance(report, dict) else {}
+    health, score = report.get("harness_health"), report.get("harness_score")
+    missing = (run.metadata.get("named_files_missing") or {}).get("prediction.csv") or []
+    return ComparedRun(run_id=run.run_id, path=str(run.folder), success_threshold=run.success_threshold,
+                       health=health if isinstance(health, str) else None,
+                       health_score=float(score) if isinstance(score, int | float) else None,
+                       missing_predictions=sorted(str(t) for t in missing))
+
+
+def _check_health(sides: tuple[ComparedRun, ComparedRun], allow_unhealthy: bool) -> bool:
+    unhealthy = [side for side in sides if side.health == "UNHEALTHY"]
+    if unhealthy and not allow_unhealthy:
+        named = "; ".join(f"{side.path}: harness health UNHEALTHY ({side.health_score}/10)" for side in unhealthy)
+        raise InputError(f"{named}: its results describe the harness, not the agent (see its "
+                         "engineering_health_report.txt); give --allow-unhealthy to compare anyway",
+                         code="unhealthy_run")
+    return bool(unhealthy)
 
 
 def compare_runs(
@@ -95,15 +144,19 @@ def compare_runs(
     resampling: Resampling | None = None,
     strict: bool = False,
     gate: GateOptions | None = None,
+    allow_unhealthy: bool = False,
 ) -> Comparison:
     """Pair the tasks of the baseline ``a`` and the candidate ``b`` and test the difference of ``metric`` (B − A).
 
     Raises:
-        InputError: different scoring parameters, no scored pair, or (``strict``) different task sets.
+        InputError: different scoring parameters, no scored pair, (``strict``) different task sets, a metric
+            that is not a finite number in its range, or (without ``allow_unhealthy``) an UNHEALTHY run.
     """
     from tracegrade.stats import PairedUnits, apply_gate, cohens_d_paired, compare_paired
 
     _check_parameters(a, b)
+    sides = (_side(a), _side(b))
+    allowed = _check_health(sides, allow_unhealthy)
     if not any(metric in row for row in (*a.rows, *b.rows)):
         raise InputError(f"--metric {metric}: not a task_metrics column", code="unknown_metric")
     left, right = _index(a), _index(b)
@@ -112,7 +165,9 @@ def compare_runs(
         raise InputError(
             f"different task sets: {len(only_a)} only in A, {len(only_b)} only in B", code="task_sets_differ"
         )
-    pairs, unscored = _pairs(left, right, metric)
+    absent = set(sides[0].missing_predictions) | set(sides[1].missing_predictions)
+    missing = sorted(t for t in left if t in right and t in absent)
+    pairs, unscored = _pairs({t: r for t, r in left.items() if t not in absent}, right, metric, a, b)
     if not pairs:
         raise InputError(f"{a.folder} and {b.folder}: no task with {metric} in both runs", code="nothing_to_compare")
     ids, xs, ys = [p[0] for p in pairs], [p[1] for p in pairs], [p[2] for p in pairs]
@@ -124,9 +179,8 @@ def compare_runs(
     changed = {**dict.fromkeys(paired.improved, "improved"), **dict.fromkeys(paired.regressed, "regressed")}
     return Comparison(
         **dict(paired),
-        baseline=ComparedRun(run_id=a.run_id, path=str(a.folder), success_threshold=a.success_threshold),
-        candidate=ComparedRun(run_id=b.run_id, path=str(b.folder), success_threshold=b.success_threshold),
-        primary=metric, only_in_baseline=only_a, only_in_candidate=only_b, unscored=unscored,
+        baseline=sides[0], candidate=sides[1], unhealthy_allowed=allowed,
+        primary=metric, only_in_baseline=only_a, only_in_candidate=only_b, unscored=unscored, missing_artefact=missing,
         cohens_d=cohens_d_paired(ys, xs),
         accuracy_baseline=sum(x >= thr for x in xs) / len(xs), accuracy_candidate=sum(y >= thr for y in ys) / len(ys),
         level=resampling.level, gate=apply_gate(paired, gate),
@@ -135,12 +189,12 @@ def compare_runs(
     )
 
 
-def _pairs(left: dict[str, Row], right: dict[str, Row], metric: str) -> tuple[list[tuple[str, float, float]],
-                                                                              list[str]]:
+def _pairs(left: dict[str, Row], right: dict[str, Row], metric: str, a: RunRows,
+           b: RunRows) -> tuple[list[tuple[str, float, float]], list[str]]:
     pairs: list[tuple[str, float, float]] = []
     unscored: list[str] = []
     for task in (t for t in left if t in right):
-        x, y = _value(left[task], metric), _value(right[task], metric)
+        x, y = _value(left[task], metric, a), _value(right[task], metric, b)
         if x is None or y is None:
             unscored.append(task)
         else:
@@ -163,9 +217,27 @@ def _gate(c: Comparison) -> str:
     return "FAILED (exit 1)" if c.gate.fired else "passed (exit 0)"
 
 
+def _health(side: ComparedRun) -> str:
+    if side.health is None:
+        return "— (not in its manifest)"
+    score = f" ({side.health_score:.1f}/10)" if side.health_score is not None else ""
+    missing = f"; {len(side.missing_predictions)} listed predictions missing" if side.missing_predictions else ""
+    return f"{side.health}{score}{missing}"
+
+
 def comparison_sections(c: Comparison) -> list[Section]:
-    """The comparison as report sections (summary, statistics, task sets)."""
+    """The comparison as report sections: both runs' health first, then the summary, statistics and task sets."""
     measure = [column("measure", "Measure", min_width=22), column("value", "Value", min_width=14)]
+    health = Section(
+        id="comparison-health",
+        title="Harness health of the two runs",
+        columns=measure,
+        rows=[{"measure": f"A {c.baseline.run_id}", "value": _health(c.baseline)},
+              {"measure": f"B {c.candidate.run_id}", "value": _health(c.candidate)}],
+    )
+    if c.unhealthy_allowed:
+        health.notes = ["An UNHEALTHY run is compared because --allow-unhealthy was given: its differences may "
+                        "describe the harness, not the agent."]
     interval = c.interval
     ci = "—" if interval.low is None or interval.high is None else f"[{interval.low:+.3f}, {interval.high:+.3f}]"
     summary = Section(
@@ -205,6 +277,7 @@ def comparison_sections(c: Comparison) -> list[Section]:
         ("Only in A (excluded)", c.only_in_baseline, 50),
         ("Only in B (excluded)", c.only_in_candidate, 50),
         (f"No {c.primary} (excluded)", c.unscored, 50),
+        ("Missing artefact (excluded)", c.missing_artefact, 50),
     )
     sets = Section(
         id="task-sets",
@@ -214,4 +287,4 @@ def comparison_sections(c: Comparison) -> list[Section]:
     )
     # names go in the notes, which wrap, so that no excluded task is cut off in a narrow terminal
     sets.notes = [f"{label}: {_names(ids, limit)}." for label, ids, limit in groups if ids]
-    return [summary, sets]
+    return [health, summary, sets]

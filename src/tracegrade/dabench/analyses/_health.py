@@ -2,10 +2,11 @@
 
 Harness health is a 0–10 score: 5 × reconciliation pass rate + 2.5 × (1 − share of tasks with
 unreadable parts, the validator errors) + 2.5 × attribution coverage (failed tasks with a structured
-failure category). HEALTHY at 9 or more with no error (reconciliation or validator), DEGRADED at 7 or more,
-otherwise UNHEALTHY. A trace or prediction that summary.json names but the run folder lacks is a
-reconciliation error, so it lowers the pass rate; the report says how many tasks were evaluated from
-what. Run quality is about the agent, not the harness: answer accuracy and execution success.
+failure category). One verdict on one scale (:data:`HEALTH_SCALE`): HEALTHY at 9 or more with no error
+(reconciliation or validator), DEGRADED at 7 or more, otherwise UNHEALTHY. A trace or prediction that
+summary.json names but the run folder lacks is a reconciliation error, so it lowers the pass rate; the
+report says how many tasks were evaluated from what, and counts a missing prediction as
+HARNESS_INPUT_FAILURE. Run quality is about the agent, not the harness: answer accuracy and execution success.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tracegrade.dabench.analyses._reconcile import Reconciliation
+from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import Row, count_true, numbers, rate
 
 __all__ = [
-    "INTERPRETATION",
+    "HEALTH_SCALE",
     "EngineeringHealth",
     "HarnessHealth",
     "RunQuality",
@@ -28,15 +30,15 @@ __all__ = [
     "evaluated_from",
     "format_evaluated_from",
     "format_health",
+    "health_line",
 ]
 
-INTERPRETATION = (
-    (9.0, "HEALTHY", "Ready to use"),
-    (7.0, "GOOD", "Review warnings"),
-    (5.0, "FAIR", "Fix issues before publication"),
-    (3.0, "POOR", "Investigation required"),
-    (0.0, "UNHEALTHY", "Do not use"),
+HEALTH_SCALE: tuple[tuple[str, str, str], ...] = (
+    ("HEALTHY", "score >= 9.0 and no reconciliation or validator error", "ready to use"),
+    ("DEGRADED", "score >= 7.0 (or >= 9.0 with an error)", "review the warnings before publishing"),
+    ("UNHEALTHY", "score < 7.0", "do not publish or compare: fix the harness or its inputs first"),
 )
+"""The one health vocabulary: (verdict, when, what to do), the legend of every report that shows the verdict."""
 FAILED = frozenset({"failed", "partial"})
 
 
@@ -45,10 +47,9 @@ class HarnessHealth(BaseModel):
 
     score: float
     status: str
-    """HEALTHY, DEGRADED or UNHEALTHY."""
-    band: str
-    """The interpretation-table band of the score (HEALTHY, GOOD, FAIR, POOR, UNHEALTHY)."""
+    """HEALTHY, DEGRADED or UNHEALTHY (:data:`HEALTH_SCALE`)."""
     action: str
+    """What the verdict asks of the reader."""
     reconciliation_pass_rate: float | None
     reconciliation_errors: int
     validator_errors: int
@@ -66,6 +67,8 @@ class RunQuality(BaseModel):
     tasks_with_gold: int
     execution_success_rate: float | None
     tasks_with_execution: int
+    missing_artefacts: int = 0
+    """Tasks left out of the accuracy: the prediction summary.json lists is missing (the answer is unknown)."""
 
 
 class EngineeringHealth(BaseModel):
@@ -80,6 +83,7 @@ class EngineeringHealth(BaseModel):
     tasks_below_5pct_accounted: int
     tool_failure_rate: float | None
     failure_categories: dict[str, int]
+    """Failed tasks by category, and the missing artefacts as HARNESS_INPUT_FAILURE."""
     top_root_causes: list[tuple[str, int]]
     indicators: list[str]
     evaluated_from: dict[str, int] = Field(default_factory=dict)
@@ -98,12 +102,10 @@ def _harness(rows: Sequence[Row], rec: Reconciliation, validator_errors: int) ->
     score = round(score, 2)
     clean = rec.errors == 0 and validator_errors == 0
     status = "HEALTHY" if score >= 9 and clean else "DEGRADED" if score >= 7 else "UNHEALTHY"
-    band, action = next((b, a) for floor, b, a in INTERPRETATION if score >= floor)
     return HarnessHealth(
         score=score,
         status=status,
-        band=band,
-        action=action,
+        action=next(action for verdict, _, action in HEALTH_SCALE if verdict == status),
         reconciliation_pass_rate=pass_rate,
         reconciliation_errors=rec.errors,
         validator_errors=validator_errors,
@@ -112,8 +114,12 @@ def _harness(rows: Sequence[Row], rec: Reconciliation, validator_errors: int) ->
 
 
 def run_quality(rows: Sequence[Row], threshold: float) -> RunQuality:
-    """Answer accuracy (final_score ≥ threshold) and execution success of a run."""
-    scores = numbers(rows, "final_score")
+    """Answer accuracy (final_score ≥ threshold) and execution success of a run.
+
+    A task whose listed prediction is missing is left out of the accuracy: the agent's answer is unknown.
+    """
+    missing = sum(1 for r in rows if r.get("outcome_status") == HARNESS_OUTCOME)
+    scores = numbers((r for r in rows if r.get("outcome_status") != HARNESS_OUTCOME), "final_score")
     accuracy = rate(sum(s >= threshold for s in scores), len(scores))
     executed, known = count_true(rows, "execution_success")
     status = "UNKNOWN"
@@ -125,6 +131,7 @@ def run_quality(rows: Sequence[Row], threshold: float) -> RunQuality:
         tasks_with_gold=len(scores),
         execution_success_rate=rate(executed, known),
         tasks_with_execution=known,
+        missing_artefacts=missing,
     )
 
 
@@ -134,6 +141,7 @@ def assess_health(
     """Harness health, run quality and the diagnostics of the health report."""
     validator = len({e.get("task_id") for e in metadata.get("task_errors", []) if e.get("task_id")})
     failed = [r for r in rows if r.get("outcome_status") in FAILED]
+    missing = [r for r in rows if r.get("outcome_status") == HARNESS_OUTCOME]  # counted here, not as the agent's
     gaps = [f for f in rec.findings if f.check == "time_accounting" and f.severity == "warning"]
     calls, failures = sum(numbers(rows, "tool_calls")), sum(numbers(rows, "tool_failures"))
     harness = _harness(rows, rec, validator)
@@ -148,8 +156,10 @@ def assess_health(
         time_accounting=rec.time_accounting,
         tasks_below_5pct_accounted=len(gaps),
         tool_failure_rate=tool_rate,
-        failure_categories=dict(Counter(str(r["failure_category"]) for r in failed if r.get("failure_category"))),
-        top_root_causes=Counter(str(r["root_cause"]) for r in failed if r.get("root_cause")).most_common(10),
+        failure_categories=dict(Counter(str(r["failure_category"]) for r in (*failed, *missing)
+                                        if r.get("failure_category"))),
+        top_root_causes=Counter(str(r["root_cause"]) for r in (*failed, *missing)
+                                if r.get("root_cause")).most_common(10),
         indicators=[],
         evaluated_from=evaluated_from(rows, metadata.get("named_files_missing") or {}),
     )
@@ -212,12 +222,13 @@ def format_health(health: EngineeringHealth) -> str:
         f"Engineering health: {health.run_id} ({health.tasks} tasks)",
         "=" * 60,
         format_evaluated_from(health.evaluated_from),
-        f"Harness health: {h.score:.1f}/10 {h.status} (band {h.band}: {h.action})",
+        health_line(health),
         f"  reconciliation pass rate: {_pct(h.reconciliation_pass_rate)} ({h.reconciliation_errors} errors)",
         f"  validator errors (tasks with unreadable parts): {h.validator_errors}",
         f"  attribution coverage: {_pct(h.attribution_coverage)}",
         f"Run quality: {q.status}",
-        f"  answer accuracy (final_score >= threshold): {_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold",
+        f"  answer accuracy (final_score >= threshold): {_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold"
+        + (f" ({q.missing_artefacts} with a missing listed prediction left out)" if q.missing_artefacts else ""),
         f"  execution success: {_pct(q.execution_success_rate)} of {q.tasks_with_execution}",
         "Harness health says whether the evaluation can be trusted; run quality says how well the agent did.",
         "",
@@ -236,15 +247,20 @@ def format_health(health: EngineeringHealth) -> str:
         "Top recurring root causes:" if health.top_root_causes else "Top recurring root causes: none",
         *(f"  {i}. {cause}: {n}" for i, (cause, n) in enumerate(health.top_root_causes, 1)),
         "",
-        "Health score interpretation:",
-        *(f"  {_band(floor)}  {band:<10} {action}" for floor, band, action in INTERPRETATION),
-        "Status: HEALTHY (>= 9.0, no reconciliation or validator error), DEGRADED (>= 7.0), UNHEALTHY (otherwise).",
+        "Harness health verdicts (score 0-10):",
+        *(f"  {verdict:<10} {when}: {action}" for verdict, when, action in HEALTH_SCALE),
     ]
     return "\n".join(lines) + "\n"
 
 
-def _band(floor: float) -> str:
-    return {9.0: "9-10", 7.0: "7-8 ", 5.0: "5-6 ", 3.0: "3-4 ", 0.0: "0-2 "}[floor]
+def health_line(health: EngineeringHealth) -> str:
+    """One line: the harness verdict, its score and what it asks, and the missing files behind it."""
+    h, counts = health.harness, health.evaluated_from
+    missing = [f"{counts[key]} {what} missing" for key, what in (("named_predictions_missing", "predictions"),
+                                                                  ("named_traces_missing", "traces"))
+               if counts.get(key)]
+    tail = f"; {', '.join(missing)} though summary.json names them" if missing else ""
+    return f"Harness health: {h.status} ({h.score:.1f}/10: {h.action}){tail}"
 
 
 def _time_lines(health: EngineeringHealth) -> list[str]:

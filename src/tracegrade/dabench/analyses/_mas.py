@@ -8,6 +8,7 @@ from statistics import fmean
 
 from tracegrade.dabench.analyses._overview import MEASURE_COLUMNS, value_row
 from tracegrade.dabench.analyses._sections import Cell, Section, column
+from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
 from tracegrade.dabench.reading._vocab import SPECIALISTS
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
 
@@ -131,16 +132,32 @@ def _distribution(section_id: str, title: str, label: str, rows: Sequence[Row], 
 
 
 def failure_sections(run: RunRows) -> list[Section]:
-    """MAS failure categories, failure distribution by stage and outcome error types (failed tasks)."""
+    """MAS failure categories, failure distribution by stage and outcome error types (failed tasks).
+
+    Tasks whose prediction is a missing artefact are no agent failure: they are left out of these
+    distributions, and each section names how many there are.
+    """
     failed = [r for r in run.rows if r.get("outcome_status") in FAILED]
+    missing = sum(1 for r in run.rows if r.get("outcome_status") == HARNESS_OUTCOME)
     empty = "no failed tasks" if run.rows else "no tasks in this run"
-    return [
+    sections = [
         _distribution("failure-categories", "MAS failure categories", "Category", failed, "failure_category", empty),
         _distribution(
             "failure-stages", "Failure distribution by stage", "Stage", failed, "failure_attribution_stage", empty
         ),
         _distribution("outcome-errors", "Outcome error types", "Error type", failed, "outcome_error_type", empty),
     ]
+    if missing:
+        note = missing_artefact_note(missing)
+        for section in sections:
+            section.notes = [*section.notes, note]
+    return sections
+
+
+def missing_artefact_note(tasks: int) -> str:
+    """The line every taxonomy shows for the tasks it leaves out as harness/input problems."""
+    return (f"Left out: {tasks} task{'s' if tasks != 1 else ''} whose prediction.csv summary.json lists is absent "
+            "(HARNESS_INPUT_FAILURE / missing_artefact: a harness or input problem, not the agent's behaviour).")
 
 
 def aat_section(run: RunRows) -> Section:

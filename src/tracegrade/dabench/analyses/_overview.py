@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import fmean
 
-from tracegrade.dabench.analyses._health import EngineeringHealth
+from tracegrade.dabench.analyses._health import HEALTH_SCALE, EngineeringHealth
 from tracegrade.dabench.analyses._sections import Cell, Section, column
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
 
@@ -52,6 +52,8 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
             ),
         ],
     )
+    harness.notes = ["Harness health verdicts (score 0-10, one scale): " + "; ".join(
+        f"{verdict}: {when}, {action}" for verdict, when, action in HEALTH_SCALE) + "."]
     quality = Section(
         id="run-quality",
         title="Run quality",
@@ -65,7 +67,9 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
         ),
         rows=[
             value_row(
-                "Answer accuracy", f"{_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold", q.answer_accuracy
+                "Answer accuracy", f"{_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold"
+                + (f" ({q.missing_artefacts} missing artefacts left out)" if q.missing_artefacts else ""),
+                q.answer_accuracy,
             ),
             value_row(
                 "Execution success",
@@ -74,6 +78,8 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
             ),
         ],
     )
+    quality.notes = ["Run quality (the agent, not the harness): GOOD at 80 % answer accuracy or more, DEGRADED at "
+                     "50 % or more, POOR below, UNKNOWN without gold answers."]
     return [harness, quality]
 
 

@@ -40,6 +40,7 @@ CHECKS = (
     "coordinator_metrics_consistent",
     "summary_trace_present",
     "summary_prediction_present",
+    "summary_entry_usable",
 )
 _NAMED_FILES = (("summary_trace_present", "trace", "a trace (trace.json or trace_r<N>.json)"),
                 ("summary_prediction_present", "prediction.csv", "prediction.csv"))  # fmt: skip
@@ -250,17 +251,22 @@ def _named_files(c: _Checker, task: str, missing: Mapping[str, frozenset[str]]) 
 
 
 def reconcile(
-    rows: Sequence[Row], facts: TableFacts, missing: Mapping[str, Sequence[str]] | None = None
+    rows: Sequence[Row], facts: TableFacts, missing: Mapping[str, Sequence[str]] | None = None,
+    unusable: Sequence[tuple[int, str]] = (),
 ) -> Reconciliation:
-    """Run every check on every task row.
+    """Run every check on every task row, and name the summary.json entries no task could be read for.
 
     Args:
         rows: The task_metrics rows.
         facts: Per-task totals of the step tables.
         missing: File kind (``trace``, ``prediction.csv``) → tasks whose summary.json entry names that
             file but whose folder lacks it (the run metadata's ``named_files_missing``).
+        unusable: (index in summary.json's ``tasks``, message) of the entries with no usable task id: each is
+            a listed task that was not evaluated, an error that counts against the pass rate.
     """
     checker = _Checker()
+    for index, message in unusable:
+        checker.outcome(f"summary.json tasks[{index}]", "summary_entry_usable", "error", message)
     absent = {kind: frozenset(tasks) for kind, tasks in (missing or {}).items()}
     for row in rows:
         task = str(row.get("task_id"))
@@ -271,13 +277,15 @@ def reconcile(
         _inflation(checker, task, row)
         _coordinator(checker, task, row)
         _named_files(checker, task, absent)
+        checker.outcome(task, "summary_entry_usable", None)  # the row exists: its entry named a folder
     failing = {f.task_id for f in checker.findings if f.severity == "error"}
     severities = Counter(f.severity for f in checker.findings)
-    passed = len(rows) - len(failing)
+    checked = len(rows) + len(unusable)
+    passed = checked - len(failing)
     return Reconciliation(
-        tasks_checked=len(rows),
+        tasks_checked=checked,
         tasks_passed=passed,
-        pass_rate=passed / len(rows) if rows else None,
+        pass_rate=passed / checked if checked else None,
         errors=severities["error"],
         warnings=severities["warning"],
         infos=severities["info"],

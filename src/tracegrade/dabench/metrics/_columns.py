@@ -199,8 +199,9 @@ _SPEC: dict[str, list[tuple[str, str, str, str, str]]] = {
         (
             "outcome_status",
             "str",
-            "correct|partial|failed",
-            "correct: final ≥ 0.8; partial: executed ∧ 0 < final < 0.8; else failed",
+            "correct|partial|failed|missing_artefact",
+            "missing_artefact: a prediction summary.json lists is absent; correct: final ≥ 0.8; partial: "
+            "executed ∧ 0 < final < 0.8; else failed",
             G,
         ),
         ("outcome_error_type", "str", "evaluation bucket", "first matching bucket (see docs/dabench-scoring.md)", G),
@@ -222,7 +223,8 @@ _SPEC: dict[str, list[tuple[str, str, str, str, str]]] = {
             "agent of the first failed step, else of the stage, else the table's role",
             "derived",
         ),
-        ("failure_attribution_stage", "str", "UNDERSTAND|PLAN|EXECUTE|VERIFY|AGGREGATE", "bucket → stage", "derived"),
+        ("failure_attribution_stage", "str", "UNDERSTAND|PLAN|EXECUTE|VERIFY|AGGREGATE",
+         "bucket → stage (null for a missing artefact)", "derived"),
         ("suggested_fix", "str", "-", "bucket → fix", "derived"),
     ],
     "Confidence": [

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from tracegrade.dabench.metrics._families import MetricContext, Out
 from tracegrade.dabench.reading._records import Phase
 
-__all__ = ["ATTRIBUTION", "Attribution", "evaluation_bucket", "failure_taxonomy"]
+__all__ = ["ATTRIBUTION", "HARNESS_BUCKET", "HARNESS_OUTCOME", "Attribution", "evaluation_bucket", "failure_taxonomy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,13 +16,28 @@ class Attribution:
 
     category: str
     root_cause: str
-    stage: Phase
+    stage: Phase | None
+    """None for a harness or input problem: no stage of the agent's work is to blame."""
     agent: str
     recoverable: bool
     fix: str
 
 
+HARNESS_BUCKET = "missing_artefact"
+"""The bucket of a task whose prediction summary.json lists but the run folder lacks."""
+HARNESS_OUTCOME = "missing_artefact"
+"""Its ``outcome_status``: the agent's answer is unknown, so the task is no agent failure and is left out of the
+statistics of agent behaviour (failure taxonomy, multi-agent sections, comparisons); health counts it."""
+
 ATTRIBUTION: dict[str, Attribution] = {
+    HARNESS_BUCKET: Attribution(
+        "HARNESS_INPUT_FAILURE",
+        "missing_artefact",
+        None,
+        "harness",
+        False,
+        "Collect the run's files again: summary.json lists a prediction.csv the task folder does not hold.",
+    ),
     "missing_prediction": Attribution(
         "TOOL_EXECUTION_FAILURE",
         "no_prediction",
@@ -120,6 +135,8 @@ _COLUMNS = (
 def evaluation_bucket(ctx: MetricContext) -> str | None:
     """The outcome error type of a failed task, None when it did not fail (or nothing says it did)."""
     score, record = ctx.score, ctx.record
+    if "prediction.csv" in record.missing_artefacts:
+        return HARNESS_BUCKET
     reason = (record.failure_reason or "").lower()
     if score is None:
         if record.succeeded is not False:
@@ -144,6 +161,8 @@ def evaluation_bucket(ctx: MetricContext) -> str | None:
 
 
 def _outcome(ctx: MetricContext) -> str | None:
+    if "prediction.csv" in ctx.record.missing_artefacts:
+        return HARNESS_OUTCOME
     final = ctx.prior.get("final_score")
     executed = ctx.prior.get("execution_success")
     if isinstance(final, float):
@@ -154,7 +173,8 @@ def _outcome(ctx: MetricContext) -> str | None:
 
 
 def _severity(bucket: str, final: object) -> str:
-    if bucket in ("missing_prediction", "execution_failure", "max_steps_exhausted", "invalid_prediction"):
+    if bucket in ("missing_prediction", "execution_failure", "max_steps_exhausted", "invalid_prediction",
+                  HARNESS_BUCKET):
         return "CRITICAL"
     if not isinstance(final, float) or final == 0:
         return "HIGH"
@@ -177,8 +197,9 @@ def failure_taxonomy(ctx: MetricContext) -> Out:
     out.put("recoverable_failure", meaning.recoverable)
     out.put("severity", _severity(bucket, ctx.prior.get("final_score")))
     out.put("failure_reason", ctx.record.failure_reason or _explain(ctx, bucket))
-    out.put("failure_agent", _agent(ctx, meaning))
-    out.put("failure_attribution_stage", meaning.stage.value)
+    out.put("failure_agent", meaning.agent if meaning.stage is None else _agent(ctx, meaning))
+    out.put("failure_attribution_stage", meaning.stage.value if meaning.stage is not None else None,
+            "harness or input problem: no stage of the agent's work")
     out.put("suggested_fix", meaning.fix)
     return out
 

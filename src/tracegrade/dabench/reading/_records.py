@@ -163,6 +163,9 @@ class TaskRecord:
     """Answers of further vote rounds (``trace_r2.json``, ...), for reproducibility."""
     errors: tuple[tuple[str, str], ...] = field(default=())
     """(safe code, message) for every part of this task that could not be read."""
+    missing_artefacts: tuple[str, ...] = ()
+    """Files summary.json says the run wrote that the task folder does not hold (``trace``, ``prediction.csv``):
+    a harness or input problem, not the agent's behaviour."""
 
     @property
     def has_steps(self) -> bool:

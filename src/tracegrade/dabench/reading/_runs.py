@@ -15,11 +15,12 @@ from tracegrade.dabench.reading._records import AnswerTable, TaskInput, TaskReco
 from tracegrade.dabench.reading._traces import ParsedTrace, read_json_file, read_trace
 from tracegrade.errors import ConfigError, InputError
 
-__all__ = ["RunSummary", "SummaryEntry", "read_summary", "read_task", "read_task_input", "resolve_run"]
+__all__ = ["RunSummary", "SummaryEntry", "missing_artefacts", "read_summary", "read_task", "read_task_input",
+           "resolve_run", "usable_task_id"]
 
 _TASK_DIR = re.compile(r"task_(\d+)")
 _VOTE = re.compile(r"trace_r(\d+)\.json")
-_SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_UNUSABLE = re.compile(r"[/\\\x00-\x1f\x7f]")
 _NOT_A_FOLDER = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
 
 
@@ -97,7 +98,8 @@ def read_summary(run_dir: Path) -> RunSummary:
     for index, raw in enumerate(document["tasks"]):
         entry = _entry(raw)
         if entry is None:
-            errors.append((index, f"{path}: tasks[{index}] has no usable task_id (a plain folder name)"))
+            errors.append((index, f"{path}: tasks[{index}] has no usable task_id (a string naming one folder: no "
+                                  "path separator, control character, '.' or '..')"))
         else:
             parsed.append(entry)
     listed = {e.task_id for e in parsed}
@@ -107,10 +109,20 @@ def read_summary(run_dir: Path) -> RunSummary:
     return RunSummary(str(run_id), (*parsed, *extra), True, unlisted, tuple(errors))
 
 
+def usable_task_id(task_id: str) -> bool:
+    """Whether a task id can name a folder inside the run and the dataset.
+
+    It must be one path component (no separator, not ``.`` or ``..``) without a control character, at most
+    255 bytes. Spaces and markup are allowed: a folder may carry them, and every report escapes them.
+    """
+    return (bool(task_id) and task_id not in (".", "..") and not _UNUSABLE.search(task_id)
+            and len(task_id.encode("utf-8", "surrogatepass")) <= 255)
+
+
 def _entry(raw: object) -> SummaryEntry | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("task_id"), str):
         return None
-    if not _SAFE_NAME.fullmatch(raw["task_id"]) or raw["task_id"] in (".", ".."):
+    if not usable_task_id(raw["task_id"]):
         return None  # task ids name folders: nothing may point outside the run or the dataset
     succeeded = raw.get("succeeded") if isinstance(raw.get("succeeded"), bool) else None
     reason = raw.get("failure_reason") if isinstance(raw.get("failure_reason"), str) else None
@@ -202,7 +214,18 @@ def read_task(run_dir: Path, run_id: str, entry: SummaryEntry, data_root: Path |
         explanation_quality_score=_unit(fields, "explanation_quality_score"),
         vote_answers=votes,
         errors=tuple(errors),
+        missing_artefacts=missing_artefacts(entry, names),
     )
+
+
+def missing_artefacts(entry: SummaryEntry, names: frozenset[str]) -> tuple[str, ...]:
+    """The files ``entry`` names that the task folder (its file ``names``) lacks: ``trace``, ``prediction.csv``."""
+    missing = []
+    if "trace" in entry.files_named and "trace.json" not in names and not _vote_files(names):
+        missing.append("trace")
+    if "prediction.csv" in entry.files_named and "prediction.csv" not in names:
+        missing.append("prediction.csv")
+    return tuple(missing)
 
 
 def _opt(fields: dict[str, Any], key: str, kind: type) -> Any:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracegrade.dabench.analyses._research import CORRELATION_METRICS, pairwise_rows
+from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import RunRows, num, numbers
 
 __all__ = ["FIGURES", "FigureResult", "draw_figures"]
@@ -58,6 +59,9 @@ def _failures(run: RunRows) -> FigureResult:
     from tracegrade.render import figure_png, new_figure
 
     title = "Failure distribution"
+    missing = sum(1 for r in run.rows if r.get("outcome_status") == HARNESS_OUTCOME)
+    if missing:  # the agent's failures only; the harness's are named in the title
+        title += f" ({missing} missing artefact{'s' if missing != 1 else ''} left out)"
     counts = Counter(
         str(r["failure_category"]) for r in run.rows if r.get("failure_category") and r.get("outcome_status") in FAILED
     )

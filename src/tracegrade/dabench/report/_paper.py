@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from tracegrade.dabench.analyses._compare import Comparison
+from tracegrade.dabench.analyses._mas import missing_artefact_note
 from tracegrade.dabench.analyses._overview import DIFFICULTY_ORDER
 from tracegrade.dabench.analyses._params import Resampling, ci_label
 from tracegrade.dabench.analyses._research import describe
+from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
 
 __all__ = ["PaperTable", "paper_tables", "render_latex", "render_markdown"]
@@ -116,6 +118,9 @@ def _root_causes(run: RunRows) -> PaperTable:
     rows = tuple((cause, str(n), _pct(n / len(failed))) for cause, n in counts.most_common(10))
     note = f"Failed or partial tasks (final_score < {run.success_threshold:g} or no answer): {len(failed)}."
     note = note if failed else "No failed task."
+    missing = sum(1 for r in run.rows if r.get("outcome_status") == HARNESS_OUTCOME)
+    if missing:
+        note += f" {missing_artefact_note(missing)}"
     return PaperTable(5, "Top root causes", ("Root cause", "Tasks", "Share of failed"), rows, note)
 
 
@@ -156,9 +161,9 @@ def paper_tables(
     return tables
 
 
-def render_markdown(run_id: str, tables: Sequence[PaperTable]) -> str:
-    """The tables as Markdown."""
-    lines = [f"# Paper tables: {run_id}", ""]
+def render_markdown(run_id: str, tables: Sequence[PaperTable], health: str | None = None) -> str:
+    """The tables as Markdown, under the run's harness health line when given."""
+    lines = [f"# Paper tables: {run_id}", "", *([health, ""] if health else [])]
     for t in tables:
         lines += [
             f"## Table {t.number}: {t.caption}",
@@ -192,9 +197,10 @@ _TEX = str.maketrans(
 )
 
 
-def render_latex(run_id: str, tables: Sequence[PaperTable]) -> str:
-    """The tables as LaTeX ``table`` environments (booktabs)."""
-    lines = [f"% Paper tables: {run_id.translate(_TEX)} (written by tracegrade dabench eval-v2; needs booktabs)", ""]
+def render_latex(run_id: str, tables: Sequence[PaperTable], health: str | None = None) -> str:
+    """The tables as LaTeX ``table`` environments (booktabs), the harness health line first when given."""
+    lines = [f"% Paper tables: {run_id.translate(_TEX)} (written by tracegrade dabench eval-v2; needs booktabs)",
+             *([f"% {health}", f"\\noindent {health.translate(_TEX)}\\par"] if health else []), ""]
     for t in tables:
         lines += [
             r"\begin{table}[t]",

@@ -87,7 +87,7 @@ class _Collector:
         self.tool_calls = TableBuffer(TOOL_CALL_COLUMNS)
         self.null_pairs: Counter[tuple[str, str]] = Counter()
         """(column, reason) of every null cell, counted in C (regrouped by column when the run is written)."""
-        self.errors: list[dict[str, str]] = []
+        self.errors: list[dict[str, str | int]] = []
         self.formats: Counter[str] = Counter()
         self.missing: dict[str, list[str]] = defaultdict(list)
         """File kind (``trace``, ``prediction.csv``) → tasks whose summary.json entry names it but that lack it."""
@@ -139,7 +139,7 @@ def evaluate_run(
     result = EvalSummary(summary.run_id, output, JobStatus.COMPLETED, success_threshold=params.success_threshold)
     collector = _Collector(result)
     collector.errors.extend(
-        {"task_id": "", "code": "invalid_summary_entry", "message": m} for _, m in summary.entry_errors
+        {"task_id": "", "code": "invalid_summary_entry", "entry": i, "message": m} for i, m in summary.entry_errors
     )
     with gc_paused():
         try:
@@ -182,7 +182,7 @@ def _evaluate_one(
     trace_id = metrics.values.get("trace_id")
     trace_id = trace_id if isinstance(trace_id, str) else None
     steps, calls = trajectory_columns(record, trace_id), tool_call_columns(record, trace_id)
-    missing = _missing_named_files(entry, record)
+    missing = record.missing_artefacts  # an unreadable file is a task error, not a missing one
     with uninterrupted():  # the task's rows go into every table or none, with its files: Ctrl-C waits for them
         collector.trajectory.extend_columns(steps)
         collector.tool_calls.extend_columns(calls)
@@ -191,16 +191,6 @@ def _evaluate_one(
             collector.missing[kind].append(entry.task_id)
         if on_task is not None:  # a task in the tables has its own files too
             on_task(record, metrics, folder)
-
-
-def _missing_named_files(entry: SummaryEntry, record: TaskRecord) -> list[str]:
-    """The files summary.json names for a task that its folder lacks (an unreadable file is a task error)."""
-    missing = []
-    if "trace" in entry.files_named and record.trace_file is None:
-        missing.append("trace")
-    if "prediction.csv" in entry.files_named and record.prediction is None and record.prediction_error is None:
-        missing.append("prediction.csv")
-    return missing
 
 
 def _write(

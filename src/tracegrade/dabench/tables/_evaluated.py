@@ -74,18 +74,28 @@ def _read_parquet(path: Path, columns: Sequence[str] | None, present_only: bool 
     return table
 
 
-def read_evaluated(folder: Path, columns: Sequence[str] | None = None) -> RunRows:
+def read_evaluated(folder: Path, columns: Sequence[str] | None = None, *, verify: bool = False) -> RunRows:
     """The task_metrics rows and manifest metadata of a folder ``dabench eval-v2`` wrote.
 
     Args:
         folder: The evaluated run's folder.
         columns: Read only these task_metrics columns (those the table has); all by default.
+        verify: Require a manifest and check every file it lists (size and SHA-256) first, as a comparison must:
+            an edited table is refused.
 
     Raises:
-        InputError: the folder has no task_metrics table or its manifest is unreadable.
+        InputError: the folder has no task_metrics table, its manifest is unreadable, or (``verify``) the folder
+            does not match its manifest.
     """
     if not folder.is_dir():
         raise InputError(f"{folder}: no such folder", code="not_evaluated")
+    if verify:
+        from tracegrade.runs import read_manifest
+
+        if not (folder / "task_metrics.parquet").is_file():
+            raise InputError(f"{folder / 'task_metrics.parquet'}: missing (run `dabench eval-v2` on this run first)",
+                             code="not_evaluated")
+        read_manifest(folder, verify=True)
     rows = read_table(folder / "task_metrics.parquet", columns, present_only=True)
     metadata: dict[str, Any] = {}
     manifest = folder / "manifest.json"

@@ -8,9 +8,15 @@ from typing import Any
 
 from tracegrade.suites.checking._records import USAGE_FIELDS, Invocation
 
-__all__ = ["attempt_status", "invocations", "owner_status", "read_usage"]
+__all__ = ["ERROR_CODE_HINTS", "EXECUTION_STATUSES", "attempt_status", "invocations", "owner_status", "read_usage"]
 
-_RUN_STATUSES = frozenset({"completed", "needs_review", "failed", "cancelled"})
+EXECUTION_STATUSES: tuple[str, ...] = ("completed", "needs_review", "failed", "cancelled")
+"""The values ``/execution/status`` may take (the seed's workflow statuses)."""
+ERROR_CODE_HINTS: dict[str, str] = {
+    "unknown_execution_status": f"/execution/status is none of {', '.join(EXECUTION_STATUSES)}",
+}
+"""What an attempt's error code means, for codes a reader cannot guess; shown beside the failure counts."""
+_RUN_STATUSES = frozenset(EXECUTION_STATUSES)
 _SAFE_CODE = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
 
 
@@ -63,15 +69,15 @@ def _execution_status(result: dict[str, Any]) -> str | None:
 def attempt_status(result: dict[str, Any]) -> tuple[str, str | None]:
     """The attempt's workflow status and, for failed/cancelled runs, a safe error code.
 
-    A result without ``/execution/status`` counts as ``completed``; an unknown status makes the
-    result invalid (``error``, ``invalid_result``).
+    A result without ``/execution/status`` counts as ``completed``; a status that is none of
+    :data:`EXECUTION_STATUSES` makes the result invalid (``error``, ``unknown_execution_status``).
     """
     execution = result.get("execution")
     if not isinstance(execution, dict) or "status" not in execution:
         return "completed", None
     status = execution["status"]
     if status not in _RUN_STATUSES:
-        return "error", "invalid_result"
+        return "error", "unknown_execution_status"
     if status in ("completed", "needs_review"):
         return status, None
     error = execution.get("error")

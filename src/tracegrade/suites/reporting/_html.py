@@ -9,6 +9,7 @@ import orjson
 
 from tracegrade.render import fmt_pct, render_html
 from tracegrade.suites.checking._metrics import ClassificationSummary, FieldsSummary, MetricSummary, MultilabelSummary
+from tracegrade.suites.checking._owners import ERROR_CODE_HINTS
 from tracegrade.suites.checking._records import OUTCOMES, AttemptRecord
 from tracegrade.suites.reading._json import ABSENT, pointer_tokens, resolve
 from tracegrade.suites.reporting._report import SuiteReport, SuiteSection
@@ -120,7 +121,8 @@ def _suite(index: int, suite: SuiteSection) -> dict[str, Any]:
         "metrics": [_metric(i, m) for i, m in enumerate(suite.metrics)],
         "latency": dict(suite.latency),
         "usage": [{"field": name, **dict(values)} for name, values in suite.usage.items()],
-        "failures": [{"code": code, "count": count} for code, count in suite.failures.items()],
+        "failures": [{"code": code, "count": count, "meaning": ERROR_CODE_HINTS.get(code, "")}
+                     for code, count in suite.failures.items()],
         "attempts": [_attempt_row(a) for a in attempts[:MAX_HTML_ATTEMPTS]],
         "outcome_options": [(name, sum(1 for a in attempts for c in a.checks if c.outcome == name))
                             for name in OUTCOMES],

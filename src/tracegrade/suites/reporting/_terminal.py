@@ -10,6 +10,7 @@ from rich.console import Console
 
 from tracegrade.render import Column, fit_table, fmt_pct, terminal_safe
 from tracegrade.suites.checking._metrics import ClassificationSummary, FieldsSummary, MetricSummary, MultilabelSummary
+from tracegrade.suites.checking._owners import ERROR_CODE_HINTS
 from tracegrade.suites.reporting._compare import ComparisonReport
 from tracegrade.suites.reporting._report import SuiteReport, SuiteSection
 
@@ -67,6 +68,9 @@ def _suite_details(suite: SuiteSection, console: Console, width: int) -> None:
     if suite.failures:
         failures = ", ".join(f"{code} {count}" for code, count in suite.failures.items())
         console.print(terminal_safe(f"{name}: failed attempts by code: {failures}"), markup=False, highlight=False)
+        for code in suite.failures:
+            if code in ERROR_CODE_HINTS:
+                console.print(terminal_safe(f"  {code}: {ERROR_CODE_HINTS[code]}"), markup=False, highlight=False)
 
 
 def _seconds(value: float | None) -> str:
