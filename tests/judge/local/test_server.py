@@ -50,6 +50,7 @@ def test_the_server_listens_on_loopback_with_one_slot_the_plain_template_and_the
     assert (params.cpuparams.n_threads, params.cpuparams_batch.n_threads) == (3, 3)
     assert params.use_jinja and params.chat_template == PLAIN_CHAT_TEMPLATE
     assert params.sampling.penalty_repeat == pytest.approx(REPEAT_PENALTY) and not params.no_extra_bufts
+    assert params.cache_ram_mib == 0  # llama.cpp's default keeps up to 8 GiB of earlier prompts' state
     assert server_params(ServerConfig(model="m.gguf", port=1, extra_buffers=False)).no_extra_bufts
 
 

@@ -3,7 +3,8 @@
 ``python -m tracegrade.judge.local._server --model PATH --port N [--alias NAME] [--n-ctx N] [--threads N]
 [--no-extra-buffers]`` serves ``/v1/chat/completions`` and ``/v1/models`` on 127.0.0.1 with one slot, the
 plain chat template of :mod:`tracegrade.judge.local._plain` and llama.cpp's defaults otherwise, except a
-repetition penalty of 1.1 over the last 64 tokens (what the earlier llama-cpp-python server applied). A
+repetition penalty of 1.1 over the last 64 tokens (what the earlier llama-cpp-python server applied) and no
+prompt cache in memory beyond the slot's own (which reuses the previous prompt's common prefix). A
 ``response_format`` schema becomes llama.cpp's grammar; greedy answers check the grammar against the chosen
 token first. ``logprobs`` are read from the model's logits before any sampler (penalty or grammar) runs.
 
@@ -87,6 +88,7 @@ def server_params(config: ServerConfig) -> Any:
     params.sampling.penalty_repeat = REPEAT_PENALTY
     params.sampling.penalty_last_n = REPEAT_LAST_N
     params.no_extra_bufts = not config.extra_buffers
+    params.cache_ram_mib = 0  # no copies of earlier prompts' state in memory; the slot still reuses its prefix
     params.warmup = False
     return params
 
