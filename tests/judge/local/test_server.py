@@ -81,8 +81,8 @@ def test_a_model_that_does_not_load_ends_the_server_with_one_line(tmp_path: Path
     done = subprocess.run([sys.executable, "-m", "tracegrade.judge.local._server", "--model", str(missing),
                            "--port", "1", NO_EXTRA_BUFFERS], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 1
-    assert any(line.startswith(f"the local judge server did not start with model {missing}: ")
-               for line in done.stderr.splitlines())
+    # llama.cpp's log thread may still be writing to the same stream, so the line is looked for anywhere
+    assert f"the local judge server did not start with model {missing}: " in done.stderr
 
 
 @pytest.mark.slow
