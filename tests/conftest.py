@@ -59,8 +59,8 @@ def require_local_judge() -> None:
     """Skip (fail in CI) a test that needs the local judge when its extra is not installed."""
     import importlib.util
 
-    if importlib.util.find_spec("llama_cpp") is None:
-        unavailable("llama_cpp is not installed (pip install 'tracegrade[local-judge]')")
+    if importlib.util.find_spec("xllamacpp") is None:
+        unavailable("xllamacpp is not installed (pip install 'tracegrade[local-judge]')")
 
 
 @pytest.fixture(scope="session")

@@ -207,11 +207,11 @@ def test_judge_local_without_the_extra_exits_3_naming_the_install(
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llama_cpp" else real(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "xllamacpp" else real(name, *a))
     code = run_app(app, ["judge", str(EXAMPLES), "--judge", "local", "--no-cache", "-o", str(tmp_path / "run")])
     assert code == 3
     err = capsys.readouterr().err
-    assert "llama_cpp" in err and "pip install 'tracegrade[local-judge]'" in err and err.count("\n") == 1
+    assert "xllamacpp" in err and "pip install 'tracegrade[local-judge]'" in err and err.count("\n") == 1
 
 
 def test_an_empty_shard_exits_0_with_zero_roots(server: ScriptedJudgeServer, tmp_path: Path) -> None:

