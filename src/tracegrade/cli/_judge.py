@@ -323,6 +323,8 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     table.add_row(
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
+    if summary.judge.get("requests"):
+        table.add_row("judge input tokens / cached by the provider", _tokens_row(summary.judge))
     Console(highlight=False).print(table)
     if summary.failure_reason:  # a line of its own: a table cell would cut it at the terminal's width
         Console(highlight=False).print(f"job {summary.job_status}: {terminal_safe(summary.failure_reason)}",
@@ -338,6 +340,12 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
         f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html, manifest.json)",
         markup=False,
     )
+
+
+def _tokens_row(counts: dict[str, int]) -> str:
+    """Input tokens and the provider's cached share; '—' for the cached count when the provider never said."""
+    cached = f"{counts.get('cached_input_tokens', 0)}" if counts.get("cached_input_reported") else "—"
+    return f"{counts.get('input_tokens', 0)} / {cached}"
 
 
 def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str | None) -> None:

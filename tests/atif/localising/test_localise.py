@@ -12,7 +12,7 @@ import pytest
 
 from tests.atif.helpers import write
 from tests.atif.localising.plant import accurate, document, planted_answer, steps
-from tests.atif.scripted import scripted_answer
+from tests.atif.scripted import current_message, scripted_answer
 from tracegrade.atif import (
     EvaluationResults,
     JobContext,
@@ -98,7 +98,7 @@ def judged(path: Path, scores: dict[str, float]) -> EvaluationResults:
 
     def answer(request: JudgeRequest) -> dict[str, Any]:
         prompt = request.messages[-1]["content"]
-        current = prompt[prompt.rfind('"current_step":'):prompt.rfind('"delegation":')]
+        current = current_message(prompt)
         score = scores["plant"] if "DECISIVE" in current else scores["other"]
         return scripted_answer({"messages": list(request.messages)}, score=score)
 

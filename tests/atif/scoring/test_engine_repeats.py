@@ -15,20 +15,19 @@ from tracegrade.atif import EvaluationResults, JobContext, StepStatus, parse_par
 from tracegrade.atif.output._artifacts import write_artifacts
 from tracegrade.atif.output._merge import merge_results
 from tracegrade.atif.scoring._repeats import repeat_seed
+from tests.atif.scripted import current_message
 from tracegrade.errors import JudgeError
 from tracegrade.judge import Judge, JudgeCache, JudgeRequest, JudgeSettings, cache_key
 from tracegrade.judge.testing import FakeJudge, ScriptedJudgeServer, ScriptedReply
 from tracegrade.runs import Shard
 
-_CURRENT = re.compile(r'"current_step":\{[^{}]*?"message":"([^"]*)"')
 _TRUE = re.compile(r"TRUE:([0-9.]+)")
 NOISE = {None: -0.1, repeat_seed(None, 1): 0.0, repeat_seed(None, 2): 0.1}
 """The scripted judge's error by request seed: verdicts t - 0.1, t, t + 0.1 around the true score t."""
 
 
 def noisy_answer(request: JudgeRequest) -> dict[str, Any] | Exception:
-    current = _CURRENT.search(request.messages[-1]["content"])
-    message = current.group(1) if current else ""
+    message = current_message(request.messages[-1]["content"])
     if request.purpose == "categorize":
         return {"category": "reasoning_failure", "rationale": "scripted"}
     true = float(_TRUE.findall(message)[0])

@@ -64,7 +64,8 @@ class RunParameters(ScoringOptions):
     atif_prompt_version: str
     atif_judge: str
     """The judge model's name."""
-    atif_scored_frames: Literal["all"]
+    atif_scored_frames: Literal["all", "agent"]
+    """Which frames were scored: every one (the default), or agent steps only."""
     atif_criteria_source: str
     """``derived_by_judge``, ``local_judge_generic_rubric``, or the scoring mode."""
     atif_copied_context: Literal["scored", "kept_not_scored"]
