@@ -70,4 +70,5 @@ async def test_a_missing_score_is_left_out_not_logged_as_zero(
         update={"atif_overall_score": None, "overall_score": None, "atif_failure_categorization_rate": None}
     )
     metrics = run_metrics(results.model_copy(update={"summary": unscored}))
-    assert metrics == {"atif_trajectory_count": 4.0, "num_examples_evaluated": 4.0}
+    assert metrics == {"atif_trajectory_count": 4.0, "num_examples_evaluated": 4.0,
+                       "judge_input_tokens": 2300.0, "judge_output_tokens": 460.0}

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from tracegrade.atif._dry_run import dry_run_document as dry_run_document
+    from tracegrade.atif._dry_run import dry_run_job as dry_run_job
     from tracegrade.atif._job import JudgeTarget as JudgeTarget
     from tracegrade.atif._job import run_atif_job as run_atif_job
     from tracegrade.atif._localise import LocaliseInputs as LocaliseInputs

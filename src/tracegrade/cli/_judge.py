@@ -11,6 +11,8 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import CriteriaInputs, ScoringOptions
+from tracegrade.cli._judge_cost import dry_run as cli_dry_run
+from tracegrade.cli._judge_cost import prices_from
 from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
 from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions, ResponseFormat
@@ -28,6 +30,7 @@ _JUDGE = "Judge"
 _SCORING = "Scoring"
 _LIMITS = "Limits"
 _OUTPUT = "Output"
+_COST = "Cost"
 _LOCAL_RUBRIC = "local_judge_generic_rubric"
 """``atif_criteria_source`` of a local-judge run in auto mode (tracegrade.atif.criteria._local)."""
 _LIMIT_FIELDS = (
@@ -101,6 +104,18 @@ def judge(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress or summary.", rich_help_panel=_OUTPUT)
     ] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Build and count every request, price it with --price-*, send nothing; writes only "
+        "OUTPUT/dry_run.json.", rich_help_panel=_COST)] = False,
+    price_input: Annotated[float | None, typer.Option(
+        help="Price of a million input tokens (--dry-run).", rich_help_panel=_COST)] = None,
+    price_cached_input: Annotated[float | None, typer.Option(
+        help="Price of a million input tokens served from the provider's prompt cache (default: --price-input).",
+        rich_help_panel=_COST)] = None,
+    price_output: Annotated[float | None, typer.Option(
+        help="Price of a million output tokens (--dry-run).", rich_help_panel=_COST)] = None,
+    price_batch_factor: Annotated[float, typer.Option(
+        help="Share of the online price a batch job costs (OpenAI: 0.5).", rich_help_panel=_COST)] = 0.5,
     *,
     parameters: dict[str, Any],
     defaulted: frozenset[str] = frozenset(),
@@ -130,6 +145,11 @@ def judge(
     material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(recorded),
                 "judge": [target.url, target.model, target.local]}
     job = job_id or job_id_for(material)
+    prices = prices_from(price_input, price_cached_input, price_output, price_batch_factor)
+    if dry_run:
+        cli_dry_run(paths, options, criteria, target, output=output, job_id=job, quiet=quiet, prices=prices,
+                    cache_path=None if no_cache else (cache or default_cache_path()), batch=False)
+        return
     _note_replaced_run(output, job)
     folder = open_run_folder(output, job)
     cache_path = None if no_cache else (cache or default_cache_path())

@@ -178,6 +178,18 @@ class ChatClient:
                 self._stats.retries += 1
                 attempt += 1
 
+    def body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The body of ``request`` as the next attempt would send it."""
+        return orjson.loads(self._body(request, self.uses_schema))  # type: ignore[no-any-return]
+
+    def read(self, body: bytes) -> ChatReply:
+        """A chat-completions body answered elsewhere (a batch), its usage counted as an attempt's."""
+        if len(body) > MAX_RESPONSE_BYTES:
+            raise protocol_error("response_too_large", f"the body exceeds {MAX_RESPONSE_BYTES} bytes")
+        reply = parse_chat_body(body)
+        record_usage(self._stats, self._telemetry, reply)
+        return reply
+
     async def aclose(self) -> None:
         """Close the pooled connections (a later request opens a new session)."""
         session, self._http = self._http, None
