@@ -18,9 +18,8 @@ import pytest
 from tracegrade.atif.asking._evidence import TASK_MARKER
 from tracegrade.judge.testing import ReceivedRequest, Rule, ScriptedJudgeServer, ScriptedReply
 
-
-CATEGORIZING = "received a low score"
-"""Words only a categorising question holds (it shares everything before its question with scoring)."""
+CATEGORIZING = "Answer question B"
+"""Words only a categorising request holds (it shares everything before its last line with scoring)."""
 
 
 def is_categorizing(prompt: str) -> bool:

@@ -31,6 +31,7 @@ _SCORING = "Scoring"
 _LIMITS = "Limits"
 _OUTPUT = "Output"
 _COST = "Cost"
+_BATCH = "Batch"
 _LOCAL_RUBRIC = "local_judge_generic_rubric"
 """``atif_criteria_source`` of a local-judge run in auto mode (tracegrade.atif.criteria._local)."""
 _LIMIT_FIELDS = (
@@ -116,6 +117,9 @@ def judge(
         help="Price of a million output tokens (--dry-run).", rich_help_panel=_COST)] = None,
     price_batch_factor: Annotated[float, typer.Option(
         help="Share of the online price a batch job costs (OpenAI: 0.5).", rich_help_panel=_COST)] = 0.5,
+    judge_batch: Annotated[bool, typer.Option(
+        "--judge-batch", help="Send the requests as provider batch jobs (OpenAI Batch API), round by round.",
+        rich_help_panel=_BATCH)] = False,
     *,
     parameters: dict[str, Any],
     defaulted: frozenset[str] = frozenset(),
@@ -148,7 +152,7 @@ def judge(
     prices = prices_from(price_input, price_cached_input, price_output, price_batch_factor)
     if dry_run:
         cli_dry_run(paths, options, criteria, target, output=output, job_id=job, quiet=quiet, prices=prices,
-                    cache_path=None if no_cache else (cache or default_cache_path()), batch=False)
+                    cache_path=None if no_cache else (cache or default_cache_path()), batch=judge_batch)
         return
     _note_replaced_run(output, job)
     folder = open_run_folder(output, job)

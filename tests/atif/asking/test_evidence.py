@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -123,9 +124,9 @@ def test_history_is_dropped_in_blocks_so_the_kept_history_stays_put() -> None:
              for k in range(len(trajectory))]
     omitted = [e.omitted_history for e in built]
     assert omitted == sorted(omitted) and omitted[-1] > 0  # oldest first, never taken back
-    moves = sum(1 for a, b in zip(omitted, omitted[1:], strict=False) if a != b)
+    moves = sum(1 for a, b in itertools.pairwise(omitted) if a != b)
     assert moves <= len(built) // 5  # one frame at a time would move the window with almost every request
-    assert all(b - a > 1 for a, b in zip(omitted, omitted[1:], strict=False) if a != b)  # blocks, not frames
+    assert all(b - a > 1 for a, b in itertools.pairwise(omitted) if a != b)  # blocks, not frames
 
 
 def test_history_before_a_context_replace_boundary_is_not_context() -> None:

@@ -10,12 +10,11 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.atif.scripted import CUSTOM, scripted_answer, trajectory, write
+from tests.atif.scripted import CUSTOM, current_message, scripted_answer, trajectory, write
 from tracegrade.atif import EvaluationResults, JobContext, StepStatus, parse_parameters, score_paths
 from tracegrade.atif.output._artifacts import write_artifacts
 from tracegrade.atif.output._merge import merge_results
 from tracegrade.atif.scoring._repeats import repeat_seed
-from tests.atif.scripted import current_message
 from tracegrade.errors import JudgeError
 from tracegrade.judge import Judge, JudgeCache, JudgeRequest, JudgeSettings, cache_key
 from tracegrade.judge.testing import FakeJudge, ScriptedJudgeServer, ScriptedReply

@@ -56,6 +56,16 @@ _HEAD = Template(
     "Below is the recorded work of an AI agent, then one question about the last step listed.\n\n"
     "Criteria a step is scored against (JSON data):\n<criteria>\n$criteria\n</criteria>\n\n"
     "Failure categories (JSON data):\n<categories>\n$categories\n</categories>\n\n"
+    "One of two questions is asked about the last step listed; the end of this message says which.\n"
+    "Question A (scores): for each criterion give a number between 0 (not met at all) and 1 (fully met) for that "
+    "step, using the earlier steps only as context. A step that makes real progress on the task with correct "
+    "actions scores high; a step that does wrong, harmful, false or pointless things scores low. The answer has "
+    "exactly two keys: \"scores\", which maps every criterion name above (each exactly once, no other names) to "
+    "its number, and \"rationale\", one to three sentences in your own words saying why.\n"
+    "Question B (failure category): the step received a low score; decide which one failure category above best "
+    "describes what went wrong in it, and choose \"none\" when no actionable failure can be identified. The "
+    "answer has exactly two keys: \"category\", one category name from the list above, and \"rationale\", one to "
+    "three sentences in your own words saying why.\n\n"
     "The task (JSON string):\n<task>\n$task\n</task>\n\n"
     "The agent's tool definitions (JSON data):\n<tools>\n$tools\n</tools>\n\n"
 )
@@ -71,18 +81,12 @@ _STEPS = Template(
 )
 _SCORE = (
     "\n</steps>\n\n"
-    "Question: for each criterion give a number between 0 (not met at all) and 1 (fully met) for the last step "
-    "listed. A step that makes real progress on the task with correct actions scores high; a step that does "
-    "wrong, harmful, false or pointless things scores low. Reply with one JSON object and nothing else. It has "
-    "exactly two keys: \"scores\", which maps every criterion name in the criteria above (each exactly once, no "
-    "other names) to its number, and \"rationale\", one to three sentences in your own words saying why."
+    "Answer question A (scores) about the last step listed, with one JSON object and nothing else."
 )
 _CATEGORIZE = Template(
     "\n</steps>\n\n"
-    "Question: the last step listed received a low score ($score on a 0 to 1 scale). Decide which one failure "
-    "category above best describes what went wrong in it; choose \"none\" when no actionable failure can be "
-    "identified. Reply with one JSON object and nothing else. It has exactly two keys: \"category\", one "
-    "category name from the list above, and \"rationale\", one to three sentences in your own words saying why."
+    "Answer question B (failure category) about the last step listed, which received a low score ($score on a 0 "
+    "to 1 scale), with one JSON object and nothing else."
 )
 
 _DERIVE = Template(

@@ -269,8 +269,7 @@ class ScoringEngine:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def _to_judge(self, state: NodeState) -> int:
-        """Steps of ``state`` the judge scores (copied context is kept unscored unless asked for, and user and
-        system frames with ``scored_frames=agent``)."""
+        """Steps of ``state`` the judge scores (not copied context unless asked for; agent steps only if asked)."""
         if self.options.score_copied_context and self.options.scored_frames is ScoredFrames.ALL:
             return len(state.node.steps)
         return sum(1 for logical in state.node.steps
