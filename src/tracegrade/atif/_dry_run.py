@@ -53,6 +53,9 @@ class PurposeCount:
     """Requests that would be sent."""
     cached: int = 0
     """Requests the judge cache answers already (not sent, not priced)."""
+    repeated: int = 0
+    """Requests identical to an earlier one of the job (a real run answers them from the cache once the first
+    is answered; not priced)."""
     prompt_bytes: int = 0
     """Bytes of the messages' text of the requests to send."""
     input_tokens: int = 0
@@ -91,6 +94,7 @@ class StandInJudge:
     def __init__(self, judge: Judge) -> None:
         self._judge = judge
         self._prefix = PrefixCacheModel()
+        self._asked: set[str] = set()
         self.found = DryRun()
 
     @property
@@ -114,6 +118,11 @@ class StandInJudge:
         if cached is not None:
             count.cached += 1
             return cached
+        key = self._judge.request_key(request)
+        if key in self._asked:
+            count.repeated += 1
+            return parse(_stand_in(request))
+        self._asked.add(key)
         prompt = prompt_bytes(request)
         count.add(len(prompt), estimate_tokens(len(prompt)), self._prefix.serve(prompt),
                   OUTPUT_TOKENS.get(request.purpose, _OTHER_OUTPUT_TOKENS))
@@ -170,6 +179,7 @@ def dry_run_document(found: DryRun, prices: Prices | None, *, batch: bool) -> di
     for count in found.purposes.values():
         total.requests += count.requests
         total.cached += count.cached
+        total.repeated += count.repeated
         total.prompt_bytes += count.prompt_bytes
         total.input_tokens += count.input_tokens
         total.cacheable_tokens += count.cacheable_tokens
