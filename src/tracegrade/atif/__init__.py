@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from tracegrade.atif._batch import BatchOptions as BatchOptions
+    from tracegrade.atif._batch import Exported as Exported
+    from tracegrade.atif._batch import run_batch_job as run_batch_job
     from tracegrade.atif._dry_run import dry_run_document as dry_run_document
     from tracegrade.atif._dry_run import dry_run_job as dry_run_job
     from tracegrade.atif._job import JudgeTarget as JudgeTarget

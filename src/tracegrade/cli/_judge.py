@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import CriteriaInputs, ScoringOptions
-from tracegrade.cli._judge_cost import dry_run as cli_dry_run
-from tracegrade.cli._judge_cost import prices_from
+from tracegrade.cli._judge_modes import batch_options, prices_from, run_batch
+from tracegrade.cli._judge_modes import dry_run as cli_dry_run
 from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
 from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions, ResponseFormat
@@ -120,6 +120,23 @@ def judge(
     judge_batch: Annotated[bool, typer.Option(
         "--judge-batch", help="Send the requests as provider batch jobs (OpenAI Batch API), round by round.",
         rich_help_panel=_BATCH)] = False,
+    judge_batch_fallback: Annotated[str, typer.Option(
+        help="'online' sends the requests a batch could not answer online; 'none' records their error.",
+        rich_help_panel=_BATCH)] = "none",
+    judge_batch_export: Annotated[Path | None, typer.Option(
+        help="Write the round's requests as a batch input file (vllm run-batch -i) instead of sending them.",
+        rich_help_panel=_BATCH)] = None,
+    judge_batch_import: Annotated[list[Path] | None, typer.Option(
+        help="Read a batch output file (vllm run-batch -o) into the cache before sending anything.",
+        rich_help_panel=_BATCH)] = None,
+    judge_batch_poll_seconds: Annotated[float, typer.Option(
+        help="Seconds between looks at the batches while waiting.", rich_help_panel=_BATCH)] = 30.0,
+    judge_batch_max_requests: Annotated[int, typer.Option(
+        help="Most requests in one batch (OpenAI: 50,000).", rich_help_panel=_BATCH)] = 50_000,
+    judge_batch_max_bytes: Annotated[int, typer.Option(
+        help="Most bytes of one batch input file (OpenAI: 200 MB).", rich_help_panel=_BATCH)] = 200_000_000,
+    judge_batch_window: Annotated[str, typer.Option(
+        help="Completion window asked of the provider.", rich_help_panel=_BATCH)] = "24h",
     *,
     parameters: dict[str, Any],
     defaulted: frozenset[str] = frozenset(),
@@ -157,9 +174,21 @@ def judge(
     _note_replaced_run(output, job)
     folder = open_run_folder(output, job)
     cache_path = None if no_cache else (cache or default_cache_path())
-    results, artifacts = asyncio.run(
-        _run(paths, options, criteria, target, quiet, folder=folder, cache_path=cache_path, shard=selected)
-    )
+    if judge_batch or judge_batch_export is not None or judge_batch_import:
+        batch = batch_options(fallback=judge_batch_fallback, export=judge_batch_export, imports=judge_batch_import,
+                              poll_seconds=judge_batch_poll_seconds, max_requests=judge_batch_max_requests,
+                              max_bytes=judge_batch_max_bytes, window=judge_batch_window)
+        if selected is not None:
+            raise ConfigError("--judge-batch: score every shard in one batch job (drop --shard)")
+        outcome = run_batch(paths, options, criteria, target, folder=folder, cache_path=cache_path, batch=batch,
+                            quiet=quiet)
+        if outcome is None:
+            return
+        results, artifacts = outcome
+    else:
+        results, artifacts = asyncio.run(
+            _run(paths, options, criteria, target, quiet, folder=folder, cache_path=cache_path, shard=selected)
+        )
     if not quiet:
         _print_summary(results, output)
     if mlflow:

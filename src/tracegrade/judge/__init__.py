@@ -19,6 +19,11 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from tracegrade.judge._batch_api import FINAL_STATUSES as FINAL_STATUSES
+    from tracegrade.judge._batch_api import BatchClient as BatchClient
+    from tracegrade.judge._batch_api import BatchInfo as BatchInfo
+    from tracegrade.judge._batch_api import batch_line as batch_line
+    from tracegrade.judge._batch_api import parse_line as parse_line
     from tracegrade.judge._cache import JudgeCache as JudgeCache
     from tracegrade.judge._cache import cache_key as cache_key
     from tracegrade.judge._cache import default_cache_path as default_cache_path

@@ -41,6 +41,8 @@ class JudgeStats:
     """Answers whose usage said how many input tokens were cached (0: the provider never said)."""
     cache_hits: int = 0
     cache_misses: int = 0
+    batch_requests: int = 0
+    """Requests sent in provider batch jobs (``--judge-batch``; not counted in ``requests``)."""
 
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict (for run metadata and reports)."""

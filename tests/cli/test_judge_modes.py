@@ -7,7 +7,7 @@ import pytest
 
 from tests.atif.scripted import marker_rule
 from tracegrade.cli._app import app, run_app
-from tracegrade.cli._judge_cost import prices_from
+from tracegrade.cli._judge_modes import prices_from
 from tracegrade.errors import ConfigError
 from tracegrade.judge.testing import ScriptedJudgeServer
 

@@ -1,8 +1,13 @@
-"""``tracegrade judge --dry-run``: every request the job would send, counted and priced, none sent."""
+"""The other ways ``tracegrade judge`` runs: ``--dry-run`` and ``--judge-batch``.
+
+``--dry-run`` counts and prices every request and sends none; ``--judge-batch`` sends the job through provider
+batch jobs, reporting each batch while it waits and stopping cleanly on Ctrl-C or SIGTERM.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,10 +16,11 @@ from rich.console import Console
 from tracegrade.errors import ConfigError
 
 if TYPE_CHECKING:
-    from tracegrade.atif import CriteriaParams, JudgeTarget, ScoringOptions
+    from tracegrade.atif import BatchOptions, CriteriaParams, EvaluationResults, JudgeTarget, ScoringOptions
     from tracegrade.judge import Prices
+    from tracegrade.runs import RunFolder
 
-__all__ = ["DRY_RUN_NAME", "dry_run", "prices_from"]
+__all__ = ["DRY_RUN_NAME", "batch_options", "dry_run", "prices_from", "run_batch"]
 
 DRY_RUN_NAME = "dry_run.json"
 
@@ -83,3 +89,55 @@ def _print(document: dict[str, Any], path: Path) -> None:
         console.print(f"{document['steps_unsendable']} step(s) do not fit max_context_bytes: a real run fails them "
                       "(context_overflow)", markup=False)
     console.print(f"written: {path}", markup=False)
+
+
+FALLBACKS = ("none", "online")
+
+
+def batch_options(*, fallback: str, export: Path | None, imports: list[Path] | None, poll_seconds: float,
+                  max_requests: int, max_bytes: int, window: str) -> BatchOptions:
+    """The batch options given on the command line, checked."""
+    from tracegrade.atif import BatchOptions
+
+    if fallback not in FALLBACKS:
+        raise ConfigError(f"--judge-batch-fallback: one of {', '.join(FALLBACKS)}, got {fallback!r}")
+    if not poll_seconds > 0 or max_requests < 1 or max_bytes < 1:
+        raise ConfigError("--judge-batch-poll-seconds, --judge-batch-max-requests and --judge-batch-max-bytes "
+                          "must be positive")
+    return BatchOptions(max_requests=max_requests, max_bytes=max_bytes, poll_seconds=poll_seconds, window=window,
+                        fallback_online=fallback == "online", export=export, imports=tuple(imports or ()))
+
+
+def run_batch(paths: list[Path], options: Any, criteria: Any, target: JudgeTarget, *, folder: RunFolder,
+              cache_path: Path | None, batch: BatchOptions, quiet: bool,
+              ) -> tuple[EvaluationResults, dict[str, Path]] | None:
+    """Run the job in batch rounds; None when a round's requests were exported instead (printed)."""
+    from tracegrade.atif import Exported, JobContext, run_batch_job
+
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+    def report(line: str) -> None:
+        if not quiet:
+            console.print(line, markup=False)
+
+    async def main() -> tuple[EvaluationResults, dict[str, Path]] | Exported:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):  # stop waiting; the batches stay recorded
+            loop.add_signal_handler(signum, stop.set)
+        try:
+            return await run_batch_job(paths, options, criteria, target, JobContext(folder.job_id), folder=folder,
+                                       cache_path=cache_path, batch=batch, report=report, stop=stop)
+        finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
+
+    outcome = asyncio.run(main())
+    if isinstance(outcome, Exported):
+        if not quiet:
+            Console(highlight=False, soft_wrap=True).print(
+                f"{outcome.requests} requests written to {outcome.path}: run them (e.g. vllm run-batch -i "
+                f"{outcome.path} -o OUT --model MODEL), then give --judge-batch-import OUT to the same command",
+                markup=False)
+        return None
+    return outcome
