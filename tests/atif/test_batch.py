@@ -18,7 +18,8 @@ import pytest
 from tests.atif.scripted import CUSTOM, marker_rule, trajectory, write
 from tests.judge.batch_server import BatchServer, Plan
 from tracegrade.atif import JobContext, JudgeTarget, open_run_folder, parse_parameters, run_atif_job
-from tracegrade.atif._batch import STATE_NAME, BatchOptions, BatchState, Exported, run_batch_job
+from tracegrade.atif._batch import BATCH_STATE_NAME, BatchOptions, BatchState, Exported, run_batch_job
+from tracegrade.errors import ConfigError
 from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,7 +92,7 @@ def test_an_expired_batchs_missing_lines_and_an_error_line_are_errors_never_scor
         assert len(steps) == 9 and results.summary.counts["steps_scored"] + len(codes) == 9
         assert codes.count("batch_expired") == 9 - 6 and set(codes) <= {"batch_expired", "http_status_400"}
         assert all(s.score is None for s in steps if s.error_code)
-        state = BatchState.load(tmp_path / "run" / STATE_NAME)
+        state = BatchState.load(tmp_path / "run" / BATCH_STATE_NAME)
         assert set(state.failures.values()) == set(codes)
         created = server.created
         batch_run(server, inputs, tmp_path / "run", tmp_path / "cache.sqlite3",
@@ -170,3 +171,29 @@ def test_a_run_killed_at_any_stage_resumes_its_batch_and_pays_nothing_twice(stag
         assert sum(server.paid.values()) == 5 and max(server.paid.values()) == 1
         results = orjson.loads((tmp_path / "run" / "evaluation_results.json").read_bytes())
         assert results["summary"]["counts"]["steps_scored"] == 5
+
+
+def test_localising_all_at_once_through_a_batch_names_the_same_steps_as_online(tmp_path: Path) -> None:
+    from tests.atif.localising.plant import document, plant_rule, steps
+    from tracegrade.atif import localise_inputs, localise_options, run_localise_batch, run_localise_job
+
+    for i in range(3):
+        write(tmp_path / "in" / f"{i}.json", document(steps(6, plant=2 + i), trajectory_id=f"t{i}"))
+    inputs = localise_inputs([tmp_path / "in"])
+    options = localise_options({"strategy": "all-at-once"})
+    with ScriptedJudgeServer(plant_rule) as online:
+        expected = asyncio.run(run_localise_job(inputs, options, JudgeTarget(url=online.base_url, model="m"),
+                                                job_id="tl", cache_path=tmp_path / "online.sqlite3"))
+    with BatchServer(plant_rule) as server:
+        got = asyncio.run(run_localise_batch(inputs, options, JudgeTarget(url=server.base_url, model="m"),
+                                             job_id="tl", folder=tmp_path / "out", cache_path=tmp_path / "b.sqlite3",
+                                             batch=FAST))
+        assert server.created == 1 and sum(server.paid.values()) == 3
+    assert not isinstance(got, Exported)
+    assert [(t.node_id, t.agent, t.step) for t in got.trajectories] == [
+        (t.node_id, t.agent, t.step) for t in expected.trajectories]
+    assert all(t.step is not None for t in got.trajectories)
+    with pytest.raises(ConfigError, match="all-at-once"):
+        asyncio.run(run_localise_batch(inputs, localise_options({"strategy": "binary-search"}),
+                                       JudgeTarget(url=server.base_url, model="m"), job_id="tl",
+                                       folder=tmp_path / "out", cache_path=tmp_path / "b.sqlite3", batch=FAST))

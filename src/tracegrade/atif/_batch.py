@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,8 +27,11 @@ from typing import Any, TypeVar
 import orjson
 
 from tracegrade.atif._job import JudgeTarget, effective_options, open_judge
+from tracegrade.atif._localise import LocaliseInputs, localise_paths
 from tracegrade.atif._run import JobContext, score_collection
 from tracegrade.atif.criteria._params import CriteriaParams
+from tracegrade.atif.localising._params import LocaliseOptions, Strategy
+from tracegrade.atif.localising._records import LocalisationResults
 from tracegrade.atif.output._artifacts import write_artifacts
 from tracegrade.atif.output._report import node_sections
 from tracegrade.atif.reading._collection import read_collection
@@ -36,9 +39,11 @@ from tracegrade.atif.scoring._params import PartialResultPolicy, ScoringOptions
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError, InputError, Interrupted, JudgeError
 from tracegrade.judge import (
+    FINAL_STATUSES,
     BatchClient,
     BatchInfo,
     Judge,
+    JudgeProtocol,
     JudgeRequest,
     JudgeSettings,
     JudgeStats,
@@ -49,11 +54,12 @@ from tracegrade.judge import (
 )
 from tracegrade.runs import RunFolder, write_atomic
 
-__all__ = ["STATE_NAME", "BatchOptions", "BatchState", "Exported", "run_batch_job"]
+__all__ = ["BATCH_STATE_NAME", "BatchOptions", "BatchState", "Exported", "cancel_batches", "in_rounds", "run_batch_job",
+           "run_localise_batch"]
 
 R = TypeVar("R", bound=Reply)
 
-STATE_NAME = "batch.json"
+BATCH_STATE_NAME = "batch.json"
 """The run folder's record of the batches sent for it."""
 PENDING = "batch_pending"
 """The code a request waiting for its batch raises while a round collects (never in results)."""
@@ -205,47 +211,88 @@ async def run_batch_job(
         JudgeError: when the Batch API cannot be reached or refuses a call (an operational error).
         Interrupted: when ``stop`` was set while waiting.
     """
+    _check(target, cache_path)
+    options = effective_options(options, target)
+    context = dataclasses.replace(context, spool_dir=context.spool_dir or folder.path, sections=node_sections)
+    collecting = options.model_copy(update={"partial_result_policy": PartialResultPolicy.SKIP_FAILED_TRAJECTORY})
+    telemetry = JudgeTelemetry(meter_provider, prefix="atif", job_id=context.job_id,
+                               scoring_mode=criteria.scoring_mode.value)
+
+    async def once(judge: JudgeProtocol, final: bool) -> EvaluationResults:
+        outline = await asyncio.to_thread(read_collection, paths, options.load_options())
+        if final:
+            return await score_collection(outline, options, criteria, judge, context)
+        return await score_collection(outline, collecting, criteria, judge, JobContext(context.job_id))
+
+    async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
+        outcome = await in_rounds(judge, once, folder.path / BATCH_STATE_NAME, batch, context.job_id, report, stop)
+    if isinstance(outcome, Exported):
+        return outcome
+    return outcome, write_artifacts(outcome, folder)
+
+
+def _check(target: JudgeTarget, cache_path: Path | None) -> None:
     if target.local:
         raise ConfigError("--judge-batch: the local judge has no batch API")
     if cache_path is None:
         raise ConfigError("--judge-batch: batch answers are kept in the judge cache; drop --no-cache")
-    options = effective_options(options, target)
-    context = dataclasses.replace(context, spool_dir=context.spool_dir or folder.path, sections=node_sections)
-    state = BatchState.load(folder.path / STATE_NAME)
-    collecting = options.model_copy(update={"partial_result_policy": PartialResultPolicy.SKIP_FAILED_TRAJECTORY})
-    telemetry = JudgeTelemetry(meter_provider, prefix="atif", job_id=context.job_id,
-                               scoring_mode=criteria.scoring_mode.value)
+
+
+T = TypeVar("T")
+
+
+async def in_rounds(judge: Judge, once: Callable[[JudgeProtocol, bool], Awaitable[T]], state_path: Path,
+                    batch: BatchOptions, job_id: str, report: Callable[[str], None] = lambda line: None,
+                    stop: asyncio.Event | None = None) -> T | Exported:
+    """A job's rounds: ``once(collector, False)`` collects, its requests go out as batch jobs, until none is new.
+
+    Then ``once(collector, True)`` runs answered from the cache and the recorded failures, and its outcome is
+    returned. ``state_path`` is the ``batch.json`` of the job's folder.
+    """
+    state = BatchState.load(state_path)
     stop = stop or asyncio.Event()
-    async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
-        imported = False
-        api: BatchClient | None = None
-        try:
-            while True:
-                collector = _Collector(judge, state)
-                outline = await asyncio.to_thread(read_collection, paths, options.load_options())
-                await score_collection(outline, collecting, criteria, collector, JobContext(context.job_id))
-                if not collector.pending:
-                    break
-                if batch.imports and not imported:
-                    imported = True
-                    for path in batch.imports:
-                        _apply(judge, state, collector.pending, _read_output(path), report, what=str(path))
-                    state.save()
-                    continue
-                if batch.export is not None:
-                    return _export(collector.pending, batch.export, judge)
-                api = api or BatchClient(judge.settings)
-                await _send(api, judge, state, collector.pending, batch, context.job_id, report)
-                await _wait(api, state, set(collector.pending), batch.poll_seconds, report, stop)
-                await _download(api, judge, state, collector.pending, report)
-            judge.stats.batch_requests = sum(len(e["custom_ids"]) for e in state.batches if e["batch_id"])
-            final = _Collector(judge, state, final=True, fallback=batch.fallback_online)
-            outline = await asyncio.to_thread(read_collection, paths, options.load_options())
-            results = await score_collection(outline, options, criteria, final, context)
-        finally:
-            if api is not None:
-                await api.aclose()
-    return results, write_artifacts(results, folder)
+    imported = False
+    api: BatchClient | None = None
+    try:
+        while True:
+            collector = _Collector(judge, state)
+            await once(collector, False)
+            if not collector.pending:
+                break
+            if batch.imports and not imported:
+                imported = True
+                for path in batch.imports:
+                    _apply(judge, state, collector.pending, _read_output(path), report, what=str(path))
+                state.save()
+                continue
+            if batch.export is not None:
+                return _export(collector.pending, batch.export, judge)
+            api = api or BatchClient(judge.settings)
+            await _send(api, judge, state, collector.pending, batch, job_id, report)
+            await _wait(api, state, set(collector.pending), batch.poll_seconds, report, stop)
+            await _download(api, judge, state, collector.pending, report)
+        judge.stats.batch_requests = sum(len(e["custom_ids"]) for e in state.batches if e["batch_id"])
+        return await once(_Collector(judge, state, final=True, fallback=batch.fallback_online), True)
+    finally:
+        if api is not None:
+            await api.aclose()
+
+
+async def cancel_batches(settings: JudgeSettings, state_path: Path, report: Callable[[str], None]) -> int:
+    """Ask the provider to cancel every recorded batch that is not final; how many were asked."""
+    state = BatchState.load(state_path)
+    api = BatchClient(settings)
+    asked = 0
+    try:
+        for entry in state.batches:
+            if entry["batch_id"] is not None and entry["status"] not in FINAL_STATUSES:
+                info = await api.cancel(entry["batch_id"])
+                _record(state, entry, info)
+                report(f"batch {info.id}: {info.status}")
+                asked += 1
+    finally:
+        await api.aclose()
+    return asked
 
 
 def _chunks(lines: list[bytes], max_requests: int, max_bytes: int) -> list[list[bytes]]:
@@ -313,7 +360,7 @@ async def _wait(api: BatchClient, state: BatchState, keys: set[str], poll_second
     """Poll every batch covering one of ``keys`` until each is final, reporting status and counts."""
     entries = [e for e in state.batches if e["batch_id"] is not None and keys & set(e["custom_ids"])]
     while True:
-        waiting = [e for e in entries if e["status"] not in ("completed", "expired", "cancelled", "failed")]
+        waiting = [e for e in entries if e["status"] not in FINAL_STATUSES]
         for entry in waiting:
             info = await api.status(entry["batch_id"])
             if (info.status, dict(info.counts)) != (entry["status"], entry["counts"]):
@@ -321,7 +368,7 @@ async def _wait(api: BatchClient, state: BatchState, keys: set[str], poll_second
             counts = info.counts
             report(f"batch {info.id}: {info.status}, {counts.get('completed', 0)} of {counts.get('total', '?')} "
                    f"done, {counts.get('failed', 0)} failed")
-        if all(e["status"] in ("completed", "expired", "cancelled", "failed") for e in entries):
+        if all(e["status"] in FINAL_STATUSES for e in entries):
             return
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), poll_seconds)
@@ -387,3 +434,28 @@ def _export(pending: dict[str, _Ask], path: Path, judge: Judge) -> Exported:
     lines = [_line(judge, key, ask, "/v1/chat/completions") for key, ask in pending.items()]
     write_atomic(path, b"".join(lines))
     return Exported(path, len(lines))
+
+
+async def run_localise_batch(inputs: LocaliseInputs, options: LocaliseOptions, target: JudgeTarget, *, job_id: str,
+                             folder: Path, cache_path: Path | None, batch: BatchOptions,
+                             report: Callable[[str], None] = lambda line: None,
+                             stop: asyncio.Event | None = None) -> LocalisationResults | Exported:
+    """Localise with ``--strategy all-at-once`` through batch jobs (``folder`` keeps ``batch.json``).
+
+    A tree whose all-at-once answer is unusable falls back to binary search, whose questions go out one round
+    each. Raises as :func:`run_batch_job` does, and ``ConfigError`` for another strategy (their questions depend
+    on each other's answers).
+    """
+    _check(target, cache_path)
+    if options.strategy is not Strategy.ALL_AT_ONCE:
+        raise ConfigError(f"--judge-batch: only --strategy all-at-once sends independent requests, not "
+                          f"{options.strategy.value}")
+    options = effective_options(options, target)
+    folder.mkdir(parents=True, exist_ok=True)
+    telemetry = JudgeTelemetry(None, prefix="atif", job_id=job_id)
+
+    async def once(judge: JudgeProtocol, final: bool) -> LocalisationResults:
+        return await localise_paths(inputs, options, judge, job_id=job_id)
+
+    async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
+        return await in_rounds(judge, once, folder / BATCH_STATE_NAME, batch, job_id, report, stop)

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import CriteriaInputs, ScoringOptions
-from tracegrade.cli._judge_modes import batch_options, prices_from, run_batch
+from tracegrade.cli._judge_modes import batch_options, cancel_recorded, prices_from, run_batch
 from tracegrade.cli._judge_modes import dry_run as cli_dry_run
 from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
 from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
@@ -137,6 +137,9 @@ def judge(
         help="Most bytes of one batch input file (OpenAI: 200 MB).", rich_help_panel=_BATCH)] = 200_000_000,
     judge_batch_window: Annotated[str, typer.Option(
         help="Completion window asked of the provider.", rich_help_panel=_BATCH)] = "24h",
+    judge_batch_cancel: Annotated[bool, typer.Option(
+        "--judge-batch-cancel", help="Cancel the unfinished batches recorded in OUTPUT/batch.json, then stop.",
+        rich_help_panel=_BATCH)] = False,
     *,
     parameters: dict[str, Any],
     defaulted: frozenset[str] = frozenset(),
@@ -170,6 +173,9 @@ def judge(
     if dry_run:
         cli_dry_run(paths, options, criteria, target, output=output, job_id=job, quiet=quiet, prices=prices,
                     cache_path=None if no_cache else (cache or default_cache_path()), batch=judge_batch)
+        return
+    if judge_batch_cancel:
+        cancel_recorded(target, options, output, quiet=quiet)
         return
     _note_replaced_run(output, job)
     folder = open_run_folder(output, job)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tracegrade.judge import Prices
     from tracegrade.runs import RunFolder
 
-__all__ = ["DRY_RUN_NAME", "batch_options", "dry_run", "prices_from", "run_batch"]
+__all__ = ["DRY_RUN_NAME", "batch_options", "cancel_recorded", "dry_run", "prices_from", "run_batch"]
 
 DRY_RUN_NAME = "dry_run.json"
 
@@ -141,3 +141,18 @@ def run_batch(paths: list[Path], options: Any, criteria: Any, target: JudgeTarge
                 markup=False)
         return None
     return outcome
+
+
+def cancel_recorded(target: JudgeTarget, options: ScoringOptions, output: Path, *, quiet: bool) -> None:
+    """Ask the provider to cancel the unfinished batches recorded in ``output``; what finished stays usable."""
+    from tracegrade.atif import BATCH_STATE_NAME, cancel_batches, judge_settings
+
+    state = output / BATCH_STATE_NAME
+    if not state.is_file():
+        raise ConfigError(f"--judge-batch-cancel: {state} does not exist (no batch was sent for this folder)")
+    console = Console(highlight=False, soft_wrap=True)
+    asked = asyncio.run(cancel_batches(judge_settings(target, options), state,
+                                       lambda line: None if quiet else console.print(line, markup=False)))
+    if not quiet:
+        console.print(f"{asked} batch(es) asked to cancel; the same command without --judge-batch-cancel reads "
+                      "what they finished and records the rest as errors", markup=False)
