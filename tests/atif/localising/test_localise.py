@@ -84,7 +84,7 @@ def test_one_failing_repeat_fails_the_trajectory_with_its_code(tmp_path: Path) -
 
 def test_the_document_records_the_prompt_and_the_judge_but_no_secret(tmp_path: Path) -> None:
     results = localise(folder(tmp_path), FakeJudge(planted), strategy=Strategy.STEP_BY_STEP)
-    assert results.provenance["prompt_version"] == "atif-localise-v1" and results.provenance["judge"]["model"] == "fake"
+    assert results.provenance["prompt_version"] == "atif-localise-v2" and results.provenance["judge"]["model"] == "fake"
     assert results.summary.trajectories == 3 and results.summary.localised == 3
     assert results.summary.calls == sum(t.calls for t in results.trajectories) == results.summary.judge["requests"]
     assert [t.selected for t in results.trajectories] == ["every root (no judge run)"] * 3
