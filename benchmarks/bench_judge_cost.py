@@ -1,6 +1,6 @@
 """Benchmark: what judging costs in requests and input tokens, and how much of it a prompt cache could serve.
 
-Usage: python benchmarks/bench_judge_cost.py [--before /work/main] [--trajectories 3] [--lengths 10,30,100,300]
+Usage: python benchmarks/bench_judge_cost.py [--before /work/main] [--trajectories 3] [--lengths 10,20,30,100,300]
        [--estimate-trajectories 20]
 
 Scores the bundled examples (examples/atif), the Harbor corpus (../shared/corpus/atif/harbor, when present) and
@@ -203,7 +203,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, default=Path("/work/main"), help="root of the tree before")
     parser.add_argument("--trajectories", type=int, default=3, help="generated trajectories per length")
-    parser.add_argument("--lengths", default="10,30,100,300")
+    parser.add_argument("--lengths", default="10,20,30,100,300")
     parser.add_argument("--estimate-trajectories", type=int, default=20)
     parser.add_argument("--worker")
     parser.add_argument("--out", type=Path)
