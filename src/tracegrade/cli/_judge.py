@@ -382,7 +382,9 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     table.add_row(
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
-    if summary.judge.get("requests"):
+    if summary.judge.get("batch_requests"):
+        table.add_row("requests sent in batch jobs", str(summary.judge["batch_requests"]))
+    if summary.judge.get("requests") or summary.judge.get("batch_requests"):
         table.add_row("judge input tokens / cached by the provider", _tokens_row(summary.judge))
     Console(highlight=False).print(table)
     if summary.failure_reason:  # a line of its own: a table cell would cut it at the terminal's width
