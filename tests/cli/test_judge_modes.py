@@ -89,3 +89,11 @@ def test_a_stopped_wait_keeps_the_batch_a_cancel_ends_it_and_its_missing_answers
     results = orjson.loads((tmp_path / "run" / "evaluation_results.json").read_bytes())
     codes = {s["error_code"] for n in results["nodes"] for s in n["steps"] if s["error_code"]}
     assert codes == {"batch_cancelled"}
+
+
+def test_batch_mode_without_the_cache_is_refused_before_the_run_folder_is_touched(tmp_path: Path) -> None:
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "manifest.json").write_text("{}")
+    code = run_app(app, ["judge", str(EXAMPLES), "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m",
+                         "--judge-batch", "--no-cache", "-o", str(tmp_path / "run"), "--quiet"])
+    assert code == 2 and (tmp_path / "run" / "manifest.json").read_text() == "{}"

@@ -177,15 +177,18 @@ def judge(
     if judge_batch_cancel:
         cancel_recorded(target, options, output, quiet=quiet)
         return
-    _note_replaced_run(output, job)
-    folder = open_run_folder(output, job)
     cache_path = None if no_cache else (cache or default_cache_path())
-    if judge_batch or judge_batch_export is not None or judge_batch_import:
+    batched = judge_batch or judge_batch_export is not None or bool(judge_batch_import)
+    if batched:  # refused before the run folder is touched
         batch = batch_options(fallback=judge_batch_fallback, export=judge_batch_export, imports=judge_batch_import,
                               poll_seconds=judge_batch_poll_seconds, max_requests=judge_batch_max_requests,
                               max_bytes=judge_batch_max_bytes, window=judge_batch_window)
-        if selected is not None:
-            raise ConfigError("--judge-batch: score every shard in one batch job (drop --shard)")
+        if selected is not None or target.local or cache_path is None:
+            raise ConfigError("--judge-batch: needs an endpoint (not --judge local), the judge cache (no --no-cache) "
+                              "and every shard in one job (no --shard)")
+    _note_replaced_run(output, job)
+    folder = open_run_folder(output, job)
+    if batched:
         outcome = run_batch(paths, options, criteria, target, folder=folder, cache_path=cache_path, batch=batch,
                             quiet=quiet)
         if outcome is None:
