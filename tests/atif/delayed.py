@@ -12,11 +12,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tests.atif.scripted import current_message
 from tracegrade.errors import JudgeError
 from tracegrade.judge import JudgeRequest
 from tracegrade.judge.testing import FakeJudge
 
-_CURRENT = re.compile(r'"current_step":\{[^{}]*?"message":"([^"]*)"')
 _LOCAL_CURRENT = re.compile(r"\nStep:\nMessage: (.*)")
 
 
@@ -35,8 +35,7 @@ def local_answer(p_none: float) -> dict[str, Any]:
 def marker_answer(request: JudgeRequest) -> dict[str, Any] | Exception:
     prompt = request.messages[-1]["content"]
     local = request.top_logprobs is not None and _LOCAL_CURRENT.search(prompt.rsplit("\n\nTask: ", 1)[-1])
-    match = local or _CURRENT.search(prompt)
-    message = match.group(1) if match else ""
+    message = local.group(1) if local else current_message(prompt)
     if request.purpose == "derive":
         return {"criteria": [{"name": "fits_task", "description": "Serves the task", "weight": 1}]}
     if request.purpose == "categorize":

@@ -15,17 +15,47 @@ from typing import Any
 import orjson
 import pytest
 
+from tracegrade.atif.asking._evidence import TASK_MARKER
 from tracegrade.judge.testing import ReceivedRequest, Rule, ScriptedJudgeServer, ScriptedReply
+
+CATEGORIZING = "Answer question B"
+"""Words only a categorising request holds (it shares everything before its last line with scoring)."""
+
+
+def is_categorizing(prompt: str) -> bool:
+    """Whether an ATIF prompt asks for a failure category (and not for scores)."""
+    return CATEGORIZING in prompt
+
+
+def current_step(prompt: str) -> dict[str, Any]:
+    """The step under judgement: the last line of the prompt's ``<steps>`` block ({} when there is none)."""
+    start, end = prompt.find("<steps>\n"), prompt.rfind("\n</steps>")
+    if not 0 <= start < end:
+        return {}
+    try:
+        step = orjson.loads(prompt[start + len("<steps>\n"): end].rsplit("\n", 1)[-1].replace("<\\/", "</"))
+    except orjson.JSONDecodeError:
+        return {}
+    return step if isinstance(step, dict) else {}
+
+
+def current_message(prompt: str) -> str:
+    """The message of the step under judgement ('' when it has none); a user step that repeats the task reads as it."""
+    message = current_step(prompt).get("message")
+    if message == TASK_MARKER:
+        start, end = prompt.find("<task>\n"), prompt.find("\n</task>")
+        message = orjson.loads(prompt[start + len("<task>\n"): end]) if 0 <= start < end else ""
+    return message if isinstance(message, str) else ""
 
 
 def scripted_answer(request_body: Any, *, score: float = 0.75, category: str = "reasoning_failure") -> Any:
     """A valid judge answer for a tracegrade request body (scoring, derivation or categorisation)."""
     messages = request_body.get("messages", []) if isinstance(request_body, dict) else []
     prompt = messages[-1].get("content", "") if messages and isinstance(messages[-1], dict) else ""
+    if is_categorizing(prompt):
+        return {"category": category, "rationale": "scripted category"}
     if "<criteria>" in prompt:
         return {"scores": dict.fromkeys(_criterion_names(prompt), score), "rationale": "scripted verdict"}
-    if "<categories>" in prompt:
-        return {"category": category, "rationale": "scripted category"}
     if "<task>" in prompt:
         return {"criteria": [{"name": "correctness", "description": "Does the right thing", "weight": 2},
                              {"name": "efficiency", "description": "Wastes no steps", "weight": 1}]}
@@ -58,28 +88,18 @@ def quoted_step(request: ReceivedRequest) -> str:
     """
     body: Any = request.json()
     prompt = body["messages"][-1]["content"] if isinstance(body, dict) and body.get("messages") else ""
-    start = prompt.find("<evidence>\n")
-    end = prompt.find("\n</evidence>")
-    try:
-        evidence = orjson.loads(prompt[start + len("<evidence>\n"): end]) if 0 <= start < end else {}
-    except orjson.JSONDecodeError:
-        evidence = {}
-    step = evidence.get("current_step", {}) if isinstance(evidence, dict) else {}
+    step = current_step(prompt)
     message = step.get("message") if isinstance(step, dict) else None
     if isinstance(message, str) and message.lstrip().startswith("{"):
         return message
     return orjson.dumps({"current_step": step}).decode()
 
 
-_CURRENT = re.compile(r'"current_step":\{[^{}]*?"message":"([^"]*)"')
-
-
 def marker_rule(request: ReceivedRequest) -> ScriptedReply:
     body = request.json()
     prompt = body["messages"][-1]["content"]
-    match = _CURRENT.search(prompt)
-    message = match.group(1) if match else ""
-    if "<categories>" in prompt:
+    message = current_message(prompt)
+    if is_categorizing(prompt):
         category = re.search(r"CAT:(\w+)", message)
         name = category.group(1) if category else "reasoning_failure"
         if name == "garbage":

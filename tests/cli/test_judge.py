@@ -169,7 +169,7 @@ def test_mlflow_flag_logs_the_run(
     assert " INFO " not in capfd.readouterr().err  # MLflow's store set-up stays out of the terminal
     client = MlflowClient(uri)
     (run,) = client.search_runs([client.get_experiment_by_name("tracegrade").experiment_id])
-    assert run.data.params["atif_prompt_version"] == "atif-context-v3"
+    assert run.data.params["atif_prompt_version"] == "atif-context-v4"
     assert run.data.params["atif_scored_frames"] == "all"
     assert run.data.metrics["atif_overall_score"] == pytest.approx(0.9)
     names = {a.path for a in client.list_artifacts(run.info.run_id, "atif")}

@@ -43,6 +43,8 @@ async def test_a_run_is_logged_to_a_sqlite_store_beside_the_working_directory(
         "atif_failure_categorization_rate": 1.0,
         "overall_score": 0.75,
         "num_examples_evaluated": 4.0,
+        "judge_input_tokens": 2300.0,  # as the scripted judge reports them (100 in, 20 out per answer)
+        "judge_output_tokens": 460.0,  # its answers say nothing of a prompt cache: no cached-token metric
     }
     assert sorted(a.path for a in client.list_artifacts(run_id, "atif")) == ARTIFACTS
     assert (tmp_path / "mlartifacts").is_dir()
@@ -68,4 +70,5 @@ async def test_a_missing_score_is_left_out_not_logged_as_zero(
         update={"atif_overall_score": None, "overall_score": None, "atif_failure_categorization_rate": None}
     )
     metrics = run_metrics(results.model_copy(update={"summary": unscored}))
-    assert metrics == {"atif_trajectory_count": 4.0, "num_examples_evaluated": 4.0}
+    assert metrics == {"atif_trajectory_count": 4.0, "num_examples_evaluated": 4.0,
+                       "judge_input_tokens": 2300.0, "judge_output_tokens": 460.0}

@@ -53,7 +53,7 @@ async def test_other_rubric_or_evidence_miss(server: ScriptedJudgeServer, settin
     await run(settings, cache, rubric, evidence)
     reweighted = Rubric(criteria=(replace_weight(rubric.criteria[0], 5.0), rubric.criteria[1]))
     await run(settings, cache, reweighted, evidence)
-    await run(settings, cache, rubric, Evidence(evidence.payload + b" ", 0, evidence.max_context_bytes))
+    await run(settings, cache, rubric, dataclasses.replace(evidence, tools=evidence.tools + " "))
     assert server.count == 3
 
 
@@ -230,7 +230,7 @@ async def test_a_write_locked_cache_still_serves_stored_answers(server: Scripted
                                                                 tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     await run(settings, JudgeCache(path), rubric, evidence)
-    other = Evidence(evidence.payload + b" ", 0, evidence.max_context_bytes)
+    other = dataclasses.replace(evidence, tools=evidence.tools + " ")
     with Locker(path):
         cache = JudgeCache(path, lock_wait=0.2)
         async with Judge(settings, cache=cache) as judge:

@@ -43,7 +43,7 @@ async def test_the_key_never_leaks(server: ScriptedJudgeServer, settings: JudgeS
     async with Judge(keyed, cache=cache) as judge:
         await score_step(judge, rubric, evidence)
         for variant in range(5):
-            distinct = Evidence(evidence.payload + b" " * (variant + 1), 0, evidence.max_context_bytes)
+            distinct = replace(evidence, tools=evidence.tools + " " * (variant + 1))
             with pytest.raises(JudgeError) as caught:
                 await score_step(judge, rubric, distinct)
             seen.append(exception_text(caught.value))

@@ -109,3 +109,37 @@ def test_importing_the_judge_sets_no_global_provider() -> None:
             "from opentelemetry.metrics import _internal\n"
             "assert _internal._METER_PROVIDER is None")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+async def test_cached_input_tokens_are_counted_when_the_provider_reports_them(
+        server: ScriptedJudgeServer, settings: JudgeSettings, rubric: Rubric, evidence: Evidence) -> None:
+    from dataclasses import replace
+
+    from tracegrade.integrations.mlflow import judge_token_metrics
+
+    verdict = {"scores": {"correctness": 1, "safety": 0}}
+    reader = InMemoryMetricReader()
+    telemetry = JudgeTelemetry(MeterProvider(metric_readers=[reader]), prefix="atif", job_id="job-7",
+                               scoring_mode="custom")
+    async with Judge(settings, telemetry=telemetry) as judge:
+        server.queue(ScriptedReply.answer(verdict))  # the provider says nothing of its cache
+        await score_step(judge, rubric, evidence)
+        assert (judge.stats.cached_input_tokens, judge.stats.cached_input_reported) == (0, 0)
+        assert judge_token_metrics(judge.stats.as_dict())["judge_cached_input_tokens"] is None  # unknown, not 0
+        server.queue(replace(ScriptedReply.answer(verdict), cached_tokens=64))
+        await score_step(judge, rubric, replace(evidence, tools=evidence.tools + " "))
+        assert (judge.stats.cached_input_tokens, judge.stats.cached_input_reported) == (64, 1)
+        assert judge_token_metrics(judge.stats.as_dict()) == {
+            "judge_input_tokens": 200, "judge_output_tokens": 40, "judge_cached_input_tokens": 64}
+    got = points(reader)
+    assert total(got["atif.judge.token.count"], **{**BASE, "token.type": "cached_input"}) == 64
+    assert total(got["atif.judge.token.count"], **{**BASE, "token.type": "input"}) == 200
+
+
+def test_cache_read_input_tokens_of_a_gateway_count_as_cached() -> None:
+    from tracegrade.judge._extract import cached_tokens
+
+    assert cached_tokens({"usage": {"prompt_tokens": 9, "cache_read_input_tokens": 5}}) == 5
+    assert cached_tokens({"usage": {"prompt_tokens_details": {"cached_tokens": 7}}}) == 7
+    assert cached_tokens({"usage": {"prompt_tokens": 9}}) is None
+    assert cached_tokens({"usage": {"prompt_tokens_details": {"cached_tokens": True}}}) is None

@@ -26,7 +26,7 @@ def test_scripted_answers_follow_the_request_kind() -> None:
     prompt = '<criteria>\n[{"name": "a"}, {"name": "b"}]\n</criteria>'
     assert scripted_answer({"messages": [{"role": "user", "content": prompt}]}, score=0.5)["scores"] == {
         "a": 0.5, "b": 0.5}
-    assert scripted_answer({"messages": [{"role": "user", "content": "<categories>"}]})["category"]
+    assert scripted_answer({"messages": [{"role": "user", "content": prompt + " Answer question B"}]})["category"]
     assert scripted_answer({"messages": [{"role": "user", "content": "<task>"}]})["criteria"]
 
 

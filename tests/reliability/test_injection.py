@@ -35,7 +35,7 @@ def step(text: str, output: str = "ok") -> Step:
                 observation=Observation(results=[ObservationResult(source_call_id="c", content=output)]))
 
 
-def evidence_block(text: str, tag: str = "evidence") -> Any:
+def evidence_block(text: str, tag: str) -> Any:
     assert text.count(f"<{tag}>\n") == 1 and text.count(f"\n</{tag}>") == 1
     return json.loads(text.split(f"<{tag}>\n")[1].split(f"\n</{tag}>")[0])
 
@@ -46,9 +46,16 @@ def structure(rubric: Rubric, text: str) -> tuple[Any, ...]:
     request = score_request(rubric, evidence)
     system, user = request.messages
     text = user["content"]
-    outside = text.split("<evidence>\n")[0] + text.split("\n</evidence>")[1]
+    outside = (text.split("<task>\n")[0] + text.split("\n</task>")[1].split("<steps>\n")[0]
+               + text.split("\n</steps>")[1])
     return (request.purpose, [m["role"] for m in request.messages], system, outside,
-            orjson.dumps(request.response_schema), request.template_hash), evidence_block(text)
+            orjson.dumps(request.response_schema), request.template_hash), {
+                "task": evidence_block(text, "task"), "current_step": steps_block(text)[-1]}
+
+
+def steps_block(text: str) -> list[Any]:
+    assert text.count("<steps>\n") == 1 and text.count("\n</steps>") == 1
+    return [json.loads(line) for line in text.split("<steps>\n")[1].split("\n</steps>")[0].split("\n")]
 
 
 @pytest.mark.parametrize("attack", ATTACKS)
@@ -78,7 +85,7 @@ def test_derive_and_categorize_keep_the_task_and_evidence_as_data(attack: str) -
     assert evidence_block(derive.messages[1]["content"], "task") == attack
     categorize = categorize_request(build_evidence("t", None, [], step(attack), None, 65536), 0.1)
     assert categorize.messages[0]["content"] == SYSTEM_INSTRUCTION
-    assert evidence_block(categorize.messages[1]["content"])["current_step"]["message"] == attack
+    assert steps_block(categorize.messages[1]["content"])[-1]["message"] == attack
 
 
 def quoting(quoted: Any, verdict: dict[str, Any]) -> ScriptedReply:

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.atif.scripted import quoted_step, scripted_answer, trajectory, write
+from tests.atif.scripted import current_message, quoted_step, scripted_answer, trajectory, write
 from tests.reliability.crash import TRACEGRADE, record
 from tracegrade.judge.testing import (
     Fault,
@@ -35,15 +35,13 @@ STEP_CODES = {"timeout", "transport_error", "budget_exhausted", "invalid_json", 
 
 
 def message_of(request: ReceivedRequest) -> str:
-    prompt = request.json()["messages"][-1]["content"]
-    evidence = orjson.loads(prompt.split("<evidence>\n")[1].split("\n</evidence>")[0].replace("<\\/", "</"))
-    return str(evidence["current_step"]["message"])
+    return current_message(request.json()["messages"][-1]["content"])
 
 
 def marker(request: ReceivedRequest) -> ScriptedReply:
     """A valid answer whose scores are the step's ``SCORE:x`` marker (0.9 without one)."""
     body = request.json()
-    if "<evidence>" not in body["messages"][-1]["content"]:
+    if "<steps>" not in body["messages"][-1]["content"]:
         return ScriptedReply.answer(scripted_answer(body))
     found = re.search(r"SCORE:([0-9.]+)", message_of(request))
     return ScriptedReply.answer(scripted_answer(body, score=float(found.group(1)) if found else 0.9))

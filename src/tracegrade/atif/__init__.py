@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from tracegrade.atif._batch import BATCH_STATE_NAME as BATCH_STATE_NAME
+    from tracegrade.atif._batch import BatchOptions as BatchOptions
+    from tracegrade.atif._batch import Exported as Exported
+    from tracegrade.atif._batch import cancel_batches as cancel_batches
+    from tracegrade.atif._batch import run_batch_job as run_batch_job
+    from tracegrade.atif._batch import run_localise_batch as run_localise_batch
+    from tracegrade.atif._dry_run import dry_run_document as dry_run_document
+    from tracegrade.atif._dry_run import dry_run_job as dry_run_job
     from tracegrade.atif._job import JudgeTarget as JudgeTarget
+    from tracegrade.atif._job import judge_settings as judge_settings
     from tracegrade.atif._job import run_atif_job as run_atif_job
     from tracegrade.atif._localise import LocaliseInputs as LocaliseInputs
     from tracegrade.atif._localise import localise_inputs as localise_inputs

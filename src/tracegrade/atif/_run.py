@@ -151,7 +151,7 @@ async def score_collection(
         "judge": judge.provenance(),
         "prompt_version": PROMPT_VERSION,
         "template_hashes": {p: template_hash(p) for p in ("score", "derive", "categorize")},
-        "scored_frames": "all",
+        "scored_frames": options.scored_frames.value,
         "copied_context": copied_context_policy(options),
     }
     results = EvaluationResults(
@@ -252,7 +252,7 @@ def run_parameters(
         custom_rubric_source=criteria.custom_rubric_source,
         atif_prompt_version=PROMPT_VERSION,
         atif_judge=judge.settings.model,
-        atif_scored_frames="all",
+        atif_scored_frames=options.scored_frames.value,
         atif_criteria_source=criteria_source,
         atif_copied_context=copied_context_policy(options),
         atif_complete=complete,

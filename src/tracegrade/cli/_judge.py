@@ -11,6 +11,8 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import CriteriaInputs, ScoringOptions
+from tracegrade.cli._judge_modes import batch_options, cancel_recorded, prices_from, run_batch
+from tracegrade.cli._judge_modes import dry_run as cli_dry_run
 from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
 from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions, ResponseFormat
@@ -28,6 +30,8 @@ _JUDGE = "Judge"
 _SCORING = "Scoring"
 _LIMITS = "Limits"
 _OUTPUT = "Output"
+_COST = "Cost"
+_BATCH = "Batch"
 _LOCAL_RUBRIC = "local_judge_generic_rubric"
 """``atif_criteria_source`` of a local-judge run in auto mode (tracegrade.atif.criteria._local)."""
 _LIMIT_FIELDS = (
@@ -101,6 +105,41 @@ def judge(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress or summary.", rich_help_panel=_OUTPUT)
     ] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Build and count every request, price it with --price-*, send nothing; writes only "
+        "OUTPUT/dry_run.json.", rich_help_panel=_COST)] = False,
+    price_input: Annotated[float | None, typer.Option(
+        help="Price of a million input tokens (--dry-run).", rich_help_panel=_COST)] = None,
+    price_cached_input: Annotated[float | None, typer.Option(
+        help="Price of a million input tokens served from the provider's prompt cache (default: --price-input).",
+        rich_help_panel=_COST)] = None,
+    price_output: Annotated[float | None, typer.Option(
+        help="Price of a million output tokens (--dry-run).", rich_help_panel=_COST)] = None,
+    price_batch_factor: Annotated[float, typer.Option(
+        help="Share of the online price a batch job costs (OpenAI: 0.5).", rich_help_panel=_COST)] = 0.5,
+    judge_batch: Annotated[bool, typer.Option(
+        "--judge-batch", help="Send the requests as provider batch jobs (OpenAI Batch API), round by round.",
+        rich_help_panel=_BATCH)] = False,
+    judge_batch_fallback: Annotated[str, typer.Option(
+        help="'online' sends the requests a batch could not answer online; 'none' records their error.",
+        rich_help_panel=_BATCH)] = "none",
+    judge_batch_export: Annotated[Path | None, typer.Option(
+        help="Write the round's requests as a batch input file (vllm run-batch -i) instead of sending them.",
+        rich_help_panel=_BATCH)] = None,
+    judge_batch_import: Annotated[list[Path] | None, typer.Option(
+        help="Read a batch output file (vllm run-batch -o) into the cache before sending anything.",
+        rich_help_panel=_BATCH)] = None,
+    judge_batch_poll_seconds: Annotated[float, typer.Option(
+        help="Seconds between looks at the batches while waiting.", rich_help_panel=_BATCH)] = 30.0,
+    judge_batch_max_requests: Annotated[int, typer.Option(
+        help="Most requests in one batch (OpenAI: 50,000).", rich_help_panel=_BATCH)] = 50_000,
+    judge_batch_max_bytes: Annotated[int, typer.Option(
+        help="Most bytes of one batch input file (OpenAI: 200 MB).", rich_help_panel=_BATCH)] = 200_000_000,
+    judge_batch_window: Annotated[str, typer.Option(
+        help="Completion window asked of the provider.", rich_help_panel=_BATCH)] = "24h",
+    judge_batch_cancel: Annotated[bool, typer.Option(
+        "--judge-batch-cancel", help="Cancel the unfinished batches recorded in OUTPUT/batch.json, then stop.",
+        rich_help_panel=_BATCH)] = False,
     *,
     parameters: dict[str, Any],
     defaulted: frozenset[str] = frozenset(),
@@ -130,12 +169,35 @@ def judge(
     material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(recorded),
                 "judge": [target.url, target.model, target.local]}
     job = job_id or job_id_for(material)
+    prices = prices_from(price_input, price_cached_input, price_output, price_batch_factor)
+    if dry_run:
+        cli_dry_run(paths, options, criteria, target, output=output, job_id=job, quiet=quiet, prices=prices,
+                    cache_path=None if no_cache else (cache or default_cache_path()), batch=judge_batch)
+        return
+    if judge_batch_cancel:
+        cancel_recorded(target, options, output, quiet=quiet)
+        return
+    cache_path = None if no_cache else (cache or default_cache_path())
+    batched = judge_batch or judge_batch_export is not None or bool(judge_batch_import)
+    if batched:  # refused before the run folder is touched
+        batch = batch_options(fallback=judge_batch_fallback, export=judge_batch_export, imports=judge_batch_import,
+                              poll_seconds=judge_batch_poll_seconds, max_requests=judge_batch_max_requests,
+                              max_bytes=judge_batch_max_bytes, window=judge_batch_window)
+        if selected is not None or target.local or cache_path is None:
+            raise ConfigError("--judge-batch: needs an endpoint (not --judge local), the judge cache (no --no-cache) "
+                              "and every shard in one job (no --shard)")
     _note_replaced_run(output, job)
     folder = open_run_folder(output, job)
-    cache_path = None if no_cache else (cache or default_cache_path())
-    results, artifacts = asyncio.run(
-        _run(paths, options, criteria, target, quiet, folder=folder, cache_path=cache_path, shard=selected)
-    )
+    if batched:
+        outcome = run_batch(paths, options, criteria, target, folder=folder, cache_path=cache_path, batch=batch,
+                            quiet=quiet)
+        if outcome is None:
+            return
+        results, artifacts = outcome
+    else:
+        results, artifacts = asyncio.run(
+            _run(paths, options, criteria, target, quiet, folder=folder, cache_path=cache_path, shard=selected)
+        )
     if not quiet:
         _print_summary(results, output)
     if mlflow:
@@ -323,6 +385,10 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     table.add_row(
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
+    if summary.judge.get("batch_requests"):
+        table.add_row("requests sent in batch jobs", str(summary.judge["batch_requests"]))
+    if summary.judge.get("requests") or summary.judge.get("batch_requests"):
+        table.add_row("judge input tokens / cached by the provider", _tokens_row(summary.judge))
     Console(highlight=False).print(table)
     if summary.failure_reason:  # a line of its own: a table cell would cut it at the terminal's width
         Console(highlight=False).print(f"job {summary.job_status}: {terminal_safe(summary.failure_reason)}",
@@ -338,6 +404,12 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
         f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html, manifest.json)",
         markup=False,
     )
+
+
+def _tokens_row(counts: dict[str, int]) -> str:
+    """Input tokens and the provider's cached share; '—' for the cached count when the provider never said."""
+    cached = f"{counts.get('cached_input_tokens', 0)}" if counts.get("cached_input_reported") else "—"
+    return f"{counts.get('input_tokens', 0)} / {cached}"
 
 
 def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str | None) -> None:

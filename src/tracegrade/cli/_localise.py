@@ -32,6 +32,7 @@ __all__ = ["localise"]
 _LOCALISE = "Localisation"
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _OUTPUT = "Output"
+_BATCH = "Batch"
 
 
 @with_model_options(
@@ -54,6 +55,13 @@ def localise(
         bool, typer.Option("--no-cache", help="Do not read or write the cache.", rich_help_panel=_OUTPUT)
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.", rich_help_panel=_OUTPUT)] = False,
+    judge_batch: Annotated[bool, typer.Option(
+        "--judge-batch", help="Send the requests as provider batch jobs (--strategy all-at-once; batch.json in -o).",
+        rich_help_panel=_BATCH)] = False,
+    judge_batch_fallback: Annotated[str, typer.Option(
+        help="'online' sends the requests a batch could not answer online.", rich_help_panel=_BATCH)] = "none",
+    judge_batch_poll_seconds: Annotated[float, typer.Option(
+        help="Seconds between looks at the batches while waiting.", rich_help_panel=_BATCH)] = 30.0,
     *,
     parameters: dict[str, Any],
     defaulted: frozenset[str] = frozenset(),
@@ -85,6 +93,9 @@ def localise(
         for signum in _STOP_SIGNALS:  # Ctrl-C or SIGTERM: ask nothing more, keep what finished
             loop.add_signal_handler(signum, stop.set)
         try:
+            if judge_batch and target is not None:
+                return await _batch(inputs, options, target, chosen_id, output, cache_path, stop, quiet,
+                                    fallback=judge_batch_fallback, poll_seconds=judge_batch_poll_seconds)
             return await run_localise_job(inputs, options, target, job_id=chosen_id, meter_provider=meters,
                                           cache_path=cache_path, stop=stop)
         finally:
@@ -103,6 +114,23 @@ def localise(
         raise Interrupted(_kept(results, written, cache_path))
     if results.summary.failed:
         raise typer.Exit(int(ExitCode.OPERATIONAL))
+
+
+async def _batch(inputs: Any, options: LocaliseOptions, target: Any, job_id: str, output: Path,
+                 cache_path: Path | None, stop: Any, quiet: bool, *, fallback: str,
+                 poll_seconds: float) -> LocalisationResults:
+    """The localisation through batch jobs (all-at-once), progress on stderr."""
+    from tracegrade.atif import Exported, run_localise_batch
+    from tracegrade.cli._judge_modes import batch_options
+
+    batch = batch_options(fallback=fallback, export=None, imports=None, poll_seconds=poll_seconds,
+                          max_requests=50_000, max_bytes=200_000_000, window="24h")
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    outcome = await run_localise_batch(inputs, options, target, job_id=job_id, folder=output, cache_path=cache_path,
+                                       batch=batch, stop=stop,
+                                       report=lambda line: None if quiet else console.print(line, markup=False))
+    assert not isinstance(outcome, Exported)  # no export asked
+    return outcome
 
 
 def _kept(results: LocalisationResults, written: list[Path], cache_path: Path | None) -> str:

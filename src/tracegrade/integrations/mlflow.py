@@ -28,6 +28,7 @@ __all__ = [
     "METRIC_NAMES",
     "comparison_metrics",
     "default_tracking_uri",
+    "judge_token_metrics",
     "log_comparison",
     "log_run",
     "param_value",
@@ -77,7 +78,17 @@ def run_metrics(results: EvaluationResults) -> dict[str, float]:
     """The headline metrics that have a value (a null score is omitted, never turned into 0)."""
     summary = results.summary
     values = {name: getattr(summary, name) for name in METRIC_NAMES}
+    values |= judge_token_metrics(summary.judge)
     return {name: float(value) for name, value in values.items() if value is not None}
+
+
+def judge_token_metrics(counts: Mapping[str, int]) -> dict[str, float | None]:
+    """The judge's token counts: none without a judge request; cached input only when the provider reported it."""
+    if not counts.get("requests"):
+        return {}
+    reported = bool(counts.get("cached_input_reported"))
+    return {"judge_input_tokens": counts.get("input_tokens", 0), "judge_output_tokens": counts.get("output_tokens", 0),
+            "judge_cached_input_tokens": counts.get("cached_input_tokens", 0) if reported else None}
 
 
 def default_tracking_uri(environ: Mapping[str, str] | None = None) -> str:

@@ -19,10 +19,19 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from tracegrade.judge._batch_api import FINAL_STATUSES as FINAL_STATUSES
+    from tracegrade.judge._batch_api import BatchClient as BatchClient
+    from tracegrade.judge._batch_api import BatchInfo as BatchInfo
+    from tracegrade.judge._batch_api import batch_line as batch_line
+    from tracegrade.judge._batch_api import parse_line as parse_line
     from tracegrade.judge._cache import JudgeCache as JudgeCache
     from tracegrade.judge._cache import cache_key as cache_key
     from tracegrade.judge._cache import default_cache_path as default_cache_path
     from tracegrade.judge._client import MAX_RESPONSE_BYTES as MAX_RESPONSE_BYTES
+    from tracegrade.judge._costing import PrefixCacheModel as PrefixCacheModel
+    from tracegrade.judge._costing import Prices as Prices
+    from tracegrade.judge._costing import estimate_tokens as estimate_tokens
+    from tracegrade.judge._costing import prompt_bytes as prompt_bytes
     from tracegrade.judge._extract import extract_json_object as extract_json_object
     from tracegrade.judge._extract import protocol_error as protocol_error
     from tracegrade.judge._judge import PROTOCOL_ERROR_CODES as PROTOCOL_ERROR_CODES

@@ -28,7 +28,7 @@ from tracegrade.judge._settings import Endpoint, JudgeSettings, ResponseFormat
 from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry
 from tracegrade.judge._transport import failure_code, new_session, route_for, tls_context
 
-__all__ = ["MAX_RESPONSE_BYTES", "ChatClient"]
+__all__ = ["MAX_RESPONSE_BYTES", "ChatClient", "record_usage"]
 
 logger = logging.getLogger("tracegrade.judge")
 
@@ -178,6 +178,18 @@ class ChatClient:
                 self._stats.retries += 1
                 attempt += 1
 
+    def body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The body of ``request`` as the next attempt would send it."""
+        return orjson.loads(self._body(request, self.uses_schema))  # type: ignore[no-any-return]
+
+    def read(self, body: bytes) -> ChatReply:
+        """A chat-completions body answered elsewhere (a batch), its usage counted as an attempt's."""
+        if len(body) > MAX_RESPONSE_BYTES:
+            raise protocol_error("response_too_large", f"the body exceeds {MAX_RESPONSE_BYTES} bytes")
+        reply = parse_chat_body(body)
+        record_usage(self._stats, self._telemetry, reply)
+        return reply
+
     async def aclose(self) -> None:
         """Close the pooled connections (a later request opens a new session)."""
         session, self._http = self._http, None
@@ -206,9 +218,7 @@ class ChatClient:
         if answer.too_large:
             raise protocol_error("response_too_large", f"the body exceeds {MAX_RESPONSE_BYTES} bytes")
         reply = parse_chat_body(answer.body)
-        self._stats.input_tokens += reply.input_tokens
-        self._stats.output_tokens += reply.output_tokens
-        self._telemetry.tokens(reply.input_tokens, reply.output_tokens)
+        record_usage(self._stats, self._telemetry, reply)
         return reply
 
     def _spend_budget(self) -> None:
@@ -283,6 +293,17 @@ class ChatClient:
         base = min(self._settings.options.judge_initial_backoff_seconds * 2.0 ** (attempt - 1), MAX_BACKOFF_SECONDS)
         delay = base * self._random.uniform(0.5, 1.0)
         return max(delay, retry_after) if retry_after is not None else delay
+
+
+def record_usage(stats: JudgeStats, telemetry: JudgeTelemetry, reply: ChatReply) -> None:
+    """Count the tokens one answer reports, cached input tokens included when the provider says."""
+    stats.input_tokens += reply.input_tokens
+    stats.output_tokens += reply.output_tokens
+    cached = reply.cached_input_tokens
+    if cached is not None:
+        stats.cached_input_tokens += cached
+        stats.cached_input_reported += 1
+    telemetry.tokens(reply.input_tokens, reply.output_tokens, cached or 0)
 
 
 def _without_system(messages: tuple[dict[str, str], ...]) -> list[dict[str, str]]:

@@ -25,6 +25,7 @@ __all__ = [
     "AMBIGUOUS_ANSWER",
     "DUPLICATE_KEY",
     "ChatReply",
+    "cached_tokens",
     "extract_json_object",
     "extract_verdict",
     "json_objects",
@@ -64,6 +65,9 @@ class ChatReply:
     content: str
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int | None = None
+    """Input tokens the provider served from its prompt cache (``usage.prompt_tokens_details.cached_tokens``,
+    or ``cache_read_input_tokens`` through an Anthropic-compatible gateway); None when it did not say."""
     logprobs: tuple[dict[str, Any], ...] | None = None
     """``choices[0].logprobs.content`` when the server sent it: per answer token ``token``,
     ``logprob`` and ``top_logprobs`` (a list of ``{"token", "logprob"}``), malformed entries dropped."""
@@ -89,7 +93,8 @@ def parse_chat_body(body: bytes) -> ChatReply:
     if content is None:
         raise protocol_error("schema_violation", "no choices[0].message.content string")
     input_tokens, output_tokens = _usage(document)
-    return ChatReply(content, input_tokens, output_tokens, _logprobs(document))
+    return ChatReply(content, input_tokens, output_tokens, logprobs=_logprobs(document),
+                     cached_input_tokens=cached_tokens(document))
 
 
 def json_objects(text: str) -> list[dict[str, Any]]:
@@ -243,6 +248,19 @@ def _usage(document: dict[str, Any]) -> tuple[int, int]:
     if not isinstance(usage, dict):
         return 0, 0
     return _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+
+
+def cached_tokens(document: dict[str, Any]) -> int | None:
+    """The cached input tokens a chat-completions body reports, or None when it reports none."""
+    usage = document.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    details = usage.get("prompt_tokens_details")
+    for value in (details.get("cached_tokens") if isinstance(details, dict) else None,
+                  usage.get("cache_read_input_tokens")):
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
 
 
 def _count(value: Any) -> int:

@@ -132,6 +132,43 @@ class Judge:
             self._cache.put(key, request.purpose, result.to_json())
         return result
 
+    def request_key(self, request: JudgeRequest) -> str:
+        """The request's cache key (the same whether or not a cache is open): what identifies it in a batch."""
+        return self._cache_key(request)
+
+    def cached(self, request: JudgeRequest, parse: Callable[[dict[str, Any]], R], *, count: bool = True) -> R | None:
+        """The cached validated answer to ``request``, or None (counted as a cache hit or miss when ``count``)."""
+        hits, misses = self.stats.cache_hits, self.stats.cache_misses
+        found = self._lookup(self._cache_key(request) if self._cache is not None else None, parse)
+        if not count:
+            self.stats.cache_hits, self.stats.cache_misses = hits, misses
+        return found
+
+    def chat_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The chat-completions body :meth:`ask` would send for ``request`` (a batch line's ``body``)."""
+        return self._client.body(request)
+
+    def accept(self, key: str, purpose: str, parse: Callable[[dict[str, Any]], R], body: bytes) -> R:
+        """Read a chat-completions ``body`` answered elsewhere (a batch job) as :meth:`ask` reads its own.
+
+        ``key`` is the request's :meth:`request_key`. The usage is counted, the verdict extracted and validated,
+        then stored in the cache under ``key``.
+
+        Raises:
+            JudgeError: a protocol code, counted as :meth:`ask` counts it.
+        """
+        try:
+            reply = self._client.read(body)
+            result = extract_verdict(reply.content, parse, _same_reply)
+        except JudgeError as error:
+            if error.code in PROTOCOL_ERROR_CODES:
+                self.stats.protocol_errors += 1
+                self._telemetry.protocol_error(error.code)
+            raise
+        if self._cache is not None:
+            self._cache.put(key, purpose, result.to_json())
+        return result
+
     def _cache_key(self, request: JudgeRequest) -> str:
         if request.seed is None:
             return self._keys.key(request)

@@ -55,6 +55,8 @@ class ScriptedReply:
     """Seconds between the 16-byte pieces the answer is sent in (0: all at once)."""
     usage: tuple[int, int] | None = (100, 20)
     """Prompt and completion tokens reported in ``usage``."""
+    cached_tokens: int | None = None
+    """Prompt tokens reported as served from the prompt cache (``usage.prompt_tokens_details.cached_tokens``)."""
 
     @classmethod
     def answer(cls, obj: Any, **kwargs: Any) -> ScriptedReply:

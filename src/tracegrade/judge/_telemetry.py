@@ -35,8 +35,14 @@ class JudgeStats:
     """Calls refused because ``max_judge_requests`` was spent."""
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
+    """Input tokens the provider says it served from its prompt cache (part of ``input_tokens``)."""
+    cached_input_reported: int = 0
+    """Answers whose usage said how many input tokens were cached (0: the provider never said)."""
     cache_hits: int = 0
     cache_misses: int = 0
+    batch_requests: int = 0
+    """Requests sent in provider batch jobs (``--judge-batch``; not counted in ``requests``)."""
 
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict (for run metadata and reports)."""
@@ -72,6 +78,7 @@ class JudgeTelemetry:
             self._base[f"{prefix}.scoring_mode"] = scoring_mode
         self._input = {**self._base, "token.type": "input"}  # built once: recorded on every call
         self._output = {**self._base, "token.type": "output"}
+        self._cached = {**self._base, "token.type": "cached_input"}
         self._latency = meter.create_histogram(f"{prefix}.judge.call.latency", unit="ms",
                                                description="Latency of one judge HTTP attempt")
         self._count = meter.create_counter(f"{prefix}.judge.call.count", unit="{call}",
@@ -101,12 +108,14 @@ class JudgeTelemetry:
         """Record a 2xx answer whose body was unusable."""
         self._protocol.add(1, {**self._base, "error.type": code})
 
-    def tokens(self, input_tokens: int, output_tokens: int) -> None:
-        """Record token usage reported by the judge."""
+    def tokens(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0) -> None:
+        """Record token usage reported by the judge (cached input tokens are also counted as input)."""
         if input_tokens:
             self._tokens.add(input_tokens, self._input)
         if output_tokens:
             self._tokens.add(output_tokens, self._output)
+        if cached_input_tokens:
+            self._tokens.add(cached_input_tokens, self._cached)
 
 
 def configure_meter_provider(

@@ -304,6 +304,8 @@ def _reply_body(reply: ScriptedReply, request_body: bytes) -> bytes:
         prompt, completion = reply.usage
         document["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
                              "total_tokens": prompt + completion}
+        if reply.cached_tokens is not None:
+            document["usage"]["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
     return orjson.dumps(document)
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -17,16 +18,12 @@ from evalhub.models.atif import (
     ToolCall,
 )
 
-from tracegrade.atif.asking._evidence import build_evidence, project_step
+from tracegrade.atif.asking._evidence import TASK_MARKER, Evidence, Frames, build_evidence, project_step
 from tracegrade.atif.asking._prompts import score_request
 from tracegrade.errors import ConfigError, JudgeError
 from tracegrade.rubric import Rubric
 
 from .conftest import agent_step
-
-
-def doc(payload: bytes) -> dict[str, Any]:
-    return json.loads(payload)
 
 
 def test_projection_keeps_what_the_judge_needs() -> None:
@@ -70,44 +67,75 @@ def test_subagent_references_are_kept_without_extras() -> None:
         {"trajectory_id": "sub-1", "trajectory_path": "sub.json"}]
 
 
+def steps(evidence: Evidence) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in evidence.steps]
+
+
 def test_evidence_carries_every_part() -> None:
     parent = agent_step(7, "delegating to a helper")
     evidence = build_evidence("the task", [{"type": "function"}], [agent_step(1)], agent_step(2), parent, 65536)
-    d = doc(evidence.payload)
-    assert d["task"] == "the task"
-    assert d["tool_definitions"] == [{"type": "function"}]
-    assert [h["step_id"] for h in d["history"]] == [1]
-    assert d["current_step"]["step_id"] == 2
-    assert d["delegation"]["step_id"] == 7
-    assert (d["history_omitted"], evidence.omitted_history) == (0, 0)
+    assert json.loads(evidence.task) == "the task"
+    assert json.loads(evidence.tools) == [{"type": "function"}]
+    assert [s["step_id"] for s in steps(evidence)] == [1, 2]  # the history, then the current step last
+    assert json.loads(evidence.current)["step_id"] == 2
+    assert evidence.delegation is not None and json.loads(evidence.delegation)["step_id"] == 7
+    assert evidence.omitted_history == 0
 
 
 def test_serialisation_is_deterministic() -> None:
-    def make() -> bytes:
-        return build_evidence("t", [{"b": 1, "a": 2}], [agent_step(1)], agent_step(2), None, 65536).payload
+    def make() -> Evidence:
+        return build_evidence("t", [{"b": 1, "a": 2}], [agent_step(1)], agent_step(2), None, 65536)
     assert make() == make()
-    assert make().index(b'"a"') < make().index(b'"b"')
+    assert make().tools.index('"a"') < make().tools.index('"b"')
+
+
+def test_a_step_reads_the_same_as_the_current_step_and_as_history() -> None:
+    trajectory = [agent_step(i, f"step {i}") for i in range(1, 6)]
+    frames: Frames = {}
+    lines = [build_evidence("t", None, trajectory[:k], trajectory[k], None, 65536, frames=frames).steps
+             for k in range(len(trajectory))]
+    for k in range(1, len(lines)):
+        assert lines[k][:-1] == lines[k - 1]  # each request's steps extend the previous request's
+
+
+def test_the_task_is_sent_once() -> None:
+    first = Step(step_id=1, source="user", message="List the files")
+    evidence = build_evidence("List the files", None, [first], agent_step(2), None, 65536)
+    assert json.loads(evidence.steps[0])["message"] == TASK_MARKER
+    other = Step(step_id=1, source="user", message="Something else")
+    assert json.loads(build_evidence("List the files", None, [other], agent_step(2), None, 65536).steps[0])[
+        "message"] == "Something else"
 
 
 def test_oldest_history_is_dropped_first_and_counted() -> None:
     history = [agent_step(i, f"step {i} " + "x" * 400) for i in range(1, 21)]
     evidence = build_evidence("t", None, history, agent_step(21), None, 4096)
-    d = doc(evidence.payload)
-    kept = [h["step_id"] for h in d["history"]]
+    kept = [s["step_id"] for s in steps(evidence)][:-1]
     assert kept == list(range(21 - len(kept), 21))
     assert 0 < len(kept) < 20
-    assert evidence.omitted_history == 20 - len(kept) == d["history_omitted"]
-    history_bytes = len(json.dumps(d["history"], separators=(",", ":"))) + len(json.dumps(d["current_step"]))
-    assert history_bytes <= 4096 // 2
+    assert evidence.omitted_history == 20 - len(kept)
+    assert sum(len(line) + 1 for line in evidence.steps) <= 4096 // 2
+
+
+def test_history_is_dropped_in_blocks_so_the_kept_history_stays_put() -> None:
+    trajectory = [agent_step(i, f"step {i} " + "x" * 300) for i in range(1, 80)]
+    frames: Frames = {}
+    built = [build_evidence("t", None, trajectory[:k], trajectory[k], None, 16384, frames=frames)
+             for k in range(len(trajectory))]
+    omitted = [e.omitted_history for e in built]
+    assert omitted == sorted(omitted) and omitted[-1] > 0  # oldest first, never taken back
+    moves = sum(1 for a, b in itertools.pairwise(omitted) if a != b)
+    assert moves <= len(built) // 5  # one frame at a time would move the window with almost every request
+    assert all(b - a > 1 for a, b in itertools.pairwise(omitted) if a != b)  # blocks, not frames
 
 
 def test_history_before_a_context_replace_boundary_is_not_context() -> None:
     boundary = Step(step_id=3, source="system", message="summary of earlier work",
                     extra={"context_management": {"type": "compaction", "boundary": "replace"}})
     history = [agent_step(1), agent_step(2), boundary, agent_step(4)]
-    d = doc(build_evidence("t", None, history, agent_step(5), None, 65536).payload)
-    assert [h["step_id"] for h in d["history"]] == [3, 4]
-    assert d["history_omitted"] == 0
+    evidence = build_evidence("t", None, history, agent_step(5), None, 65536)
+    assert [s["step_id"] for s in steps(evidence)] == [3, 4, 5]
+    assert evidence.omitted_history == 0
 
 
 @pytest.mark.parametrize("part", ["task", "current", "delegation"])
@@ -134,22 +162,11 @@ def test_budget_below_the_minimum_is_a_config_error() -> None:
 
 
 def test_reference_answer_is_evidence_and_must_fit() -> None:
-    d = doc(build_evidence("t", None, [], agent_step(1), None, 4096, reference="42").payload)
-    assert d["reference_answer"] == "42"
+    evidence = build_evidence("t", None, [], agent_step(1), None, 4096, reference="42")
+    assert evidence.reference is not None and json.loads(evidence.reference) == "42"
     with pytest.raises(JudgeError) as caught:
         build_evidence("t", None, [], agent_step(1), None, 4096, reference="r" * 3000)
     assert caught.value.code == "context_overflow"
-
-
-def test_a_history_frame_that_fits_the_room_exactly_is_kept() -> None:
-    from tracegrade.atif.asking._evidence import _fit_history
-    from tracegrade.judge import dumps
-
-    history = [agent_step(1, "older"), agent_step(2, "newer")]
-    sizes = [len(dumps(project_step(step))) + 1 for step in history]  # each frame and its separator
-    assert _fit_history(history, sum(sizes), {}) == ([project_step(s) for s in history], 0)
-    assert _fit_history(history, sum(sizes) - 1, {}) == ([project_step(history[1])], 1)
-    assert _fit_history(history, sizes[1], {}) == ([project_step(history[1])], 1)
 
 
 @pytest.mark.parametrize("budget", [65536, 2048])  # the whole history, and only its newest steps
@@ -165,11 +182,23 @@ def test_history_frames_kept_by_the_caller_give_the_same_evidence_with_one_proje
     projected: list[int] = []
     project = _evidence.project_step
     monkeypatch.setattr(_evidence, "project_step", lambda step: projected.append(id(step)) or project(step))
-    frames: dict[int, tuple[dict[str, Any], int]] = {}
+    frames: Frames = {}
     kept = [build_evidence("t", None, steps[:k], steps[k], None, budget, frames=frames) for k in range(len(steps))]
-    assert [e.payload for e in kept] == [e.payload for e in fresh]
+    assert kept == fresh
     assert any(e.omitted_history for e in fresh) is (budget == 2048)  # the small budget drops older steps
     # each step is projected once, as the current step, and its frame kept for the later steps that show it
-    # (without frames: once more per later step)
     assert sorted(projected) == sorted(id(step) for step in steps) and len(frames) == len(steps)
-    assert all(frames[id(step)] == (project(step), len(orjson.dumps(project(step))) + 1) for step in steps)
+    assert all(frames[id(step)][0] == project(step) for step in steps)
+    assert all(frames[id(step)][1] == orjson.dumps(project(step), option=orjson.OPT_SORT_KEYS).decode()
+               for step in steps)
+
+
+def test_a_history_that_fits_the_room_exactly_is_kept() -> None:
+    from tracegrade.atif.asking._evidence import _fit_history
+
+    history = [agent_step(1, "older"), agent_step(2, "newer")]
+    sizes = [len(orjson.dumps(project_step(step), option=orjson.OPT_SORT_KEYS)) + 1 for step in history]
+    block = 1 << 20  # one block: only the whole history or the newest steps that fit
+    assert _fit_history(history, sum(sizes), block, "t", {})[1] == 0
+    assert _fit_history(history, sum(sizes) - 1, block, "t", {})[1] == 1
+    assert _fit_history(history, sizes[1] - 1, block, "t", {})[1] == 2

@@ -12,7 +12,7 @@ import pytest
 
 from tests.atif.helpers import write
 from tests.atif.localising.plant import accurate, document, planted_answer, planted_tree, steps
-from tests.atif.scripted import scripted_answer
+from tests.atif.scripted import current_message, scripted_answer
 from tracegrade.atif import (
     EvaluationResults,
     JobContext,
@@ -84,7 +84,7 @@ def test_one_failing_repeat_fails_the_trajectory_with_its_code(tmp_path: Path) -
 
 def test_the_document_records_the_prompt_and_the_judge_but_no_secret(tmp_path: Path) -> None:
     results = localise(folder(tmp_path), FakeJudge(planted), strategy=Strategy.STEP_BY_STEP)
-    assert results.provenance["prompt_version"] == "atif-localise-v1" and results.provenance["judge"]["model"] == "fake"
+    assert results.provenance["prompt_version"] == "atif-localise-v2" and results.provenance["judge"]["model"] == "fake"
     assert results.summary.trajectories == 3 and results.summary.localised == 3
     assert results.summary.calls == sum(t.calls for t in results.trajectories) == results.summary.judge["requests"]
     assert [t.selected for t in results.trajectories] == ["every root (no judge run)"] * 3
@@ -98,7 +98,7 @@ def judged(path: Path, scores: dict[str, float]) -> EvaluationResults:
 
     def answer(request: JudgeRequest) -> dict[str, Any]:
         prompt = request.messages[-1]["content"]
-        current = prompt[prompt.rfind('"current_step":'):prompt.rfind('"delegation":')]
+        current = current_message(prompt)
         score = scores["plant"] if "DECISIVE" in current else scores["other"]
         return scripted_answer({"messages": list(request.messages)}, score=score)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ def line(tmp_path: Path, n: int, filler: int = 0) -> Timeline:
 
 def test_each_question_has_its_own_template_hash_and_the_version() -> None:
     hashes = {template_hash(q) for q in ("localise_all", "localise_step", "localise_half")}
-    assert len(hashes) == 3 and LOCALISE_PROMPT_VERSION == "atif-localise-v1"
+    assert len(hashes) == 3 and LOCALISE_PROMPT_VERSION == "atif-localise-v2"
 
 
 def test_all_at_once_shows_every_step_and_the_reference_only_when_given(tmp_path: Path) -> None:
@@ -65,3 +66,13 @@ def test_binary_search_shortens_views_only_when_needed_and_keeps_their_start(tmp
     assert MARK in record["first_half"][1]["excerpt"]  # the start of each step survives
     with pytest.raises(JudgeError, match="even shortened"):
         shorten([{"ref": "T0.1", "agent": "a", "message": "x" * 1000}] * 10, 2000)
+
+
+def test_step_by_step_questions_of_a_tree_share_all_but_their_newest_step(tmp_path: Path) -> None:
+    tl = line(tmp_path, 8)
+    texts = [step_by_step_request("the task", None, tl.steps[:k], tl.steps[k], 65536)[0].messages[-1]["content"]
+             for k in range(1, 8)]
+    for earlier, later in itertools.pairwise(texts):
+        shared = earlier[: earlier.index(',"current_step":')].removesuffix("]")
+        assert later.startswith(shared)  # the task, then every earlier step in order, before what changes
+        assert len(shared) > 0.5 * len(earlier)

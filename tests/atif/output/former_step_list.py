@@ -23,6 +23,8 @@ _STEP_NOTES = {
     StepStatus.COPIED_CONTEXT: "Copied context: a replay of earlier context, kept but not scored and not counted.",
     StepStatus.NOT_RUN: "Not scored: never sent to the judge (its node failed or was not scored, or the run stopped).",
     StepStatus.FAILED: "Not scored: the judge gave no usable answer; see the error code.",
+    StepStatus.EVIDENCE_ONLY: "Evidence only: a user or system frame, shown to the judge but not scored "
+    "(--scored-frames agent).",  # a status added later: its note, as the step list renders it
 }
 
 

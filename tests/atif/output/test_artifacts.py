@@ -47,7 +47,7 @@ def test_artifacts_validate_and_round_trip(results: EvaluationResults, tmp_path:
         jsonschema.validate(orjson.loads(paths[f"{name}.json"].read_bytes()), schema)
     assert read_results(tmp_path / "run") == results
     parameters = results.parameters
-    assert parameters.atif_prompt_version == "atif-context-v3" and parameters.atif_scored_frames == "all"
+    assert parameters.atif_prompt_version == "atif-context-v4" and parameters.atif_scored_frames == "all"
     assert parameters.atif_judge == "scripted" and parameters.atif_complete is True
 
 

@@ -26,7 +26,7 @@ _CHANGED: dict[str, Any] = {
     "atif_prompt_version": "atif-context-v2", "judge_repeats": 3, "max_context_bytes": 1000,
     "scoring_mode": ScoringMode.CUSTOM, "benchmark_name": "terminal-bench", "reference_rubric": "strict",
     "atif_criteria_source": "custom", "subagent_aggregation": SubagentAggregation.SEPARATE, "completion_threshold": 0.9,
-    "failure_threshold": 0.1, "atif_scored_frames": "agent_only", "atif_copied_context": "scored",
+    "failure_threshold": 0.1, "atif_scored_frames": "agent", "atif_copied_context": "scored",
 }
 """A different value for every run-level guarded field."""
 

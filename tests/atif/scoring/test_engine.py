@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.atif.delayed import marker_judge
+from tests.atif.delayed import marker_answer, marker_judge
 from tests.atif.scripted import CUSTOM, marker_rule, trajectory, write
 from tracegrade.atif import EvaluationResults, JobContext, ScoringEngine, parse_parameters, score_paths
 from tracegrade.atif.scoring._records import NodeStatusCode
@@ -297,3 +297,23 @@ def test_each_judged_step_is_projected_once_for_its_evidence_and_its_reviewer_co
     assert len(steps) == 4 and all(s.content is not None and s.content.message for s in steps)
     # each step once as the current step; its delegation (parent step 2) once more for the child's evidence
     assert len(projected) == len(steps) + 2 and len(set(projected)) == len(steps)
+
+
+def test_scored_frames_agent_scores_agent_steps_only_and_keeps_the_others_as_evidence(tmp_path: Path) -> None:
+    # step 1 is the user's task (0.1), steps 2 and 3 the agent's (0.8, 0.6)
+    write(tmp_path / "t.json", trajectory("SCORE:0.1 task", "SCORE:0.8", "SCORE:0.6"))
+    seen: list[str] = []
+
+    def recording(request: Any) -> Any:
+        seen.append(request.messages[-1]["content"])
+        return marker_answer(request)
+
+    everything = run([tmp_path])
+    agent_only = run([tmp_path], judge=FakeJudge(recording), scored_frames="agent")
+    assert everything.summary.atif_overall_score == pytest.approx(0.5)
+    assert agent_only.summary.atif_overall_score == pytest.approx(0.7)  # the user frame is out of the mean
+    steps = agent_only.nodes[0].steps
+    assert [s.status.value for s in steps] == ["evidence_only", "scored", "scored"]
+    assert (agent_only.parameters.atif_scored_frames, everything.parameters.atif_scored_frames) == ("agent", "all")
+    assert agent_only.provenance["scored_frames"] == "agent"
+    assert len(seen) == 2 and all('"source":"user"' in prompt for prompt in seen)  # shown as history

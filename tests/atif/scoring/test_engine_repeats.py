@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.atif.scripted import CUSTOM, scripted_answer, trajectory, write
+from tests.atif.scripted import CUSTOM, current_message, scripted_answer, trajectory, write
 from tracegrade.atif import EvaluationResults, JobContext, StepStatus, parse_parameters, score_paths
 from tracegrade.atif.output._artifacts import write_artifacts
 from tracegrade.atif.output._merge import merge_results
@@ -20,15 +20,13 @@ from tracegrade.judge import Judge, JudgeCache, JudgeRequest, JudgeSettings, cac
 from tracegrade.judge.testing import FakeJudge, ScriptedJudgeServer, ScriptedReply
 from tracegrade.runs import Shard
 
-_CURRENT = re.compile(r'"current_step":\{[^{}]*?"message":"([^"]*)"')
 _TRUE = re.compile(r"TRUE:([0-9.]+)")
 NOISE = {None: -0.1, repeat_seed(None, 1): 0.0, repeat_seed(None, 2): 0.1}
 """The scripted judge's error by request seed: verdicts t - 0.1, t, t + 0.1 around the true score t."""
 
 
 def noisy_answer(request: JudgeRequest) -> dict[str, Any] | Exception:
-    current = _CURRENT.search(request.messages[-1]["content"])
-    message = current.group(1) if current else ""
+    message = current_message(request.messages[-1]["content"])
     if request.purpose == "categorize":
         return {"category": "reasoning_failure", "rationale": "scripted"}
     true = float(_TRUE.findall(message)[0])

@@ -1,13 +1,21 @@
-"""Evidence for one judge request, projected and fitted into a byte budget.
+"""Evidence for one judge request, projected and fitted into a byte budget, laid out for a prefix cache.
 
-Half of ``max_context_bytes`` holds the current step plus as much recent history as fits
-(oldest frames go first, and how many went is kept). The other half is left for the task,
-tool definitions, delegation evidence, criteria and instructions. Required evidence that does
-not fit is an error (``context_overflow``), never silently clipped.
+Half of ``max_context_bytes`` holds the steps: the kept history, oldest first, then the current step
+as the last one. The other half is left for the task, tool definitions, delegation evidence, criteria
+and instructions. Required evidence that does not fit is an error (``context_overflow``), never
+silently clipped.
+
+Every step is one line of canonical JSON, the same line whether it is the step under judgement or a
+history step of a later request: the request for step ``k + 1`` then starts with the whole request for
+step ``k`` up to that step's line, which a provider's prefix cache serves. History is dropped oldest
+first in blocks (a new block starts each time the history since the last ``replace`` boundary passes a
+multiple of a quarter of the budget), so the kept history, and with it the prefix, stays put for many
+steps instead of moving with every request. How many older steps were left out is kept per request.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -18,24 +26,48 @@ from tracegrade.judge import MIN_CONTEXT_BYTES, context_overflow, dumps
 if TYPE_CHECKING:
     from tracegrade.atif.reading._models import ContentPart, ObservationResult, Step
 
-__all__ = ["Evidence", "build_evidence", "project_step"]
+__all__ = ["TASK_MARKER", "Evidence", "Frames", "build_evidence", "embedded", "project_step"]
+
+TASK_MARKER = "[the task, given above]"
+"""Stands for a user message that repeats the task word for word (the task is sent once)."""
+
+Frames = dict[int, tuple[dict[str, Any], str, int]]
+"""Each step's projection, its line as the judge reads it and that line's size in bytes (its newline
+included), by ``id`` of the step."""
 
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """Serialised evidence for one step, ready to embed in a judge request."""
+    """The evidence for one step, each part serialised, ready to embed in a judge request."""
 
-    payload: bytes
-    """Canonical JSON (sorted keys) of task, tools, history, current step and delegation."""
+    task: str
+    """The task as a JSON string."""
+    tools: str
+    """The tool definitions as a JSON list."""
+    delegation: str | None
+    """For a subagent, the parent step that handed it the work (one step line)."""
+    reference: str | None
+    """Reference mode: the expected answer as a JSON string."""
+    steps: tuple[str, ...]
+    """The kept history, oldest first, then the current step: one line of JSON each."""
     omitted_history: int
-    """History frames dropped (oldest first) to fit the budget."""
+    """History steps dropped (oldest first) to fit the budget."""
     max_context_bytes: int
     """Budget the complete request must also respect."""
 
     @property
-    def text(self) -> str:
-        """The payload as text."""
-        return self.payload.decode()
+    def current(self) -> str:
+        """The line of the step under judgement (the last one)."""
+        return self.steps[-1]
+
+
+def embedded(json_text: str) -> str:
+    r"""JSON text safe to place between a prompt's ``<tag>`` delimiters.
+
+    ``</`` can only occur inside JSON strings, where ``<\/`` is an equivalent escape; so content
+    cannot close a delimiter early and pose as instructions outside the data.
+    """
+    return json_text.replace("</", "<\\/")
 
 
 def project_step(step: Step) -> dict[str, Any]:
@@ -69,7 +101,7 @@ def build_evidence(
     max_context_bytes: int,
     *,
     reference: str | None = None,
-    frames: dict[int, tuple[dict[str, Any], int]] | None = None,
+    frames: Frames | None = None,
 ) -> Evidence:
     """Project and fit the evidence for judging ``current``.
 
@@ -82,9 +114,9 @@ def build_evidence(
         delegation: For a subagent, the parent step that delegated to it.
         max_context_bytes: Byte budget of the complete request.
         reference: Reference mode: the expected answer, sent as untrusted evidence.
-        frames: Each step's projection and its size as a history frame, by ``id`` of the step, kept by a
-            caller that judges several steps of the same trajectory (each is projected once, not once per
-            later step); the current step's is added. The caller keeps the steps alive for as long as the dict.
+        frames: Each step's projection and line, kept by a caller that judges several steps of the same
+            trajectory (each is projected once, not once per later step); the current step's is added. The
+            caller keeps the steps alive for as long as the dict.
 
     Raises:
         ConfigError: when ``max_context_bytes`` is below the minimum.
@@ -92,69 +124,82 @@ def build_evidence(
     """
     if max_context_bytes < MIN_CONTEXT_BYTES:
         raise ConfigError(f"max_context_bytes: must be >= {MIN_CONTEXT_BYTES}")
-    step_budget = max_context_bytes // 2
-    current_view, current_size, delegation_view = _required(task, current, delegation, reference, step_budget,
-                                                            max_context_bytes - step_budget)
     frames = {} if frames is None else frames
-    frames.setdefault(id(current), (current_view, current_size + 1))  # the frame it is when a later step is judged
-    kept, omitted = _fit_history(_after_boundary(history, current), step_budget - current_size, frames)
-    document = {
-        "task": task,
-        "tool_definitions": list(tool_definitions or []),
-        "history": kept,
-        "history_omitted": omitted,
-        "current_step": current_view,
-        "delegation": delegation_view,
-    }
+    step_budget = max_context_bytes // 2
+    other_budget = max_context_bytes - step_budget
+    current_line, current_size = _frame(current, task, frames)[1:]
+    if current_size > step_budget:
+        raise context_overflow("the current step", current_size, step_budget)
+    task_text = embedded(dumps(task).decode())
+    _check("the task", task_text, other_budget)
+    delegation_line = None
+    if delegation is not None:
+        delegation_line = embedded(dumps(project_step(delegation)).decode())
+        _check("the delegation evidence", delegation_line, other_budget)
+    reference_text = None
     if reference is not None:
-        document["reference_answer"] = reference
-    payload = dumps(document)
-    if len(payload) > max_context_bytes:
-        raise context_overflow("the evidence", len(payload), max_context_bytes)
-    return Evidence(payload, omitted, max_context_bytes)
+        reference_text = embedded(dumps(reference).decode())
+        _check("the reference answer", reference_text, other_budget)
+    context = _after_boundary(history, current)
+    kept, omitted = _fit_history(context, step_budget - current_size, max(step_budget // 2, 1), task, frames)
+    tools = embedded(dumps(list(tool_definitions or [])).decode())
+    evidence = Evidence(task_text, tools, delegation_line, reference_text, (*kept, current_line), omitted,
+                        max_context_bytes)
+    size = evidence_size(evidence)
+    if size > max_context_bytes:
+        raise context_overflow("the evidence", size, max_context_bytes)
+    return evidence
 
 
-def _required(task: str, current: Step, delegation: Step | None, reference: str | None, step_budget: int,
-              other_budget: int) -> tuple[dict[str, Any], int, dict[str, Any] | None]:
-    """Project and size-check what must fit: the current step in its half, the rest in the other.
-
-    Returns the current step's projection and its size, and the delegation's projection.
-    """
-    current_view = project_step(current)
-    current_size = _require("the current step", current_view, step_budget)
-    _require("the task", task, other_budget)
-    delegation_view = project_step(delegation) if delegation is not None else None
-    _require("the delegation evidence", delegation_view, other_budget)
-    if reference is not None:
-        _require("the reference answer", reference, other_budget)
-    return current_view, current_size, delegation_view
+def evidence_size(evidence: Evidence) -> int:
+    """Bytes of the evidence's parts together (what the request must hold besides its instructions)."""
+    parts = [evidence.task, evidence.tools, evidence.delegation or "", evidence.reference or "", *evidence.steps]
+    return sum(len(part.encode()) + 1 for part in parts)
 
 
-def _require(what: str, value: Any, limit: int) -> int:
-    """The size of ``value`` as JSON, which must be at most ``limit``."""
-    size = len(dumps(value))
+def _check(what: str, text: str, limit: int) -> None:
+    size = len(text.encode())
     if size > limit:
         raise context_overflow(what, size, limit)
-    return size
 
 
-def _fit_history(history: Sequence[Step], room: int,
-                 frames: dict[int, tuple[dict[str, Any], int]]) -> tuple[list[dict[str, Any]], int]:
-    """Keep the newest frames that fit in ``room`` bytes; report how many older ones were dropped."""
-    kept: list[dict[str, Any]] = []
+def _frame(step: Step, task: str, frames: Frames) -> tuple[dict[str, Any], str, int]:
+    """The step's projection, its line and the line's size, projected once per ``frames``."""
+    frame = frames.get(id(step))
+    if frame is None:
+        view = project_step(step)
+        shown = {**view, "message": TASK_MARKER} if step.source == "user" and view["message"] == task else view
+        line = embedded(dumps(shown).decode())
+        frame = frames[id(step)] = (view, line, len(line.encode()) + 1)  # one newline after each line
+    return frame
+
+
+def _fit_history(history: Sequence[Step], room: int, block: int, task: str,
+                 frames: Frames) -> tuple[list[str], int]:
+    """The history lines kept in ``room`` bytes, and how many older steps were dropped.
+
+    The kept history starts at the oldest block start whose history fits; a block starts at the step where
+    the running size of the history crosses a multiple of ``block`` bytes. Only when no block start fits
+    does it start at the oldest step that does.
+    """
+    sizes = [_frame(step, task, frames)[2] for step in history]
+    before = list(itertools.accumulate(sizes, initial=0))  # bytes of history ahead of each step
+    chosen = next((index for index in range(len(sizes))
+                   if before[-1] - before[index] <= room
+                   and (index == 0 or before[index] // block != before[index - 1] // block)),
+                  None)
+    start = chosen if chosen is not None else _oldest_fitting(sizes, room)
+    return [_frame(step, task, frames)[1] for step in history[start:]], start
+
+
+def _oldest_fitting(sizes: list[int], room: int) -> int:
+    """The oldest start from which the newest steps fit in ``room`` bytes."""
     used = 0
-    for step in reversed(history):
-        frame = frames.get(id(step))
-        if frame is None:
-            view = project_step(step)
-            frame = frames[id(step)] = (view, len(dumps(view)) + 1)  # one separator comma per frame
-        view, size = frame
-        if used + size > room:
-            break
-        kept.append(view)
-        used += size
-    kept.reverse()
-    return kept, len(history) - len(kept)
+    for index in range(len(sizes) - 1, -1, -1):
+        if used + sizes[index] > room:
+            return index + 1
+        used += sizes[index]
+    return 0
 
 
 def _after_boundary(history: Sequence[Step], current: Step) -> Sequence[Step]:

@@ -7,7 +7,7 @@ import hashlib
 from string import Template
 from typing import Any, Literal
 
-from tracegrade.atif.asking._evidence import Evidence
+from tracegrade.atif.asking._evidence import TASK_MARKER, Evidence, embedded
 from tracegrade.atif.criteria._local import COARSE_SCORES, LOCAL_RATIONALE_CHARS
 from tracegrade.judge import JudgeRequest, context_overflow, dumps
 from tracegrade.rubric import MAX_CRITERIA, Rubric
@@ -21,13 +21,18 @@ __all__ = [
     "categorize_request",
     "derive_request",
     "score_request",
+    "shared_prefix",
     "template_hash",
 ]
 
 Purpose = Literal["score", "derive", "categorize"]
 
-PROMPT_VERSION = "atif-context-v3"
-"""Name of the ATIF prompt generation; recorded with every judge result."""
+PROMPT_VERSION = "atif-context-v4"
+"""Name of the ATIF prompt generation; recorded with every judge result.
+
+v4 lays a request out for a provider's prefix cache: what stays the same across a trajectory's steps comes
+first (instructions, criteria, categories, task once, tools, delegation, reference, the kept history oldest
+first) and the step under judgement, the last of the steps, then the question, last."""
 
 CATEGORIES: dict[str, str] = {
     "tool_selection_failure": "the agent picked an unsuitable tool, or called a tool with wrong arguments",
@@ -47,20 +52,41 @@ SYSTEM_INSTRUCTION = (
     "Answer with exactly one JSON object of the requested shape and no other text."
 )
 
-_SCORE = Template(
-    "Assess the step in \"current_step\" against every criterion listed below.\n\n"
-    "Criteria (JSON data):\n<criteria>\n$criteria\n</criteria>\n\n"
-    "Evidence (JSON data): the task, the agent's tool definitions, the most recent earlier steps in "
-    "\"history\" (\"history_omitted\" older steps were left out for space), the step to assess in "
-    "\"current_step\", for a subagent the parent step that handed it the work in \"delegation\" and, "
-    "when given, the expected answer in \"reference_answer\".\n"
-    "<evidence>\n$evidence\n</evidence>\n\n"
-    "For each criterion give a number between 0 (not met at all) and 1 (fully met) for the current "
-    "step, using the earlier material only as context. A step that makes real progress on the task "
-    "with correct actions scores high; a step that does wrong, harmful, false or pointless things "
-    "scores low. Reply with one JSON object and nothing else. It has exactly two keys: \"scores\", "
-    "which maps every criterion name listed above (each exactly once, no other names) to its number, "
-    "and \"rationale\", one to three sentences in your own words saying why."
+_HEAD = Template(
+    "Below is the recorded work of an AI agent, then one question about the last step listed.\n\n"
+    "Criteria a step is scored against (JSON data):\n<criteria>\n$criteria\n</criteria>\n\n"
+    "Failure categories (JSON data):\n<categories>\n$categories\n</categories>\n\n"
+    "One of two questions is asked about the last step listed; the end of this message says which.\n"
+    "Question A (scores): for each criterion give a number between 0 (not met at all) and 1 (fully met) for that "
+    "step, using the earlier steps only as context. A step that makes real progress on the task with correct "
+    "actions scores high; a step that does wrong, harmful, false or pointless things scores low. The answer has "
+    "exactly two keys: \"scores\", which maps every criterion name above (each exactly once, no other names) to "
+    "its number, and \"rationale\", one to three sentences in your own words saying why.\n"
+    "Question B (failure category): the step received a low score; decide which one failure category above best "
+    "describes what went wrong in it, and choose \"none\" when no actionable failure can be identified. The "
+    "answer has exactly two keys: \"category\", one category name from the list above, and \"rationale\", one to "
+    "three sentences in your own words saying why.\n\n"
+    "The task (JSON string):\n<task>\n$task\n</task>\n\n"
+    "The agent's tool definitions (JSON data):\n<tools>\n$tools\n</tools>\n\n"
+)
+_DELEGATION = Template(
+    "The parent agent's step that handed this subagent its work (JSON data):\n"
+    "<delegation>\n$delegation\n</delegation>\n\n"
+)
+_REFERENCE = Template("The expected answer (JSON string):\n<reference_answer>\n$reference\n</reference_answer>\n\n")
+_STEPS = Template(
+    "The steps, oldest first, one JSON object per line ($omitted earlier steps were left out for space; a user "
+    "message that repeats the task word for word reads \"$marker\"). The last line is the step to assess; "
+    "the others are context only.\n<steps>\n"
+)
+_SCORE = (
+    "\n</steps>\n\n"
+    "Answer question A (scores) about the last step listed, with one JSON object and nothing else."
+)
+_CATEGORIZE = Template(
+    "\n</steps>\n\n"
+    "Answer question B (failure category) about the last step listed, which received a low score ($score on a 0 "
+    "to 1 scale), with one JSON object and nothing else."
 )
 
 _DERIVE = Template(
@@ -70,16 +96,6 @@ _DERIVE = Template(
     "$max_criteria criteria suited to this task. Each criterion has three keys: \"name\", a short "
     "snake_case name you choose (unique in the list); \"description\", one sentence you write about "
     "what a good step does for this task; and \"weight\", a number from 1 to 10 for its importance."
-)
-
-_CATEGORIZE = Template(
-    "The step in \"current_step\" received a low score ($score on a 0 to 1 scale). Decide which one "
-    "category below best describes what went wrong in it.\n\n"
-    "Categories (JSON data):\n<categories>\n$categories\n</categories>\n\n"
-    "Evidence (JSON data), laid out as for scoring:\n<evidence>\n$evidence\n</evidence>\n\n"
-    "Choose \"none\" when no actionable failure can be identified. Reply with one JSON object and "
-    "nothing else. It has exactly two keys: \"category\", one category name from the list above, and "
-    "\"rationale\", one to three sentences in your own words saying why."
 )
 
 def _object(properties: dict[str, Any]) -> dict[str, Any]:
@@ -101,14 +117,17 @@ CATEGORIZE_SCHEMA: dict[str, Any] = _object({
 })
 
 
-_TEMPLATES: dict[str, Template] = {"score": _SCORE, "derive": _DERIVE, "categorize": _CATEGORIZE}
+_SHARED = (_HEAD.template, _DELEGATION.template, _REFERENCE.template, _STEPS.template)
+_TEMPLATES: dict[str, tuple[str, ...]] = {
+    "score": (*_SHARED, _SCORE), "derive": (_DERIVE.template,), "categorize": (*_SHARED, _CATEGORIZE.template),
+}
 
 
 @functools.cache
 def template_hash(purpose: Purpose) -> str:
     """SHA-256 of the system instruction and the template used for ``purpose``."""
     material = dumps({"purpose": purpose, "system": SYSTEM_INSTRUCTION,
-                      "template": _TEMPLATES[purpose].template, "version": PROMPT_VERSION})
+                      "template": list(_TEMPLATES[purpose]), "version": PROMPT_VERSION})
     return hashlib.sha256(material).hexdigest()
 
 
@@ -124,28 +143,44 @@ def score_request(rubric: Rubric, evidence: Evidence, *, coarse: bool = False) -
     Raises:
         JudgeError: ``context_overflow`` when the complete request exceeds the evidence's budget.
     """
-    head, tail, schema = _score_parts(rubric, coarse)
-    return _request("score", head + _embedded(evidence.text) + tail, schema, evidence.max_context_bytes)
+    criteria, schema = _rubric_parts(rubric, coarse)
+    return _request("score", shared_prefix(criteria, evidence) + _SCORE, schema, evidence.max_context_bytes)
 
 
-_EVIDENCE_MARK = "\x00evidence\x00"
-"""Stands for the evidence while a scoring prompt is split (JSON text never holds a raw NUL)."""
+def shared_prefix(criteria: str, evidence: Evidence) -> str:
+    """The part of a step's scoring and categorising requests that they share: everything up to its step line.
+
+    ``criteria`` is the rubric's criteria as embedded JSON text.
+    """
+    parts = [_HEAD.substitute(criteria=criteria, categories=_CATEGORY_TEXT, task=evidence.task, tools=evidence.tools)]
+    if evidence.delegation is not None:
+        parts.append(_DELEGATION.substitute(delegation=evidence.delegation))
+    if evidence.reference is not None:
+        parts.append(_REFERENCE.substitute(reference=evidence.reference))
+    parts.append(_STEPS.substitute(omitted=evidence.omitted_history, marker=TASK_MARKER))
+    parts.append("\n".join(evidence.steps))
+    return "".join(parts)
+
+
+_CATEGORY_TEXT = embedded(dumps(CATEGORIES).decode())
 _KEPT_RUBRICS = 64
 """Rubrics whose prompt parts are kept (a job has one per benchmark or reference, or one per task in auto mode)."""
-_kept_parts: dict[tuple[int, bool], tuple[Rubric, tuple[str, str, dict[str, Any]]]] = {}
-"""Recent rubrics' scoring prompt parts, by identity (each kept with its rubric, so that its id stays its own)."""
+_kept_parts: dict[tuple[int, bool], tuple[Rubric, tuple[str, dict[str, Any]]]] = {}
+"""Recent rubrics' criteria text and answer schema, by identity (each kept with its rubric, so that its id stays
+its own)."""
 
 
-def _score_parts(rubric: Rubric, coarse: bool) -> tuple[str, str, dict[str, Any]]:
-    """The scoring prompt before and after the evidence, and the answer's schema (alike for a rubric's steps)."""
+def _rubric_parts(rubric: Rubric | None, coarse: bool) -> tuple[str, dict[str, Any]]:
+    """The rubric's criteria as embedded JSON text, and the scoring answer's schema (alike for a rubric's steps)."""
+    if rubric is None:
+        return "[]", {}
     key = (id(rubric), coarse)
     kept = _kept_parts.get(key)
     if kept is not None and kept[0] is rubric:
         return kept[1]
     criteria = dumps([{"name": c.name, "description": c.description, "weight": c.weight}
                       for c in rubric.criteria]).decode()
-    head, tail = _SCORE.substitute(criteria=_embedded(criteria), evidence=_EVIDENCE_MARK).split(_EVIDENCE_MARK)
-    parts = head, tail, score_schema(rubric, coarse=coarse)
+    parts = embedded(criteria), score_schema(rubric, coarse=coarse)
     if len(_kept_parts) >= _KEPT_RUBRICS:
         _kept_parts.clear()
     _kept_parts[key] = rubric, parts
@@ -158,20 +193,23 @@ def derive_request(task: str, max_context_bytes: int) -> JudgeRequest:
     Raises:
         JudgeError: ``context_overflow`` when the request exceeds ``max_context_bytes``.
     """
-    text = _DERIVE.substitute(task=_embedded(dumps(task).decode()), max_criteria=MAX_CRITERIA)
+    text = _DERIVE.substitute(task=embedded(dumps(task).decode()), max_criteria=MAX_CRITERIA)
     return _request("derive", text, DERIVE_SCHEMA, max_context_bytes)
 
 
-def categorize_request(evidence: Evidence, score: float, *, coarse: bool = False) -> JudgeRequest:
+def categorize_request(evidence: Evidence, score: float, *, rubric: Rubric | None = None,
+                       coarse: bool = False) -> JudgeRequest:
     """Ask which failure category fits the evidence's current step, which scored ``score``.
 
-    ``coarse`` bounds the rationale's length in the schema (for the tiny local judge).
+    Given the ``rubric`` the step was scored with, the request starts with the whole of the step's scoring
+    request up to its question (a prefix cache serves it). ``coarse`` bounds the rationale's length in the
+    schema (for the tiny local judge).
 
     Raises:
         JudgeError: ``context_overflow`` when the complete request exceeds the evidence's budget.
     """
-    text = _CATEGORIZE.substitute(score=f"{score:.3f}", categories=dumps(CATEGORIES).decode(),
-                                  evidence=_embedded(evidence.text))
+    criteria = _rubric_parts(rubric, coarse)[0]
+    text = shared_prefix(criteria, evidence) + _CATEGORIZE.substitute(score=f"{score:.3f}")
     schema = _object({**CATEGORIZE_SCHEMA["properties"], "rationale": _rationale(coarse)})
     return _request("categorize", text, schema, evidence.max_context_bytes)
 
@@ -195,15 +233,6 @@ def _rationale(coarse: bool) -> dict[str, Any]:
     if coarse:
         return {"type": "string", "minLength": 1, "maxLength": LOCAL_RATIONALE_CHARS}
     return {"type": "string"}
-
-
-def _embedded(json_text: str) -> str:
-    r"""JSON text safe to place between the prompt's ``<tag>`` delimiters.
-
-    ``</`` can only occur inside JSON strings, where ``<\/`` is an equivalent escape; so content
-    cannot close a delimiter early and pose as instructions outside the data.
-    """
-    return json_text.replace("</", "<\\/")
 
 
 def _request(purpose: Purpose, text: str, schema: dict[str, Any], limit: int) -> JudgeRequest:

@@ -70,14 +70,15 @@ async def derive_criteria(judge: JudgeProtocol, task: str, max_context_bytes: in
 
 
 async def categorize_step(
-    judge: JudgeProtocol, evidence: Evidence, score: float, *, coarse: bool = False
+    judge: JudgeProtocol, evidence: Evidence, score: float, *, coarse: bool = False, rubric: Rubric | None = None
 ) -> Categorization:
     """The failure category of the evidence's current step, which scored ``score``.
 
-    ``coarse`` bounds the rationale's length in the answer schema (the local judge).
+    ``coarse`` bounds the rationale's length in the answer schema (the local judge); ``rubric``, the one the
+    step was scored with, makes the request share the scoring request's prefix.
 
     Raises:
         JudgeError: ``context_overflow``, a transport/budget code or a protocol code.
     """
-    request = categorize_request(evidence, score, coarse=coarse)
+    request = categorize_request(evidence, score, rubric=rubric, coarse=coarse)
     return await judge.ask(request, parse_categorization)

@@ -27,8 +27,12 @@ __all__ = [
 
 Question = Literal["localise_all", "localise_step", "localise_half"]
 
-LOCALISE_PROMPT_VERSION = "atif-localise-v1"
-"""Name of the localisation prompt generation; part of every cache key and recorded with the results."""
+LOCALISE_PROMPT_VERSION = "atif-localise-v2"
+"""Name of the localisation prompt generation; part of every cache key and recorded with the results.
+
+v2 keeps the record's parts in the order task, reference answer, earlier steps, the step to examine (not sorted
+by name), so that the step-by-step questions of a tree share everything up to the newest earlier step, which a
+provider's prefix cache serves."""
 
 _MIN_VIEW_BYTES = 256
 """Smallest room one shortened step may get; below it the request is a ``context_overflow``."""
@@ -111,7 +115,7 @@ def all_at_once_request(task: str, reference: str | None, steps: Sequence[Timeli
     named = steps if candidates is None else candidates
     schema = _object({"agent": {"type": "string", "enum": list(agents)},
                       "step": {"type": "string", "enum": [s.ref for s in named]}, "reason": _REASON})
-    text = _ALL.substitute(agents=_embedded(dumps(list(agents)).decode()), record=_embedded(dumps(record).decode()))
+    text = _ALL.substitute(agents=_embedded(dumps(list(agents)).decode()), record=_embedded(_ordered(record)))
     return _request("localise_all", text, schema, limit)
 
 
@@ -123,9 +127,9 @@ def step_by_step_request(task: str, reference: str | None, earlier: Sequence[Tim
         JudgeError: ``context_overflow`` when the current step alone does not fit.
     """
     def build(kept: Sequence[dict[str, Any]], omitted: int) -> JudgeRequest:
-        record = _record(task, reference, earlier_steps=list(kept), earlier_omitted=omitted,
+        record = _record(task, reference, earlier_omitted=omitted, earlier_steps=list(kept),
                          current_step=step_view(current))
-        return _request("localise_step", _STEP.substitute(record=_embedded(dumps(record).decode())), STEP_SCHEMA)
+        return _request("localise_step", _STEP.substitute(record=_embedded(_ordered(record))), STEP_SCHEMA)
 
     views = [step_view(s) for s in earlier]
     bare = build([], len(views))
@@ -152,7 +156,7 @@ def binary_search_request(task: str, reference: str | None, first: Sequence[Time
     def build(views: Sequence[dict[str, Any]]) -> JudgeRequest:
         record = _record(task, reference, earlier_omitted=before, first_half=list(views[: len(first)]),
                          second_half=list(views[len(first):]))
-        return _request("localise_half", _HALF.substitute(record=_embedded(dumps(record).decode())), HALF_SCHEMA)
+        return _request("localise_half", _HALF.substitute(record=_embedded(_ordered(record))), HALF_SCHEMA)
 
     views = [step_view(s) for s in (*first, *second)]
     request, shortened = build(views), 0
@@ -198,6 +202,11 @@ def _record(task: str, reference: str | None, **parts: Any) -> dict[str, Any]:
         record["reference_answer"] = reference
     record.update(parts)
     return record
+
+
+def _ordered(record: dict[str, Any]) -> str:
+    """The record as JSON with its parts in the order given (what stays the same first); keys inside them sorted."""
+    return "{" + ",".join(f"{dumps(key).decode()}:{dumps(value).decode()}" for key, value in record.items()) + "}"
 
 
 def _embedded(json_text: str) -> str:

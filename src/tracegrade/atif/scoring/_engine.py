@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tracegrade.atif.asking._content import step_content
-from tracegrade.atif.asking._evidence import Evidence, build_evidence
+from tracegrade.atif.asking._evidence import Evidence, Frames, build_evidence
 from tracegrade.atif.asking._local_verdict import score_step_locally
 from tracegrade.atif.asking._questions import StepJudgement, categorize_step, score_step
 from tracegrade.atif.criteria._local import LOCAL_CRITERIA_SOURCE
@@ -23,7 +23,7 @@ from tracegrade.atif.criteria._resolver import CriteriaResolver
 from tracegrade.atif.criteria._sources import CriteriaFailure, ResolvedCriteria
 from tracegrade.atif.reading._models import Step
 from tracegrade.atif.reading._records import LogicalStep, NodeStatus, TrajectoryNode
-from tracegrade.atif.scoring._params import PartialResultPolicy, ScoringOptions
+from tracegrade.atif.scoring._params import PartialResultPolicy, ScoredFrames, ScoringOptions
 from tracegrade.atif.scoring._records import CategorizationStatus, StepResult, StepStatus
 from tracegrade.atif.scoring._repeat_records import StepRepeats
 from tracegrade.atif.scoring._repeats import repeat_seed, step_repeats
@@ -56,7 +56,7 @@ class NodeState:
     message: str | None = None
     error_order: int = 0
     """Step index of the recorded failure (0 for criteria), so the earliest failure wins."""
-    frames: dict[int, tuple[dict[str, Any], int]] = field(default_factory=dict)
+    frames: Frames = field(default_factory=dict)
     """The judge's view of each step already shown as history, by ``id`` (the node holds the steps)."""
 
     @property
@@ -228,6 +228,8 @@ class ScoringEngine:
         for logical in state.node.steps:
             if logical.copied and not self.options.score_copied_context:
                 state.steps[logical.index] = _step_result(logical, StepStatus.COPIED_CONTEXT)
+            elif not self._scores_frame(logical):
+                state.steps[logical.index] = _step_result(logical, StepStatus.EVIDENCE_ONLY)
             elif self.options.judge_repeats == 1:
                 self._put(_ScoreJob(state, logical, root))
             else:
@@ -267,10 +269,15 @@ class ScoringEngine:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def _to_judge(self, state: NodeState) -> int:
-        """Steps of ``state`` the judge scores (copied context is kept unscored unless asked for)."""
-        if self.options.score_copied_context:
+        """Steps of ``state`` the judge scores (not copied context unless asked for; agent steps only if asked)."""
+        if self.options.score_copied_context and self.options.scored_frames is ScoredFrames.ALL:
             return len(state.node.steps)
-        return sum(1 for logical in state.node.steps if not logical.copied)
+        return sum(1 for logical in state.node.steps
+                   if (self.options.score_copied_context or not logical.copied) and self._scores_frame(logical))
+
+    def _scores_frame(self, logical: LogicalStep) -> bool:
+        """Whether the frame's source is scored (every source, or agent steps only)."""
+        return self.options.scored_frames is ScoredFrames.ALL or logical.step.source == "agent"
 
     async def _worker(self) -> None:
         while True:
@@ -365,7 +372,9 @@ class ScoringEngine:
     async def _categorize(self, job: _CategorizeJob) -> None:
         current = job.state.steps[job.step.index]
         try:
-            answer = await categorize_step(self.judge, job.evidence, job.score, coarse=self.coarse)
+            criteria = job.state.criteria
+            rubric = criteria.rubric if isinstance(criteria, ResolvedCriteria) else None
+            answer = await categorize_step(self.judge, job.evidence, job.score, coarse=self.coarse, rubric=rubric)
         except JudgeError as error:
             invalid = error.code in PROTOCOL_ERROR_CODES
             update = {
@@ -434,7 +443,7 @@ def _delegation(state: NodeState) -> Step | None:
     return parent.node.steps[index - 1].step
 
 
-def _step_result(logical: LogicalStep, status: StepStatus, frames: dict[int, tuple[dict[str, Any], int]] | None = None,
+def _step_result(logical: LogicalStep, status: StepStatus, frames: Frames | None = None,
                  **values: Any) -> StepResult:
     """The result of a step; ``frames`` are its node's projected steps (its own is reused when there)."""
     frame = frames.get(id(logical.step)) if frames is not None else None

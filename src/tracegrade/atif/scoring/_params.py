@@ -37,6 +37,15 @@ class PartialResultPolicy(StrEnum):
     roots (``counts.roots_failed``) and ``tracegrade judge`` exits 1 when any root failed."""
 
 
+class ScoredFrames(StrEnum):
+    """Which recorded steps the judge scores (recorded as ``atif_scored_frames``)."""
+
+    ALL = "all"
+    """Every recorded frame, user and system frames too (the seeds' convention, kept for backward compatibility)."""
+    AGENT = "agent"
+    """Agent steps only: user and system frames are shown to the judge as history, not scored, not counted."""
+
+
 class CriteriaInputs(BaseModel):
     """Where the criteria come from, as given (validated and loaded by ``validate_criteria_params``)."""
 
@@ -93,6 +102,11 @@ class _JobOptions(BaseModel):
         False,
         description="Also score steps marked is_copied_context (replayed earlier context), so that every "
         "recorded frame is scored; by default they are kept in the results but not scored again.",
+    )
+    scored_frames: ScoredFrames = Field(
+        ScoredFrames.ALL,
+        description="Which steps are scored: all (every recorded frame, the default) or agent (agent steps only; "
+        "user and system frames stay in the judge's view as history and out of the denominators).",
     )
     max_subagent_depth: StrictInt = Field(
         _LOAD["max_subagent_depth"], ge=0, le=_INT64, description="Deeper subagents are kept but left unscored."

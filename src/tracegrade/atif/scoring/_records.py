@@ -30,6 +30,9 @@ class StepStatus(StrEnum):
     """A replay of earlier context (``is_copied_context``): kept, not scored, not in denominators."""
     NOT_RUN = "not_run"
     """Not attempted (the node was unscored or failed first, or the run stopped early)."""
+    EVIDENCE_ONLY = "evidence_only"
+    """A user or system frame of a run with ``scored_frames=agent``: shown to the judge as history, not scored,
+    not in denominators."""
 
 
 class CategorizationStatus(StrEnum):

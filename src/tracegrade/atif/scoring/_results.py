@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_serializer, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    model_serializer,
+    model_validator,
+)
 
 from tracegrade.atif.reading._records import InputAccount
 from tracegrade.atif.scoring._params import ScoringOptions
@@ -64,7 +72,8 @@ class RunParameters(ScoringOptions):
     atif_prompt_version: str
     atif_judge: str
     """The judge model's name."""
-    atif_scored_frames: Literal["all"]
+    atif_scored_frames: Literal["all", "agent"]
+    """Which frames were scored: every one (the default), or agent steps only."""
     atif_criteria_source: str
     """``derived_by_judge``, ``local_judge_generic_rubric``, or the scoring mode."""
     atif_copied_context: Literal["scored", "kept_not_scored"]
@@ -72,11 +81,20 @@ class RunParameters(ScoringOptions):
     atif_complete: bool
     """Every input was read and every node scored."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _scored_frames(cls, values: Any) -> Any:
+        """``scored_frames`` read back from ``atif_scored_frames`` (the one that is written)."""
+        if isinstance(values, dict) and "atif_scored_frames" in values and "scored_frames" not in values:
+            return {**values, "scored_frames": values["atif_scored_frames"]}
+        return values
+
     @model_serializer(mode="wrap")
     def _without_single_repeats(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         values: dict[str, Any] = handler(self)
         if self.judge_repeats == 1:
             values.pop("judge_repeats", None)
+        values.pop("scored_frames", None)  # recorded once, as atif_scored_frames
         return values
 
 
