@@ -311,3 +311,41 @@ def test_data_is_printed_without_rich_highlighting(
     printed = capsys.readouterr().out
     assert f"results: {out}/ (" in printed  # no colour codes around the digits or slashes of the path
     assert "│ atif_trajectory_count" in printed and "4 │" in printed
+
+
+def _judge_against(url: str, tmp_path: Path, out: str, *args: str) -> int:
+    return run_app(app, ["judge", str(EXAMPLES), "--judge-url", url, "--judge-model", "scripted", "-o",
+                         str(tmp_path / out), "--cache", str(tmp_path / "cache.sqlite3"), "--quiet",
+                         "--judge-max-attempts", "1", *args])
+
+
+def _judge_provenance(run: Path) -> dict[str, object]:
+    provenance: dict[str, object] = orjson.loads((run / "evaluation_results.json").read_bytes())["provenance"]["judge"]
+    return provenance
+
+
+def test_another_endpoint_serving_the_same_model_name_makes_its_own_requests(tmp_path: Path) -> None:
+    from tracegrade.judge import endpoint_identity
+
+    with ScriptedJudgeServer(marker_rule) as first, ScriptedJudgeServer(marker_rule) as second:
+        assert _judge_against(first.base_url, tmp_path, "a") == 0
+        asked = first.count
+        assert _judge_against(second.base_url, tmp_path, "b") == 0
+        assert second.count == asked and first.count == asked  # before: 0 requests, the first server's scores
+        assert _judge_against(first.base_url, tmp_path, "again") == 0
+        assert first.count == asked  # every answer cached: the run still names the endpoint that gave them
+        assert _judge_provenance(tmp_path / "again")["endpoint"] == endpoint_identity(first.base_url)
+        assert _judge_provenance(tmp_path / "b")["endpoint"] == endpoint_identity(second.base_url)
+    with ScriptedJudgeServer(marker_rule) as gone:
+        closed = gone.base_url
+    assert _judge_against(closed, tmp_path, "closed") == 4  # a closed port is asked, not answered from the cache
+
+
+def test_sharing_the_cache_across_endpoints_is_asked_for_and_recorded(tmp_path: Path) -> None:
+    shared = "--judge-cache-shared-across-endpoints"
+    with ScriptedJudgeServer(marker_rule) as first, ScriptedJudgeServer(marker_rule) as second:
+        assert _judge_against(first.base_url, tmp_path, "a", shared) == 0
+        assert _judge_against(second.base_url, tmp_path, "b", shared) == 0
+        assert second.count == 0
+    recorded = _judge_provenance(tmp_path / "b")
+    assert recorded["cache_shared_across_endpoints"] is True and "http://127.0.0.1:" in str(recorded["endpoint"])

@@ -45,6 +45,10 @@ JudgeKeyEnv = Annotated[str | None, typer.Option(help="Name of the env var holdi
                                                  rich_help_panel=_JUDGE)]
 JudgeResponseFormat = Annotated[ResponseFormat, typer.Option(help="JSON-schema constrained output.",
                                                              rich_help_panel=_JUDGE)]
+JudgeSharedCache = Annotated[bool, typer.Option(
+    "--judge-cache-shared-across-endpoints",
+    help="Reuse cached answers given by other endpoints for a model of the same name (by default each endpoint "
+    "has its own); recorded in the run.", rich_help_panel=_JUDGE)]
 
 
 @with_model_options(
@@ -60,6 +64,7 @@ def judge(
     judge_model: JudgeModel = None,
     judge_api_key_env: JudgeKeyEnv = None,
     judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
+    judge_cache_shared_across_endpoints: JudgeSharedCache = False,
     rubric: Annotated[
         str | None,
         typer.Option(help="Custom rubric as YAML/JSON text (provider_params.rubric).", rich_help_panel=_SCORING),
@@ -122,7 +127,8 @@ def judge(
         parameters["provider_params"] = {"rubric": rubric}
     options, criteria = parse_parameters(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     selected = parse_shard(shard) if shard else None
-    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
+    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format,
+                     share_cache=judge_cache_shared_across_endpoints)
     _refuse_output_inside_inputs(output, paths)
     if otel_evaluations:
         _require_logs_endpoint()
@@ -202,7 +208,8 @@ def _refuse_output_inside_inputs(output: Path, paths: list[Path]) -> None:
 
 
 def _target(
-    kind: str | None, url: str | None, model: str | None, key_env: str | None, response_format: ResponseFormat
+    kind: str | None, url: str | None, model: str | None, key_env: str | None, response_format: ResponseFormat,
+    *, share_cache: bool = False,
 ) -> JudgeTarget:
     from tracegrade.atif import JudgeTarget
 
@@ -214,7 +221,8 @@ def _target(
         return JudgeTarget(local=True)
     if not url or not model:
         raise ConfigError("judge: give --judge-url and --judge-model, or --judge local")
-    return JudgeTarget(url=url, model=model, api_key_env=key_env, response_format=response_format)
+    return JudgeTarget(url=url, model=model, api_key_env=key_env, response_format=response_format,
+                       share_cache=share_cache)
 
 
 async def _run(

@@ -16,6 +16,7 @@ from tracegrade.cli._judge import (
     JudgeKind,
     JudgeModel,
     JudgeResponseFormat,
+    JudgeSharedCache,
     JudgeUrl,
     _meter_provider,
     _target,
@@ -45,6 +46,7 @@ def localise(
     judge_model: JudgeModel = None,
     judge_api_key_env: JudgeKeyEnv = None,
     judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
+    judge_cache_shared_across_endpoints: JudgeSharedCache = False,
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder for localisation.json.",
                                          rich_help_panel=_OUTPUT)] = Path("tracegrade-localise"),
     job_id: Annotated[str | None, typer.Option(help="Job id (default: derived from inputs, parameters and judge).",
@@ -73,7 +75,8 @@ def localise(
     options = localise_options(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     inputs = localise_inputs(paths)
     asks = options.strategy.value != "from-scores"
-    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format) if asks else None
+    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format,
+                     share_cache=judge_cache_shared_across_endpoints) if asks else None
     material = {"paths": sorted(str(p.resolve()) for p in inputs.paths), "parameters": options.model_dump(mode="json"),
                 "judge": [target.url, target.model, target.local] if target else None}
     chosen_id = job_id or job_id_for(material, prefix="tl")

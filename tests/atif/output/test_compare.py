@@ -179,3 +179,19 @@ def test_an_evalhub_job_folder_is_read_through_its_results_folder(runs: dict[str
     c = compare_runs(runs["base"], job).comparison
     assert c.candidate.layout == "evalhub_job" and c.baseline.layout == "run_folder"
     assert c.mean_delta == pytest.approx(-0.25)
+
+
+def test_runs_of_two_endpoints_are_compared_with_a_warning_naming_both(runs: dict[str, Path], tmp_path: Path) -> None:
+    from tracegrade.atif import comparison_lines
+    from tracegrade.judge import endpoint_identity
+
+    with ScriptedJudgeServer(marker_rule) as one, ScriptedJudgeServer(marker_rule) as two:
+        base, cand = judged(one, tmp_path / "one", BASE), judged(two, tmp_path / "two", BASE)
+    c = compare_runs(base, cand).comparison
+    assert c.comparable and c.mean_delta == 0.0  # the model name makes runs comparable
+    assert c.warnings == [f"judge endpoints differ: baseline {endpoint_identity(one.base_url)}, candidate "
+                          f"{endpoint_identity(two.base_url)} (one model name may be served by different models)"]
+    lines = comparison_lines(c)
+    assert any(line.startswith("warning: judge endpoints differ") for line in lines)
+    assert all(len(line) <= 80 for line in lines)
+    assert compare_runs(runs["base"], runs["again"]).comparison.warnings == []
