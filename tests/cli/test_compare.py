@@ -97,3 +97,17 @@ def test_the_readme_example_finds_the_bundled_regression(
     assert document["comparable"] and document["n"] == 2 and document["mean_delta"] < 0
     assert "bugfix-session/trajectory.json" in document["regressed"]
     assert {p["matched_by"] for p in document["pairs"]} == {"trajectory_id", "session_id"}
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf", "1e400", "Infinity"])
+@pytest.mark.parametrize("command", [["compare"], ["suite", "compare"], ["dabench", "compare"]])
+def test_a_min_delta_that_is_not_finite_exits_2_naming_the_option(
+    command: list[str], value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tracegrade.cli._app import dabench_app
+
+    runner, args = (dabench_app, command[1:]) if command[0] == "dabench" else (app, command)
+    assert run_app(runner, [*args, str(tmp_path / "a"), str(tmp_path / "b"), "--min-delta", value,
+                            "--fail-on-regression"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --min-delta") and "finite" in err and len(err.splitlines()) == 1

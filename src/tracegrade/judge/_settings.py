@@ -226,7 +226,8 @@ def endpoint_identity(base: str) -> str:
     """The chat-completions URL of ``base`` as provenance and the cache record it, normalised.
 
     Scheme, host and port in lower case with the default port written out, and the path; never user,
-    password, query or fragment: ``http://Judge:80/v1/`` and ``http://judge/v1/chat/completions`` name the same endpoint.
+    password, query or fragment: ``http://Judge:80/v1/`` and ``http://judge/v1/chat/completions`` name the
+    same endpoint.
     """
     parts = urlsplit(base.strip())
     scheme = parts.scheme.lower()

@@ -195,3 +195,13 @@ def test_runs_of_two_endpoints_are_compared_with_a_warning_naming_both(runs: dic
     assert any(line.startswith("warning: judge endpoints differ") for line in lines)
     assert all(len(line) <= 80 for line in lines)
     assert compare_runs(runs["base"], runs["again"]).comparison.warnings == []
+
+
+def test_a_pair_that_passed_and_could_not_be_scored_on_the_candidate_is_a_new_failure(runs: dict[str, Path]) -> None:
+    gate = GateOptions(fail_on_new_failures=True)
+    c = compare_runs(runs["base"], runs["failed"], gate=gate).comparison
+    assert {p.id: p.outcome for p in c.pairs}["a.json"] == "failed_in_candidate"
+    assert c.newly_failing == ["a.json"] and c.gate.exit_code == 1
+    assert c.gate.fired == ["fail_on_new_failures: 1 newly failing (a.json)"]
+    reverse = compare_runs(runs["failed"], runs["base"], gate=gate).comparison  # unscorable before: not a new failure
+    assert reverse.newly_failing == [] and reverse.gate.exit_code == 0
