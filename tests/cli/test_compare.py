@@ -111,3 +111,41 @@ def test_a_min_delta_that_is_not_finite_exits_2_naming_the_option(
                             "--fail-on-regression"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --min-delta") and "finite" in err and len(err.splitlines()) == 1
+
+
+def _edited_run(source: Path, target: Path, edit: str, value: float) -> Path:
+    """A copy of ``source`` with one score hand-edited and its manifest rewritten to match (so it verifies)."""
+    import shutil
+
+    from tracegrade.runs import amend_manifest
+
+    shutil.copytree(source, target)
+    document = orjson.loads((target / "evaluation_results.json").read_bytes())
+    node = document["nodes"][0]
+    if edit == "own_score":
+        node["own_score"] = value
+    elif edit == "step":
+        node["steps"][0]["score"] = value
+    elif edit == "criterion":
+        name = next(iter(node["steps"][0]["criterion_scores"]))
+        node["steps"][0]["criterion_scores"][name] = value
+    else:
+        document["summary"]["atif_overall_score"] = value
+    (target / "evaluation_results.json").write_bytes(orjson.dumps(document))
+    assert amend_manifest(target, ["evaluation_results.json"])
+    return target
+
+
+@pytest.mark.parametrize(("edit", "value", "place"), [
+    ("own_score", 1e308, "$.nodes[0].own_score"), ("own_score", -5.0, "$.nodes[0].own_score"),
+    ("step", 7.0, "$.nodes[0].steps[0].score"), ("criterion", -0.5, "$.nodes[0].steps[0].criterion_scores"),
+    ("summary", 3.0, "$.summary.atif_overall_score"),
+])
+def test_a_hand_edited_score_out_of_0_1_exits_2_naming_the_place(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: str, value: float, place: str
+) -> None:
+    edited = _edited_run(runs["base"], tmp_path / "edited", edit, value)
+    assert compare(str(runs["base"]), str(edited), "--fail-on-regression", "--fail-on-new-failures", "-q") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {edited / 'evaluation_results.json'}: ") and place in err
+    assert len(err.splitlines()) == 1
