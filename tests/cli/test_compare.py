@@ -149,3 +149,33 @@ def test_a_hand_edited_score_out_of_0_1_exits_2_naming_the_place(
     err = capsys.readouterr().err
     assert err.startswith(f"error: {edited / 'evaluation_results.json'}: ") and place in err
     assert len(err.splitlines()) == 1
+
+
+def test_an_output_naming_a_run_folder_is_refused_and_the_run_kept(runs: dict[str, Path], tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from tracegrade.runs import read_manifest
+
+    base = tmp_path / "base"
+    shutil.copytree(runs["base"], base)
+    before = (base / "manifest.json").read_bytes()
+    assert compare(str(base), str(runs["worse"]), "-o", str(base), "-q") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {base}: holds a atif-judge run (job ") and "choose another folder" in err
+    assert (base / "manifest.json").read_bytes() == before and not (base / "comparison.json").exists()
+    read_manifest(base)  # still a whole run: compare and agree read it
+    assert compare(str(base), str(runs["worse"]), "-q") == 0
+    assert compare(str(runs["base"]), str(runs["worse"]), "-o", str(runs["worse"]), "-q") == 2
+
+
+def test_merge_never_writes_over_one_of_its_shards(runs: dict[str, Path], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    shard = tmp_path / "shard0"
+    shutil.copytree(runs["shard0"], shard)
+    before = (shard / "evaluation_results.json").read_bytes()
+    assert run_app(app, ["merge", str(shard), str(runs["shard1"]), "-o", str(shard), "-q"]) == 2
+    assert "is one of the inputs" in capsys.readouterr().err
+    assert (shard / "evaluation_results.json").read_bytes() == before

@@ -349,3 +349,28 @@ def test_sharing_the_cache_across_endpoints_is_asked_for_and_recorded(tmp_path: 
         assert second.count == 0
     recorded = _judge_provenance(tmp_path / "b")
     assert recorded["cache_shared_across_endpoints"] is True and "http://127.0.0.1:" in str(recorded["endpoint"])
+
+
+def test_a_second_judge_run_into_a_folder_being_written_exits_2_naming_the_holder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ScriptedJudgeServer(marker_rule, latency=0.3) as slow:
+        command = [
+            str(Path(sys.executable).parent / "tracegrade"), "judge", str(EXAMPLES), "--judge-url", slow.base_url,
+            "--judge-model", "scripted", "--concurrency-limit", "1", "--no-cache", "--quiet",
+            "-o", str(tmp_path / "run"), "--scoring-mode", "benchmark", "--benchmark-name", "terminal-bench",
+        ]
+        first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while slow.count < 1 and time.monotonic() < deadline and first.poll() is None:
+            time.sleep(0.05)
+        with ScriptedJudgeServer(marker_rule) as other:
+            code = run_app(app, ["judge", str(EXAMPLES), "--judge-url", other.base_url, "--judge-model", "scripted",
+                                 "--no-cache", "--quiet", "-o", str(tmp_path / "run")])
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=60)
+    err = capsys.readouterr().err
+    assert code == 2 and other.count == 0, err  # refused before its first judge call
+    assert err.startswith(f"error: {(tmp_path / 'run').resolve()}: another tracegrade job is writing there "
+                          f"(pid {first.pid}, atif-judge job ") and len(err.splitlines()) == 1
+    assert read_manifest(tmp_path / "run")["status"] == "interrupted"  # the first run's results are its own
