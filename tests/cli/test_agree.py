@@ -85,3 +85,15 @@ def test_a_missing_labels_file_is_one_line_without_an_exception_name(
     assert run_app(app, ["agree", str(run), "--labels", str(tmp_path / "missing.jsonl")]) == 2
     expected = f"error: {tmp_path / 'missing.jsonl'}: cannot read: no such file or directory\n"
     assert capsys.readouterr().err == expected
+
+
+@pytest.mark.parametrize("target", ["run/evaluation_results.json", "run/manifest.json", "labels.jsonl",
+                                    "run/report.json"])  # its page would be run/report.html
+def test_agree_never_writes_over_one_of_its_inputs(run: Path, tmp_path: Path, target: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = labels(tmp_path, '{"trajectory_id": "A", "failed": true}')
+    before = {p: p.read_bytes() for p in (*run.iterdir(), path)}
+    code = run_app(app, ["agree", str(run), "--labels", str(path), "-o", str(tmp_path / target), "-q"])
+    assert code == 2 and "is one of the inputs" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in (*run.iterdir(), path)} == before
+    read_manifest(run)

@@ -205,3 +205,26 @@ def test_a_pair_that_passed_and_could_not_be_scored_on_the_candidate_is_a_new_fa
     assert c.gate.fired == ["fail_on_new_failures: 1 newly failing (a.json)"]
     reverse = compare_runs(runs["failed"], runs["base"], gate=gate).comparison  # unscorable before: not a new failure
     assert reverse.newly_failing == [] and reverse.gate.exit_code == 0
+
+
+def test_flat_aggregation_divides_each_side_by_its_own_scored_nodes(tmp_path: Path) -> None:
+    import orjson
+
+    def own_scores(run: Path) -> list[float]:
+        nodes = orjson.loads((run / "evaluation_results.json").read_bytes())["nodes"]
+        return [n["own_score"] for n in nodes if n["status"] == "scored"]
+
+    flat = ("--subagent-aggregation", "flat")
+    with ScriptedJudgeServer(marker_rule) as server:  # the baseline's tree scores 2 nodes, the candidate's 1
+        base = judged(server, tmp_path / "b", {"s.json": _with_subagent("0.2")}, *flat)
+        cand = judged(server, tmp_path / "c", {"s.json": trajectory("task s SCORE:0.8", "SCORE:0.4")}, *flat)
+    base_own, cand_own = own_scores(base), own_scores(cand)
+    assert (len(base_own), len(cand_own)) == (2, 1)
+    c = compare_runs(base, cand, ComparisonOptions(allow_different=("criteria_hash",))).comparison
+    (pair,) = c.pairs
+    assert pair.baseline_score == pytest.approx(sum(base_own) / 2)
+    assert pair.candidate_score == pytest.approx(cand_own[0])  # not its total over the baseline's 2 nodes
+    assert pair.delta == pytest.approx(cand_own[0] - sum(base_own) / 2) == c.mean_delta
+    assert c.candidate_score == pytest.approx(cand_own[0]) and c.subagent_aggregation == "flat"
+    reverse = compare_runs(cand, base, ComparisonOptions(allow_different=("criteria_hash",))).comparison
+    assert reverse.mean_delta == pytest.approx(-c.mean_delta)

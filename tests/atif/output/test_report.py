@@ -10,6 +10,7 @@ import pytest
 from tests.atif.helpers import recorded_parameters
 from tests.atif.scripted import trajectory, write
 from tests.conftest import browse
+from tests.render.html_checks import check_report
 from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
 from tracegrade.atif.asking._content import StepContent, ToolCallContent
 from tracegrade.atif.output._report import render_report
@@ -136,6 +137,10 @@ def sample_results() -> EvaluationResults:
 @pytest.fixture(scope="module")
 def html() -> str:
     return render_report(sample_results())
+
+
+def test_no_cell_shows_a_record_none_or_unescaped_markup_and_every_link_lands(html: str) -> None:
+    check_report(html, planted=(HOSTILE,))
 
 
 def test_step_content_from_the_trajectory_stays_text(html: str) -> None:
