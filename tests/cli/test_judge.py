@@ -374,3 +374,27 @@ def test_a_second_judge_run_into_a_folder_being_written_exits_2_naming_the_holde
     assert err.startswith(f"error: {(tmp_path / 'run').resolve()}: another tracegrade job is writing there "
                           f"(pid {first.pid}, atif-judge job ") and len(err.splitlines()) == 1
     assert read_manifest(tmp_path / "run")["status"] == "interrupted"  # the first run's results are its own
+
+
+_FULL_DISK = """
+import resource, signal, sys
+from tracegrade.cli import main
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, as on a full disk
+limit = int(sys.argv.pop(1))
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+sys.argv[0] = "tracegrade"
+main()
+"""
+
+
+@pytest.mark.parametrize("limit", [1000, 20_000])
+def test_a_full_disk_while_judging_is_one_line_and_exit_4(server: ScriptedJudgeServer, tmp_path: Path,
+                                                          limit: int) -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(limit), "judge", str(EXAMPLES), "--judge-url", server.base_url,
+         "--judge-model", "scripted", "--no-cache", "-q", "-o", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 4, run.stderr  # before: the spool's OSError as a traceback, exit 1
+    assert run.stderr.splitlines() == [
+        f"error: {tmp_path / 'run'}: cannot keep the finished results while scoring (File too large; is the disk "
+        "full?)"]
