@@ -398,3 +398,34 @@ def test_a_full_disk_while_judging_is_one_line_and_exit_4(server: ScriptedJudgeS
     assert run.stderr.splitlines() == [
         f"error: {tmp_path / 'run'}: cannot keep the finished results while scoring (File too large; is the disk "
         "full?)"]
+
+
+def _taskless(*messages: str) -> dict[str, object]:
+    """An ATIF file as an OpenTelemetry import leaves it when no attribute held the task: a system prompt and agent
+    steps, no user step, no extra.task_instruction."""
+    steps = [{"step_id": 1, "source": "system", "message": "You are a helpful agent."}]
+    steps += [{"step_id": i, "source": "agent", "message": m, "model_name": "gpt-4o-mini"}
+              for i, m in enumerate(messages, start=2)]
+    return {"schema_version": "ATIF-v1.6", "session_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+            "agent": {"name": "otel-import", "version": "unknown"}, "steps": steps, "extra": {"otel": {"spans": 3}}}
+
+
+def test_roots_without_a_task_stop_auto_mode_before_any_judge_call_naming_each(
+    server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "in/a.json", trajectory("task a", "SCORE:0.8"))
+    write(tmp_path / "in/b.json", _taskless("SCORE:0.7", "SCORE:0.6"))
+    write(tmp_path / "in/c.json", trajectory("task c", "SCORE:0.9"))
+    write(tmp_path / "in/d.json", _taskless("SCORE:0.5"))
+    assert judge(server, tmp_path, str(tmp_path / "in")) == 2  # before: the calls for a.json, then exit 4
+    assert server.count == 0
+    err = capsys.readouterr().err
+    assert err.startswith("error: 2 of 4 trajectories have no task, so auto mode cannot derive their criteria "
+                          "(no judge call was made): b.json, d.json.") and len(err.splitlines()) == 1
+    skip = ("--partial-result-policy", "skip_failed_trajectory")
+    assert judge(server, tmp_path, str(tmp_path / "in"), *skip) == 1  # the others are scored, these fail alone
+    nodes = {n["node_id"]: n for n in orjson.loads((tmp_path / "run/evaluation_results.json").read_bytes())["nodes"]}
+    assert nodes["b.json"]["status"] == "failed" and nodes["b.json"]["error_code"] == "task_unresolved"
+    assert nodes["a.json"]["status"] == nodes["c.json"]["status"] == "scored"
+    custom = ("--scoring-mode", "benchmark", "--benchmark-name", "terminal-bench")
+    assert judge(server, tmp_path, str(tmp_path / "in"), *custom) == 0  # a fixed rubric needs no task
