@@ -150,7 +150,7 @@ def _describe_validation(exc: ValidationError) -> str:
     chosen = max(range(len(errors)), key=lambda i: (places[i].count("/"), -i))  # the branch that got furthest
     pointer = places[chosen]
     same = [chosen]
-    if errors[chosen]["loc"] and _is_branch(errors[chosen]["loc"][-1]):  # the value fits no branch of its union: say what each expected
+    if errors[chosen]["loc"] and _is_branch(errors[chosen]["loc"][-1]):  # fits no branch: say what each expected
         same = [i for i, place in enumerate(places)
                 if place == pointer and errors[i]["loc"] and _is_branch(errors[i]["loc"][-1])]
     messages = list(dict.fromkeys(str(errors[i]["msg"]).removeprefix("Value error, ") for i in same))
