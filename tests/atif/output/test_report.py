@@ -289,3 +289,20 @@ def test_sections_kept_while_scoring_are_the_sections_the_macros_rendered_from_t
     kept = _report.node_sections(nodes)
     assert kept == [former_section(node) for node in nodes]
     assert any("tool call" in text for text in kept) and any("<table class=\"data crit\">" in text for text in kept)
+
+
+def _status_card(page: str) -> tuple[str, str]:
+    found = re.search(r'<div class="card( \w+)?">\s*<div class="label">job status</div>\s*<div class="value">([^<]*)<',
+                      page)
+    assert found is not None
+    return (found.group(1) or "").strip(), found.group(2)
+
+
+def test_a_completed_job_whose_root_failed_is_not_shown_as_a_success() -> None:
+    results = sample_results()
+    summary = results.summary.model_copy(update={"job_status": JobStatus.COMPLETED, "failure_reason": None,
+                                                 "counts": {"roots": 2, "roots_failed": 1}})
+    kind, value = _status_card(render_report(results.model_copy(update={"summary": summary})))
+    assert (kind, value) == ("bad", "completed, 1 of 2 roots failed")  # before: a green "completed"
+    whole = summary.model_copy(update={"counts": {"roots": 2}})
+    assert _status_card(render_report(results.model_copy(update={"summary": whole}))) == ("good", "completed")
