@@ -429,3 +429,19 @@ def test_roots_without_a_task_stop_auto_mode_before_any_judge_call_naming_each(
     assert nodes["a.json"]["status"] == nodes["c.json"]["status"] == "scored"
     custom = ("--scoring-mode", "benchmark", "--benchmark-name", "terminal-bench")
     assert judge(server, tmp_path, str(tmp_path / "in"), *custom) == 0  # a fixed rubric needs no task
+
+
+def test_each_refused_input_is_named_whole_on_its_own_line(
+    server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    write(tmp_path / "in/good.json", trajectory("task a", "SCORE:0.8"))
+    bad = tmp_path / "in/a-rather-long-folder-name-for-one-batch/trajectory-with-a-long-descriptive-name-0001.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text('{"schema_version": "ATIF-v1.6", "agent": {"name": "a", "version": "1"}, '
+                   '"steps": [{"step_id": 1, "source": "user", "message": 42}]}')
+    code = run_app(app, ["judge", str(tmp_path / "in"), "--judge-url", server.base_url, "--judge-model", "scripted",
+                         "--no-cache", "--tolerant", "-o", str(tmp_path / "run")])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert f"invalid: {bad}: /steps/0/message: Input should be a valid string or a valid list\n" in out

@@ -332,6 +332,7 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
     Console(highlight=False).print(table)
+    _print_refused(results)
     if summary.failure_reason:  # a line of its own: a table cell would cut it at the terminal's width
         Console(highlight=False).print(f"job {summary.job_status}: {terminal_safe(summary.failure_reason)}",
                                        markup=False, soft_wrap=True)
@@ -346,6 +347,25 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
         f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html, manifest.json)",
         markup=False,
     )
+
+
+_REFUSED_SHOWN = 10
+
+
+def _print_refused(results: EvaluationResults) -> None:
+    """Each input not scored on a line of its own, its path whole (a table cell would crowd it at 80 columns)."""
+    from tracegrade.render import terminal_safe
+
+    refused = [record for record in results.inputs if record.status != "loaded"]
+    console = Console(highlight=False, soft_wrap=True)
+    for record in refused[:_REFUSED_SHOWN]:
+        where = f"{record.path}:{record.location.removeprefix('line ')}" if record.location else record.path
+        reason = record.message or record.code or record.status
+        line = reason if reason.startswith(record.path) else f"{where}: {reason}"  # a message names its file
+        console.print(terminal_safe(f"{record.status}: {line}", lines=True), markup=False)
+    if len(refused) > _REFUSED_SHOWN:
+        console.print(f"... and {len(refused) - _REFUSED_SHOWN} more inputs not scored (listed in report.html and "
+                      "evaluation_results.json)", markup=False)
 
 
 def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str | None) -> None:
