@@ -79,3 +79,15 @@ def test_pairs_beyond_the_detailed_ones_link_nowhere_and_every_link_lands(
     assert 'href="#pair-0"' in page and 'id="pair-0"' in page
     assert 'href="#pair-1"' not in page and 'id="pair-1"' not in page and "The first 1 pairs" in page
     check_report(page)
+
+
+def test_long_names_are_wrapped_between_words_never_cut(runs: dict[str, Path]) -> None:
+    c = compare_runs(runs["base"], runs["worse"]).comparison
+    long_base, long_cand = "nightly-2026-11-30-" + "b" * 30, "nightly-2026-12-01-" + "c" * 30
+    c = c.model_copy(update={"baseline": c.baseline.model_copy(update={"job_id": long_base}),
+                             "candidate": c.candidate.model_copy(update={"job_id": long_cand})})
+    lines = comparison_lines(c)
+    assert all(len(line) <= 80 for line in lines)
+    text = " ".join(line.strip() for line in lines)
+    assert f"baseline {long_base} vs candidate {long_cand}" in text  # before: the candidate's id cut with "…"
+    assert "…" not in text

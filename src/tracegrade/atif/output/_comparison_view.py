@@ -62,7 +62,20 @@ def comparison_lines(comparison: AtifComparison) -> list[str]:
                  f"candidate {errors['candidate'].protocol_errors}; failed steps "
                  f"{errors['baseline'].failed_steps} / {errors['candidate'].failed_steps}")
     lines += _gate_lines(c)
-    return [_fit(line) for line in lines]
+    return [piece for line in lines for piece in _folded(line)]
+
+
+def _folded(line: str) -> list[str]:
+    """``line`` as it fits 80 columns: wrapped between words (its indent kept, and two more on later lines); only a
+    single word wider than the width is cut."""
+    import textwrap
+
+    if len(line) <= WIDTH:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip())]
+    pieces = textwrap.wrap(line, WIDTH, initial_indent="", subsequent_indent=indent + "  ",
+                           break_long_words=False, break_on_hyphens=False)
+    return [_fit(piece) for piece in pieces]
 
 
 def _gate_lines(c: AtifComparison) -> list[str]:
