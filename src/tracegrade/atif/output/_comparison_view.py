@@ -67,7 +67,8 @@ def comparison_lines(comparison: AtifComparison) -> list[str]:
 
 def _folded(line: str) -> list[str]:
     """``line`` as it fits 80 columns: wrapped between words (its indent kept, and two more on later lines); only a
-    single word wider than the width is cut."""
+    single word wider than the width is cut.
+    """
     import textwrap
 
     if len(line) <= WIDTH:
