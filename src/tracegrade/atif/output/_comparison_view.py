@@ -66,8 +66,9 @@ def comparison_lines(comparison: AtifComparison) -> list[str]:
 
 
 def _folded(line: str) -> list[str]:
-    """``line`` as it fits 80 columns: wrapped between words (its indent kept, and two more on later lines); only a
-    single word wider than the width is cut.
+    """``line`` as it fits 80 columns: wrapped between words, only a single word wider than that cut.
+
+    Its indent is kept, with two more on the lines it continues on.
     """
     import textwrap
 
