@@ -91,3 +91,18 @@ def test_long_names_are_wrapped_between_words_never_cut(runs: dict[str, Path]) -
     text = " ".join(line.strip() for line in lines)
     assert f"baseline {long_base} vs candidate {long_cand}" in text  # before: the candidate's id cut with "…"
     assert "…" not in text
+
+
+def test_markup_in_the_trajectories_is_shown_as_text_in_the_comparison(tmp_path: Path) -> None:
+    from tests.atif.output.comparing import judged, trajectory
+    from tests.atif.scripted import marker_rule
+    from tests.render.html_checks import PLANTED
+    from tracegrade.atif.output._comparison_view import render_comparison
+    from tracegrade.judge.testing import ScriptedJudgeServer
+
+    docs = {"a.json": trajectory(f"task a {PLANTED} SCORE:0.8", f"{PLANTED} SCORE:0.6")}
+    with ScriptedJudgeServer(marker_rule) as server:
+        base, cand = judged(server, tmp_path / "b", docs), judged(server, tmp_path / "c", docs)
+    page = render_comparison(compare_runs(base, cand), generated_at="t")
+    assert "&lt;b class=planted&gt;x&lt;/b&gt;" in page
+    check_report(page)
