@@ -196,3 +196,13 @@ def test_a_folder_holding_a_run_of_another_kind_is_never_written_over(tmp_path: 
         refused.value)
     assert read_manifest(tmp_path)["kind"] == "atif-judge"  # untouched, and the folder is free again
     RunFolder(tmp_path, kind="atif-judge", job_id="rerun").finish(JobStatus.COMPLETED)
+
+
+def test_a_lock_file_that_is_a_link_is_never_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / ".tracegrade.lock").symlink_to(outside)
+    with pytest.raises(OutputError, match="cannot create the run folder's lock"):
+        RunFolder(tmp_path / "run", kind="test", job_id="j")
+    assert outside.read_text() == "keep me"

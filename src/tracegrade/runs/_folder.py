@@ -17,6 +17,7 @@ import contextlib
 import functools
 import hashlib
 import io
+import logging
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -39,6 +40,8 @@ __all__ = [
     "JSON_OPTIONS", "MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "dump_json", "read_manifest",
     "read_verified",
 ]
+
+logger = logging.getLogger("tracegrade.runs")
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "tracegrade-run-folder/1"
@@ -375,7 +378,10 @@ class _FolderLock:
                 lock._write(what)
                 cls._held[root] = lock
                 return lock
-        lock = cls(root / LOCK_NAME, _locked_descriptor(root / LOCK_NAME))
+        descriptor = _locked_descriptor(root / LOCK_NAME)
+        if descriptor is None:
+            return None
+        lock = cls(root / LOCK_NAME, descriptor)
         lock._write(what)
         cls._held[root] = lock
         return lock
@@ -403,12 +409,14 @@ class _FolderLock:
             self.release()
 
 
-def _locked_descriptor(file: Path) -> int:
+def _locked_descriptor(file: Path) -> int | None:
+    """The locked lock file; None where the file system has no locks (some network mounts): the job goes on."""
     import fcntl
 
     while True:
         try:
-            descriptor = os.open(file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            # never through a link: the holder's line is written into the file
+            descriptor = os.open(file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
         except OSError as exc:
             raise OutputError(f"{file}: cannot create the run folder's lock ({exc.strerror or exc})") from None
         try:
@@ -418,6 +426,13 @@ def _locked_descriptor(file: Path) -> int:
             os.close(descriptor)
             raise ConfigError(f"{file.parent}: another tracegrade job is writing there ({holder}); wait for it to "
                               "finish or choose another folder", code="output_locked") from None
+        except OSError as exc:  # ENOLCK, EOPNOTSUPP: a folder that cannot be locked is still written, unguarded
+            os.close(descriptor)
+            with contextlib.suppress(OSError):
+                file.unlink()
+            logger.warning("%s: cannot be locked (%s); another job writing there at the same time would not be "
+                           "noticed", file.parent, exc.strerror or exc)
+            return None
         try:
             current = os.stat(file).st_ino
         except FileNotFoundError:
