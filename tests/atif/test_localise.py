@@ -9,6 +9,7 @@ import pytest
 
 from tests.atif.helpers import write
 from tests.atif.localising.plant import document, steps
+from tests.render.html_checks import check_report
 from tracegrade.atif import (
     LocaliseOptions,
     Strategy,
@@ -72,9 +73,31 @@ def test_the_agreement_section_of_the_report_stays(run: Path, tmp_path: Path) ->
     report = measure_agreement(EvaluationResults.model_validate_json((run / "evaluation_results.json").read_bytes()),
                                read_labels(labels), labels_file="labels.jsonl", resamples=100)
     (run / "agreement.json").write_text(report.model_dump_json())
-    write_localisation(from_scores(run), tmp_path / "out", localise_inputs([run]))
+    write_localisation(from_scores(run), run, localise_inputs([run]))
     page = (run / "report.html").read_text()
     assert "Agreement with labels" in page and "Failure localisation" in page
+    check_report(page)
+
+
+def test_the_report_links_each_localised_trajectory_instead_of_printing_a_record(run: Path) -> None:
+    write_localisation(from_scores(run), run, localise_inputs([run]))
+    page = (run / "report.html").read_text()
+    table = page.split('id="localisation-table"')[1].split("</table>")[0]
+    assert "<td><a href=\"#node-" in table and "a.json</a></td>" in table
+    check_report(page)  # before: {'text': 'a.json', 'href': '#node-…'} in the trajectory cell
+
+
+def test_elsewhere_the_run_is_not_touched_and_an_incomplete_one_never_replaces_the_runs(run: Path,
+                                                                                       tmp_path: Path) -> None:
+    write_localisation(from_scores(run), run, localise_inputs([run]))
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    done = from_scores(run)
+    write_localisation(done, tmp_path / "out", localise_inputs([run]))
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+    failed = done.model_copy(update={"summary": done.summary.model_copy(update={"failed": 1})})
+    assert write_localisation(failed, run, localise_inputs([run])) == [run / "localisation.incomplete.json"]
+    after = {p.name: p.read_bytes() for p in run.iterdir()}
+    assert after.pop("localisation.incomplete.json") and after == before
 
 
 def test_reading_something_else_is_one_clear_error(tmp_path: Path) -> None:

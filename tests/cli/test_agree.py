@@ -124,3 +124,15 @@ def test_labels_by_step_id_give_the_same_localisation_figures_as_labels_by_step(
                         {k: strategy[k] for k in ("step", "within_1", "within_3", "trajectories")}))
     assert figures[0] == figures[1]
     assert figures[1][1] == 2 and figures[1][2]["trajectories"] == 2 and figures[1][2]["step"]["value"] == 0.5
+
+
+@pytest.mark.parametrize("target", ["run/evaluation_results.json", "run/manifest.json", "labels.jsonl",
+                                    "run/report.json"])  # its page would be run/report.html
+def test_agree_never_writes_over_one_of_its_inputs(run: Path, tmp_path: Path, target: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = labels(tmp_path, '{"trajectory_id": "A", "failed": true}')
+    before = {p: p.read_bytes() for p in (*run.iterdir(), path)}
+    code = run_app(app, ["agree", str(run), "--labels", str(path), "-o", str(tmp_path / target), "-q"])
+    assert code == 2 and "is one of the inputs" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in (*run.iterdir(), path)} == before
+    read_manifest(run)

@@ -123,3 +123,17 @@ def test_bad_input_is_reported_before_the_local_judge_starts(tmp_path: Path) -> 
                            "--judge", "local", "-o", str(tmp_path / "run")], capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr == f"error: {tmp_path / 'missing'}: no such file or directory\n"
+
+
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device", "/out/run/report.html"),
+                                   OSError(27, "File too large"), PermissionError(13, "Permission denied", "/out")])
+def test_an_operating_system_error_anywhere_is_one_line_and_exit_4(
+    error: OSError, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def fail() -> None:
+        raise error
+
+    assert run_app(one_command(fail), []) == 4  # before: a traceback and exit 1, which CI reads as a verdict
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("error: ") and error.strerror in err
+    assert error.filename is None or f"error: {error.filename}: " in err

@@ -97,3 +97,85 @@ def test_the_readme_example_finds_the_bundled_regression(
     assert document["comparable"] and document["n"] == 2 and document["mean_delta"] < 0
     assert "bugfix-session/trajectory.json" in document["regressed"]
     assert {p["matched_by"] for p in document["pairs"]} == {"trajectory_id", "session_id"}
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf", "1e400", "Infinity"])
+@pytest.mark.parametrize("command", [["compare"], ["suite", "compare"], ["dabench", "compare"]])
+def test_a_min_delta_that_is_not_finite_exits_2_naming_the_option(
+    command: list[str], value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tracegrade.cli._app import dabench_app
+
+    runner, args = (dabench_app, command[1:]) if command[0] == "dabench" else (app, command)
+    assert run_app(runner, [*args, str(tmp_path / "a"), str(tmp_path / "b"), "--min-delta", value,
+                            "--fail-on-regression"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --min-delta") and "finite" in err and len(err.splitlines()) == 1
+
+
+def _edited_run(source: Path, target: Path, edit: str, value: float) -> Path:
+    """A copy of ``source`` with one score hand-edited and its manifest rewritten to match (so it verifies)."""
+    import shutil
+
+    from tracegrade.runs import amend_manifest
+
+    shutil.copytree(source, target)
+    document = orjson.loads((target / "evaluation_results.json").read_bytes())
+    node = document["nodes"][0]
+    if edit == "own_score":
+        node["own_score"] = value
+    elif edit == "step":
+        node["steps"][0]["score"] = value
+    elif edit == "criterion":
+        name = next(iter(node["steps"][0]["criterion_scores"]))
+        node["steps"][0]["criterion_scores"][name] = value
+    else:
+        document["summary"]["atif_overall_score"] = value
+    (target / "evaluation_results.json").write_bytes(orjson.dumps(document))
+    assert amend_manifest(target, ["evaluation_results.json"])
+    return target
+
+
+@pytest.mark.parametrize(("edit", "value", "place"), [
+    ("own_score", 1e308, "$.nodes[0].own_score"), ("own_score", -5.0, "$.nodes[0].own_score"),
+    ("step", 7.0, "$.nodes[0].steps[0].score"), ("criterion", -0.5, "$.nodes[0].steps[0].criterion_scores"),
+    ("summary", 3.0, "$.summary.atif_overall_score"),
+])
+def test_a_hand_edited_score_out_of_0_1_exits_2_naming_the_place(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: str, value: float, place: str
+) -> None:
+    edited = _edited_run(runs["base"], tmp_path / "edited", edit, value)
+    assert compare(str(runs["base"]), str(edited), "--fail-on-regression", "--fail-on-new-failures", "-q") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {edited / 'evaluation_results.json'}: ") and place in err
+    assert len(err.splitlines()) == 1
+
+
+def test_an_output_naming_a_run_folder_is_refused_and_the_run_kept(runs: dict[str, Path], tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from tracegrade.runs import read_manifest
+
+    base = tmp_path / "base"
+    shutil.copytree(runs["base"], base)
+    before = (base / "manifest.json").read_bytes()
+    assert compare(str(base), str(runs["worse"]), "-o", str(base), "-q") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {base}: holds a atif-judge run (job ") and "choose another folder" in err
+    assert (base / "manifest.json").read_bytes() == before and not (base / "comparison.json").exists()
+    read_manifest(base)  # still a whole run: compare and agree read it
+    assert compare(str(base), str(runs["worse"]), "-q") == 0
+    assert compare(str(runs["base"]), str(runs["worse"]), "-o", str(runs["worse"]), "-q") == 2
+
+
+def test_merge_never_writes_over_one_of_its_shards(runs: dict[str, Path], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    shard = tmp_path / "shard0"
+    shutil.copytree(runs["shard0"], shard)
+    before = (shard / "evaluation_results.json").read_bytes()
+    assert run_app(app, ["merge", str(shard), str(runs["shard1"]), "-o", str(shard), "-q"]) == 2
+    assert "is one of the inputs" in capsys.readouterr().err
+    assert (shard / "evaluation_results.json").read_bytes() == before

@@ -120,3 +120,45 @@ def test_one_imported_log_is_counted_in_the_singular(tmp_path: Path, capsys: pyt
     first = sorted(logs.rglob("*.json"))[0]
     assert run_app(app, ["import", "whowhen", str(first), "-o", str(tmp_path / "out")]) == 0
     assert "imported 1 log -> " in capsys.readouterr().out
+
+
+def _trace_without_a_task(path: Path) -> Path:
+    """A trace as a real instrumentation records it when the app's request is not a GenAI message: the root span
+    holds the user's request in its own attribute; the model calls hold only the system prompt and answers."""
+    from tests.atif.importing.otlp import chat, messages, request, span, tool, tool_call
+
+    spans = [
+        span(1, None, "POST /agent", 0, {"http.route": "/agent", "app.request": "Rename the report to final.pdf"}),
+        chat(2, 1, 1, messages(("system", "You are a file agent.")), tool_call("c1", "mv", {"to": "final.pdf"})),
+        tool(3, 1, 2, "mv", "c1", "renamed"),
+        chat(4, 1, 3, messages(("system", "You are a file agent.")), messages(("assistant", "Done."))),
+    ]
+    path.write_bytes(orjson.dumps(request(spans)))
+    return path
+
+
+def test_an_import_names_the_traces_without_a_task_and_the_option_that_maps_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = _trace_without_a_task(tmp_path / "trace.json")
+    assert run_app(app, ["import", "otel", str(trace), "-o", str(tmp_path / "plain")]) == 0
+    out = capsys.readouterr().out
+    (name,) = [t["trajectory_id"] for t in orjson.loads((tmp_path / "plain/import_report.json").read_bytes())[
+        "trajectories"] if not t["task_found"]]
+    assert f"no task found for 1 trajectory: {name}; judging them in auto mode is refused: map one with " \
+           "--task-attribute KEY" in out
+    from tests.atif.scripted import marker_rule
+
+    with ScriptedJudgeServer(marker_rule) as server:
+        code = run_app(app, ["judge", str(tmp_path / "plain/trajectories"), "--judge-url", server.base_url,
+                             "--judge-model", "m", "--no-cache", "-q", "-o", str(tmp_path / "run")])
+        assert code == 2 and server.count == 0  # refused before any call, naming the file
+    assert f"have no task, so auto mode cannot derive their criteria (no judge call was made): {name}.json" in \
+        capsys.readouterr().err
+    assert run_app(app, ["import", "otel", str(trace), "-o", str(tmp_path / "mapped"), "--task-attribute",
+                         "app.request"]) == 0
+    report = orjson.loads((tmp_path / "mapped/import_report.json").read_bytes())
+    assert [t["task_found"] for t in report["trajectories"]] == [True]
+    document = orjson.loads(next((tmp_path / "mapped/trajectories").iterdir()).read_bytes())
+    assert document["extra"]["task_instruction"] == "Rename the report to final.pdf"
+    assert "no task found" not in capsys.readouterr().out

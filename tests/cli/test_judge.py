@@ -311,3 +311,137 @@ def test_data_is_printed_without_rich_highlighting(
     printed = capsys.readouterr().out
     assert f"results: {out}/ (" in printed  # no colour codes around the digits or slashes of the path
     assert "│ atif_trajectory_count" in printed and "4 │" in printed
+
+
+def _judge_against(url: str, tmp_path: Path, out: str, *args: str) -> int:
+    return run_app(app, ["judge", str(EXAMPLES), "--judge-url", url, "--judge-model", "scripted", "-o",
+                         str(tmp_path / out), "--cache", str(tmp_path / "cache.sqlite3"), "--quiet",
+                         "--judge-max-attempts", "1", *args])
+
+
+def _judge_provenance(run: Path) -> dict[str, object]:
+    provenance: dict[str, object] = orjson.loads((run / "evaluation_results.json").read_bytes())["provenance"]["judge"]
+    return provenance
+
+
+def test_another_endpoint_serving_the_same_model_name_makes_its_own_requests(tmp_path: Path) -> None:
+    from tracegrade.judge import endpoint_identity
+
+    with ScriptedJudgeServer(marker_rule) as first, ScriptedJudgeServer(marker_rule) as second:
+        assert _judge_against(first.base_url, tmp_path, "a") == 0
+        asked = first.count
+        assert _judge_against(second.base_url, tmp_path, "b") == 0
+        assert second.count == asked and first.count == asked  # before: 0 requests, the first server's scores
+        assert _judge_against(first.base_url, tmp_path, "again") == 0
+        assert first.count == asked  # every answer cached: the run still names the endpoint that gave them
+        assert _judge_provenance(tmp_path / "again")["endpoint"] == endpoint_identity(first.base_url)
+        assert _judge_provenance(tmp_path / "b")["endpoint"] == endpoint_identity(second.base_url)
+    with ScriptedJudgeServer(marker_rule) as gone:
+        closed = gone.base_url
+    assert _judge_against(closed, tmp_path, "closed") == 4  # a closed port is asked, not answered from the cache
+
+
+def test_sharing_the_cache_across_endpoints_is_asked_for_and_recorded(tmp_path: Path) -> None:
+    shared = "--judge-cache-shared-across-endpoints"
+    with ScriptedJudgeServer(marker_rule) as first, ScriptedJudgeServer(marker_rule) as second:
+        assert _judge_against(first.base_url, tmp_path, "a", shared) == 0
+        assert _judge_against(second.base_url, tmp_path, "b", shared) == 0
+        assert second.count == 0
+    recorded = _judge_provenance(tmp_path / "b")
+    assert recorded["cache_shared_across_endpoints"] is True and "http://127.0.0.1:" in str(recorded["endpoint"])
+
+
+def test_a_second_judge_run_into_a_folder_being_written_exits_2_naming_the_holder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ScriptedJudgeServer(marker_rule, latency=0.3) as slow:
+        command = [
+            str(Path(sys.executable).parent / "tracegrade"), "judge", str(EXAMPLES), "--judge-url", slow.base_url,
+            "--judge-model", "scripted", "--concurrency-limit", "1", "--no-cache", "--quiet",
+            "-o", str(tmp_path / "run"), "--scoring-mode", "benchmark", "--benchmark-name", "terminal-bench",
+        ]
+        first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while slow.count < 1 and time.monotonic() < deadline and first.poll() is None:
+            time.sleep(0.05)
+        with ScriptedJudgeServer(marker_rule) as other:
+            code = run_app(app, ["judge", str(EXAMPLES), "--judge-url", other.base_url, "--judge-model", "scripted",
+                                 "--no-cache", "--quiet", "-o", str(tmp_path / "run")])
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=60)
+    err = capsys.readouterr().err
+    assert code == 2 and other.count == 0, err  # refused before its first judge call
+    assert err.startswith(f"error: {(tmp_path / 'run').resolve()}: another tracegrade job is writing there "
+                          f"(pid {first.pid}, atif-judge job ") and len(err.splitlines()) == 1
+    assert read_manifest(tmp_path / "run")["status"] == "interrupted"  # the first run's results are its own
+
+
+_FULL_DISK = """
+import resource, signal, sys
+from tracegrade.cli import main
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, as on a full disk
+limit = int(sys.argv.pop(1))
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+sys.argv[0] = "tracegrade"
+main()
+"""
+
+
+@pytest.mark.parametrize("limit", [1000, 20_000])
+def test_a_full_disk_while_judging_is_one_line_and_exit_4(server: ScriptedJudgeServer, tmp_path: Path,
+                                                          limit: int) -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(limit), "judge", str(EXAMPLES), "--judge-url", server.base_url,
+         "--judge-model", "scripted", "--no-cache", "-q", "-o", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 4, run.stderr  # before: the spool's OSError as a traceback, exit 1
+    assert run.stderr.splitlines() == [
+        f"error: {tmp_path / 'run'}: cannot keep the finished results while scoring (File too large; is the disk "
+        "full?)"]
+
+
+def _taskless(*messages: str) -> dict[str, object]:
+    """An ATIF file as an OpenTelemetry import leaves it when no attribute held the task: a system prompt and agent
+    steps, no user step, no extra.task_instruction."""
+    steps = [{"step_id": 1, "source": "system", "message": "You are a helpful agent."}]
+    steps += [{"step_id": i, "source": "agent", "message": m, "model_name": "gpt-4o-mini"}
+              for i, m in enumerate(messages, start=2)]
+    return {"schema_version": "ATIF-v1.6", "session_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+            "agent": {"name": "otel-import", "version": "unknown"}, "steps": steps, "extra": {"otel": {"spans": 3}}}
+
+
+def test_roots_without_a_task_stop_auto_mode_before_any_judge_call_naming_each(
+    server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "in/a.json", trajectory("task a", "SCORE:0.8"))
+    write(tmp_path / "in/b.json", _taskless("SCORE:0.7", "SCORE:0.6"))
+    write(tmp_path / "in/c.json", trajectory("task c", "SCORE:0.9"))
+    write(tmp_path / "in/d.json", _taskless("SCORE:0.5"))
+    assert judge(server, tmp_path, str(tmp_path / "in")) == 2  # before: the calls for a.json, then exit 4
+    assert server.count == 0
+    err = capsys.readouterr().err
+    assert err.startswith("error: 2 of 4 trajectories have no task, so auto mode cannot derive their criteria "
+                          "(no judge call was made): b.json, d.json.") and len(err.splitlines()) == 1
+    skip = ("--partial-result-policy", "skip_failed_trajectory")
+    assert judge(server, tmp_path, str(tmp_path / "in"), *skip) == 1  # the others are scored, these fail alone
+    nodes = {n["node_id"]: n for n in orjson.loads((tmp_path / "run/evaluation_results.json").read_bytes())["nodes"]}
+    assert nodes["b.json"]["status"] == "failed" and nodes["b.json"]["error_code"] == "task_unresolved"
+    assert nodes["a.json"]["status"] == nodes["c.json"]["status"] == "scored"
+    custom = ("--scoring-mode", "benchmark", "--benchmark-name", "terminal-bench")
+    assert judge(server, tmp_path, str(tmp_path / "in"), *custom) == 0  # a fixed rubric needs no task
+
+
+def test_each_refused_input_is_named_whole_on_its_own_line(
+    server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    write(tmp_path / "in/good.json", trajectory("task a", "SCORE:0.8"))
+    bad = tmp_path / "in/a-rather-long-folder-name-for-one-batch/trajectory-with-a-long-descriptive-name-0001.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text('{"schema_version": "ATIF-v1.6", "agent": {"name": "a", "version": "1"}, '
+                   '"steps": [{"step_id": 1, "source": "user", "message": 42}]}')
+    code = run_app(app, ["judge", str(tmp_path / "in"), "--judge-url", server.base_url, "--judge-model", "scripted",
+                         "--no-cache", "--tolerant", "-o", str(tmp_path / "run")])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert f"invalid: {bad}: /steps/0/message: Input should be a valid string or a valid list\n" in out

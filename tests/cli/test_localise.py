@@ -15,6 +15,7 @@ import pytest
 from tests.atif.helpers import write
 from tests.atif.localising.plant import MARK, document, plant_rule, steps
 from tests.atif.scripted import marker_rule
+from tests.render.html_checks import PLANTED, check_report
 from tracegrade.cli._app import app, run_app
 from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply
 from tracegrade.runs import read_manifest
@@ -34,6 +35,7 @@ def server() -> Iterator[ScriptedJudgeServer]:
 @pytest.fixture
 def trajectories(tmp_path: Path) -> Path:
     made = steps(8, plant=3)
+    made[1]["message"] += f" {PLANTED}"  # markup in the input: escaped wherever the reports show it
     for step in made:
         low = " SCORE:0.1" if MARK in step["message"] else " SCORE:0.2"
         step["message"] += " SCORE:0.9" if step["step_id"] < 3 else low
@@ -55,20 +57,55 @@ def run(server: ScriptedJudgeServer, trajectories: Path, tmp_path: Path) -> Path
 
 
 def test_localise_a_judge_run_marks_the_decisive_step_in_its_report(
-    server: ScriptedJudgeServer, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    server: ScriptedJudgeServer, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out = tmp_path / "loc"
-    assert run_app(app, ["localise", str(run), *judge_args(server), "-o", str(out)]) == 0
-    document = orjson.loads((out / "localisation.json").read_bytes())
+    monkeypatch.chdir(tmp_path)  # nothing may land in the working folder
+    assert run_app(app, ["localise", str(run), *judge_args(server)]) == 0  # no -o: into the run given
+    document = orjson.loads((run / "localisation.json").read_bytes())
     assert document["format"] == "tracegrade.atif.localisation/1"
     assert [t["node_id"] for t in document["trajectories"]] == ["failed.json"]  # the passed root is left alone
     assert document["trajectories"][0]["step"]["index"] == 3 and document["summary"]["not_selected"] == 1
-    assert (run / "localisation.json").read_bytes() == (out / "localisation.json").read_bytes()
     page = (run / "report.html").read_text()
     assert "Failure localisation" in page and page.count("decisive step</span>") == 1
+    assert '<td><a href="#node-' in page.split('id="localisation-table"')[1].split("</table>")[0]
+    check_report(page)  # before: the trajectory cell showed {'text': 'failed.json', 'href': '#…'}
     read_manifest(run)  # the amended manifest vouches for the rewritten report
-    read_manifest(out)
     assert "1 localised" in capsys.readouterr().out
+
+
+def _run_files(run: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in run.iterdir()}
+
+
+def test_with_o_elsewhere_the_judge_run_is_not_touched(server: ScriptedJudgeServer, run: Path, tmp_path: Path) -> None:
+    before = _run_files(run)
+    assert run_app(app, ["localise", str(run), *judge_args(server), "-o", str(tmp_path / "loc"), "-q"]) == 0
+    assert _run_files(run) == before
+    assert orjson.loads((tmp_path / "loc" / "localisation.json").read_bytes())["summary"]["localised"] == 1
+    read_manifest(tmp_path / "loc")
+
+
+def test_a_failed_localisation_never_replaces_the_runs_good_one(
+    server: ScriptedJudgeServer, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run_app(app, ["localise", str(run), *judge_args(server), "-q"]) == 0
+    good = _run_files(run)
+    with ScriptedJudgeServer(marker_rule) as gone:
+        dead = ["--judge-url", gone.base_url, "--judge-model", "scripted", "--no-cache", "--judge-max-attempts", "1"]
+    assert run_app(app, ["localise", str(run), *dead, "-q"]) == 4  # the judge is gone: every localisation fails
+    assert "keeps its own localisation.json and report.html" in capsys.readouterr().err
+    kept = _run_files(run)
+    incomplete = orjson.loads(kept.pop("localisation.incomplete.json"))
+    assert kept == good and incomplete["summary"]["failed"] == 1  # nothing computed is lost, nothing made worse
+    read_manifest(run)
+    assert run_app(app, ["localise", str(run), *dead, "-o", str(tmp_path / "dead"), "-q"]) == 4
+    assert {k: v for k, v in _run_files(run).items() if k != "localisation.incomplete.json"} == good
+    assert orjson.loads((tmp_path / "dead" / "localisation.json").read_bytes())["summary"]["failed"] == 1
+    assert run_app(app, ["localise", str(run), *judge_args(server), "-q"]) == 0  # complete again: replaces, tidies
+    assert not (run / "localisation.incomplete.json").exists()
 
 
 def test_from_scores_asks_nothing_and_needs_a_run(server: ScriptedJudgeServer, run: Path, trajectories: Path,
@@ -111,13 +148,15 @@ def test_bad_options_exit_2(trajectories: Path, tmp_path: Path) -> None:
 
 
 def test_agree_scores_the_localisation_of_the_run_and_those_given(
-    server: ScriptedJudgeServer, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    server: ScriptedJudgeServer, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
     labels = tmp_path / "labels.jsonl"
     label = {"trajectory_id": "failed", "step": 3, "decisive": True, "extra": {"mistake_agent": "solver"}}
     labels.write_bytes(orjson.dumps(label) + b"\n")
     assert run_app(app, ["localise", str(run), *judge_args(server), "-o", str(tmp_path / "a"), "-q"]) == 0
-    assert run_app(app, ["localise", str(run), "--strategy", "from-scores", "-o", str(tmp_path / "f"), "-q"]) == 0
+    assert run_app(app, ["localise", str(run), "--strategy", "from-scores", "-q"]) == 0  # the run's own
     capsys.readouterr()
     assert run_app(app, ["agree", str(run), "--labels", str(labels), "--resamples", "100",
                          "--localisation", str(tmp_path / "a" / "localisation.json")]) == 0
@@ -161,3 +200,24 @@ def test_ctrl_c_keeps_the_finished_localisations_and_a_rerun_asks_only_for_the_r
                                 "the rest (finished judge calls come from the judge cache)"]
     assert read_manifest(tmp_path / "loc")["status"] == "completed"  # the rerun finished the job
     assert again == 4 - finished  # one question per unfinished root; the finished ones came from the cache
+
+
+def test_two_agree_outputs_in_one_folder_keep_their_own_localisation_figures(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run_app(app, ["localise", str(run), "--strategy", "from-scores", "-q"]) == 0  # decisive step: 3
+    right, wrong = tmp_path / "right.jsonl", tmp_path / "wrong.jsonl"
+    right.write_bytes(orjson.dumps({"trajectory_id": "failed", "step": 3, "decisive": True}) + b"\n")
+    wrong.write_bytes(orjson.dumps({"trajectory_id": "failed", "step": 7, "decisive": True}) + b"\n")
+    out = tmp_path / "agreements"
+    for labels, name in ((right, "right.json"), (wrong, "wrong.json")):
+        assert run_app(app, ["agree", str(run), "--labels", str(labels), "--resamples", "100", "-q",
+                             "-o", str(out / name)]) == 0
+    steps = {name: orjson.loads((out / f"{name}.localisation-agreement.json").read_bytes())["strategies"][0]["step"]
+             for name in ("right", "wrong")}
+    assert (steps["right"]["value"], steps["wrong"]["value"]) == (1.0, 0.0)  # before: one file, the second's
+    assert not (out / "localisation-agreement.json").exists()
+    assert sorted(p.name for p in out.iterdir()) == [
+        "right.html", "right.json", "right.localisation-agreement.json",
+        "wrong.html", "wrong.json", "wrong.localisation-agreement.json"]

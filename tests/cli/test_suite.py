@@ -226,3 +226,24 @@ def test_an_unwritable_report_folder_exits_4_before_any_attempt(capsys: pytest.C
     code, out, err = run(capsys, "run", DATASET, "--target-cmd", SUT, "-o", "/proc/no-such/r.json")
     assert code == 4 and out is None
     assert err == "error: /proc/no-such/r.json: not writable (no such file or directory)\n"
+
+
+def test_a_missing_case_file_is_named_once_per_suite_where_the_manifest_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = json.loads((EXAMPLE / "dataset.json").read_text())
+    first = manifest["suites"][0]
+    manifest["suites"] = [{**first, "name": "triage"}, {**first, "name": "triage_again"},
+                          {**first, "name": "other", "cases": "cases/other.json"}]
+    (tmp_path / "dataset.json").write_text(json.dumps(manifest))  # no cases/ folder beside it
+    code, out, err = run(capsys, "check", str(tmp_path / "dataset.json"))
+    where = tmp_path / "dataset.json"
+    assert code == 2 and out["problems"] == 3
+    assert err.splitlines() == [  # before: "error: …/cases/pipeline.json: /: cannot read: …" twice, no suite named
+        f"error: {where}: /suites/0/cases: suite 'triage': case file cases/pipeline.json: cannot read: no such file "
+        "or directory",
+        f"error: {where}: /suites/1/cases: suite 'triage_again': case file cases/pipeline.json: cannot read: no such "
+        "file or directory",
+        f"error: {where}: /suites/2/cases: suite 'other': case file cases/other.json: cannot read: no such file or "
+        "directory",
+    ]

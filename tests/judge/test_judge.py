@@ -40,13 +40,13 @@ def test_without_a_request_seed_the_key_and_bytes_are_unchanged(
     assert cache_key({**provenance, "seed": 3}, seeded) == cache_key(reseeded, request)
 
 
-def test_provenance_is_what_shapes_an_answer_without_endpoint_or_key() -> None:
+def test_provenance_is_what_shapes_an_answer_with_the_endpoint_without_credentials_or_key() -> None:
     options = JudgeOptions(judge_temperature=0.3, judge_max_tokens=64, concurrency_limit=2)
     keyed = JudgeSettings(base_url="http://judge.example/v1", model="m", api_key_env="JUDGE_KEY", options=options)
     with_credentials = JudgeSettings(base_url="http://user:pw@judge.example/v1", model="m", options=options)
     judge = Judge(keyed, environ={"JUDGE_KEY": "sk-abc"})
-    expected = {"model": "m", "temperature": 0.3, "max_tokens": 64, "seed": None, "response_format": "auto",
-                "system_role": True}
+    expected = {"model": "m", "endpoint": "http://judge.example:80/v1/chat/completions", "temperature": 0.3,
+                "max_tokens": 64, "seed": None, "response_format": "auto", "system_role": True}
     assert judge.provenance() == Judge(with_credentials).provenance() == expected
     judge.provenance()["model"] = "changed"  # a copy: the judge's own record cannot be edited
     assert judge.provenance()["model"] == "m"

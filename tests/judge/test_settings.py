@@ -4,7 +4,7 @@ import pytest
 from pydantic import ValidationError
 
 from tracegrade.errors import ConfigError
-from tracegrade.judge import JudgeOptions, JudgeSettings, ResponseFormat, chat_completions_url
+from tracegrade.judge import JudgeOptions, JudgeSettings, ResponseFormat, chat_completions_url, endpoint_identity
 from tracegrade.judge._settings import Endpoint, redact_url, resolve_endpoint
 
 
@@ -69,12 +69,35 @@ def test_response_format_accepts_strings() -> None:
     assert JudgeSettings(base_url="http://h", model="m", response_format="none").response_format is ResponseFormat.NONE  # type: ignore[arg-type]
 
 
-def test_provenance_records_judge_settings_without_the_endpoint_or_key() -> None:
+def test_provenance_records_judge_settings_and_the_endpoint_without_credentials_or_key() -> None:
     options = JudgeOptions(judge_seed=7, concurrency_limit=3)
     for s in (JudgeSettings(base_url="http://user:pw@h", model="m", options=options),
               JudgeSettings(base_url="http://h", model="m", api_key_env="MY_KEY", options=options)):
-        assert s.provenance() == {"model": "m", "temperature": 0.0, "max_tokens": 1024, "seed": 7,
-                                  "response_format": "auto", "system_role": True}
+        assert s.provenance() == {"model": "m", "endpoint": "http://h:80/v1/chat/completions", "temperature": 0.0,
+                                  "max_tokens": 1024, "seed": 7, "response_format": "auto", "system_role": True}
+
+
+@pytest.mark.parametrize("url", ["http://Judge.Example:80/v1/", "http://judge.example/v1/chat/completions",
+                                 "HTTP://judge.example", "http://u:secret@judge.example/v1?key=secret#frag",
+                                 "http://judge.example//v1"])
+def test_the_endpoint_is_normalised_and_never_holds_credentials_query_or_key(url: str) -> None:
+    assert endpoint_identity(url) == "http://judge.example:80/v1/chat/completions"
+
+
+def test_other_ports_paths_schemes_and_hosts_are_other_endpoints() -> None:
+    names = {endpoint_identity(u) for u in ("http://h:8000/v1", "http://h:8001/v1", "https://h/v1",
+                                            "http://h/proxy/v1", "http://g/v1", "http://[::1]:8000/v1")}
+    assert len(names) == 6 and "http://[::1]:8000/v1/chat/completions" in names
+
+
+def test_a_shared_cache_leaves_the_endpoint_out_of_the_key_and_says_so_in_provenance() -> None:
+    own = JudgeSettings(base_url="http://h/v1", model="m")
+    shared = JudgeSettings(base_url="http://h/v1", model="m", share_cache_across_endpoints=True)
+    elsewhere = JudgeSettings(base_url="http://g:9/v1", model="m", share_cache_across_endpoints=True)
+    assert shared.provenance()["cache_shared_across_endpoints"] is True
+    assert shared.provenance()["endpoint"] == "http://h:80/v1/chat/completions"
+    assert shared.cache_identity() == elsewhere.cache_identity() != own.cache_identity()
+    assert "endpoint" not in shared.cache_identity() and own.cache_identity() == own.provenance()
 
 
 def test_credentials_in_the_url_and_a_key_variable_are_refused_together() -> None:

@@ -95,3 +95,17 @@ def test_a_wrapping_column_shows_a_long_cell_whole_on_more_lines() -> None:
     text = console.export_text()
     assert "…" not in text and "First try vs" in text and "replanned" in text
     assert max(len(line) for line in text.splitlines()) <= 24
+
+
+def test_a_title_wider_than_its_table_is_never_broken_mid_word() -> None:
+    import io
+
+    title = "Localisation (all-at-once): 12 localised, 3 none found, 1 failed of 16 in runs/2026-11-30/nightly-batch"
+    table = fit_table(title, [Column("A", "a", min_width=4), Column("B", "b", min_width=4)], [{"a": "x", "b": "y"}],
+                      width=80)
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(table)
+    lines = console.export_text().splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    shown = " ".join(line.strip() for line in lines[:2])
+    assert shown == title  # before: folded into the 15-column table, "runs/2026-1" / "1-30/nightly-b…"

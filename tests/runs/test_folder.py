@@ -50,7 +50,8 @@ def test_a_piece_that_fails_leaves_neither_the_file_nor_a_temporary_one(tmp_path
     folder.write_text("t.csv", "earlier\n")
     with pytest.raises(RuntimeError, match="encoding failed"):
         folder.write_chunks("t.csv", pieces())
-    assert os.listdir(tmp_path) == ["t.csv"] and (tmp_path / "t.csv").read_text() == "earlier\n"
+    assert sorted(os.listdir(tmp_path)) == [".tracegrade.lock", "t.csv"]  # the job still holds the folder
+    assert (tmp_path / "t.csv").read_text() == "earlier\n"
 
 
 def test_a_folder_without_manifest_is_incomplete(tmp_path: Path) -> None:
@@ -142,3 +143,66 @@ def test_csv_text_cells_and_headers_are_made_spreadsheet_safe(tmp_path: Path) ->
     folder = RunFolder(tmp_path, kind="test", job_id="j")
     folder.write_csv("t.csv", pd.DataFrame({"=h": ["=1+1", "-3"], "n": [-1, 2]}))
     assert (tmp_path / "t.csv").read_text() == "'=h,n\n'=1+1,-1\n-3,2\n"
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from tracegrade.runs import RunFolder
+folder = RunFolder(Path(sys.argv[1]), kind="atif-judge", job_id="first")
+print("HOLDING", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_second_job_into_a_folder_another_process_writes_is_refused_naming_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tracegrade.errors import ConfigError
+
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "HOLDING"
+        with pytest.raises(ConfigError) as refused:
+            RunFolder(tmp_path, kind="atif-judge", job_id="second")
+        assert refused.value.code == "output_locked" and refused.value.exit_code == 2
+        assert f"pid {holder.pid}, atif-judge job first" in refused.value.message
+    finally:
+        holder.kill()
+        holder.wait()
+    folder = RunFolder(tmp_path, kind="atif-judge", job_id="second")  # the holder died: its lock went with it
+    folder.finish(JobStatus.COMPLETED)
+    assert not (tmp_path / ".tracegrade.lock").exists() and read_manifest(tmp_path)["job_id"] == "second"
+
+
+def test_a_job_of_this_process_takes_over_its_own_lock_and_finishing_frees_the_folder(tmp_path: Path) -> None:
+    first = RunFolder(tmp_path, kind="test", job_id="a")  # e.g. a failed job whose folder object is still alive
+    second = RunFolder(tmp_path, kind="test", job_id="b")
+    second.finish(JobStatus.COMPLETED)
+    first.release()  # no longer the holder: nothing happens
+    RunFolder(tmp_path, kind="test", job_id="c").finish(JobStatus.COMPLETED)
+
+
+def test_a_folder_holding_a_run_of_another_kind_is_never_written_over(tmp_path: Path) -> None:
+    from tracegrade.errors import ConfigError
+
+    run = RunFolder(tmp_path, kind="atif-judge", job_id="baseline")
+    run.write_text("evaluation_results.json", "{}")
+    run.finish(JobStatus.COMPLETED)
+    with pytest.raises(ConfigError) as refused:
+        RunFolder(tmp_path, kind="atif-compare", job_id="a..b")
+    assert refused.value.code == "output_is_another_run" and "holds a atif-judge run (job baseline)" in str(
+        refused.value)
+    assert read_manifest(tmp_path)["kind"] == "atif-judge"  # untouched, and the folder is free again
+    RunFolder(tmp_path, kind="atif-judge", job_id="rerun").finish(JobStatus.COMPLETED)
+
+
+def test_a_lock_file_that_is_a_link_is_never_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / ".tracegrade.lock").symlink_to(outside)
+    with pytest.raises(OutputError, match="cannot create the run folder's lock"):
+        RunFolder(tmp_path / "run", kind="test", job_id="j")
+    assert outside.read_text() == "keep me"

@@ -61,3 +61,12 @@ def test_too_few_pairs_fail_closed_unless_nothing_fell() -> None:
 def test_min_delta_is_bounded() -> None:
     with pytest.raises(ValidationError):
         GateOptions(min_delta=-0.1)
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), float("-inf")])
+def test_a_min_delta_that_is_not_finite_is_refused_so_the_gate_can_fire(value: float) -> None:
+    with pytest.raises(ValidationError, match="finite"):
+        GateOptions(min_delta=value)
+    units = PairedUnits(ids=["a", "b"], baseline=[0.9, 0.9], candidate=[0.1, 0.1])
+    with pytest.raises(ValueError, match="min_delta"):
+        compare_paired(units, min_delta=value)

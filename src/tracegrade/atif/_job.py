@@ -40,6 +40,8 @@ class JudgeTarget:
     api_key_env: str | None = None
     local: bool = False
     response_format: ResponseFormat = ResponseFormat.AUTO
+    share_cache: bool = False
+    """Reuse cached answers of other endpoints serving a model of the same name (recorded in provenance)."""
 
 
 def judge_settings(target: JudgeTarget, options: JudgeOptions) -> JudgeSettings:
@@ -47,7 +49,8 @@ def judge_settings(target: JudgeTarget, options: JudgeOptions) -> JudgeSettings:
     if target.url is None or target.model is None:
         raise ConfigError("judge: give --judge-url and --judge-model, or --judge local")
     return JudgeSettings(base_url=target.url, model=target.model, api_key_env=target.api_key_env,
-                         response_format=target.response_format, options=options)
+                         response_format=target.response_format, options=options,
+                         share_cache_across_endpoints=target.share_cache)
 
 
 @asynccontextmanager

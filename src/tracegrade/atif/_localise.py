@@ -31,10 +31,12 @@ from tracegrade.runs import JobStatus, RunFolder, amend_manifest, dump_json, wri
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
 
-__all__ = ["LOCALISATION_NAME", "LocaliseInputs", "localise_inputs", "localise_options", "localise_paths",
-           "read_localisation", "run_localise_job", "write_localisation"]
+__all__ = ["INCOMPLETE_NAME", "LOCALISATION_NAME", "LocaliseInputs", "is_complete", "localise_inputs",
+           "localise_options", "localise_paths", "read_localisation", "run_localise_job", "write_localisation"]
 
 LOCALISATION_NAME = "localisation.json"
+INCOMPLETE_NAME = "localisation.incomplete.json"
+"""Where a localisation into a judge run that did not finish goes, beside the run's own (which it never replaces)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,26 +146,41 @@ async def run_localise_job(
 
 
 def write_localisation(results: LocalisationResults, out: Path, inputs: LocaliseInputs) -> list[Path]:
-    """``out/localisation.json`` with its manifest; for a judge run, the run's copy and its report too.
+    """``out/localisation.json`` with its manifest, or, when ``out`` is the judge run given, the run's own.
+
+    With ``out`` elsewhere the judge run is not touched. Into the run itself only a complete localisation goes
+    (none failed, none interrupted): its ``localisation.json`` and ``report.html`` are replaced and its
+    manifest amended. An incomplete one never replaces them: it is kept beside them as
+    ``localisation.incomplete.json`` (listed nowhere, read by nothing), so the run is never made worse.
 
     Raises:
         OutputError: a file cannot be written.
+        ConfigError: ``out`` holds a run of another kind (a judge run that is not the one localised...).
     """
     data = dump_json(results.model_dump(mode="json"))
-    written = []
     run_folder = inputs.run_folder
-    if run_folder is None or out.resolve() != run_folder.resolve():
+    if inputs.run is None or run_folder is None or out.resolve() != run_folder.resolve():
         folder = RunFolder(out, kind="atif-localise", job_id=results.job_id)
-        written.append(folder.write_bytes(LOCALISATION_NAME, data))
+        written = [folder.write_bytes(LOCALISATION_NAME, data)]
         status = JobStatus.INTERRUPTED if results.summary.interrupted else JobStatus.COMPLETED
         folder.finish(status, {"strategy": results.parameters.strategy.value})
-    if inputs.run is not None and run_folder is not None:
-        try:
-            write_atomic(run_folder / LOCALISATION_NAME, data)
-            page = render_report(inputs.run, _agreement_in(run_folder), localisation=results)
-            write_atomic(run_folder / "report.html", page.encode())
-        except OSError as exc:
-            raise OutputError(f"{run_folder}: cannot write the localisation ({type(exc).__name__})") from None
-        amend_manifest(run_folder, [LOCALISATION_NAME, "report.html"])
-        written += [run_folder / LOCALISATION_NAME, run_folder / "report.html"]
-    return written
+        return written
+    incomplete = run_folder / INCOMPLETE_NAME
+    try:
+        if not is_complete(results):
+            write_atomic(incomplete, data)
+            return [incomplete]
+        write_atomic(run_folder / LOCALISATION_NAME, data)
+        page = render_report(inputs.run, _agreement_in(run_folder), localisation=results)
+        write_atomic(run_folder / "report.html", page.encode())
+        incomplete.unlink(missing_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise OutputError(f"{run_folder}: cannot write the localisation ({reason})") from None
+    amend_manifest(run_folder, [LOCALISATION_NAME, "report.html"])
+    return [run_folder / LOCALISATION_NAME, run_folder / "report.html"]
+
+
+def is_complete(results: LocalisationResults) -> bool:
+    """Whether every selected root was localised or found to have no decisive step (none failed or interrupted)."""
+    return not results.summary.failed and not results.summary.interrupted

@@ -19,10 +19,11 @@ from tracegrade.atif.reading._collection import Collection, read_collection
 from tracegrade.atif.reading._records import InputAccount, LoadResult, TrajectoryNode, iter_nodes
 from tracegrade.atif.scoring._assemble import node_results, summarize
 from tracegrade.atif.scoring._engine import NodeState, RunProgress, ScoringEngine
-from tracegrade.atif.scoring._params import ScoringOptions
+from tracegrade.atif.scoring._params import PartialResultPolicy, ScoringOptions
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults, InputRecord, RunParameters
 from tracegrade.atif.scoring._spool import NodeSpool, Sections
+from tracegrade.errors import InputError
 from tracegrade.judge import JudgeProtocol
 from tracegrade.rubric import Rubric, ScoringMode
 from tracegrade.runs import JobStatus, Shard
@@ -117,6 +118,7 @@ async def score_collection(
     roots = loaded.roots if shard is None else shard.select(loaded.roots, key=lambda root: root.node_id)
     if options.num_examples is not None:
         roots = roots[: options.num_examples]
+    _refuse_roots_without_task(collection, roots, options, criteria)
     resolver = _resolver(criteria, judge, options.max_context_bytes, local_judge=local_judge)
     engine = ScoringEngine(judge, resolver, options, context.progress, coarse=local_judge)
     engine.progress.steps_total = sum(collection.steps(root) for root in roots)
@@ -167,6 +169,29 @@ async def score_collection(
         inputs=[InputRecord.of(a) for a in inputs],
     )
     return results.model_copy(update={"nodes": spooled})  # not validated again: read back when walked
+
+
+def _refuse_roots_without_task(collection: Collection, roots: Sequence[TrajectoryNode], options: ScoringOptions,
+                               criteria: CriteriaParams) -> None:
+    """Under fail_fast in auto mode, stop before the first judge call when any root has no task to derive from.
+
+    Found only when its turn came, such a root used to cost the calls made before it and the other roots'
+    scores. Under ``skip_failed_trajectory`` it fails on its own (``task_unresolved``) while the others are scored.
+
+    Raises:
+        InputError: ``task_unresolved``, naming every root without a task.
+    """
+    fail_fast = options.partial_result_policy is PartialResultPolicy.FAIL_FAST
+    if criteria.scoring_mode is not ScoringMode.AUTO or not fail_fast:
+        return
+    missing = collection.without_task(roots)
+    if missing:
+        names = ", ".join(root.node_id for root in missing)
+        raise InputError(
+            f"{len(missing)} of {len(roots)} trajectories have no task, so auto mode cannot derive their criteria "
+            f"(no judge call was made): {names}. Give each an extra.task_instruction or a user step with text, "
+            "choose --scoring-mode benchmark or custom, or --partial-result-policy skip_failed_trajectory to score "
+            "the others", code="task_unresolved")
 
 
 @contextmanager

@@ -53,6 +53,8 @@ def agree(
 
     folder = run if run.is_dir() else run.parent
     found = _localisations(run, folder, localisation or [])
+    if output is not None:
+        _refuse_inputs(output, [run, labels, *(Path(path) for path, _ in found)], folder)
     only_localised = (not (run / "evaluation_results.json").is_file()) if run.is_dir() else run.name == _LOCALISATION
     if found and only_localised:
         target = output or folder / _LOCALISATION_AGREEMENT
@@ -78,8 +80,8 @@ def agree(
     if not quiet:
         _print_summary(report, target, page)
     if found:
-        scored = target.parent / _LOCALISATION_AGREEMENT
-        _score_localisations(found, given, labels, scored, resamples, level, seed, quiet, results)
+        _score_localisations(found, given, labels, localisation_side_file(target), resamples, level, seed, quiet,
+                             results)
     if report.matched == 0:
         raise InputError(f"{labels}: none of its {report.labels} labels names a trajectory or step of {run} "
                          f"(the reasons are in {target})")
@@ -88,6 +90,38 @@ def agree(
 
 _LOCALISATION = "localisation.json"
 _LOCALISATION_AGREEMENT = "localisation-agreement.json"
+
+
+def _refuse_inputs(output: Path, inputs: list[Path], folder: Path) -> None:
+    """No file agree writes (the JSON, its page, its localisation figures) replaces one it reads or the run's own.
+
+    Raises:
+        ConfigError: naming the option and the input.
+    """
+    from tracegrade.errors import ConfigError
+    from tracegrade.runs import MANIFEST_NAME, read_manifest
+
+    read = {p.resolve() for p in inputs if p.is_file()}
+    try:
+        listed = read_manifest(folder, verify=False).get("files", {})
+    except InputError:
+        listed = {}
+    read |= {(folder / name).resolve() for name in (*listed, MANIFEST_NAME)}
+    for written in (output, output.with_suffix(".html"), localisation_side_file(output)):
+        if written.resolve() in read:
+            raise ConfigError(f"--output {output}: {written} is one of the inputs (or a file of the run); "
+                              "choose another name")
+
+
+def localisation_side_file(target: Path) -> Path:
+    """Where the localisation figures of the agreement written to ``target`` go: named after it.
+
+    The run folder's own ``agreement.json`` keeps ``localisation-agreement.json``; ``-o dir/x.json`` gets
+    ``dir/x.localisation-agreement.json``, so two outputs in one folder never share (or replace) one.
+    """
+    if target.name == "agreement.json":
+        return target.with_name(_LOCALISATION_AGREEMENT)
+    return target.with_name(f"{target.stem}.{_LOCALISATION_AGREEMENT}")
 
 
 def _localisations(run: Path, folder: Path, extra: list[Path]) -> list[tuple[str, LocalisationResults]]:

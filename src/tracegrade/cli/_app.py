@@ -101,6 +101,9 @@ def run_app(command: typer.Typer, argv: list[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except typer.Exit as exc:
         return int(exc.exit_code)
+    except OSError as exc:  # a full disk, a file too large, a folder gone: wherever it happens, one line
+        _stderr.print(_safe(f"error: {_os_error(exc)}"), markup=False)
+        return int(ExitCode.OPERATIONAL)
     except TyperException as exc:
         show = getattr(exc, "show", None)  # usage errors: click prints the usage line and the problem
         if callable(show):
@@ -109,6 +112,13 @@ def run_app(command: typer.Typer, argv: list[str] | None = None) -> int:
             _stderr.print(_safe(f"error: {exc}"), markup=False)
         return int(ExitCode.INVALID_INPUT)
     return returned if isinstance(returned, int) else int(ExitCode.OK)
+
+
+def _os_error(exc: OSError) -> str:
+    """An operating-system error in one line: the file, what went wrong (no traceback)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    where = f"{exc.filename}: " if exc.filename is not None else ""
+    return f"{where}{reason} (an operating-system error; what was written before it is kept)"
 
 
 def _safe(text: str) -> str:

@@ -68,6 +68,10 @@ def otel(
         typer.Argument(help="OTLP/JSON requests (one per file or per line), span lists or JSONL of spans, or folders."),
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = Path("otel-import"),
+    task_attribute: Annotated[str | None, typer.Option(
+        "--task-attribute", metavar="KEY",
+        help="Span attribute holding the task, for traces whose agent input and user messages hold none "
+        "(judging in auto mode needs a task).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
 ) -> None:
     """Import OpenTelemetry traces (GenAI semantic conventions or OpenInference) as ATIF trajectories.
@@ -78,9 +82,9 @@ def otel(
     """
     from tracegrade.atif import import_otel
 
-    result = import_otel(files, output)
+    result = import_otel(files, output, task_attribute=task_attribute)
     if not quiet:
-        _print_import(result, output, "trace")
+        _print_import(result, output, "trace", task_option="--task-attribute KEY (the span attribute holding it)")
 
 
 @import_app.command("inspect")
@@ -104,7 +108,7 @@ def inspect(
 _NO_FIELD = "token count with no ATIF field"
 
 
-def _print_import(result: ImportResult, output: Path, what: str) -> None:
+def _print_import(result: ImportResult, output: Path, what: str, task_option: str | None = None) -> None:
     console = Console(highlight=False, soft_wrap=True)
     report = result.report
     steps = sum(t.steps for t in report.trajectories)
@@ -124,6 +128,12 @@ def _print_import(result: ImportResult, output: Path, what: str) -> None:
         tokens = [reason.rpartition(": ")[2] for reason in file.not_mapped if reason.startswith(_NO_FIELD)]
         if tokens:  # always named: a count the user may look for in the trajectory and not find
             console.print(terminal_safe(f"{_NO_FIELD} in {file.path}: {', '.join(tokens)}"), markup=False)
+    taskless = [t.trajectory_id for t in report.trajectories if not t.task_found]
+    if taskless:
+        mapped = f"map one with {task_option}, or " if task_option else ""
+        console.print(terminal_safe(
+            f"no task found for {_count(len(taskless), 'trajectory')}: {', '.join(taskless)}; judging them in auto "
+            f"mode is refused: {mapped}judge with --scoring-mode benchmark or custom"), markup=False)
     console.print(f"details: {result.report_path}; next: tracegrade judge {output}/trajectories -o RUN", markup=False)
 
 

@@ -49,6 +49,10 @@ JudgeKeyEnv = Annotated[str | None, typer.Option(help="Name of the env var holdi
                                                  rich_help_panel=_JUDGE)]
 JudgeResponseFormat = Annotated[ResponseFormat, typer.Option(help="JSON-schema constrained output.",
                                                              rich_help_panel=_JUDGE)]
+JudgeSharedCache = Annotated[bool, typer.Option(
+    "--judge-cache-shared-across-endpoints",
+    help="Reuse cached answers given by other endpoints for a model of the same name (by default each endpoint "
+    "has its own); recorded in the run.", rich_help_panel=_JUDGE)]
 
 
 @with_model_options(
@@ -64,6 +68,7 @@ def judge(
     judge_model: JudgeModel = None,
     judge_api_key_env: JudgeKeyEnv = None,
     judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
+    judge_cache_shared_across_endpoints: JudgeSharedCache = False,
     rubric: Annotated[
         str | None,
         typer.Option(help="Custom rubric as YAML/JSON text (provider_params.rubric).", rich_help_panel=_SCORING),
@@ -161,7 +166,8 @@ def judge(
         parameters["provider_params"] = {"rubric": rubric}
     options, criteria = parse_parameters(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     selected = parse_shard(shard) if shard else None
-    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
+    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format,
+                     share_cache=judge_cache_shared_across_endpoints)
     _refuse_output_inside_inputs(output, paths)
     if otel_evaluations:
         _require_logs_endpoint()
@@ -264,7 +270,8 @@ def _refuse_output_inside_inputs(output: Path, paths: list[Path]) -> None:
 
 
 def _target(
-    kind: str | None, url: str | None, model: str | None, key_env: str | None, response_format: ResponseFormat
+    kind: str | None, url: str | None, model: str | None, key_env: str | None, response_format: ResponseFormat,
+    *, share_cache: bool = False,
 ) -> JudgeTarget:
     from tracegrade.atif import JudgeTarget
 
@@ -276,7 +283,8 @@ def _target(
         return JudgeTarget(local=True)
     if not url or not model:
         raise ConfigError("judge: give --judge-url and --judge-model, or --judge local")
-    return JudgeTarget(url=url, model=model, api_key_env=key_env, response_format=response_format)
+    return JudgeTarget(url=url, model=model, api_key_env=key_env, response_format=response_format,
+                       share_cache=share_cache)
 
 
 async def _run(
@@ -390,6 +398,7 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     if summary.judge.get("requests") or summary.judge.get("batch_requests"):
         table.add_row("judge input tokens / cached by the provider", _tokens_row(summary.judge))
     Console(highlight=False).print(table)
+    _print_refused(results)
     if summary.failure_reason:  # a line of its own: a table cell would cut it at the terminal's width
         Console(highlight=False).print(f"job {summary.job_status}: {terminal_safe(summary.failure_reason)}",
                                        markup=False, soft_wrap=True)
@@ -410,6 +419,25 @@ def _tokens_row(counts: dict[str, int]) -> str:
     """Input tokens and the provider's cached share; '—' for the cached count when the provider never said."""
     cached = f"{counts.get('cached_input_tokens', 0)}" if counts.get("cached_input_reported") else "—"
     return f"{counts.get('input_tokens', 0)} / {cached}"
+
+
+_REFUSED_SHOWN = 10
+
+
+def _print_refused(results: EvaluationResults) -> None:
+    """Each input not scored on a line of its own, its path whole (a table cell would crowd it at 80 columns)."""
+    from tracegrade.render import terminal_safe
+
+    refused = [record for record in results.inputs if record.status != "loaded"]
+    console = Console(highlight=False, soft_wrap=True)
+    for record in refused[:_REFUSED_SHOWN]:
+        where = f"{record.path}:{record.location.removeprefix('line ')}" if record.location else record.path
+        reason = record.message or record.code or record.status
+        line = reason if reason.startswith(record.path) else f"{where}: {reason}"  # a message names its file
+        console.print(terminal_safe(f"{record.status}: {line}", lines=True), markup=False)
+    if len(refused) > _REFUSED_SHOWN:
+        console.print(f"... and {len(refused) - _REFUSED_SHOWN} more inputs not scored (listed in report.html and "
+                      "evaluation_results.json)", markup=False)
 
 
 def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str | None) -> None:

@@ -16,6 +16,7 @@ from tracegrade.cli._judge import (
     JudgeKind,
     JudgeModel,
     JudgeResponseFormat,
+    JudgeSharedCache,
     JudgeUrl,
     _meter_provider,
     _target,
@@ -46,8 +47,10 @@ def localise(
     judge_model: JudgeModel = None,
     judge_api_key_env: JudgeKeyEnv = None,
     judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Folder for localisation.json.",
-                                         rich_help_panel=_OUTPUT)] = Path("tracegrade-localise"),
+    judge_cache_shared_across_endpoints: JudgeSharedCache = False,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Folder for localisation.json (default: the judge run given, else tracegrade-localise); "
+        "a folder other than the judge run leaves the run untouched.", rich_help_panel=_OUTPUT)] = None,
     job_id: Annotated[str | None, typer.Option(help="Job id (default: derived from inputs, parameters and judge).",
                                                rich_help_panel=_OUTPUT)] = None,
     cache: Annotated[Path | None, typer.Option(help="Judge cache file.", rich_help_panel=_OUTPUT)] = None,
@@ -68,9 +71,11 @@ def localise(
 ) -> None:
     """Name the decisive agent and step of each failed trajectory (Who&When strategies).
 
-    Given one run folder of tracegrade judge, its failed roots are localised, the localisation goes into the
-    run folder too and its report.html marks each decisive step. Exit 4 when a trajectory could not be
-    localised (the judge gave no usable answer), after writing everything.
+    Given one run folder of tracegrade judge, its failed roots are localised; without -o the localisation goes
+    into that run folder and its report.html marks each decisive step, but only when every root was localised
+    (otherwise it is kept as localisation.incomplete.json and the run's own files stay as they were); with -o
+    elsewhere the run is not touched. Exit 4 when a trajectory could not be localised (the judge gave no usable
+    answer), after writing everything.
     """
     import asyncio
 
@@ -80,8 +85,11 @@ def localise(
 
     options = localise_options(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     inputs = localise_inputs(paths)
+    if output is None:
+        output = inputs.run_folder if inputs.run_folder is not None else Path("tracegrade-localise")
     asks = options.strategy.value != "from-scores"
-    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format) if asks else None
+    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format,
+                     share_cache=judge_cache_shared_across_endpoints) if asks else None
     material = {"paths": sorted(str(p.resolve()) for p in inputs.paths), "parameters": options.model_dump(mode="json"),
                 "judge": [target.url, target.model, target.local] if target else None}
     chosen_id = job_id or job_id_for(material, prefix="tl")
@@ -110,6 +118,11 @@ def localise(
     written = write_localisation(results, output, inputs)
     if not quiet:
         _print_summary(results, written)
+    into_run = inputs.run_folder is not None and output.resolve() == inputs.run_folder.resolve()
+    if into_run and (results.summary.failed or results.summary.interrupted):
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"note: the localisation is incomplete; {output}/ keeps its own localisation.json and report.html, "
+            f"this one is in {written[0]}", markup=False)
     if results.summary.interrupted:
         raise Interrupted(_kept(results, written, cache_path))
     if results.summary.failed:

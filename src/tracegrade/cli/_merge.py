@@ -31,6 +31,7 @@ def merge(
     """
     from tracegrade.atif import merge_results, read_results, write_artifacts
 
+    _refuse_an_input(output, results)
     merged = merge_results([read_results(path) for path in results])
     write_artifacts(merged, output)
     summary = merged.summary
@@ -48,3 +49,14 @@ def merge(
         raise typer.Exit(int(ExitCode.INTERRUPTED))
     if summary.job_status is JobStatus.FAILED:
         raise typer.Exit(int(ExitCode.OPERATIONAL))
+
+
+def _refuse_an_input(output: Path, results: list[Path]) -> None:
+    """The merged run never replaces one of the shards it is made of."""
+    from tracegrade.errors import ConfigError
+
+    target = output.resolve()
+    for path in results:
+        folder = path.resolve() if path.is_dir() else path.resolve().parent
+        if folder == target:
+            raise ConfigError(f"--output {output}: is one of the inputs ({path}); choose another folder")

@@ -54,8 +54,8 @@ def check(dataset: Annotated[Path, typer.Argument(help="Dataset manifest (JSON).
     from tracegrade.suites import check_dataset
 
     valid, problems = check_dataset(dataset)
-    for problem in problems:
-        sys.stderr.write(f"error: {problem}\n")
+    for line in dict.fromkeys(str(problem) for problem in problems):  # each problem once
+        sys.stderr.write(f"error: {line}\n")
     summary: dict[str, Any] = {"dataset": str(dataset), "valid": valid is not None, "problems": len(problems)}
     if valid is not None:
         summary.update(suites=len(valid.suites), cases=sum(len(s.cases) for s in valid.suites),

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from tracegrade.judge._settings import JudgeSettings as JudgeSettings
     from tracegrade.judge._settings import ResponseFormat as ResponseFormat
     from tracegrade.judge._settings import chat_completions_url as chat_completions_url
+    from tracegrade.judge._settings import endpoint_identity as endpoint_identity
     from tracegrade.judge._settings import redact_url as redact_url
     from tracegrade.judge._telemetry import JudgeStats as JudgeStats
     from tracegrade.judge._telemetry import JudgeTelemetry as JudgeTelemetry

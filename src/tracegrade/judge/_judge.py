@@ -82,7 +82,8 @@ class Judge:
         self._cache = cache
         self._telemetry = telemetry if telemetry is not None else JudgeTelemetry()
         self._provenance = settings.provenance()
-        self._keys = CacheKeys(self._provenance)
+        self._keyed = settings.cache_identity()
+        self._keys = CacheKeys(self._keyed)
         endpoint = resolve_endpoint(settings, os.environ if environ is None else environ)
         self._client = ChatClient(settings, endpoint, self.stats, self._telemetry, ca_bundle=ca_bundle,
                                   environ=environ)
@@ -172,7 +173,7 @@ class Judge:
     def _cache_key(self, request: JudgeRequest) -> str:
         if request.seed is None:
             return self._keys.key(request)
-        return cache_key({**self._provenance, "seed": request.seed}, request)
+        return cache_key({**self._keyed, "seed": request.seed}, request)
 
     def _lookup(self, key: str | None, parse: Callable[[dict[str, Any]], R]) -> R | None:
         if key is None or self._cache is None:

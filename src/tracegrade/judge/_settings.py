@@ -23,6 +23,7 @@ __all__ = [
     "JudgeSettings",
     "ResponseFormat",
     "chat_completions_url",
+    "endpoint_identity",
     "redact_url",
     "resolve_endpoint",
 ]
@@ -122,6 +123,12 @@ class JudgeSettings:
     (for chat templates that drop system messages, such as Gemma's)."""
     options: JudgeOptions = field(default_factory=JudgeOptions)
     """Concurrency, deadlines, retries, budgets and sampling."""
+    endpoint_name: str | None = None
+    """The endpoint as provenance and the cache key name it; default :func:`endpoint_identity` of ``base_url``
+    (the local judge, on a new port each time, names itself ``local``)."""
+    share_cache_across_endpoints: bool = False
+    """Leave the endpoint out of the cache key, so that runs against other endpoints serving a model of the same
+    name reuse each other's answers (recorded in provenance as ``cache_shared_across_endpoints``)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "response_format", _response_format(self.response_format))
@@ -131,19 +138,30 @@ class JudgeSettings:
         _check(bool(self.model.strip()), "model", "must not be empty")
 
     def provenance(self) -> dict[str, Any]:
-        """What produced a score: model, sampling settings and output format (each request adds its prompt version).
+        """What produced a score: model, endpoint, sampling and output format (requests add their prompt version).
 
-        The endpoint and credentials are deliberately absent: they do not change a judgement
-        and may carry secrets.
+        Two servers may serve different models under one name, so the endpoint is part of it, normalised
+        (:func:`endpoint_identity`: never credentials, query or key).
         """
-        return {
+        recorded = {
             "model": self.model,
+            "endpoint": self.endpoint_name or endpoint_identity(self.base_url),
             "temperature": self.options.judge_temperature,
             "max_tokens": self.options.judge_max_tokens,
             "seed": self.options.judge_seed,
             "response_format": self.response_format.value,
             "system_role": self.system_role,
         }
+        if self.share_cache_across_endpoints:
+            recorded["cache_shared_across_endpoints"] = True
+        return recorded
+
+    def cache_identity(self) -> dict[str, Any]:
+        """The provenance the judge cache keys answers by: without the endpoint when it is shared across them."""
+        recorded = self.provenance()
+        if self.share_cache_across_endpoints:
+            del recorded["endpoint"], recorded["cache_shared_across_endpoints"]
+        return recorded
 
 
 def chat_completions_url(base: str) -> str:
@@ -199,6 +217,29 @@ def _check_url(url: str, name: str = "base_url") -> None:
 def _has_credentials(url: str) -> bool:
     parts = urlsplit(url)
     return parts.username is not None or parts.password is not None
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def endpoint_identity(base: str) -> str:
+    """The chat-completions URL of ``base`` as provenance and the cache record it, normalised.
+
+    Scheme, host and port in lower case with the default port written out, and the path; never user,
+    password, query or fragment: ``http://Judge:80/v1/`` and ``http://judge/v1/chat/completions`` name the
+    same endpoint.
+    """
+    parts = urlsplit(base.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:
+        port = None
+    path = "/".join(part for part in chat_completions_url(parts.path).split("/") if part)
+    return f"{scheme}://{host}{f':{port}' if port else ''}/{path}"
 
 
 def redact_url(url: str) -> str:

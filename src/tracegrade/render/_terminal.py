@@ -105,12 +105,15 @@ def fit_table(
     if hidden:
         notes.append(f"Hidden to fit {available} columns: {', '.join(hidden)}")
     caption_text = Text(terminal_safe("\n".join(notes), lines=True), style="table.caption") if notes else None
+    title_text = None if title is None else Text(terminal_safe(title), style="table.title")
     table = Table(
-        title=None if title is None else Text(terminal_safe(title), style="table.title"),
+        title=title_text,
         box=box.SIMPLE_HEAD,
         caption=caption_text,
         caption_justify="left",
         header_style="bold",
+        # as wide as its title (up to the width): a title is never folded into a narrow table, mid-word
+        min_width=min(available, title_text.cell_len) if title_text is not None else None,
     )
     for column, column_width in zip(shown, widths, strict=True):
         table.add_column(

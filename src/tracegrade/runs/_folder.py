@@ -4,24 +4,31 @@ A run folder is complete exactly when ``manifest.json`` exists and every file it
 recorded size and SHA-256. The manifest is removed before a job writes anything and written last,
 after every file has been flushed to disk, so a crash (or a power loss) at any point leaves a folder
 that :func:`read_manifest` refuses instead of a silent mix of two jobs' files.
+
+A job holds a lock on its folder (``.tracegrade.lock``, an advisory ``flock`` that ends with the process)
+from opening it until its manifest is written: a second job into the same folder is refused, naming the
+holder, instead of replacing the first one's files. A folder holding the run of another kind (a judge run,
+a comparison) is never written over by a job of a different kind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import io
+import logging
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
 import orjson
 
-from tracegrade.errors import InputError, OutputError
+from tracegrade.errors import ConfigError, InputError, OutputError
 from tracegrade.runs._atomic import atomic_file, write_atomic
 from tracegrade.runs._csv import spreadsheet_safe
 from tracegrade.runs._status import JobStatus
@@ -34,8 +41,12 @@ __all__ = [
     "read_verified",
 ]
 
+logger = logging.getLogger("tracegrade.runs")
+
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "tracegrade-run-folder/1"
+LOCK_NAME = ".tracegrade.lock"
+"""The lock file a job holds in its run folder while it writes there (removed when it finishes)."""
 
 Manifest = dict[str, Any]
 
@@ -72,10 +83,22 @@ class RunFolder:
         self._root = path.resolve()
         self._inside: set[Path] = {path}
         """Folders made for files and found to stay inside the run folder (checked once each)."""
+        self._lock: _FolderLock | None = _FolderLock.take(self._root, f"{kind} job {job_id}")
         try:
+            _check_kind(path, kind)
             (path / MANIFEST_NAME).unlink(missing_ok=True)
         except OSError as exc:
+            self.release()
             raise OutputError(f"{path}: cannot remove the previous manifest ({exc.strerror})") from None
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self) -> None:
+        """Let another job write into the folder (done by :meth:`finish`; a process that ends releases it too)."""
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.release()
 
     def write_bytes(self, name: str, data: bytes) -> Path:
         """Write one file atomically; ``name`` is relative and may contain sub-folders."""
@@ -173,6 +196,7 @@ class RunFolder:
             write_atomic(target, dump_json(manifest), mode=self._mode)
         except OSError as exc:
             raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
+        self.release()
         return target
 
 
@@ -311,6 +335,119 @@ def _relative(name: str) -> PurePosixPath:
     if relative.is_absolute() or ".." in relative.parts or not relative.parts:
         raise ValueError(f"run-folder file names are relative and stay inside the folder: {name!r}")
     return relative
+
+
+def _check_kind(path: Path, kind: str) -> None:
+    """Refuse a folder that holds a complete run of another kind (a comparison written over a judge run...)."""
+    try:
+        manifest = orjson.loads((path / MANIFEST_NAME).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return  # no run there, or one that never finished: nothing complete to lose
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        return
+    other = manifest.get("kind")
+    if other is not None and other != kind:
+        raise ConfigError(f"{path}: holds a {other} run (job {manifest.get('job_id')}); a {kind} output would "
+                          "replace it; choose another folder", code="output_is_another_run")
+
+
+class _FolderLock:
+    """An exclusive ``flock`` on a run folder's lock file, naming its holder; one per folder in a process."""
+
+    _held: ClassVar[dict[Path, _FolderLock]] = {}
+    """The locks this process holds, by folder."""
+
+    def __init__(self, file: Path, descriptor: int) -> None:
+        self.file = file
+        self.descriptor: int | None = descriptor
+
+    @classmethod
+    def take(cls, root: Path, what: str) -> _FolderLock | None:
+        """Lock ``root`` for this process (a lock it already holds passes to the new job).
+
+        Raises:
+            ConfigError: ``output_locked``: another process holds it (its pid and job named).
+        """
+        if sys.platform == "win32":  # pragma: no cover - advisory locks are POSIX here
+            return None
+        held = cls._held.pop(root, None)
+        if held is not None:
+            held.descriptor, descriptor = None, held.descriptor
+            if descriptor is not None:
+                lock = cls(root / LOCK_NAME, descriptor)
+                lock._write(what)
+                cls._held[root] = lock
+                return lock
+        descriptor = _locked_descriptor(root / LOCK_NAME)
+        if descriptor is None:
+            return None
+        lock = cls(root / LOCK_NAME, descriptor)
+        lock._write(what)
+        cls._held[root] = lock
+        return lock
+
+    def _write(self, what: str) -> None:
+        assert self.descriptor is not None
+        line = f"pid {os.getpid()}, {what}, since {datetime.now(UTC).isoformat(timespec='seconds')}\n"
+        with contextlib.suppress(OSError):  # the holder's name is a courtesy; the lock itself is held
+            os.ftruncate(self.descriptor, 0)
+            os.pwrite(self.descriptor, line.encode(), 0)
+
+    def release(self) -> None:
+        """Remove the lock file, then unlock (a job waiting to open it sees it gone and opens a new one)."""
+        descriptor, self.descriptor = self.descriptor, None
+        if descriptor is None:
+            return
+        if self._held.get(self.file.parent) is self:
+            del self._held[self.file.parent]
+        with contextlib.suppress(OSError):
+            self.file.unlink(missing_ok=True)
+        os.close(descriptor)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # also at interpreter exit, when modules are being torn down
+            self.release()
+
+
+def _locked_descriptor(file: Path) -> int | None:
+    """The locked lock file; None where the file system has no locks (some network mounts): the job goes on."""
+    import fcntl
+
+    while True:
+        try:
+            # never through a link: the holder's line is written into the file
+            descriptor = os.open(file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            raise OutputError(f"{file}: cannot create the run folder's lock ({exc.strerror or exc})") from None
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(descriptor)
+            os.close(descriptor)
+            raise ConfigError(f"{file.parent}: another tracegrade job is writing there ({holder}); wait for it to "
+                              "finish or choose another folder", code="output_locked") from None
+        except OSError as exc:  # ENOLCK, EOPNOTSUPP: a folder that cannot be locked is still written, unguarded
+            os.close(descriptor)
+            with contextlib.suppress(OSError):
+                file.unlink()
+            logger.warning("%s: cannot be locked (%s); another job writing there at the same time would not be "
+                           "noticed", file.parent, exc.strerror or exc)
+            return None
+        try:
+            current = os.stat(file).st_ino
+        except FileNotFoundError:
+            current = None
+        if current == os.fstat(descriptor).st_ino:
+            return descriptor
+        os.close(descriptor)  # the holder finished and removed this file between our open and lock: again
+
+
+def _holder(descriptor: int) -> str:
+    try:
+        text = os.pread(descriptor, 200, 0).decode(errors="replace").strip()
+    except OSError:
+        text = ""
+    return text or "holder unknown"
 
 
 def _check_usable(path: Path) -> None:

@@ -8,6 +8,7 @@ by trajectory without being redefined.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -136,10 +137,11 @@ def compare_paired(
     or regressed only beyond ``min_delta``.
 
     Raises:
-        ValueError: as :func:`paired_ratio_bootstrap`, or ``min_delta`` is negative.
+        ValueError: as :func:`paired_ratio_bootstrap`, or ``min_delta`` is negative or not finite (an infinite
+            or NaN bar would let no pair change and no gate fire).
     """
-    if min_delta < 0:
-        raise ValueError(f"min_delta must be at least 0, got {min_delta}")
+    if not math.isfinite(min_delta) or min_delta < 0:
+        raise ValueError(f"min_delta must be a finite number at least 0, got {min_delta}")
     interval = paired_ratio_bootstrap(units, resamples=resamples, level=level, seed=seed)
     size = len(units.ids)
     cand = np.asarray(units.candidate, dtype=np.float64) / _counts(units.candidate_counts, size, "candidate_counts")

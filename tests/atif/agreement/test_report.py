@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from tests.atif.agree_data import ROOT_LABELS, STEP_LABELS, report
+from tests.render.html_checks import check_report
 from tracegrade.atif.agreement._labels import Label
 from tracegrade.atif.agreement._records import LabelIssue
 from tracegrade.atif.agreement._report import agreement_rows, issue_rows, render_agreement
@@ -50,6 +51,7 @@ def test_the_page_holds_every_section_the_matrices_and_the_unmatched_labels() ->
     assert "job job-1 · labels l.jsonl" in html and "2026-01-02T03:04:05Z" in html
     assert "Steps: failure category (rows: reviewers, columns: judge)" in html
     assert "b.json" in html and "no_trajectory" in html
+    check_report(html)
 
 
 def test_a_kappa_of_a_one_sided_judge_or_labelling_says_why() -> None:

@@ -179,3 +179,52 @@ def test_an_evalhub_job_folder_is_read_through_its_results_folder(runs: dict[str
     c = compare_runs(runs["base"], job).comparison
     assert c.candidate.layout == "evalhub_job" and c.baseline.layout == "run_folder"
     assert c.mean_delta == pytest.approx(-0.25)
+
+
+def test_runs_of_two_endpoints_are_compared_with_a_warning_naming_both(runs: dict[str, Path], tmp_path: Path) -> None:
+    from tracegrade.atif import comparison_lines
+    from tracegrade.judge import endpoint_identity
+
+    with ScriptedJudgeServer(marker_rule) as one, ScriptedJudgeServer(marker_rule) as two:
+        base, cand = judged(one, tmp_path / "one", BASE), judged(two, tmp_path / "two", BASE)
+    c = compare_runs(base, cand).comparison
+    assert c.comparable and c.mean_delta == 0.0  # the model name makes runs comparable
+    assert c.warnings == [f"judge endpoints differ: baseline {endpoint_identity(one.base_url)}, candidate "
+                          f"{endpoint_identity(two.base_url)} (one model name may be served by different models)"]
+    lines = comparison_lines(c)
+    assert any(line.startswith("warning: judge endpoints differ") for line in lines)
+    assert all(len(line) <= 80 for line in lines)
+    assert compare_runs(runs["base"], runs["again"]).comparison.warnings == []
+
+
+def test_a_pair_that_passed_and_could_not_be_scored_on_the_candidate_is_a_new_failure(runs: dict[str, Path]) -> None:
+    gate = GateOptions(fail_on_new_failures=True)
+    c = compare_runs(runs["base"], runs["failed"], gate=gate).comparison
+    assert {p.id: p.outcome for p in c.pairs}["a.json"] == "failed_in_candidate"
+    assert c.newly_failing == ["a.json"] and c.gate.exit_code == 1
+    assert c.gate.fired == ["fail_on_new_failures: 1 newly failing (a.json)"]
+    reverse = compare_runs(runs["failed"], runs["base"], gate=gate).comparison  # unscorable before: not a new failure
+    assert reverse.newly_failing == [] and reverse.gate.exit_code == 0
+
+
+def test_flat_aggregation_divides_each_side_by_its_own_scored_nodes(tmp_path: Path) -> None:
+    import orjson
+
+    def own_scores(run: Path) -> list[float]:
+        nodes = orjson.loads((run / "evaluation_results.json").read_bytes())["nodes"]
+        return [n["own_score"] for n in nodes if n["status"] == "scored"]
+
+    flat = ("--subagent-aggregation", "flat")
+    with ScriptedJudgeServer(marker_rule) as server:  # the baseline's tree scores 2 nodes, the candidate's 1
+        base = judged(server, tmp_path / "b", {"s.json": _with_subagent("0.2")}, *flat)
+        cand = judged(server, tmp_path / "c", {"s.json": trajectory("task s SCORE:0.8", "SCORE:0.4")}, *flat)
+    base_own, cand_own = own_scores(base), own_scores(cand)
+    assert (len(base_own), len(cand_own)) == (2, 1)
+    c = compare_runs(base, cand, ComparisonOptions(allow_different=("criteria_hash",))).comparison
+    (pair,) = c.pairs
+    assert pair.baseline_score == pytest.approx(sum(base_own) / 2)
+    assert pair.candidate_score == pytest.approx(cand_own[0])  # not its total over the baseline's 2 nodes
+    assert pair.delta == pytest.approx(cand_own[0] - sum(base_own) / 2) == c.mean_delta
+    assert c.candidate_score == pytest.approx(cand_own[0]) and c.subagent_aggregation == "flat"
+    reverse = compare_runs(cand, base, ComparisonOptions(allow_different=("criteria_hash",))).comparison
+    assert reverse.mean_delta == pytest.approx(-c.mean_delta)

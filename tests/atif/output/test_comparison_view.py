@@ -3,8 +3,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.atif.output.test_compare import runs
 from tests.conftest import browse
+from tests.render.html_checks import check_report
 from tracegrade.atif import ComparisonOptions, compare_runs, comparison_lines, write_comparison
 from tracegrade.runs import read_manifest
 from tracegrade.stats import GateOptions
@@ -43,6 +46,7 @@ def test_the_report_opens_in_a_browser_with_both_verdicts_side_by_side(runs: dic
     assert "Baseline: step and verdict" in detail and "Candidate: step and verdict" in detail
     assert detail.count("SCORE:0.6") == 1 and detail.count("SCORE:0.0") == 1  # each side's own step
     assert "exit 1" in dom and "fail_on_regression" in dom
+    check_report(files["comparison.html"].read_text())
 
 
 def test_comparison_json_follows_its_documented_schema(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -53,3 +57,52 @@ def test_comparison_json_follows_its_documented_schema(runs: dict[str, Path], tm
     for baseline, candidate in (("base", "failed"), ("base", "renamed"), ("sub_base", "sub_cand")):
         files = write_comparison(compare_runs(runs[baseline], runs[candidate]), tmp_path / candidate)
         jsonschema.validate(orjson.loads(files["comparison.json"].read_bytes()), schema)
+
+
+def test_each_step_delta_is_candidate_minus_baseline(runs: dict[str, Path]) -> None:
+    from tracegrade.atif.output._comparison_view import render_comparison
+
+    page = render_comparison(compare_runs(runs["base"], runs["worse"]), generated_at="t")
+    detail = page[page.index('id="pair-0"'):page.index('id="pair-1"')]  # a.json: its agent step 0.6 -> 0.0
+    deltas = re.findall(r'<td class="num">([+-]\d\.\d{3}|—)</td></tr>', detail)
+    assert "-0.600" in deltas and "+0.600" not in deltas
+    assert re.findall(r'<td class="num[^"]*" data-sort="(-?[\d.]+)">-0.300</td>', page)  # the pair's own delta
+
+
+def test_pairs_beyond_the_detailed_ones_link_nowhere_and_every_link_lands(
+    runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tracegrade.atif.output import _comparison_view
+
+    monkeypatch.setattr(_comparison_view, "DETAILED_PAIRS", 1)  # as pair 301 of a run of 400
+    page = _comparison_view.render_comparison(compare_runs(runs["base"], runs["worse"]), generated_at="t")
+    assert 'href="#pair-0"' in page and 'id="pair-0"' in page
+    assert 'href="#pair-1"' not in page and 'id="pair-1"' not in page and "The first 1 pairs" in page
+    check_report(page)
+
+
+def test_long_names_are_wrapped_between_words_never_cut(runs: dict[str, Path]) -> None:
+    c = compare_runs(runs["base"], runs["worse"]).comparison
+    long_base, long_cand = "nightly-2026-11-30-" + "b" * 30, "nightly-2026-12-01-" + "c" * 30
+    c = c.model_copy(update={"baseline": c.baseline.model_copy(update={"job_id": long_base}),
+                             "candidate": c.candidate.model_copy(update={"job_id": long_cand})})
+    lines = comparison_lines(c)
+    assert all(len(line) <= 80 for line in lines)
+    text = " ".join(line.strip() for line in lines)
+    assert f"baseline {long_base} vs candidate {long_cand}" in text  # before: the candidate's id cut with "…"
+    assert "…" not in text
+
+
+def test_markup_in_the_trajectories_is_shown_as_text_in_the_comparison(tmp_path: Path) -> None:
+    from tests.atif.output.comparing import judged, trajectory
+    from tests.atif.scripted import marker_rule
+    from tests.render.html_checks import PLANTED
+    from tracegrade.atif.output._comparison_view import render_comparison
+    from tracegrade.judge.testing import ScriptedJudgeServer
+
+    docs = {"a.json": trajectory(f"task a {PLANTED} SCORE:0.8", f"{PLANTED} SCORE:0.6")}
+    with ScriptedJudgeServer(marker_rule) as server:
+        base, cand = judged(server, tmp_path / "b", docs), judged(server, tmp_path / "c", docs)
+    page = render_comparison(compare_runs(base, cand), generated_at="t")
+    assert "&lt;b class=planted&gt;x&lt;/b&gt;" in page
+    check_report(page)

@@ -44,16 +44,16 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[EvaluationResults, l
         }
     )
 
-    async def score(shard: Shard | None) -> EvaluationResults:
-        with ScriptedJudgeServer(judge_rule()) as judge:
-            target = JudgeTarget(url=judge.base_url, model="scripted-judge")
-            results, _ = await run_atif_job(
-                [corpus], options, criteria, target, JobContext("job-m", shard=shard), out_dir=None, cache_path=None
-            )
+    async def score(shard: Shard | None, judge: ScriptedJudgeServer) -> EvaluationResults:
+        target = JudgeTarget(url=judge.base_url, model="scripted-judge")
+        results, _ = await run_atif_job(
+            [corpus], options, criteria, target, JobContext("job-m", shard=shard), out_dir=None, cache_path=None
+        )
         return results
 
-    whole = asyncio.run(score(None))
-    return whole, [asyncio.run(score(Shard(i, 3))) for i in range(3)]
+    with ScriptedJudgeServer(judge_rule()) as judge:  # one endpoint, as its provenance records
+        whole = asyncio.run(score(None, judge))
+        return whole, [asyncio.run(score(Shard(i, 3), judge)) for i in range(3)]
 
 
 def assert_same_run(merged: EvaluationResults, whole: EvaluationResults) -> None:
@@ -78,6 +78,17 @@ def test_merged_shards_equal_the_unsharded_run(
     assert merged.summary.judge["requests"] >= whole.summary.judge["requests"]
     written, expected = write_artifacts(merged, tmp_path / "m"), write_artifacts(whole, tmp_path / "w")
     assert pq.read_table(written["steps.parquet"]).equals(pq.read_table(expected["steps.parquet"]))
+
+
+def test_shards_judged_by_several_endpoints_merge_naming_each(
+    runs: tuple[EvaluationResults, list[EvaluationResults]]
+) -> None:
+    _, shards = runs
+    moved = [edit(s, provenance={**s.provenance, "judge": {**s.provenance["judge"], "endpoint": f"http://h{i}:80/v1"}})
+             for i, s in enumerate(shards)]
+    merged = merge_results(moved)
+    assert merged.provenance["judge"]["endpoint"] == "http://h0:80/v1, http://h1:80/v1, http://h2:80/v1"
+    assert merge_results(shards).provenance == shards[0].provenance
 
 
 def split(whole: EvaluationResults, assign: Callable[[str], int], count: int) -> list[EvaluationResults]:

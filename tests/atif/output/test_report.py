@@ -10,6 +10,7 @@ import pytest
 from tests.atif.helpers import recorded_parameters
 from tests.atif.scripted import trajectory, write
 from tests.conftest import browse
+from tests.render.html_checks import check_report
 from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
 from tracegrade.atif.asking._content import StepContent, ToolCallContent
 from tracegrade.atif.output._report import render_report
@@ -136,6 +137,10 @@ def sample_results() -> EvaluationResults:
 @pytest.fixture(scope="module")
 def html() -> str:
     return render_report(sample_results())
+
+
+def test_no_cell_shows_a_record_none_or_unescaped_markup_and_every_link_lands(html: str) -> None:
+    check_report(html, planted=(HOSTILE,))
 
 
 def test_step_content_from_the_trajectory_stays_text(html: str) -> None:
@@ -284,3 +289,20 @@ def test_sections_kept_while_scoring_are_the_sections_the_macros_rendered_from_t
     kept = _report.node_sections(nodes)
     assert kept == [former_section(node) for node in nodes]
     assert any("tool call" in text for text in kept) and any("<table class=\"data crit\">" in text for text in kept)
+
+
+def _status_card(page: str) -> tuple[str, str]:
+    found = re.search(r'<div class="card( \w+)?">\s*<div class="label">job status</div>\s*<div class="value">([^<]*)<',
+                      page)
+    assert found is not None
+    return (found.group(1) or "").strip(), found.group(2)
+
+
+def test_a_completed_job_whose_root_failed_is_not_shown_as_a_success() -> None:
+    results = sample_results()
+    summary = results.summary.model_copy(update={"job_status": JobStatus.COMPLETED, "failure_reason": None,
+                                                 "counts": {"roots": 2, "roots_failed": 1}})
+    kind, value = _status_card(render_report(results.model_copy(update={"summary": summary})))
+    assert (kind, value) == ("bad", "completed, 1 of 2 roots failed")  # before: a green "completed"
+    whole = summary.model_copy(update={"counts": {"roots": 2}})
+    assert _status_card(render_report(results.model_copy(update={"summary": whole}))) == ("good", "completed")

@@ -84,3 +84,26 @@ def test_a_root_file_released_from_the_outline_is_read_again_when_a_later_file_r
         ["c.json"], ["z.json", "z.json::b.json", "z.json::b.json::c.json"]
     ]
     assert tuple(collection.trees(collection.outline.roots)) == loaded.roots
+
+
+def _agent_only(**extra: object) -> dict[str, object]:
+    """A trajectory whose steps are all the agent's (no user step): what an import without a task mapping leaves."""
+    return {"schema_version": "ATIF-v1.6", "agent": {"name": "a", "version": "1"},
+            "steps": [{"step_id": 1, "source": "agent", "message": "working"}], **extra}
+
+
+def test_the_roots_without_a_task_are_known_from_the_outline_as_from_the_trees(tmp_path: Path) -> None:
+    write(tmp_path / "asked.json", trajectory(2))
+    write(tmp_path / "declared.json", _agent_only(extra={"task_instruction": "Fix the bug"}))
+    write(tmp_path / "none.json", _agent_only())
+    write(tmp_path / "blank.json", _agent_only(extra={"task_instruction": "  "}))
+    write(tmp_path / "later.json", _agent_only(continued_trajectory_ref="later-2.json"))  # the user speaks in part 2
+    write(tmp_path / "later-2.json", trajectory(2))
+    lines = b"\n".join(orjson.dumps(doc) for doc in (trajectory(1), _agent_only()))
+    write(tmp_path / "many.jsonl", lines + b"\n")
+    collection = read_collection([tmp_path])
+    roots = collection.outline.roots
+    expected = ["blank.json", "many.jsonl:2", "none.json"]
+    assert [r.node_id for r in collection.without_task(roots)] == expected
+    loaded = Collection.of(load_trajectories([tmp_path]))
+    assert [r.node_id for r in loaded.without_task(loaded.outline.roots)] == expected

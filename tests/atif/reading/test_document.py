@@ -59,3 +59,27 @@ def test_a_problem_names_its_place_once_as_file_line_column(
     (tmp_path / name).write_bytes(data)
     (problem,) = [d for d in read_documents(tmp_path / name, LoadOptions()) if isinstance(d, DocumentProblem)]
     assert problem.describe() == f"{tmp_path / name}{described[len(name):]}"
+
+
+_HEAD = b'{"schema_version": "ATIF-v1.6", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 1, '
+
+
+@pytest.mark.parametrize(
+    ("step", "described"),
+    [
+        (b'"source": "user", "message": 42}]}', "/steps/0/message: Input should be a valid string or a valid list"),
+        (b'"source": "user", "message": [{"type": "text"}]}]}',
+         "/steps/0/message/0: 'text' field is required when type='text' (+1 more)"),
+        (b'"source": "user", "message": [{"type": "image", "source": {"media_type": 5}}]}]}',
+         "/steps/0/message/0/source/media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or "
+         "'image/webp' (+5 more)"),
+    ],
+)
+def test_a_place_is_the_documents_never_a_union_branch_of_the_parser(tmp_path: Path, step: bytes,
+                                                                     described: str) -> None:
+    from tracegrade.atif import LoadOptions
+    from tracegrade.atif.reading._document import read_documents
+
+    (tmp_path / "t.json").write_bytes(_HEAD + step)
+    (problem,) = [d for d in read_documents(tmp_path / "t.json", LoadOptions()) if isinstance(d, DocumentProblem)]
+    assert problem.describe() == f"{tmp_path / 't.json'}: {described}"  # before: /steps/0/message/str: …

@@ -100,3 +100,11 @@ def test_difficulties_in_the_seed_order_then_the_rest_by_name_then_all() -> None
 
 def test_value_row_keeps_the_number_beside_its_text() -> None:
     assert value_row("Tasks", "3", 3) == {"measure": "Tasks", "value": "3", "raw": 3}
+
+
+def test_every_mean_and_total_says_how_many_tasks_it_is_over() -> None:
+    rows = [{"task_id": "t1", "execution_time": 10.0, "final_score": 1.0, "total_tokens": 100},
+            {"task_id": "t2", "execution_time": 30.0}, {"task_id": "t3"}]
+    by = {r["measure"]: r["value"] for r in overall_section(run(*rows)).rows}
+    assert by["Mean runtime"] == "20.0s (n=2)"  # before: "20.0s", as if over all 3 tasks
+    assert by["Mean final score"] == "1.000 (n=1)" and by["Total tokens"] == "100 (n=1)"

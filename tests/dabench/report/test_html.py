@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from tests.conftest import browse
+from tests.render.html_checks import check_report
 
 
 @pytest.fixture
@@ -27,6 +28,7 @@ def test_page_is_self_contained_with_every_section_linked(out: Path) -> None:
         assert f'<section id="{section}">' in html and f'href="#{section}"' in html
     assert html.count('src="data:image/png;base64,') == 4
     assert "no coordinator data" not in html  # the example has a coordinator: no empty marker
+    check_report(html)
 
 
 @pytest.mark.slow

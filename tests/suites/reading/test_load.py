@@ -91,7 +91,8 @@ def test_the_dataset_files_together_are_capped(tmp_path: Path) -> None:
     with (tmp_path / "big.json").open("wb") as handle:  # sparse: no disk is spent
         handle.truncate(60 * 1024 * 1024)
     found = problems(tmp_path, manifest(*(suite(f"s{i}", "big.json") for i in range(5))))
-    assert found[-1] == f"{tmp_path}/big.json: /: the dataset's files together are over the limit of 268435456 bytes"
+    assert found[-1] == (f"{tmp_path}/dataset.json: /suites/4/cases: suite 's4': case file big.json: the dataset's "
+                         "files together are over the limit of 268435456 bytes")
     assert len(found) == 5 and all(p.endswith("line 1, column 1: Expecting value") for p in found[:4])
 
 

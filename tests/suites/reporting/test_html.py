@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 from pathlib import Path
 
 from tests.conftest import browse
+from tests.render.html_checks import PLANTED, check_report
 from tests.suites.helpers import answered, with_metrics
 from tracegrade.suites import render_report_html
 
@@ -15,6 +17,7 @@ async def test_the_page_is_self_contained_and_shows_failed_attempts(tmp_path: Pa
     assert "Suite report: gold (revision 1)" in page and "run · 1 suites" in page
     assert "target_exception" in page and "v: failed (mismatch)" in page
     assert "Confusion" not in page and "Decisions" not in page
+    check_report(page)
 
 
 async def test_metrics_flows_and_decisions_are_drawn(tmp_path: Path) -> None:
@@ -23,6 +26,7 @@ async def test_metrics_flows_and_decisions_are_drawn(tmp_path: Path) -> None:
     assert "multilabel metric tags" in page and "(micro)" in page
     assert "hallucination rate" in page
     assert "<h3>Flows and steps</h3>" in page and "<h3>Decisions</h3>" in page
+    check_report(page)
 
 
 async def test_each_check_shows_its_pointer_comparison_gold_and_observed_value(tmp_path: Path) -> None:
@@ -38,6 +42,13 @@ async def test_each_check_shows_its_pointer_comparison_gold_and_observed_value(t
     assert page.count('<details class="attempt"') == 4
     assert page.count('<details class="attempt" data-suite="suite-0" open>') == 3  # those not passed start open
     assert '<option value="failed">failed (' in page
+    check_report(page)
+
+
+async def test_markup_in_gold_and_observed_values_is_shown_as_text(tmp_path: Path) -> None:
+    page = render_report_html(await answered(tmp_path, {"a": {"v": PLANTED}, "b": {"v": 2}}))
+    assert html.escape(PLANTED) in page or html.escape(PLANTED, quote=False) in page
+    check_report(page)
 
 
 async def test_without_details_the_page_says_gold_and_observed_are_not_kept(tmp_path: Path) -> None:

@@ -41,8 +41,11 @@ TallyOf = Callable[[Span], Tally]
 Emit = Callable[[str, str, dict[str, Any]], None]
 
 
-def import_otel(paths: Sequence[Path], out_dir: Path) -> ImportResult:
+def import_otel(paths: Sequence[Path], out_dir: Path, *, task_attribute: str | None = None) -> ImportResult:
     """Import every trace of ``paths`` into ``out_dir/trajectories/`` and ``out_dir/import_report.json``.
+
+    ``task_attribute`` names a span attribute holding the task, read (first span in time order) for a trace
+    whose agent input and user messages hold none; ``import_report.json`` says which trajectories have no task.
 
     Raises:
         InputError: a file is missing or malformed (naming the file and the place), or no input holds a
@@ -52,7 +55,7 @@ def import_otel(paths: Sequence[Path], out_dir: Path) -> ImportResult:
     with ImportWriter(out_dir, validate=False) as writer, _collector_off():
         files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in _expand(paths)]
         records = [len(f.spans) for f in files]
-        roots_of = trace_documents(files, writer.add)
+        roots_of = trace_documents(files, writer.add, task_attribute=task_attribute)
         if not writer.reports:
             raise InputError(f"no GenAI agent, model or tool spans in {', '.join(str(p) for p in paths)}")
         reports = [
@@ -93,7 +96,7 @@ def _expand(paths: Sequence[Path]) -> list[tuple[Path, bool]]:
     return found
 
 
-def trace_documents(files: list[TraceFile], emit: Emit) -> dict[str, list[str]]:
+def trace_documents(files: list[TraceFile], emit: Emit, *, task_attribute: str | None = None) -> dict[str, list[str]]:
     """Build every trace of ``files``, handing each to ``emit(name, source, document)``; the roots of each file.
 
     The files' spans are handed over: each trace's spans are let go once its trajectory is built.
@@ -107,7 +110,7 @@ def trace_documents(files: list[TraceFile], emit: Emit) -> dict[str, list[str]]:
     stems = {source: Path(source).stem for source in tallies}
     for key in list(traces):
         spans = traces.pop(key)
-        document = build_trace(spans, lambda span: tallies[span.source])
+        document = build_trace(spans, lambda span: tallies[span.source], task_attribute=task_attribute)
         if document is None:
             tallies[spans[0].source].add("trace without GenAI agent, model or tool spans")
             continue
@@ -145,8 +148,11 @@ def _traces(files: list[TraceFile]) -> dict[str, list[Span]]:
     return traces
 
 
-def build_trace(spans: list[Span], tally_of: TallyOf) -> dict[str, Any] | None:
-    """One trace as an ATIF trajectory tree (a JSON-ready dict), or None when it holds no GenAI span."""
+def build_trace(spans: list[Span], tally_of: TallyOf, *, task_attribute: str | None = None) -> dict[str, Any] | None:
+    """One trace as an ATIF trajectory tree (a JSON-ready dict), or None when it holds no GenAI span.
+
+    Without a task from the agent's input or a user message, ``task_attribute`` (a span attribute) gives it.
+    """
     tree = _Tree(spans, tally_of)
     groups = tree.groups()
     top = groups[None]
@@ -156,7 +162,7 @@ def build_trace(spans: list[Span], tally_of: TallyOf) -> dict[str, Any] | None:
     document = builder.trajectory(root_key, tree.tops[0] if tree.tops else None, 0)
     if document is None:
         return None
-    task = builder.task(root_key)
+    task = builder.task(root_key) or _attribute_task(spans, task_attribute)
     if root_key is None and _only_delegates(document):
         document = document["subagent_trajectories"][0]  # the trace holds one agent, under non-GenAI spans
     if task:
@@ -591,6 +597,17 @@ class _Builder:
                     return str(step["message"])
             stack.extend(current.get("subagent_trajectories") or ())
         return None
+
+
+def _attribute_task(spans: list[Span], name: str | None) -> str | None:
+    """The first non-blank text of attribute ``name`` over the trace's spans, earliest first."""
+    if name is None:
+        return None
+    for span in sorted(spans, key=lambda s: (s.start_ns is None, s.start_ns or 0, s.order)):
+        value = span.attributes.get(name)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
 
 
 def _only_delegates(document: dict[str, Any]) -> bool:

@@ -70,6 +70,9 @@ class TrajectoryReport(_Record):
     """Agent names in the tree, root first, then sub-agents in order."""
     tool_calls: int
     subagents: int
+    task_found: bool = True
+    """Whether the root has a task (``extra.task_instruction`` or a user step with text): auto-mode judging
+    derives its criteria from it, and refuses a run holding a root without one."""
 
 
 class ImportReport(_Record):
@@ -130,7 +133,22 @@ def trajectory_report(document: dict[str, Any], path: str) -> TrajectoryReport:
         if node["agent"]["name"] not in agents:
             agents.append(node["agent"]["name"])
     return TrajectoryReport(trajectory_id=document["trajectory_id"], path=path, steps=steps, agents=agents,
-                            tool_calls=calls, subagents=trees - 1)
+                            tool_calls=calls, subagents=trees - 1, task_found=_task_found(document))
+
+
+def _task_found(document: dict[str, Any]) -> bool:
+    """Whether the judge will find the root's task: a declared one, or the text of a user step."""
+    declared = (document.get("extra") or {}).get("task_instruction")
+    if isinstance(declared, str) and declared.strip():
+        return True
+    for step in document["steps"]:
+        if step.get("source") != "user":
+            continue
+        message = step.get("message")
+        parts = message if isinstance(message, list) else [{"type": "text", "text": message}]
+        if any(isinstance(p, dict) and p.get("type") == "text" and str(p.get("text") or "").strip() for p in parts):
+            return True
+    return False
 
 
 class ImportWriter:

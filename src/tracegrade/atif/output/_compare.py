@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -131,6 +131,9 @@ class AtifComparison(PairedComparison):
     candidate: ComparedRun
     comparable: bool = Field(description="True when no guarded field differs; false when differences were allowed.")
     allowed_differences: list[Difference] = Field(description="Guarded fields that differ, let through by name.")
+    warnings: list[str] = Field(default_factory=list, description=(
+        "What differs between the runs without making them incomparable: the judge endpoints (one model name may "
+        "be served by different models), a judge cache shared across endpoints."))
     primary: str = Field("atif_overall_score", description="The score the deltas, interval and gate are about.")
     subagent_aggregation: str = Field(description="How a pair's nodes make up its score (the runs' setting).")
     pairing: dict[str, int] = Field(description="Pairs made by each identity, in the order they were tried.")
@@ -323,10 +326,12 @@ def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate:
     changed: dict[str, Outcome] = {**dict.fromkeys(paired.improved, "improved"),
                                    **dict.fromkeys(paired.regressed, "regressed")}
     records = [_pair_record(item, _outcome(item, changed)) for item in matched]
+    paired = paired.model_copy(update={"newly_failing": [*paired.newly_failing, *_unscorable_failures(records)]})
     return AtifComparison(
         **dict(paired),
         baseline=base_side.record(given[0]), candidate=cand_side.record(given[1]),
-        comparable=not allowed, allowed_differences=allowed, subagent_aggregation=mode.value,
+        comparable=not allowed, allowed_differences=allowed, warnings=endpoint_warnings(base_side, cand_side),
+        subagent_aggregation=mode.value,
         pairing=pairing.methods, only_in_baseline=pairing.only_in_baseline,
         only_in_candidate=pairing.only_in_candidate,
         unscored=[r.id for r in records if r.outcome.startswith("failed_in")],
@@ -340,6 +345,30 @@ def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate:
         gate=apply_gate(paired, gate),
         pairs=sorted(records, key=_order),
     )
+
+
+def _unscorable_failures(records: list[PairRecord]) -> list[str]:
+    """Pairs that passed on the baseline and could not be scored on the candidate: new failures for the gate."""
+    return [r.id for r in records if r.outcome == "failed_in_candidate" and r.baseline_passed is True]
+
+
+def endpoint_warnings(baseline: Side, candidate: Side) -> list[str]:
+    """A line when the runs' judge endpoints differ, and one for each run whose cache was shared across endpoints."""
+    def judge(side: Side) -> dict[str, Any]:
+        recorded = side.results.provenance.get("judge")
+        return recorded if isinstance(recorded, dict) else {}
+
+    base, cand = judge(baseline), judge(candidate)
+    warnings = []
+    if base.get("endpoint") != cand.get("endpoint"):
+        warnings.append(f"judge endpoints differ: baseline {base.get('endpoint') or 'not recorded'}, candidate "
+                        f"{cand.get('endpoint') or 'not recorded'} (one model name may be served by different "
+                        "models)")
+    for name, recorded in (("baseline", base), ("candidate", cand)):
+        if recorded.get("cache_shared_across_endpoints"):
+            warnings.append(f"the {name} reused cached answers of any endpoint serving "
+                            f"{recorded.get('model')!r} (--judge-cache-shared-across-endpoints)")
+    return warnings
 
 
 def _units(matched: list[_Matched]) -> PairedUnits:

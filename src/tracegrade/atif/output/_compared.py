@@ -8,7 +8,7 @@ validating parse. The run's parameters and summary are still read into their pyd
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 from pydantic import BaseModel, ValidationError
@@ -17,6 +17,10 @@ from tracegrade.atif.scoring._records import NodeStatusCode, RunSummary, StepSta
 from tracegrade.atif.scoring._results import RunParameters
 
 __all__ = ["ComparedNode", "ComparedResults", "ComparedStep", "decode_results"]
+
+
+Score = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
+"""A score as a run records it: finite, in [0, 1]; anything else is a hand-edited or foreign file, refused on read."""
 
 
 class _Content(msgspec.Struct, frozen=True, gc=False):
@@ -31,8 +35,8 @@ class ComparedStep(msgspec.Struct, frozen=True, gc=False):
     step_id: int
     source: str
     status: StepStatus
-    score: float | None = None
-    criterion_scores: dict[str, float] | None = None
+    score: Score | None = None
+    criterion_scores: dict[str, Score] | None = None
     rationale: str | None = None
     error_code: str | None = None
     failure_candidate: bool = False
@@ -51,8 +55,8 @@ class ComparedNode(msgspec.Struct, frozen=True, gc=False):
     agent: str | None
     depth: int
     status: NodeStatusCode
-    own_score: float | None
-    aggregate: float | None
+    own_score: Score | None
+    aggregate: Score | None
     passed: bool | None
     criteria: dict[str, Any] | None = None
     steps: tuple[ComparedStep, ...] = ()

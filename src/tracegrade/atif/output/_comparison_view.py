@@ -41,6 +41,7 @@ def comparison_lines(comparison: AtifComparison) -> list[str]:
     c = comparison
     lines = [f"compare: baseline {c.baseline.job_id} vs candidate {c.candidate.job_id}"]
     lines += [f"ALLOWED DIFFERENCE {d.line()}" for d in c.allowed_differences]
+    lines += [line for warning in c.warnings for line in _wrapped(f"warning: {warning}", indent="")]
     methods = ", ".join(f"{name} {count}" for name, count in c.pairing.items() if count) or "none"
     lines.append(f"pairs {len(c.pairs)} (by {methods})")
     lines.append(f"  only in baseline {len(c.only_in_baseline)}, only in candidate {len(c.only_in_candidate)}, "
@@ -61,7 +62,22 @@ def comparison_lines(comparison: AtifComparison) -> list[str]:
                  f"candidate {errors['candidate'].protocol_errors}; failed steps "
                  f"{errors['baseline'].failed_steps} / {errors['candidate'].failed_steps}")
     lines += _gate_lines(c)
-    return [_fit(line) for line in lines]
+    return [piece for line in lines for piece in _folded(line)]
+
+
+def _folded(line: str) -> list[str]:
+    """``line`` as it fits 80 columns: wrapped between words, only a single word wider than that cut.
+
+    Its indent is kept, with two more on the lines it continues on.
+    """
+    import textwrap
+
+    if len(line) <= WIDTH:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip())]
+    pieces = textwrap.wrap(line, WIDTH, initial_indent="", subsequent_indent=indent + "  ",
+                           break_long_words=False, break_on_hyphens=False)
+    return [_fit(piece) for piece in pieces]
 
 
 def _gate_lines(c: AtifComparison) -> list[str]:
@@ -72,10 +88,11 @@ def _gate_lines(c: AtifComparison) -> list[str]:
     return ["gate: FAILED: exit 1", *(line for rule in c.gate.fired for line in _wrapped(rule))]
 
 
-def _wrapped(rule: str) -> list[str]:
+def _wrapped(rule: str, indent: str = "  ") -> list[str]:
     import textwrap
 
-    return textwrap.wrap(rule, WIDTH, initial_indent="  ", subsequent_indent="    ")
+    return textwrap.wrap(rule, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def _step_row(node: str, first: ComparedStep | None, second: ComparedStep | None) -> dict[str, Any]:

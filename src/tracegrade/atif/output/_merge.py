@@ -64,7 +64,7 @@ def merge_results(results: Sequence[EvaluationResults]) -> EvaluationResults:
         created_at=max(s.created_at for s in shards),
         shard=None,
         parameters=first.parameters.model_copy(update={"atif_complete": summary.atif_complete}),
-        provenance=first.provenance,
+        provenance=_merged_provenance(shards),
         summary=summary,
         inputs=inputs,
         nodes=nodes,
@@ -104,7 +104,7 @@ def _check_same_job(shards: Sequence[EvaluationResults]) -> None:
         keys = _differing(_comparable(first.parameters), _comparable(other.parameters))
         if keys:
             raise ConfigError(f"merge: shard {other.shard} was run with other parameters ({', '.join(keys)})")
-        keys = _differing(first.provenance, other.provenance)
+        keys = _differing(_without_endpoint(first.provenance), _without_endpoint(other.provenance))
         if keys:
             raise ConfigError(f"merge: shard {other.shard} has another judge provenance ({', '.join(keys)})")
     if first.parameters.num_examples is not None:
@@ -117,6 +117,24 @@ def _check_same_job(shards: Sequence[EvaluationResults]) -> None:
 
 def _comparable(parameters: RunParameters) -> dict[str, Any]:
     return parameters.model_dump(mode="json", exclude=set(_PER_SHARD_PARAMETERS))
+
+
+def _without_endpoint(provenance: dict[str, Any]) -> dict[str, Any]:
+    """The provenance shards must agree on: shards may be judged by several endpoints serving one model."""
+    judge = provenance.get("judge")
+    if not isinstance(judge, dict):
+        return provenance
+    return {**provenance, "judge": {k: v for k, v in judge.items() if k != "endpoint"}}
+
+
+def _merged_provenance(shards: Sequence[EvaluationResults]) -> dict[str, Any]:
+    """The first shard's provenance, naming every endpoint that judged a shard (comma-separated, in order)."""
+    first = shards[0].provenance
+    judges = [s.provenance.get("judge") for s in shards]
+    endpoints = list(dict.fromkeys(j["endpoint"] for j in judges if isinstance(j, dict) and "endpoint" in j))
+    if len(endpoints) < 2 or not isinstance(first.get("judge"), dict):
+        return first
+    return {**first, "judge": {**first["judge"], "endpoint": ", ".join(endpoints)}}
 
 
 def _differing(a: dict[str, Any], b: dict[str, Any]) -> list[str]:

@@ -239,12 +239,7 @@ def _cards(results: EvaluationResults) -> list[dict[str, Any]]:
             "hint": "every input and node scored" if summary.atif_complete else "something was not scored",
             "kind": "good" if summary.atif_complete else "bad",
         },
-        {
-            "label": "job status",
-            "value": summary.job_status.value,
-            "hint": summary.failure_reason,
-            "kind": "good" if summary.job_status.value == "completed" else "bad",
-        },
+        _status_card(summary),
         *_repeat_cards(summary),
         {"label": "judge", "value": str(judge.get("model", MISSING)), "hint": _judge_hint(judge), "kind": "text"},
         {
@@ -254,6 +249,18 @@ def _cards(results: EvaluationResults) -> list[dict[str, Any]]:
             "kind": "text",
         },
     ]
+
+
+def _status_card(summary: RunSummary) -> dict[str, Any]:
+    """The job's status; a completed job whose roots failed (skip_failed_trajectory) is not shown as a success."""
+    failed, roots = summary.counts.get("roots_failed", 0), summary.counts.get("roots", 0)
+    completed = summary.job_status.value == "completed"
+    if completed and failed:
+        return {"label": "job status", "value": f"completed, {failed} of {roots} roots failed",
+                "hint": "the others were scored (--partial-result-policy skip_failed_trajectory); the command "
+                        "exits 1", "kind": "bad"}
+    return {"label": "job status", "value": summary.job_status.value, "hint": summary.failure_reason,
+            "kind": "good" if completed else "bad"}
 
 
 def _rate_hint(summary: RunSummary) -> str:

@@ -110,6 +110,7 @@ def read_side(path: Path, which: str) -> Side:
         raise InputError(f"{which} {folder}: a {manifest.get('kind')} run folder, not an ATIF judge run",
                          code="not_a_judge_run")
     results = _decoded(folder / "evaluation_results.json", data)
+    _check_summary_score(folder / "evaluation_results.json", results)
     if results.shard is not None:
         raise InputError(f"{which} {folder}: shard {results.shard} of job {results.job_id}; merge the shards first "
                          "(tracegrade merge)", code="shard_not_merged")
@@ -123,6 +124,13 @@ def _decoded(file: Path, data: bytes | None) -> ComparedResults:
         return decode_results(data)
     except ValueError as exc:  # msgspec's errors included
         raise InputError(f"{file}: not a tracegrade evaluation_results.json ({exc})") from None
+
+
+def _check_summary_score(file: Path, results: ComparedResults) -> None:
+    score = results.summary.atif_overall_score
+    if score is not None and not 0.0 <= score <= 1.0:  # NaN fails both comparisons
+        raise InputError(f"{file}: not a tracegrade evaluation_results.json (a score is finite and in [0, 1], "
+                         f"got {score!r} - at `$.summary.atif_overall_score`)")
 
 
 def _run_fields(results: ComparedResults) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from tracegrade.atif.reading._document import Document, read_documents
 from tracegrade.atif.reading._load import Outline, read_outline, read_tree
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.reading._records import LoadResult, NodeStatus, TrajectoryNode, iter_nodes
+from tracegrade.atif.reading._task import resolve_task
 from tracegrade.errors import InputError
 
 __all__ = ["Collection", "read_collection"]
@@ -55,6 +56,13 @@ class Collection:
                     where = f"{path}:{source.location}" if source.location else str(path)
                     raise InputError(f"{where}: changed while the job ran; run it again", code="input_changed")
                 yield read_tree(source, document, self.options, self.files.base)
+
+    def without_task(self, roots: Sequence[TrajectoryNode]) -> list[TrajectoryNode]:
+        """The loaded ``roots`` with no task (no ``extra.task_instruction``, no user step with text), in order."""
+        loaded = [root for root in roots if root.status is NodeStatus.LOADED]
+        if self.files is None:
+            return [root for root in loaded if resolve_task(root) is None]
+        return [root for root in loaded if not self.files.sources[root.node_id].has_task]
 
     def steps(self, root: TrajectoryNode) -> int:
         """Steps of ``root``'s tree within the depth limit (the steps a job scores)."""

@@ -140,13 +140,45 @@ def _normalise_versions(raw: dict[str, Any], pointer: str) -> tuple[str, str] | 
 
 
 def _describe_validation(exc: ValidationError) -> str:
-    error = exc.errors(include_url=False, include_input=False)[0]
-    pointer = "".join(f"/{part}" for part in error["loc"])
-    message = str(error["msg"]).removeprefix("Value error, ")
+    """The deepest problem, at its place in the document (never a parser's union branch), in one line.
+
+    A value that fits no branch of a union (a message that is neither text nor a list of parts) is reported
+    once, with what each branch expected.
+    """
+    errors = exc.errors(include_url=False, include_input=False)
+    places = [_place(error["loc"]) for error in errors]
+    chosen = max(range(len(errors)), key=lambda i: (places[i].count("/"), -i))  # the branch that got furthest
+    pointer = places[chosen]
+    same = [chosen]
+    if errors[chosen]["loc"] and _is_branch(errors[chosen]["loc"][-1]):  # fits no branch: say what each expected
+        same = [i for i, place in enumerate(places)
+                if place == pointer and errors[i]["loc"] and _is_branch(errors[i]["loc"][-1])]
+    messages = list(dict.fromkeys(str(errors[i]["msg"]).removeprefix("Value error, ") for i in same))
+    message = _either(messages)
     match = _INDEXED.match(message)
     if match and not pointer:
         pointer = "/" + match["field"].replace("[", "/").replace("].", "/").replace("]", "").replace(".", "/")
         message = match["rest"]
-    more = exc.error_count() - 1
+    more = len(errors) - len(same)
     suffix = f" (+{more} more)" if more else ""
     return f"{pointer or '/'}: {message}{suffix}".replace("\n", " ")
+
+
+_BRANCH = re.compile(r"[\[\]()-]|^[A-Z]|^(str|int|float|bool|bytes|dict|list|none|tuple|set|frozenset)$")
+"""A validation error's location part that names a union branch (a type), not a field of the document."""
+
+
+def _is_branch(part: int | str) -> bool:
+    return isinstance(part, str) and _BRANCH.search(part) is not None
+
+
+def _place(loc: tuple[int | str, ...]) -> str:
+    return "".join(f"/{part}" for part in loc if not _is_branch(part))
+
+
+def _either(messages: list[str]) -> str:
+    """``Input should be a valid string or a valid list`` from one message per union branch."""
+    prefix = "Input should be "
+    if len(messages) > 1 and all(m.startswith(prefix) for m in messages):
+        return prefix + " or ".join(m.removeprefix(prefix) for m in messages)
+    return "; ".join(messages)

@@ -25,6 +25,7 @@ from tracegrade.atif.reading._records import (
     iter_nodes,
 )
 from tracegrade.atif.reading._refs import RefProblem, resolve_ref
+from tracegrade.atif.reading._task import task_facts
 from tracegrade.atif.reading._tree import RefIssue, StepRefs, TreeBuilder, iter_file_refs, skeleton
 from tracegrade.errors import InputError, LimitExceededError
 
@@ -57,6 +58,10 @@ class _Store:
         self.facts: dict[tuple[str, str], DocumentFacts] = {}
         self.refs = StepRefs()
         """Shared by root finding and tree building; filled as each document is read."""
+        self.no_user_text: set[tuple[str, str]] = set()
+        """Documents (path, location) with no user step with text (outlines keep no steps; most have one)."""
+        self.taskless: set[tuple[str, str]] = set()
+        """Of those, the documents that declare no task either."""
 
     def read(self, path: str) -> list[Document | DocumentProblem]:
         kept = self.files.get(path)
@@ -89,6 +94,11 @@ class _Store:
             return item
         # validate keeps skeletons only: there a load-wide search would keep every full model alive
         refs = StepRefs() if self.slim else self.refs
+        facts = task_facts(item.trajectory)
+        if not facts.user_text:
+            self.no_user_text.add((path, item.location))
+            if not facts.declared:
+                self.taskless.add((path, item.location))
         if self.reports:
             self.facts[(path, item.location)] = document_facts(item.trajectory, refs)
         if self.slim:
@@ -181,6 +191,8 @@ class RootSource:
     """The input folder (or the file's folder) its references must stay inside."""
     steps: int
     """Steps of the tree's nodes within the depth limit."""
+    has_task: bool = True
+    """Whether the root has a task (auto mode needs one to derive its criteria)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,12 +246,20 @@ def _read(
         tree = builder.build(document, path)
         steps += builder.step_count
         built.append(tree)
-        sources[tree.node_id] = RootSource(path, document.location, root, builder.loaded_steps)
+        sources[tree.node_id] = RootSource(path, document.location, root, builder.loaded_steps,
+                                           _has_task(store, path, document.location, tree.segments))
         issues.extend(builder.issues)
     _check_total_steps(steps, options)
     accounts = _accounts(store, skipped, issues)
     files = _file_reports(store, built, issues) if reports else ()
     return Outline(LoadResult(tuple(built) if keep_roots else (), accounts, files), sources, base)
+
+
+def _has_task(store: _Store, path: str, location: str, segments: Sequence[str]) -> bool:
+    """Whether a root has a task: declared in its document, or a user step with text in any of its segments."""
+    if (path, location) not in store.taskless:
+        return True
+    return any((segment, "") not in store.no_user_text for segment in segments)
 
 
 def read_tree(source: RootSource, document: Document, options: LoadOptions, base: Path) -> TrajectoryNode:

@@ -23,6 +23,7 @@ import orjson
 from pydantic import TypeAdapter
 
 from tracegrade.atif.scoring._records import NodeResult
+from tracegrade.errors import OutputError
 from tracegrade.runs import JSON_OPTIONS
 
 __all__ = ["BriefNodes", "NodeSpool", "Sections", "SpooledNodes", "brief_nodes", "listed_items"]
@@ -126,13 +127,23 @@ class NodeSpool:
                 raise ValueError(f"{len(texts)} sections for {len(nodes)} nodes")
             lengths = tuple(len(text) for text in texts)
         data = b"".join([records, brief, *texts])
-        self._file.handle.write(data)
+        try:
+            self._file.handle.write(data)
+        except OSError as exc:
+            raise self._file.unwritable(exc) from None
         self._blocks.append(index, _Block(self._size, len(records), len(nodes), len(brief), lengths))
         self._size += len(data)
 
     def nodes(self) -> SpooledNodes:
-        """Every record kept so far, roots in index order (the spool may not be added to afterwards)."""
-        self._file.handle.flush()
+        """Every record kept so far, roots in index order (the spool may not be added to afterwards).
+
+        Raises:
+            OutputError: the records could not be kept (a full disk), one line naming the folder.
+        """
+        try:
+            self._file.handle.flush()
+        except OSError as exc:
+            raise self._file.unwritable(exc) from None
         return SpooledNodes(self._file, self._blocks.in_order())
 
 
@@ -280,10 +291,21 @@ class _File:
     """The unnamed file, closed when the last of its spool and its records is gone."""
 
     def __init__(self, directory: Path | None) -> None:
-        self.handle = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115  # open as long as the records are read
+        self.directory = directory or Path(tempfile.gettempdir())
+        try:
+            self.handle = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115  # open while the records are read
+        except OSError as exc:
+            raise self.unwritable(exc) from None
+
+    def unwritable(self, exc: OSError) -> OutputError:
+        """The one-line error of a spool that cannot be written."""
+        return OutputError(f"{self.directory}: cannot keep the finished results while scoring "
+                           f"({exc.strerror or exc}; is the disk full?)")
 
     def __del__(self) -> None:
-        self.handle.close()
+        handle = getattr(self, "handle", None)
+        if handle is not None:
+            handle.close()
 
 
 def listed_items(values: Iterable[Any]) -> bytes:

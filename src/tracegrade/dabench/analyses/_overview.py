@@ -145,13 +145,16 @@ def overall_section(run: RunRows) -> Section:
         value_row(f"Answer accuracy (≥ {thr:g})", _of(correct, len(scores)), rate(correct, len(scores))),
         value_row("Partial answers", str(partial) if scores else "— (no gold)", partial if scores else None),
         value_row(
-            "Mean final score", f"{fmean(scores):.3f}" if scores else "— (no gold)", fmean(scores) if scores else None
+            "Mean final score", f"{fmean(scores):.3f} (n={len(scores)})" if scores else "— (no gold)",
+            fmean(scores) if scores else None
         ),
         value_row(
-            "Mean runtime", f"{fmean(times):.1f}s" if times else "— (no timing)", fmean(times) if times else None
+            "Mean runtime", f"{fmean(times):.1f}s (n={len(times)})" if times else "— (no timing)",
+            fmean(times) if times else None
         ),
         value_row(
-            "Total tokens", f"{sum(tokens):,.0f}" if tokens else "— (not recorded)", sum(tokens) if tokens else None
+            "Total tokens", f"{sum(tokens):,.0f} (n={len(tokens)})" if tokens else "— (not recorded)",
+            sum(tokens) if tokens else None
         ),
     ]
     notes = ["Execution success counts tasks that ran without crashing; accuracy counts correct answers."]

@@ -125,7 +125,8 @@ class LocalJudge:
     def settings(self, port: int) -> JudgeSettings:
         """Judge settings for the server on ``port``: schema-constrained JSON, one call at a time."""
         return JudgeSettings(base_url=f"http://127.0.0.1:{port}", model=LOCAL_MODEL_ALIAS,
-                             response_format=ResponseFormat.JSON_OBJECT, system_role=False, options=self.options)
+                             response_format=ResponseFormat.JSON_OBJECT, system_role=False, options=self.options,
+                             endpoint_name="local")
 
     def stop(self) -> None:
         """Terminate the server (kill it if it does not exit within 10 s)."""

@@ -88,14 +88,23 @@ def _read_json(path: Path, problems: list[Problem], budget: _Budget) -> Any:
     return _UNREADABLE if data is None else _decoded(path, data, problems)
 
 
-def _read_bytes(path: Path, problems: list[Problem], budget: _Budget) -> bytes | None:
+def _read_bytes(path: Path, problems: list[Problem], budget: _Budget, *,
+                named_by: tuple[str, str, str] | None = None) -> bytes | None:
+    """The file's bytes; None (with a problem) when it cannot be read.
+
+    ``named_by`` (manifest, place, what) reports an unreadable file where the manifest names it, e.g. a suite's
+    case file: ``dataset.json: /suites/0/cases: suite 'a': case file cases/x.json: cannot read: …``.
+    """
     try:
         data = read_capped(path, min(MAX_DATASET_BYTES, budget.left))
     except UnreadableFile as exc:
         reason = exc.reason
         if exc.code == "too_large" and budget.left < MAX_DATASET_BYTES:
             reason = f"the dataset's files together are over the limit of {MAX_DATASET_TOTAL_BYTES} bytes"
-        problems.append(Problem(str(path), "", reason))
+        if named_by is None:
+            problems.append(Problem(str(path), "", reason))
+        else:
+            problems.append(Problem(named_by[0], named_by[1], f"{named_by[2]}: {reason}"))
         return None
     budget.left -= len(data)
     return data
@@ -115,7 +124,7 @@ def _suite(manifest_path: Path, index: int, entry: SuiteEntry, revision: str, re
     found = len(problems)
     if entry.step is not None and entry.flow is None:
         problems.append(Problem(str(manifest_path), f"{base}/step", "a step target needs a flow target"))
-    read = _cases(manifest_path, base, entry.cases, problems, budget)
+    read = _cases(manifest_path, base, entry.cases, problems, budget, suite=entry.name)
     if read is None:
         return None
     cases, columns, file, where = read
@@ -136,7 +145,8 @@ Read = tuple[Sequence[Case], CaseColumns, str, str]
 """A suite's cases (models made on first use), their columns, and the file and place they were read from."""
 
 
-def _cases(manifest_path: Path, base: str, value: Any, problems: list[Problem], budget: _Budget) -> Read | None:
+def _cases(manifest_path: Path, base: str, value: Any, problems: list[Problem], budget: _Budget, *,
+           suite: str) -> Read | None:
     if isinstance(value, str):
         if not value or Path(value).is_absolute():
             problems.append(Problem(str(manifest_path), f"{base}/cases", "case file must be a relative path"))
@@ -146,7 +156,8 @@ def _cases(manifest_path: Path, base: str, value: Any, problems: list[Problem], 
             problems.append(Problem(str(manifest_path), f"{base}/cases",
                                     "case file must stay inside the dataset folder (no '..', no links out of it)"))
             return None
-        data = _read_bytes(case_path, problems, budget)
+        named_by = (str(manifest_path), f"{base}/cases", f"suite {suite!r}: case file {value}")
+        data = _read_bytes(case_path, problems, budget, named_by=named_by)
         if data is None:
             return None
         decoded = case_file_columns(data)
