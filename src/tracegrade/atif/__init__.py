@@ -59,6 +59,11 @@ if TYPE_CHECKING:
     from tracegrade.atif.output._comparison_view import comparison_lines as comparison_lines
     from tracegrade.atif.output._comparison_view import render_comparison as render_comparison
     from tracegrade.atif.output._comparison_view import write_comparison as write_comparison
+    from tracegrade.atif.output._judges import JudgeComparison as JudgeComparison
+    from tracegrade.atif.output._judges import JudgesOutcome as JudgesOutcome
+    from tracegrade.atif.output._judges import compare_judges as compare_judges
+    from tracegrade.atif.output._judges_view import judges_lines as judges_lines
+    from tracegrade.atif.output._judges_view import write_judges as write_judges
     from tracegrade.atif.output._merge import merge_results as merge_results
     from tracegrade.atif.output._report import render_report as render_report
     from tracegrade.atif.output._sides import GUARDED_FIELDS as GUARDED_FIELDS

@@ -23,6 +23,7 @@ EXIT_CODES_HELP = (
 GATE_OPTIONS = OptionGroup(GateOptions, "Gate")
 """The gate's flags, the same on every compare command."""
 _OUTPUT = "Output"
+_MODES = "Other comparisons"
 
 
 def validated(model: type[BaseModel], parameters: dict[str, Any]) -> Any:
@@ -59,6 +60,16 @@ def compare(
         str, typer.Option(help="MLflow experiment the comparison is logged under.", rich_help_panel=_OUTPUT)
     ] = "tracegrade",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.", rich_help_panel=_OUTPUT)] = False,
+    judges: Annotated[
+        bool, typer.Option("--judges", rich_help_panel=_MODES,
+                           help="Judge against judge: two runs of the same trajectories by different judges.")
+    ] = False,
+    fail_on_disagreement: Annotated[
+        float | None,
+        typer.Option("--fail-on-disagreement", metavar="KAPPA", min=-1.0, max=1.0, rich_help_panel=_MODES,
+                     help="With --judges: exit 1 when the upper bound of the step pass/fail kappa's interval is "
+                     "below KAPPA (or no interval exists).")
+    ] = None,
     *,
     parameters: dict[str, Any],
 ) -> int:
@@ -71,6 +82,11 @@ def compare(
     from tracegrade.atif import compare_runs, comparison_lines, write_comparison
 
     options = validated(ComparisonOptions, {**parameters, "allow_different": tuple(allow_different or ())})
+    if judges or fail_on_disagreement is not None:
+        from tracegrade.cli._compare_modes import compare_judges_command
+
+        return compare_judges_command(baseline, candidate, options, output, quiet=quiet, judges=judges,
+                                      fail_on_disagreement=fail_on_disagreement)
     gate = validated(GateOptions, parameters)
     outcome = compare_runs(baseline, candidate, options, gate)
     files = write_comparison(outcome, output) if output is not None else {}

@@ -1,0 +1,29 @@
+"""``tracegrade compare --judges`` on the command line: exit codes and files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.atif.output.comparing import judged, trajectory
+from tests.atif.output.test_judges import two_judges
+from tracegrade.cli._app import app, run_app
+from tracegrade.judge.testing import ScriptedJudgeServer
+
+
+def test_judges_mode_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = {f"t{i}.json": trajectory(f"task {i} SCORE:0.8", f"SCORE:0.{i + 2}") for i in range(4)}
+    with ScriptedJudgeServer(two_judges) as server:
+        a = judged(server, tmp_path / "a", docs, model="judge-a")
+        b = judged(server, tmp_path / "b", docs, model="judge-b")
+        fewer = judged(server, tmp_path / "c", {"t0.json": docs["t0.json"]}, model="judge-b")
+    out = tmp_path / "out"
+    assert run_app(app, ["compare", str(a), str(b), "--judges", "-o", str(out), "--resamples", "50"]) == 0
+    assert (out / "comparison.json").exists() and "pass/fail kappa" in capsys.readouterr().out
+    assert run_app(app, ["compare", str(a), str(b), "--judges", "--fail-on-disagreement", "1.0",
+                         "--resamples", "50"]) in (0, 1)
+    assert run_app(app, ["compare", str(a), str(fewer), "--judges"]) == 2
+    assert "only in run A" in capsys.readouterr().err
+    assert run_app(app, ["compare", str(a), str(b)]) == 2  # the normal mode still refuses another judge
+    assert run_app(app, ["compare", str(a), str(b), "--fail-on-disagreement", "0.5"]) == 2
