@@ -74,9 +74,43 @@ def quoted_step(request: ReceivedRequest) -> str:
 _CURRENT = re.compile(r'"current_step":\{[^{}]*?"message":"([^"]*)"')
 
 
+BAD_CUES = ("did not", "deleting", "deleted", "making up", "without asking", "will not check", "public paste")
+"""Phrases of the bad steps in ``examples/atif`` and ``examples/atif-regressed`` (``extra.example_quality``)."""
+_RUN = re.compile(r"<(first|second)>\n(.*?)\n</\1>", re.DOTALL)
+
+
+def bad_cues(prompt: str) -> dict[str, int]:
+    """How many bad cues the first and the second run of a pairwise prompt carry."""
+    return {name: sum(text.lower().count(cue) for cue in BAD_CUES) for name, text in _RUN.findall(prompt)}
+
+
+def pairwise_by_cues(prompt: str) -> ScriptedReply:
+    """The run with fewer bad cues wins; equal counts tie (the same answer whichever run is shown first)."""
+    cues = bad_cues(prompt)
+    first, second = cues.get("first", 0), cues.get("second", 0)
+    winner = "tie" if first == second else ("first" if first < second else "second")
+    return ScriptedReply.answer({"winner": winner, "reason": f"bad cues: first {first}, second {second}"})
+
+
+def positional_rule(request: ReceivedRequest) -> ScriptedReply:
+    """A pairwise judge that prefers whichever run it is shown first, unless the two runs are identical (tie)."""
+    prompt = request.json()["messages"][-1]["content"]
+    runs = dict(_RUN.findall(prompt))
+    winner = "tie" if runs.get("first") == runs.get("second") else "first"
+    return ScriptedReply.answer({"winner": winner, "reason": "the first one"})
+
+
+def cue_judge() -> Rule:
+    """The marker rule, which also answers pairwise questions by bad cues (``python -m tracegrade.judge.testing
+    --rule tests.atif.scripted:cue_judge``)."""
+    return marker_rule
+
+
 def marker_rule(request: ReceivedRequest) -> ScriptedReply:
     body = request.json()
     prompt = body["messages"][-1]["content"]
+    if "<first>" in prompt and "<second>" in prompt:
+        return pairwise_by_cues(prompt)
     match = _CURRENT.search(prompt)
     message = match.group(1) if match else ""
     if "<categories>" in prompt:

@@ -8,6 +8,7 @@ import pytest
 
 from tests.atif.output.comparing import judged, trajectory
 from tests.atif.output.test_judges import two_judges
+from tests.atif.scripted import marker_rule
 from tracegrade.cli._app import app, run_app
 from tracegrade.judge.testing import ScriptedJudgeServer
 
@@ -27,3 +28,18 @@ def test_judges_mode_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "only in run A" in capsys.readouterr().err
     assert run_app(app, ["compare", str(a), str(b)]) == 2  # the normal mode still refuses another judge
     assert run_app(app, ["compare", str(a), str(b), "--fail-on-disagreement", "0.5"]) == 2
+
+
+def test_pairwise_mode_on_the_examples(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    out = tmp_path / "out"
+    with ScriptedJudgeServer(marker_rule) as server:
+        args = ["compare", str(examples / "atif"), str(examples / "atif-regressed"), "--pairwise",
+                "--judge-url", server.base_url, "--judge-model", "scripted", "--cache", str(tmp_path / "c.sqlite"),
+                "--concurrency-limit", "2", "-o", str(out)]
+        assert run_app(app, args) == 0
+        assert "candidate wins 0, ties 0, losses 2" in capsys.readouterr().out
+        assert run_app(app, [*args, "--fail-on-new-failures"]) == 1
+        assert server.count == 4  # the second run read every answer from the cache
+    assert (out / "comparison.html").exists() and (out / "manifest.json").exists()
+    assert run_app(app, ["compare", str(examples / "atif"), str(examples / "atif-regressed"), "--pairwise"]) == 2
