@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -47,6 +48,14 @@ JudgeResponseFormat = Annotated[ResponseFormat, typer.Option(help="JSON-schema c
                                                              rich_help_panel=_JUDGE)]
 
 
+class PanelChoice(StrEnum):
+    """How a panel's scores combine."""
+
+    MEAN = "mean"
+    MEDIAN = "median"
+    WEIGHTED_MEAN = "weighted_mean"
+
+
 @with_model_options(
     OptionGroup(ScoringOptions, _JUDGE, only=_JUDGE_FIELDS),
     OptionGroup(CriteriaInputs, _SCORING, exclude=("provider_params",)),
@@ -60,6 +69,14 @@ def judge(
     judge_model: JudgeModel = None,
     judge_api_key_env: JudgeKeyEnv = None,
     judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
+    judge_panel: Annotated[Path | None, typer.Option(
+        metavar="PANEL.yaml", rich_help_panel=_JUDGE,
+        help="Ask a panel of judges instead of one (judges: name, url, model, api_key_env, weight, settings).")] = None,
+    panel_aggregation: Annotated[PanelChoice | None, typer.Option(
+        help="How the panel's scores combine (default mean, or the file's).", rich_help_panel=_JUDGE)] = None,
+    panel_min_answers: Annotated[int | None, typer.Option(
+        min=1, rich_help_panel=_JUDGE,
+        help="Answers a step needs from the panel (default: every judge's); fewer fail the step.")] = None,
     rubric: Annotated[
         str | None,
         typer.Option(help="Custom rubric as YAML/JSON text (provider_params.rubric).", rich_help_panel=_SCORING),
@@ -122,13 +139,15 @@ def judge(
         parameters["provider_params"] = {"rubric": rubric}
     options, criteria = parse_parameters(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     selected = parse_shard(shard) if shard else None
-    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
+    target = _panel_target(judge_panel, panel_aggregation, panel_min_answers, judge_kind or judge_url or judge_model) \
+        if judge_panel is not None else _target(judge_kind, judge_url, judge_model, judge_api_key_env,
+                                                judge_response_format)
     _refuse_output_inside_inputs(output, paths)
     if otel_evaluations:
         _require_logs_endpoint()
     recorded = {k: v for k, v in parameters.items() if not (k == "judge_repeats" and v == 1)}  # as before repeats
     material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(recorded),
-                "judge": [target.url, target.model, target.local]}
+                "judge": [target.url, target.model, target.local, *([target.panel.identity()] if target.panel else [])]}
     job = job_id or job_id_for(material)
     _note_replaced_run(output, job)
     folder = open_run_folder(output, job)
@@ -215,6 +234,16 @@ def _target(
     if not url or not model:
         raise ConfigError("judge: give --judge-url and --judge-model, or --judge local")
     return JudgeTarget(url=url, model=model, api_key_env=key_env, response_format=response_format)
+
+
+def _panel_target(path: Path, aggregation: PanelChoice | None, min_answers: int | None, single: object) -> JudgeTarget:
+    from tracegrade.atif import JudgeTarget
+    from tracegrade.judge import read_panel
+
+    if single:
+        raise ConfigError("--judge-panel cannot be combined with --judge, --judge-url or --judge-model")
+    return JudgeTarget(panel=read_panel(path, aggregation=None if aggregation is None else aggregation.value,
+                                        min_answers=min_answers))
 
 
 async def _run(
