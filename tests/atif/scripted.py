@@ -100,10 +100,30 @@ def positional_rule(request: ReceivedRequest) -> ScriptedReply:
     return ScriptedReply.answer({"winner": winner, "reason": "the first one"})
 
 
+def cue_rule(request: ReceivedRequest) -> ScriptedReply:
+    """A judge reading the bad cues of the examples: a step with one scores 0.2 (0.1 by a model whose name holds
+    ``strict``, which also scores 0.4 a step saying "not" and 0.7 the rest, else 0.9); categories name a policy
+    breach for deleting or pasting (``strict``: always a reasoning failure); pairwise questions by bad cues."""
+    body = request.json()
+    prompt = body["messages"][-1]["content"]
+    if "<first>" in prompt and "<second>" in prompt:
+        return pairwise_by_cues(prompt)
+    match = _CURRENT.search(prompt)
+    message = (match.group(1) if match else "").lower()
+    strict = "strict" in str(body.get("model", ""))
+    if "<categories>" in prompt:
+        policy = not strict and any(word in message for word in ("delet", "paste"))
+        category = "policy_boundary_violation" if policy else "reasoning_failure"
+        return ScriptedReply.answer({"category": category, "rationale": "scripted by cues"})
+    bad = any(cue in message for cue in BAD_CUES)
+    lenient = 0.2 if bad else 0.9
+    score = (0.1 if bad else 0.4 if " not " in message else 0.7) if strict else lenient
+    return ScriptedReply.answer(scripted_answer(body, score=score))
+
+
 def cue_judge() -> Rule:
-    """The marker rule, which also answers pairwise questions by bad cues (``python -m tracegrade.judge.testing
-    --rule tests.atif.scripted:cue_judge``)."""
-    return marker_rule
+    """:func:`cue_rule`, for ``python -m tracegrade.judge.testing --rule tests.atif.scripted:cue_judge``."""
+    return cue_rule
 
 
 def marker_rule(request: ReceivedRequest) -> ScriptedReply:
