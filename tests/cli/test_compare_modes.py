@@ -43,3 +43,20 @@ def test_pairwise_mode_on_the_examples(tmp_path: Path, capsys: pytest.CaptureFix
         assert server.count == 4  # the second run read every answer from the cache
     assert (out / "comparison.html").exists() and (out / "manifest.json").exists()
     assert run_app(app, ["compare", str(examples / "atif"), str(examples / "atif-regressed"), "--pairwise"]) == 2
+
+
+def test_pairwise_exits_4_when_no_pair_got_an_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tracegrade.judge.testing import ScriptedReply
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    with ScriptedJudgeServer(lambda request: ScriptedReply.error(500)) as server:
+        code = run_app(app, ["compare", str(examples / "atif"), str(examples / "atif-regressed"), "--pairwise",
+                             "--judge-url", server.base_url, "--judge-model", "scripted", "--no-cache",
+                             "--judge-max-attempts", "1"])
+    assert code == 4 and "errors 2" in capsys.readouterr().out
+
+
+def test_modes_that_do_not_mix_are_refused(tmp_path: Path) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    assert run_app(app, ["compare", str(examples / "atif"), str(examples / "atif"), "--pairwise", "--judges"]) == 2
+    assert run_app(app, ["compare", str(examples / "atif"), str(examples / "atif"), "--judges", "--mlflow"]) == 2

@@ -99,6 +99,10 @@ def compare(
     from tracegrade.atif import compare_runs, comparison_lines, write_comparison
 
     options = validated(ComparisonOptions, {**parameters, "allow_different": tuple(allow_different or ())})
+    if (judges or pairwise) and mlflow:
+        raise ConfigError("--mlflow logs the regression comparison only, not --judges or --pairwise")
+    if judges and pairwise:
+        raise ConfigError("--judges and --pairwise are two different comparisons; give one")
     if pairwise:
         from tracegrade.cli._compare_modes import compare_pairwise_command
         from tracegrade.judge import default_cache_path
