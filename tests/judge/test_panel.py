@@ -79,6 +79,19 @@ def test_every_member_is_asked_and_failures_are_counted(tmp_path: Path) -> None:
     assert [(a.name, a.reply.verdict if a.reply else None, a.error_code) for a in answers] == [
         ("a", "good", None), ("b", None, "http_status_400")]
     assert chair.verdict == "good"
-    assert provenance["model"] == "panel[a=good,b=bad]"
+    assert provenance["model"].startswith("panel[a=good,b=bad]#")
     assert [(m["name"], m["model"], m["failed_questions"]) for m in provenance["panel"]] == [
         ("a", "good", 0), ("b", "bad", 1)]
+
+
+def test_any_setting_that_shapes_a_score_changes_the_panel_identity(tmp_path: Path) -> None:
+    def identity(text: str, **overrides: Any) -> str:
+        return PanelJudge(read_panel(_file(tmp_path, text), **overrides), JudgeOptions()).identity
+
+    base = ("judges:\n  - {name: a, url: 'http://127.0.0.1:1', model: m}\n"
+            "  - {name: b, url: 'http://127.0.0.1:1', model: n}\n")
+    hotter = base.replace("model: n}", "model: n, judge_temperature: 0.7}")
+    heavier = base.replace("model: n}", "model: n, weight: 3}")
+    found = {identity(base), identity(hotter), identity(heavier), identity(base, aggregation="median"),
+             identity(base, min_answers=1)}
+    assert len(found) == 5 and identity(base) == identity(base)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tracegrade.errors import ConfigError, InputError, JudgeError
 from tracegrade.judge._cache import JudgeCache
 from tracegrade.judge._judge import Judge
-from tracegrade.judge._request import JudgeRequest, Reply
+from tracegrade.judge._request import JudgeRequest, Reply, dumps
 from tracegrade.judge._settings import JudgeOptions, JudgeSettings, ResponseFormat
 from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry
 
@@ -151,8 +152,13 @@ class PanelJudge:
         self.spec = spec
         self.members = [(member, Judge(member.settings(options), cache=cache, telemetry=telemetry, environ=environ))
                         for member in spec.judges]
-        chair = self.members[0][1].settings
-        self.settings = dataclasses.replace(chair, model=spec.identity())
+        recorded = [{"name": m.name, "weight": m.weight, **judge.provenance()} for m, judge in self.members]
+        digest = hashlib.sha256(dumps({"members": recorded, "aggregation": spec.aggregation,
+                                       "min_answers": spec.needed})).hexdigest()[:12]
+        self.identity = f"{spec.identity()}#{digest}"
+        """The panel as one model name: members' names and models, and a digest of every setting that shapes a
+        score (members' settings and weights, the aggregation, the answers a step needs)."""
+        self.settings = dataclasses.replace(self.members[0][1].settings, model=self.identity)
         self.failures = dict.fromkeys((m.name for m in spec.judges), 0)
         """Questions each member failed to answer."""
 
@@ -183,7 +189,7 @@ class PanelJudge:
         """The panel as the judge: its identity as ``model``, and every member's identity and failures."""
         chair = self.members[0][1].provenance()
         return {
-            **chair, "model": self.spec.identity(), "aggregation": self.spec.aggregation,
+            **chair, "model": self.identity, "aggregation": self.spec.aggregation,
             "min_answers": self.spec.needed,
             "panel": [{"name": m.name, "weight": m.weight, **judge.provenance(),
                        "failed_questions": self.failures[m.name]} for m, judge in self.members],
