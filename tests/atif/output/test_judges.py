@@ -11,7 +11,7 @@ import pytest
 
 from tests.atif.coverage import assert_covers
 from tests.atif.output.comparing import judged, trajectory
-from tests.atif.scripted import marker_rule, scripted_answer
+from tests.atif.scripted import CUSTOM, marker_rule, scripted_answer
 from tracegrade.atif import ComparisonOptions, compare_judges
 from tracegrade.atif.agreement._maths import Bootstrap
 from tracegrade.atif.agreement._records import Estimate
@@ -52,6 +52,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
             "b": judged(server, root / "b", DOCS, model="judge-b"),
             "fewer": judged(server, root / "fewer", {k: DOCS[k] for k in ("a.json", "b.json")}, model="judge-b"),
             "threshold": judged(server, root / "threshold", DOCS, "--completion-threshold", "0.6", model="judge-b"),
+            "rubric": judged(server, root / "rubric", DOCS, "--scoring-mode", "custom", "--rubric",
+                             CUSTOM["custom_rubric"], model="judge-b"),
         }
 
 
@@ -90,6 +92,12 @@ def test_runs_scored_under_other_rules_are_refused_by_name(runs: dict[str, Path]
     allowed = compare_judges(runs["a"], runs["threshold"],
                              ComparisonOptions(resamples=50, allow_different=("completion_threshold",))).comparison
     assert [d.field for d in allowed.allowed_differences] == ["completion_threshold"]
+
+
+def test_runs_under_another_rubric_are_refused(runs: dict[str, Path]) -> None:
+    with pytest.raises(InputError, match="differs") as info:
+        compare_judges(runs["a"], runs["rubric"])
+    assert info.value.code == "not_comparable" and "judge.model" not in str(info.value)
 
 
 def _step(index: int, score: float, failure: float = 0.5) -> ComparedStep:
