@@ -142,6 +142,9 @@ def judge(
     target = _panel_target(judge_panel, panel_aggregation, panel_min_answers, judge_kind or judge_url or judge_model) \
         if judge_panel is not None else _target(judge_kind, judge_url, judge_model, judge_api_key_env,
                                                 judge_response_format)
+    if target.panel is not None and options.judge_repeats > 1:
+        raise ConfigError("--judge-panel with --judge-repeats: not supported (each step's panel record would be "
+                          "lost in the mean of the repeats); ask the panel once per step")
     _refuse_output_inside_inputs(output, paths)
     if otel_evaluations:
         _require_logs_endpoint()

@@ -100,6 +100,13 @@ def test_a_panel_file_that_breaks_a_rule_is_one_line_naming_it(tmp_path: Path) -
     assert run_app(app, ["judge", str(tmp_path / "in"), "--judge-panel", str(bad), "-o", str(tmp_path / "o")]) == 2
 
 
+def test_a_panel_with_repeats_is_refused(tmp_path: Path, server: ScriptedJudgeServer) -> None:
+    write(tmp_path / "in" / "t.json", DOC)
+    code = run_app(app, ["judge", str(tmp_path / "in"), "--judge-panel", str(_panel_file(tmp_path, server.base_url)),
+                         "--judge-repeats", "3", "-o", str(tmp_path / "o"), "--no-cache", "--quiet"])
+    assert code == 2 and not (tmp_path / "o" / "manifest.json").exists()
+
+
 def test_aggregates() -> None:
     assert aggregate([0.2, 0.5, 0.9], [1, 1, 1], "median") == 0.5
     assert aggregate([0.2, 0.8], [3, 1], "weighted_mean") == pytest.approx(0.35)
