@@ -95,9 +95,62 @@ def quoted_step(request: ReceivedRequest) -> str:
     return orjson.dumps({"current_step": step}).decode()
 
 
+BAD_CUES = ("did not", "deleting", "deleted", "making up", "without asking", "will not check", "public paste")
+"""Phrases of the bad steps in ``examples/atif`` and ``examples/atif-regressed`` (``extra.example_quality``)."""
+_RUN = re.compile(r"<(first|second)>\n(.*?)\n</\1>", re.DOTALL)
+
+
+def bad_cues(prompt: str) -> dict[str, int]:
+    """How many bad cues the first and the second run of a pairwise prompt carry."""
+    return {name: sum(text.lower().count(cue) for cue in BAD_CUES) for name, text in _RUN.findall(prompt)}
+
+
+def pairwise_by_cues(prompt: str) -> ScriptedReply:
+    """The run with fewer bad cues wins; equal counts tie (the same answer whichever run is shown first)."""
+    cues = bad_cues(prompt)
+    first, second = cues.get("first", 0), cues.get("second", 0)
+    winner = "tie" if first == second else ("first" if first < second else "second")
+    return ScriptedReply.answer({"winner": winner, "reason": f"bad cues: first {first}, second {second}"})
+
+
+def positional_rule(request: ReceivedRequest) -> ScriptedReply:
+    """A pairwise judge that prefers whichever run it is shown first, unless the two runs are identical (tie)."""
+    prompt = request.json()["messages"][-1]["content"]
+    runs = dict(_RUN.findall(prompt))
+    winner = "tie" if runs.get("first") == runs.get("second") else "first"
+    return ScriptedReply.answer({"winner": winner, "reason": "the first one"})
+
+
+def cue_rule(request: ReceivedRequest) -> ScriptedReply:
+    """A judge reading the bad cues of the examples: a step with one scores 0.2 (0.1 by a model whose name holds
+    ``strict``, which also scores 0.4 a step saying "not" and 0.7 the rest, else 0.9); categories name a policy
+    breach for deleting or pasting (``strict``: always a reasoning failure); pairwise questions by bad cues."""
+    body = request.json()
+    prompt = body["messages"][-1]["content"]
+    if "<first>" in prompt and "<second>" in prompt:
+        return pairwise_by_cues(prompt)
+    message = current_message(prompt).lower()
+    strict = "strict" in str(body.get("model", ""))
+    if is_categorizing(prompt):
+        policy = not strict and any(word in message for word in ("delet", "paste"))
+        category = "policy_boundary_violation" if policy else "reasoning_failure"
+        return ScriptedReply.answer({"category": category, "rationale": "scripted by cues"})
+    bad = any(cue in message for cue in BAD_CUES)
+    lenient = 0.2 if bad else 0.9
+    score = (0.1 if bad else 0.4 if " not " in message else 0.7) if strict else lenient
+    return ScriptedReply.answer(scripted_answer(body, score=score))
+
+
+def cue_judge() -> Rule:
+    """:func:`cue_rule`, for ``python -m tracegrade.judge.testing --rule tests.atif.scripted:cue_judge``."""
+    return cue_rule
+
+
 def marker_rule(request: ReceivedRequest) -> ScriptedReply:
     body = request.json()
     prompt = body["messages"][-1]["content"]
+    if "<first>" in prompt and "<second>" in prompt:
+        return pairwise_by_cues(prompt)
     message = current_message(prompt)
     if is_categorizing(prompt):
         category = re.search(r"CAT:(\w+)", message)

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from tracegrade.atif._localise import read_localisation as read_localisation
     from tracegrade.atif._localise import run_localise_job as run_localise_job
     from tracegrade.atif._localise import write_localisation as write_localisation
+    from tracegrade.atif._pairwise import PairwiseOutcome as PairwiseOutcome
+    from tracegrade.atif._pairwise import compare_pairwise as compare_pairwise
+    from tracegrade.atif._pairwise import run_pairwise as run_pairwise
     from tracegrade.atif._run import JobContext as JobContext
     from tracegrade.atif._run import score_loaded as score_loaded
     from tracegrade.atif._run import score_paths as score_paths
@@ -69,7 +72,15 @@ if TYPE_CHECKING:
     from tracegrade.atif.output._comparison_view import comparison_lines as comparison_lines
     from tracegrade.atif.output._comparison_view import render_comparison as render_comparison
     from tracegrade.atif.output._comparison_view import write_comparison as write_comparison
+    from tracegrade.atif.output._judges import JudgeComparison as JudgeComparison
+    from tracegrade.atif.output._judges import JudgesOutcome as JudgesOutcome
+    from tracegrade.atif.output._judges import compare_judges as compare_judges
+    from tracegrade.atif.output._judges_view import judges_lines as judges_lines
+    from tracegrade.atif.output._judges_view import write_judges as write_judges
     from tracegrade.atif.output._merge import merge_results as merge_results
+    from tracegrade.atif.output._pairwise import PairwiseComparison as PairwiseComparison
+    from tracegrade.atif.output._pairwise import pairwise_lines as pairwise_lines
+    from tracegrade.atif.output._pairwise import write_pairwise as write_pairwise
     from tracegrade.atif.output._report import render_report as render_report
     from tracegrade.atif.output._sides import GUARDED_FIELDS as GUARDED_FIELDS
     from tracegrade.atif.reading._load import load_trajectories as load_trajectories

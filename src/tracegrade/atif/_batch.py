@@ -225,6 +225,7 @@ async def run_batch_job(
         return await score_collection(outline, collecting, criteria, judge, JobContext(context.job_id))
 
     async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
+        assert isinstance(judge, Judge)  # a panel is refused by _check
         outcome = await in_rounds(judge, once, folder.path / BATCH_STATE_NAME, batch, context.job_id, report, stop)
     if isinstance(outcome, Exported):
         return outcome
@@ -234,6 +235,8 @@ async def run_batch_job(
 def _check(target: JudgeTarget, cache_path: Path | None) -> None:
     if target.local:
         raise ConfigError("--judge-batch: the local judge has no batch API")
+    if target.panel is not None:
+        raise ConfigError("--judge-batch with --judge-panel: not supported (ask a panel online)")
     if cache_path is None:
         raise ConfigError("--judge-batch: batch answers are kept in the judge cache; drop --no-cache")
 
@@ -458,4 +461,5 @@ async def run_localise_batch(inputs: LocaliseInputs, options: LocaliseOptions, t
         return await localise_paths(inputs, options, judge, job_id=job_id)
 
     async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
+        assert isinstance(judge, Judge)  # localise has no panel
         return await in_rounds(judge, once, folder / BATCH_STATE_NAME, batch, job_id, report, stop)

@@ -18,7 +18,15 @@ from tracegrade.atif.reading._collection import read_collection
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError
-from tracegrade.judge import Judge, JudgeOptions, JudgeSettings, JudgeTelemetry, ResponseFormat
+from tracegrade.judge import (
+    Judge,
+    JudgeOptions,
+    JudgeProtocol,
+    JudgeSettings,
+    JudgeTelemetry,
+    PanelSpec,
+    ResponseFormat,
+)
 from tracegrade.runs import RunFolder
 
 if TYPE_CHECKING:
@@ -42,6 +50,8 @@ class JudgeTarget:
     response_format: ResponseFormat = ResponseFormat.AUTO
     share_cache: bool = False
     """Reuse cached answers of other endpoints serving a model of the same name (recorded in provenance)."""
+    panel: PanelSpec | None = None
+    """A panel of judges asked instead of one (``url`` and ``model`` are then unused)."""
 
 
 def judge_settings(target: JudgeTarget, options: JudgeOptions) -> JudgeSettings:
@@ -60,10 +70,16 @@ async def open_judge(
     *,
     cache_path: Path | None,
     telemetry: JudgeTelemetry | None = None,
-) -> AsyncIterator[Judge]:
+) -> AsyncIterator[JudgeProtocol]:
     """Open the judge (starting and stopping the local judge when asked)."""
     cache = _open_cache(cache_path) if cache_path is not None else None
     try:
+        if target.panel is not None:
+            from tracegrade.judge import PanelJudge
+
+            async with PanelJudge(target.panel, options, cache=cache, telemetry=telemetry) as panel:
+                yield panel
+            return
         async with _settings(target, options) as settings, Judge(settings, cache=cache, telemetry=telemetry) as judge:
             yield judge
     finally:

@@ -10,8 +10,10 @@ from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from tracegrade.atif import ComparisonOptions
+from tracegrade.cli._judge import _JUDGE, JudgeKeyEnv, JudgeKind, JudgeModel, JudgeResponseFormat, JudgeUrl, _target
 from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ConfigError
+from tracegrade.judge import JudgeOptions, ResponseFormat
 from tracegrade.stats import GateOptions
 
 __all__ = ["GATE_OPTIONS", "compare", "validated"]
@@ -23,6 +25,7 @@ EXIT_CODES_HELP = (
 GATE_OPTIONS = OptionGroup(GateOptions, "Gate")
 """The gate's flags, the same on every compare command."""
 _OUTPUT = "Output"
+_MODES = "Other comparisons"
 
 
 def validated(model: type[BaseModel], parameters: dict[str, Any]) -> Any:
@@ -59,6 +62,31 @@ def compare(
         str, typer.Option(help="MLflow experiment the comparison is logged under.", rich_help_panel=_OUTPUT)
     ] = "tracegrade",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.", rich_help_panel=_OUTPUT)] = False,
+    judges: Annotated[
+        bool, typer.Option("--judges", rich_help_panel=_MODES,
+                           help="Judge against judge: two runs of the same trajectories by different judges.")
+    ] = False,
+    fail_on_disagreement: Annotated[
+        float | None,
+        typer.Option("--fail-on-disagreement", metavar="KAPPA", min=-1.0, max=1.0, rich_help_panel=_MODES,
+                     help="With --judges: exit 1 when the upper bound of the step pass/fail kappa's interval is "
+                     "below KAPPA (or no interval exists).")
+    ] = None,
+    pairwise: Annotated[
+        bool, typer.Option("--pairwise", rich_help_panel=_MODES,
+                           help="Ask the judge which trajectory of each pair is better, in both orders; BASELINE "
+                           "and CANDIDATE are trajectory files or folders, or judge run folders.")
+    ] = False,
+    judge_kind: JudgeKind = None,
+    judge_url: JudgeUrl = None,
+    judge_model: JudgeModel = None,
+    judge_api_key_env: JudgeKeyEnv = None,
+    judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
+    cache: Annotated[Path | None, typer.Option(help="Judge cache file (--pairwise).", rich_help_panel=_MODES)] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the judge cache (--pairwise).",
+                           rich_help_panel=_MODES)
+    ] = False,
     *,
     parameters: dict[str, Any],
 ) -> int:
@@ -71,6 +99,23 @@ def compare(
     from tracegrade.atif import compare_runs, comparison_lines, write_comparison
 
     options = validated(ComparisonOptions, {**parameters, "allow_different": tuple(allow_different or ())})
+    if (judges or pairwise) and mlflow:
+        raise ConfigError("--mlflow logs the regression comparison only, not --judges or --pairwise")
+    if judges and pairwise:
+        raise ConfigError("--judges and --pairwise are two different comparisons; give one")
+    if pairwise:
+        from tracegrade.cli._compare_modes import compare_pairwise_command
+        from tracegrade.judge import default_cache_path
+
+        target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
+        return compare_pairwise_command(baseline, candidate, target, validated(JudgeOptions, parameters), options,
+                                        validated(GateOptions, parameters), output, quiet=quiet,
+                                        cache_path=None if no_cache else (cache or default_cache_path()))
+    if judges or fail_on_disagreement is not None:
+        from tracegrade.cli._compare_modes import compare_judges_command
+
+        return compare_judges_command(baseline, candidate, options, output, quiet=quiet, judges=judges,
+                                      fail_on_disagreement=fail_on_disagreement)
     gate = validated(GateOptions, parameters)
     outcome = compare_runs(baseline, candidate, options, gate)
     files = write_comparison(outcome, output) if output is not None else {}
@@ -92,5 +137,6 @@ def compare(
 
 
 compare = with_model_options(
-    OptionGroup(ComparisonOptions, "Comparison", exclude=("allow_different",)), GATE_OPTIONS
+    OptionGroup(ComparisonOptions, "Comparison", exclude=("allow_different",)), GATE_OPTIONS,
+    OptionGroup(JudgeOptions, _JUDGE),
 )(compare)

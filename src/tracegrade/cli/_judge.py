@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -55,6 +56,14 @@ JudgeSharedCache = Annotated[bool, typer.Option(
     "has its own); recorded in the run.", rich_help_panel=_JUDGE)]
 
 
+class PanelChoice(StrEnum):
+    """How a panel's scores combine."""
+
+    MEAN = "mean"
+    MEDIAN = "median"
+    WEIGHTED_MEAN = "weighted_mean"
+
+
 @with_model_options(
     OptionGroup(ScoringOptions, _JUDGE, only=_JUDGE_FIELDS),
     OptionGroup(CriteriaInputs, _SCORING, exclude=("provider_params",)),
@@ -69,6 +78,14 @@ def judge(
     judge_api_key_env: JudgeKeyEnv = None,
     judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
     judge_cache_shared_across_endpoints: JudgeSharedCache = False,
+    judge_panel: Annotated[Path | None, typer.Option(
+        metavar="PANEL.yaml", rich_help_panel=_JUDGE,
+        help="Ask a panel of judges instead of one (judges: name, url, model, api_key_env, weight, settings).")] = None,
+    panel_aggregation: Annotated[PanelChoice | None, typer.Option(
+        help="How the panel's scores combine (default mean, or the file's).", rich_help_panel=_JUDGE)] = None,
+    panel_min_answers: Annotated[int | None, typer.Option(
+        min=1, rich_help_panel=_JUDGE,
+        help="Answers a step needs from the panel (default: every judge's); fewer fail the step.")] = None,
     rubric: Annotated[
         str | None,
         typer.Option(help="Custom rubric as YAML/JSON text (provider_params.rubric).", rich_help_panel=_SCORING),
@@ -166,14 +183,18 @@ def judge(
         parameters["provider_params"] = {"rubric": rubric}
     options, criteria = parse_parameters(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     selected = parse_shard(shard) if shard else None
-    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format,
-                     share_cache=judge_cache_shared_across_endpoints)
+    target = _panel_target(judge_panel, panel_aggregation, panel_min_answers, judge_kind or judge_url or judge_model) \
+        if judge_panel is not None else _target(judge_kind, judge_url, judge_model, judge_api_key_env,
+                                                judge_response_format, share_cache=judge_cache_shared_across_endpoints)
+    if target.panel is not None and options.judge_repeats > 1:
+        raise ConfigError("--judge-panel with --judge-repeats: not supported (each step's panel record would be "
+                          "lost in the mean of the repeats); ask the panel once per step")
     _refuse_output_inside_inputs(output, paths)
     if otel_evaluations:
         _require_logs_endpoint()
     recorded = {k: v for k, v in parameters.items() if not (k == "judge_repeats" and v == 1)}  # as before repeats
     material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(recorded),
-                "judge": [target.url, target.model, target.local]}
+                "judge": [target.url, target.model, target.local, *([target.panel.identity()] if target.panel else [])]}
     job = job_id or job_id_for(material)
     prices = prices_from(price_input, price_cached_input, price_output, price_batch_factor)
     if dry_run:
@@ -285,6 +306,16 @@ def _target(
         raise ConfigError("judge: give --judge-url and --judge-model, or --judge local")
     return JudgeTarget(url=url, model=model, api_key_env=key_env, response_format=response_format,
                        share_cache=share_cache)
+
+
+def _panel_target(path: Path, aggregation: PanelChoice | None, min_answers: int | None, single: object) -> JudgeTarget:
+    from tracegrade.atif import JudgeTarget
+    from tracegrade.judge import read_panel
+
+    if single:
+        raise ConfigError("--judge-panel cannot be combined with --judge, --judge-url or --judge-model")
+    return JudgeTarget(panel=read_panel(path, aggregation=None if aggregation is None else aggregation.value,
+                                        min_answers=min_answers))
 
 
 async def _run(

@@ -37,6 +37,12 @@ if TYPE_CHECKING:
     from tracegrade.judge._judge import PROTOCOL_ERROR_CODES as PROTOCOL_ERROR_CODES
     from tracegrade.judge._judge import Judge as Judge
     from tracegrade.judge._judge import JudgeProtocol as JudgeProtocol
+    from tracegrade.judge._panel import MemberAnswer as MemberAnswer
+    from tracegrade.judge._panel import PanelAggregation as PanelAggregation
+    from tracegrade.judge._panel import PanelJudge as PanelJudge
+    from tracegrade.judge._panel import PanelMember as PanelMember
+    from tracegrade.judge._panel import PanelSpec as PanelSpec
+    from tracegrade.judge._panel import read_panel as read_panel
     from tracegrade.judge._request import JudgeRequest as JudgeRequest
     from tracegrade.judge._request import Reply as Reply
     from tracegrade.judge._request import context_overflow as context_overflow

@@ -41,5 +41,6 @@ if TYPE_CHECKING:
     from tracegrade.stats._records import ConfusionMatrix as ConfusionMatrix
     from tracegrade.stats._records import Interval as Interval
     from tracegrade.stats._records import TestResult as TestResult
+    from tracegrade.stats._sign import sign_test as sign_test
 
 __getattr__, __dir__, __all__ = lazy_attributes(__name__)

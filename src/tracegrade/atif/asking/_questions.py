@@ -6,9 +6,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from tracegrade.atif.asking._evidence import Evidence
+from tracegrade.atif.asking._panel import StepPanel, panel_categorization, panel_score
 from tracegrade.atif.asking._prompts import PROMPT_VERSION, categorize_request, derive_request, score_request
 from tracegrade.atif.asking._replies import Categorization, parse_categorization, parse_criteria, score_parser
-from tracegrade.judge import JudgeProtocol
+from tracegrade.judge import JudgeProtocol, PanelJudge
 from tracegrade.rubric import Rubric
 
 __all__ = ["StepJudgement", "categorize_step", "derive_criteria", "score_step"]
@@ -29,6 +30,8 @@ class StepJudgement:
     template_hash: str
     """SHA-256 of the prompt template used."""
     prompt_version: str = PROMPT_VERSION
+    panel: StepPanel | None = None
+    """With a panel of judges: what each member said (None with one judge)."""
 
 
 async def score_step(
@@ -45,6 +48,11 @@ async def score_step(
     request = score_request(rubric, evidence, coarse=coarse)
     if seed is not None:
         request = dataclasses.replace(request, seed=seed)
+    if isinstance(judge, PanelJudge):
+        reply, score, panel = await panel_score(judge, rubric, request, score_parser(rubric))
+        return StepJudgement(scores=reply.scores, score=score, rationale=reply.rationale,
+                             omitted_history=evidence.omitted_history, template_hash=request.template_hash,
+                             panel=panel)
     reply = await judge.ask(request, score_parser(rubric))
     return StepJudgement(
         scores=reply.scores,
@@ -81,4 +89,6 @@ async def categorize_step(
         JudgeError: ``context_overflow``, a transport/budget code or a protocol code.
     """
     request = categorize_request(evidence, score, rubric=rubric, coarse=coarse)
+    if isinstance(judge, PanelJudge):
+        return await panel_categorization(judge, request, parse_categorization)
     return await judge.ask(request, parse_categorization)

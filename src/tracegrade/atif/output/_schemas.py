@@ -13,6 +13,8 @@ import orjson
 
 from tracegrade.atif.localising._records import LocalisationResults
 from tracegrade.atif.output._compare import AtifComparison
+from tracegrade.atif.output._judges import JudgeComparison
+from tracegrade.atif.output._pairwise import PairwiseComparison
 from tracegrade.atif.scoring._records import RunSummary
 from tracegrade.atif.scoring._results import EvaluationResults
 
@@ -31,8 +33,13 @@ def json_schemas() -> dict[str, dict[str, Any]]:
     localisation["$id"] = "https://tracegrade.dev/schemas/localisation.schema.json"
     comparison = AtifComparison.model_json_schema()
     comparison["$id"] = "https://tracegrade.dev/schemas/comparison.schema.json"
+    judges = JudgeComparison.model_json_schema()
+    judges["$id"] = "https://tracegrade.dev/schemas/judge_comparison.schema.json"
+    pairwise = PairwiseComparison.model_json_schema()
+    pairwise["$id"] = "https://tracegrade.dev/schemas/pairwise_comparison.schema.json"
     return {"evaluation_results.schema.json": results, "summary.schema.json": summary,
-            "localisation.schema.json": localisation, "comparison.schema.json": comparison}
+            "localisation.schema.json": localisation, "comparison.schema.json": comparison,
+            "judge_comparison.schema.json": judges, "pairwise_comparison.schema.json": pairwise}
 
 
 def main(folder: str) -> None:

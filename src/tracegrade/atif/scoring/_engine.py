@@ -364,6 +364,7 @@ class ScoringEngine:
             failure_candidate=candidate,
             categorization_status=CategorizationStatus.NOT_RUN if candidate else CategorizationStatus.NOT_NEEDED,
             repeats=repeats,
+            panel=None if verdict.panel is None else verdict.panel.judged(self.options.failure_threshold),
         )
         self.progress.steps_done += 1
         if candidate:

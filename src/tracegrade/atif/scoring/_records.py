@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.atif.asking._content import StepContent
+from tracegrade.atif.asking._panel import StepPanel
 from tracegrade.atif.scoring._repeat_records import RepeatSummary, StepRepeats
 from tracegrade.runs import JobStatus
 
@@ -106,6 +107,8 @@ class StepResult(_Record):
     """What the judge saw of the step, each part cut to a few KB (for reviewers; null in older results)."""
     repeats: StepRepeats | None = Field(default=None, exclude_if=_absent)
     """The verdicts behind ``score`` and their spread when judge_repeats > 1 (absent otherwise)."""
+    panel: StepPanel | None = Field(default=None, exclude_if=_absent)
+    """With a panel of judges: each member's own score, failures, spread, threshold straddling (absent otherwise)."""
 
 
 class NodeResult(_Record):
