@@ -1,0 +1,28 @@
+"""The product's low-level floor, importable by every part: strict JSON, atomic files, the collector's policy.
+
+Every JSON document read from outside the process goes through :func:`loads` (one policy:
+docs/json-policy.md); every file that must appear whole through :func:`write_atomic`; the collector is
+tuned in one place, :func:`command_collector`, which the CLI applies around each command.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tracegrade._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from tracegrade._io._collector import command_collector as command_collector
+    from tracegrade._io._collector import skip_final_collection as skip_final_collection
+    from tracegrade._io._files import atomic_file as atomic_file
+    from tracegrade._io._files import replace_path as replace_path
+    from tracegrade._io._files import write_atomic as write_atomic
+    from tracegrade._io._json import MAX_DEPTH as MAX_DEPTH
+    from tracegrade._io._json import JsonProblem as JsonProblem
+    from tracegrade._io._json import decode_typed as decode_typed
+    from tracegrade._io._json import loads as loads
+    from tracegrade._io._json import loads_many as loads_many
+    from tracegrade._io._json import loads_written as loads_written
+    from tracegrade._io._json import objects_in_text as objects_in_text
+
+__getattr__, __dir__, __all__ = lazy_attributes(__name__)
