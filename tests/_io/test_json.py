@@ -25,7 +25,7 @@ def test_compact_and_indented_documents_are_read_as_orjson_reads_them() -> None:
 def test_a_repeated_key_is_refused_at_its_pointer(text: bytes) -> None:
     problem = _problem(text)
     assert problem.code == "duplicate_key"
-    assert problem.pointer is not None and problem.where.startswith("at /")
+    assert problem.pointer is not None and problem.where == problem.pointer
 
 
 def test_the_pointer_of_a_repeated_key_is_escaped() -> None:

@@ -24,5 +24,10 @@ if TYPE_CHECKING:
     from tracegrade._io._json import loads_many as loads_many
     from tracegrade._io._json import loads_written as loads_written
     from tracegrade._io._json import objects_in_text as objects_in_text
+    from tracegrade._io._json_out import INDENTED as INDENTED
+    from tracegrade._io._json_out import Pieces as Pieces
+    from tracegrade._io._json_out import dumps as dumps
+    from tracegrade._io._json_out import items_piece as items_piece
+    from tracegrade._io._json_out import write_document as write_document
 
 __getattr__, __dir__, __all__ = lazy_attributes(__name__)

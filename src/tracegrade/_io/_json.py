@@ -98,10 +98,10 @@ def loads_many(documents: list[bytes]) -> list[Any] | None:
 
 
 def loads_written(data: bytes) -> Any:
-    """JSON that tracegrade wrote itself (a run folder's files, a spool, a cache row), read as written.
+    """JSON that tracegrade wrote itself (a run folder's file, a report, a spool, a cache row), read as written.
 
-    Such bytes were produced by the product's writer from values read under the policy, so the screens
-    are not run again. Raises ``orjson.JSONDecodeError`` (a ``ValueError``) when they are not JSON.
+    Such bytes were produced by the product's writer from values read under the policy (or are bytes that
+    :func:`loads` accepted earlier in this process), so the screens are not run again. Raises ``orjson.JSONDecodeError`` (a ``ValueError``) when they are not JSON.
     """
     return orjson.loads(data)
 
@@ -290,7 +290,7 @@ def _check(value: Any) -> None:
 
 def _at(pointer: str, code: str, message: str) -> JsonProblem:
     shown = pointer if len(pointer) <= 80 else pointer[:77] + "..."
-    return JsonProblem(code, message, f"at {shown}" if pointer else "at the top level", pointer=pointer)
+    return JsonProblem(code, message, shown or "/", pointer=pointer)
 
 
 def _escaped(key: str) -> str:

@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, Any
 from tracegrade.atif.output._report import report_chunks
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes, listed_items
+from tracegrade._io import Pieces, items_piece, write_document
+from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.errors import InputError
 from tracegrade.runs import (
+    JSON_OPTIONS,
     MAX_INPUT_BYTES,
     JobStatus,
     RunFolder,
@@ -177,45 +179,18 @@ def results_json(results: EvaluationResults) -> Iterator[bytes]:
     if not isinstance(nodes, SpooledNodes) or not nodes:
         yield dump_json(results.model_dump(mode="json"))
         return
-    document = dump_json(results.model_copy(update={"nodes": [], "inputs": []}).model_dump(mode="json"))
-    head, middle, tail = _split(document, b"inputs", b"nodes")
-    yield head
-    yield from _listed(b"inputs", _input_texts(results))
-    yield middle
-    yield from _listed(b"nodes", nodes.texts())
-    yield tail
-
-
-def _split(document: bytes, *keys: bytes) -> list[bytes]:
-    """The indented, key-sorted ``document`` cut around the lines of its empty top-level lists ``keys``, in order."""
-    pieces: list[bytes] = []
-    rest = document
-    for key in keys:
-        before, found, rest = rest.partition(_empty_line(key))
-        if not found:  # pragma: no cover - the document's layout is fixed by dump_json
-            raise AssertionError(f"evaluation_results.json: no empty {key.decode()} line in the document")
-        pieces.append(before)
-    return [*pieces, rest]
-
-
-def _empty_line(key: bytes) -> bytes:
-    return b'\n  "' + key + b'": [],\n'
-
-
-def _listed(key: bytes, texts: Iterable[bytes]) -> Iterator[bytes]:
-    """The top-level list ``key`` as the indented document holds it, from pieces of its items (:func:`listed_items`)."""
-    first = True
-    for text in texts:
-        if text:
-            yield b'\n  "' + key + b'": [\n' + text if first else b",\n" + text
-            first = False
-    yield _empty_line(key) if first else b"\n  ],\n"
+    document = results.model_copy(update={"nodes": [], "inputs": []}).model_dump(mode="json")
+    document["inputs"] = Pieces(_input_texts(results))
+    document["nodes"] = Pieces(nodes.texts(), indented=True)
+    yield from write_document(document, JSON_OPTIONS)
+    yield b"\n"
 
 
 def _input_texts(results: EvaluationResults) -> Iterator[bytes]:
     inputs = results.inputs
     for start in range(0, len(inputs), _INPUTS_PIECE):
-        yield listed_items(record.model_dump(mode="json") for record in inputs[start:start + _INPUTS_PIECE])
+        yield items_piece((record.model_dump(mode="json") for record in inputs[start:start + _INPUTS_PIECE]),
+                          JSON_OPTIONS)
 
 
 def _encoded(texts: Iterator[str]) -> Iterator[bytes]:

@@ -9,13 +9,13 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from tracegrade._io import JsonProblem, loads
 from tracegrade.errors import InputError
 from tracegrade.runs import UnreadableFile, gc_off, gc_paused, read_capped
 from tracegrade.suites.reading._case_file import case_file_columns
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._comparisons import ScorerRegistry
 from tracegrade.suites.reading._dataset import Dataset, LazyCases, SuiteSpec
-from tracegrade.suites.reading._json import JsonProblem, loads_strict
 from tracegrade.suites.reading._models import MAX_DATASET_BYTES, MAX_DATASET_TOTAL_BYTES, Case, Manifest, SuiteEntry
 from tracegrade.suites.reading._rules import cases_problems, metric_problems
 
@@ -103,7 +103,7 @@ def _read_bytes(path: Path, problems: list[Problem], budget: _Budget) -> bytes |
 
 def _decoded(path: Path, data: bytes, problems: list[Problem]) -> Any:
     try:
-        return loads_strict(data)
+        return loads(data)
     except JsonProblem as exc:
         problems.append(Problem(str(path), exc.where, exc.message))
         return _UNREADABLE

@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
 
+from tracegrade._io import JsonProblem, loads, loads_many, loads_written
 from tracegrade.errors import InputError
 from tracegrade.runs import gc_off, read_lines
 from tracegrade.suites.checking._records import AttemptRequest, Observation
 from tracegrade.suites.reading._dataset import Dataset
-from tracegrade.suites.reading._json import JsonProblem, loads_strict, loads_strict_many
 
 __all__ = ["MAX_RECORDED_LINE_BYTES", "RecordedResults"]
 
@@ -57,7 +56,7 @@ class RecordedResults:
     def _add_batch(self, batch: list[tuple[int, bytes]], ids: set[tuple[str, str]], names: set[str],
                    repeat: int) -> None:
         """Add these lines in order: decoded together when all are strict JSON, else one by one."""
-        items = loads_strict_many([line for _, line in batch])
+        items = loads_many([line for _, line in batch])
         if items is None:
             for number, line in batch:
                 self._add(number, self._decoded(number, line), ids, names, repeat)
@@ -86,7 +85,7 @@ class RecordedResults:
 
     def _decoded(self, number: int, line: bytes) -> Any:
         try:
-            return loads_strict(line)
+            return loads(line)
         except JsonProblem as exc:
             raise self._fail(number, f"{exc.message} ({exc.where})" if exc.where else exc.message) from None
 
@@ -124,7 +123,7 @@ class RecordedResults:
         found = self._lines.get((request.suite, request.case_id, request.repetition)) or \
             self._lines.get((None, request.case_id, request.repetition))
         if type(found) is bytes:
-            item = orjson.loads(found)
+            item = loads_written(found)  # a line of the file this reader screened
             result, usage = item["result"], item.get("usage")
             usage = usage if type(usage) is dict else None
             if type(result) is dict:
