@@ -309,8 +309,11 @@ def objects_in_text(text: str, limit: int = 4096) -> list[dict[str, Any]]:
         JsonProblem: ``duplicate_key`` when an object repeats a key.
     """
     whole = _fast(text)
-    if type(whole) is dict:
-        return [whole]
+    return [whole] if type(whole) is dict else _search(text, limit)
+
+
+def _search(text: str, limit: int) -> list[dict[str, Any]]:
+    """The objects :func:`objects_in_text` finds, each ``{`` tried in turn."""
     found: list[dict[str, Any]] = []
     start = text.find("{")
     tried = 0
