@@ -6,7 +6,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["YOUNG_THRESHOLD", "FULL_THRESHOLD", "command_collector", "skip_final_collection"]
+__all__ = ["FULL_THRESHOLD", "YOUNG_THRESHOLD", "command_collector", "skip_final_collection"]
 
 YOUNG_THRESHOLD = 20_000
 """Allocations between young collections (Python's default: 700)."""

@@ -3,8 +3,8 @@
 The policy (docs/json-policy.md): the bytes are UTF-8; an object repeats no key; NaN and Infinity are
 not JSON, nor is a number beyond a double's range; an integer is read exactly, however wide (up to the
 4,300 digits Python converts); a fraction or exponent makes a double; a string holds no lone surrogate;
-nesting is at most :data:`MAX_DEPTH` levels. Anything else is a :class:`JsonProblem` naming the place: ``line L, column C``,
-``byte N`` or a JSON pointer.
+nesting is at most :data:`MAX_DEPTH` levels. Anything else is a :class:`JsonProblem` naming the place:
+``line L, column C``, ``byte N`` or a JSON pointer.
 
 orjson reads most documents, with screens that send anything it could read otherwise than this policy
 to the exact reader (the standard library's, with hooks); the exact reader names the problem and its place.
@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import msgspec
 import numpy as np
@@ -97,13 +96,26 @@ def loads_many(documents: list[bytes]) -> list[Any] | None:
     return values if _quotes(joined) == _quotes(encoded) else None
 
 
-def loads_written(data: bytes) -> Any:
+@overload
+def loads_written(data: bytes) -> Any: ...
+
+
+@overload
+def loads_written(data: bytes, decoder: msgspec.json.Decoder[T]) -> T: ...
+
+
+def loads_written(data: bytes, decoder: msgspec.json.Decoder[Any] | None = None) -> Any:
     """JSON that tracegrade wrote itself (a run folder's file, a report, a spool, a cache row), read as written.
 
     Such bytes were produced by the product's writer from values read under the policy (or are bytes that
-    :func:`loads` accepted earlier in this process), so the screens are not run again. Raises ``orjson.JSONDecodeError`` (a ``ValueError``) when they are not JSON.
+    :func:`loads` accepted earlier in this process), so the screens are not run again. With ``decoder`` the
+    bytes are decoded into its typed records.
+
+    Raises:
+        ValueError: the bytes are not JSON (``orjson.JSONDecodeError``), or not ``decoder``'s records
+            (``msgspec.ValidationError``, ``msgspec.DecodeError``).
     """
-    return orjson.loads(data)
+    return orjson.loads(data) if decoder is None else decoder.decode(data)
 
 
 def decode_typed(data: bytes, decoder: msgspec.json.Decoder[T], encoder: msgspec.json.Encoder) -> T | None:
@@ -132,7 +144,7 @@ def _fast(data: bytes | str) -> Any:
     orjson's compact re-encoding; keeping only the last of duplicate keys drops at least one key, so the
     re-encoding has fewer quotes. A quote written as a unicode escape is the one thing that changes the
     count otherwise, so such input is in doubt, as is a run of 19 digits (orjson reads an integer beyond 64
-bits as a float).
+    bits as a float).
     Compact input that orjson writes back byte for byte is settled by that comparison alone.
     """
     if isinstance(data, str):
@@ -218,10 +230,8 @@ def _number(text: str) -> float | _Bad:
     return value
 
 
-_HOOKS: dict[str, Callable[..., Any]] = {
-    "object_pairs_hook": _pairs, "parse_constant": _constant, "parse_int": _integer, "parse_float": _number,
-}
-_DECODER = json.JSONDecoder(**_HOOKS)
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_int=_integer,
+                            parse_float=_number)
 
 
 def _exact(data: bytes | str) -> Any:

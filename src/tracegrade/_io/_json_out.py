@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -54,7 +54,7 @@ class Pieces:
         self.indented = indented
 
 
-def items_piece(values: Sequence[Any], option: int = INDENTED) -> bytes:
+def items_piece(values: Iterable[Any], option: int = INDENTED) -> bytes:
     """``values`` as one piece of a :class:`Pieces` list."""
     return dumps(values if type(values) is list else list(values), option)
 

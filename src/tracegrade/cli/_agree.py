@@ -44,8 +44,9 @@ def agree(
     the 1-based index of the results, or step_id with segment), with any of score, failed, category and
     decisive. Labels that match nothing are listed, never dropped. RUN may also be a localisation.json alone.
     """
+    from tracegrade._io import write_atomic
     from tracegrade.atif import measure_agreement, read_labels, read_results, render_agreement, render_report
-    from tracegrade.runs import amend_manifest, dump_json, write_atomic
+    from tracegrade.runs import amend_manifest, dump_json
 
     folder = run if run.is_dir() else run.parent
     found = _localisations(run, folder, localisation or [])
@@ -96,8 +97,9 @@ def _localisations(run: Path, folder: Path, extra: list[Path]) -> list[tuple[str
 
 def _score_localisations(found: list[tuple[str, LocalisationResults]], labels: Path, target: Path, resamples: int,
                          level: float, seed: int, quiet: bool) -> None:
+    from tracegrade._io import write_atomic
     from tracegrade.atif import measure_localisations, read_labels
-    from tracegrade.runs import dump_json, write_atomic
+    from tracegrade.runs import dump_json
 
     scored = measure_localisations(found, read_labels(labels), labels_file=str(labels), resamples=resamples,
                                    level=level, seed=seed)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from tracegrade.runs._atomic import write_atomic as write_atomic
     from tracegrade.runs._csv import FORMULA_START as FORMULA_START
     from tracegrade.runs._csv import spreadsheet_safe as spreadsheet_safe
     from tracegrade.runs._csv import spreadsheet_safe_row as spreadsheet_safe_row

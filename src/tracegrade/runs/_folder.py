@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
+from tracegrade._io import atomic_file, loads_written, write_atomic
 from tracegrade.errors import InputError, OutputError
-from tracegrade.runs._atomic import atomic_file, write_atomic
 from tracegrade.runs._csv import spreadsheet_safe
 from tracegrade.runs._status import JobStatus
 
@@ -228,7 +228,7 @@ def read_manifest(path: Path, *, verify: bool = True) -> Manifest:
     """
     target = path / MANIFEST_NAME
     try:
-        manifest = orjson.loads(target.read_bytes())
+        manifest = loads_written(target.read_bytes())
     except FileNotFoundError:
         raise InputError(f"{path}: not a complete run folder (no {MANIFEST_NAME})", code="incomplete_run") from None
     except (OSError, orjson.JSONDecodeError) as exc:

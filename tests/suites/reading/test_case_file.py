@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-import re
 import random
+import re
 from typing import Any
 
 import msgspec
@@ -10,10 +10,10 @@ import pytest
 
 from tests.suites.helpers import case, expectation
 from tests.suites.reading.test_columns import GOOD, INVALID, RAWS
-from tracegrade.suites.reading._case_file import case_file_columns
-from tracegrade.suites.reading._columns import CaseColumns, Layout, case_columns
 from tracegrade._io import JsonProblem
 from tracegrade._io import loads as loads_strict
+from tracegrade.suites.reading._case_file import case_file_columns
+from tracegrade.suites.reading._columns import CaseColumns, Layout, case_columns
 
 
 def _columns(data: bytes) -> CaseColumns | None:

@@ -92,7 +92,8 @@ def test_the_dataset_files_together_are_capped(tmp_path: Path) -> None:
         handle.truncate(60 * 1024 * 1024)
     found = problems(tmp_path, manifest(*(suite(f"s{i}", "big.json") for i in range(5))))
     assert found[-1] == f"{tmp_path}/big.json: /: the dataset's files together are over the limit of 268435456 bytes"
-    assert len(found) == 5 and all(p.endswith("line 1, column 1: unexpected character, expected a JSON value") for p in found[:4])
+    assert len(found) == 5
+    assert all(p.endswith("line 1, column 1: unexpected character, expected a JSON value") for p in found[:4])
 
 
 def test_a_bad_case_among_many_alike_is_named_at_its_place(tmp_path: Path) -> None:

@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError, field_validator
 
-from tracegrade.atif.asking._prompts import CATEGORIES
 from tracegrade._io import JsonProblem, loads
+from tracegrade.atif.asking._prompts import CATEGORIES
 from tracegrade.errors import InputError
 from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
@@ -126,7 +126,8 @@ def _label(raw: bytes, where: str, number: int) -> Label:
         value = loads(raw.rstrip(b"\r"))
     except JsonProblem as problem:
         raise InputError(
-            f"{where}: {problem.message} ({problem.where})" if problem.where else f"{where}: {problem}", code=problem.code
+            f"{where}: {problem.message} ({problem.where})" if problem.where else f"{where}: {problem}",
+            code=problem.code,
         ) from None
     if not isinstance(value, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(value).__name__}")

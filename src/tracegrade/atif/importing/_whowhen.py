@@ -23,12 +23,12 @@ from typing import Any
 
 import orjson
 
+from tracegrade._io import JsonProblem, loads, write_atomic
 from tracegrade.atif.agreement._labels import Label
 from tracegrade.atif.reading._document import validate_document
-from tracegrade._io import JsonProblem, loads
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.errors import InputError, OutputError
-from tracegrade.runs import MAX_INPUT_BYTES, read_capped, write_atomic
+from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
 __all__ = ["ImportResult", "ImportedLog", "convert_log", "import_whowhen", "iter_logs", "source_of"]
 

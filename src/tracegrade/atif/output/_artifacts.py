@@ -14,10 +14,10 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tracegrade._io import Pieces, items_piece, write_document
 from tracegrade.atif.output._report import report_chunks
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade._io import Pieces, items_piece, write_document
 from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.errors import InputError
 from tracegrade.runs import (
@@ -170,7 +170,7 @@ _INPUTS_PIECE = 1024
 """Input records dumped at once (the list of them is never dumped whole)."""
 
 
-def results_json(results: EvaluationResults) -> Iterator[bytes]:
+def results_json(results: EvaluationResults) -> Iterator[bytes | memoryview]:
     """The bytes of ``dump_json(results.model_dump(mode="json"))``, in pieces.
 
     Spooled nodes come one root at a time, and the input records a thousand or so at a time.

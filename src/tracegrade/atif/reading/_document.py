@@ -80,7 +80,8 @@ def _parse(path: Path, number: int | None, data: bytes, options: LoadOptions) ->
         raw = loads(data)
     except JsonProblem as exc:
         line = exc.line if number is None else number  # a JSONL line is one line of text: its own line 1
-        return DocumentProblem(path, location, exc.code, exc.describe() if exc.pointer is not None else exc.message, line, exc.column if line is not None else None)
+        message = exc.describe() if exc.pointer is not None else exc.message  # a position goes in line and column
+        return DocumentProblem(path, location, exc.code, message, line, exc.column if line is not None else None)
     result = validate_document(raw, options)
     if isinstance(result, Trajectory):
         return Document(path, location, result)

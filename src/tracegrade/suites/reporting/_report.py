@@ -206,7 +206,7 @@ _SLICE: Final = 1024
 """Attempt records dumped at a time by :func:`report_parts`."""
 
 
-def report_parts(report: SuiteReport, slice_size: int = _SLICE) -> Iterator[bytes]:
+def report_parts(report: SuiteReport, slice_size: int = _SLICE) -> Iterator[bytes | memoryview]:
     """The report as indented JSON, in pieces: the bytes of :func:`dumps_report`, never held whole.
 
     The attempt records (frozen dataclasses, the bulk of a report) go to the writer as they are,

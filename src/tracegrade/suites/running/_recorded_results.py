@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-
 from tracegrade._io import JsonProblem, loads, loads_many, loads_written
 from tracegrade.errors import InputError
 from tracegrade.runs import gc_off, read_lines
