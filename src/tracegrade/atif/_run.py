@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,9 +34,6 @@ __all__ = [
     "score_loaded",
     "score_paths",
 ]
-
-_YOUNG_THRESHOLD = 20_000
-"""Allocations between young garbage collections while a job scores."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +122,7 @@ async def score_collection(
     def finish(index: int, states: list[NodeState]) -> None:
         spool.add(index, node_results(states, options.completion_threshold))
 
-    with _few_young_collections():
-        await engine.run(_in_thread(collection.trees(roots)), finish)
+    await engine.run(_in_thread(collection.trees(roots)), finish)
     spooled = spool.nodes()
     nodes = spooled.brief
     status = (
@@ -167,22 +161,6 @@ async def score_collection(
         inputs=[InputRecord.of(a) for a in inputs],
     )
     return results.model_copy(update={"nodes": spooled})  # not validated again: read back when walked
-
-
-@contextmanager
-def _few_young_collections() -> Iterator[None]:
-    """Collect the young generations every ``_YOUNG_THRESHOLD`` allocations instead of 700 while the engine runs.
-
-    Every judge call allocates a few hundred container objects that die young, and the results of every
-    finished root survive to the end: with the default threshold the young collections ran hundreds of
-    times per thousand calls and took a sixth of the run's CPU. Cycles are still freed, later.
-    """
-    thresholds = gc.get_threshold()
-    gc.set_threshold(max(thresholds[0], _YOUNG_THRESHOLD), *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
 
 
 async def _in_thread(items: Iterator[TrajectoryNode]) -> AsyncIterator[TrajectoryNode]:

@@ -139,10 +139,10 @@ def test_summary_entries_that_would_leave_the_run_folder_are_refused(tmp_path: P
     assert errors[0]["code"] == "invalid_summary_entry" and "tasks[0]" in errors[0]["message"]
 
 
-def test_full_collections_are_paused_during_a_run_and_restored_after(tmp_path: Path) -> None:
+def test_a_run_leaves_the_collector_to_the_command(tmp_path: Path) -> None:
+    """The collector's policy is applied once, at the CLI edge (tracegrade._io.command_collector)."""
     before = gc.get_threshold()
     seen: list[tuple[int, int, int]] = []
     options = EvalOptions(run="demo-run", runs_root=EXAMPLE / "runs", data_root=EXAMPLE / "data", output=tmp_path)
     evaluate_run(options, on_task=lambda record, metrics, folder: seen.append(gc.get_threshold()))
-    assert seen == [(before[0], before[1], 2**30)] * 3
-    assert gc.get_threshold() == before
+    assert seen == [before] * 3 and gc.get_threshold() == before

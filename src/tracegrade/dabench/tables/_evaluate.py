@@ -24,7 +24,7 @@ from tracegrade.dabench.tables._layout import (
 )
 from tracegrade.dabench.tables._stale import remove_stale_tasks
 from tracegrade.errors import TracegradeError
-from tracegrade.runs import JobStatus, RunFolder, gc_paused, job_id_for, uninterrupted
+from tracegrade.runs import JobStatus, RunFolder, job_id_for, uninterrupted
 
 __all__ = ["EVAL_KIND", "DifficultyStats", "EvalOptions", "EvalSummary", "FinishHook", "TaskSink", "evaluate_run"]
 
@@ -141,15 +141,14 @@ def evaluate_run(
     collector.errors.extend(
         {"task_id": "", "code": "invalid_summary_entry", "message": m} for _, m in summary.entry_errors
     )
-    with gc_paused():
-        try:
-            for entry in summary.entries:
-                _evaluate_one(run_dir, summary.run_id, entry, options, collector, folder, on_task)
-                if advance is not None:
-                    advance(1)
-        except KeyboardInterrupt:
-            result.status = JobStatus.INTERRUPTED
-        _write(folder, collector, summary, run_dir, options, result, on_finish)
+    try:
+        for entry in summary.entries:
+            _evaluate_one(run_dir, summary.run_id, entry, options, collector, folder, on_task)
+            if advance is not None:
+                advance(1)
+    except KeyboardInterrupt:
+        result.status = JobStatus.INTERRUPTED
+    _write(folder, collector, summary, run_dir, options, result, on_finish)
     if result.status is JobStatus.INTERRUPTED:
         raise KeyboardInterrupt
     return result

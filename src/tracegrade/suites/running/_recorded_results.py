@@ -7,7 +7,7 @@ from typing import Any
 
 from tracegrade._io import JsonProblem, loads, loads_many, loads_written
 from tracegrade.errors import InputError
-from tracegrade.runs import gc_off, read_lines
+from tracegrade.runs import read_lines
 from tracegrade.suites.checking._records import AttemptRequest, Observation
 from tracegrade.suites.reading._dataset import Dataset
 
@@ -40,17 +40,16 @@ class RecordedResults:
         ids = {(suite.name, case_id) for suite in dataset.suites for case_id in suite.columns.ids}
         names = {suite.name for suite in dataset.suites}
         self._all_ids = {case_id for _, case_id in ids}
-        with gc_off():  # orjson's values hold no cycles; a FIFO or device is refused, never waited on
-            batch: list[tuple[int, bytes]] = []
-            size = 0
-            for number, line in read_lines(path, MAX_RECORDED_LINE_BYTES):
-                if line.strip():
-                    batch.append((number, line))
-                    size += len(line)
-                    if len(batch) >= _BATCH_LINES or size >= _BATCH_BYTES:
-                        self._add_batch(batch, ids, names, repeat)
-                        batch, size = [], 0
-            self._add_batch(batch, ids, names, repeat)
+        batch: list[tuple[int, bytes]] = []
+        size = 0
+        for number, line in read_lines(path, MAX_RECORDED_LINE_BYTES):
+            if line.strip():
+                batch.append((number, line))
+                size += len(line)
+                if len(batch) >= _BATCH_LINES or size >= _BATCH_BYTES:
+                    self._add_batch(batch, ids, names, repeat)
+                    batch, size = [], 0
+        self._add_batch(batch, ids, names, repeat)
 
     def _add_batch(self, batch: list[tuple[int, bytes]], ids: set[tuple[str, str]], names: set[str],
                    repeat: int) -> None:
