@@ -14,6 +14,9 @@ from tracegrade._lazy import lazy_attributes
 if TYPE_CHECKING:
     from tracegrade._io._collector import command_collector as command_collector
     from tracegrade._io._collector import skip_final_collection as skip_final_collection
+    from tracegrade._io._columns import arrow_column as arrow_column
+    from tracegrade._io._columns import csv_chunks as csv_chunks
+    from tracegrade._io._columns import parquet_bytes as parquet_bytes
     from tracegrade._io._files import atomic_file as atomic_file
     from tracegrade._io._files import replace_path as replace_path
     from tracegrade._io._files import write_atomic as write_atomic

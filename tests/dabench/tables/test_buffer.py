@@ -8,7 +8,6 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from tracegrade.dabench.tables import _buffer
 from tracegrade.dabench.tables._buffer import TableBuffer
 
 COLUMNS = (("name", "str"), ("n", "int"), ("x", "float"), ("ok", "bool"))
@@ -62,11 +61,11 @@ def test_csv_equals_what_pythons_csv_writer_writes_for_tricky_cells() -> None:
     assert buffer.csv_bytes() == python_csv(columns, rows)
 
 
-def test_csv_of_slices_with_and_without_quoted_characters_equals_pythons(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_buffer, "_BATCH_ROWS", 4)  # slices of 4 rows: some need no quoting at all
+def test_csv_of_many_rows_with_and_without_quoted_characters_equals_pythons() -> None:
+    """More rows than one piece of the writer holds: the pieces join into Python's CSV."""
     columns = (("clean", "str"), ("mixed", "str"), ("n", "int"))
     mixed = ["a", "b", None, "c", "d,e", "f", 'g"', "", "h", "i", "j", "k", "l\r", "m\n", "n", "o"]
-    rows = [(f"row {i}", text, i) for i, text in enumerate(mixed)]
+    rows = [(f"row {i}", text, i) for i, text in enumerate(mixed * 700)]
     buffer = TableBuffer(columns)
     buffer.extend(rows)
     assert buffer.csv_bytes() == python_csv(columns, rows)

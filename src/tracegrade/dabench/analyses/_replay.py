@@ -7,11 +7,10 @@ Text taken from the trace is cut at :data:`TEXT_CAP` characters and long lists a
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping
 from typing import Any
 
+from tracegrade._io import csv_chunks
 from tracegrade.dabench.reading._observe import TaskSignals
 from tracegrade.dabench.reading._records import AnswerTable, Phase, Step, TaskRecord, Value
 from tracegrade.runs import spreadsheet_safe_row
@@ -60,11 +59,7 @@ def _cap(text: str | None) -> str | None:
 
 def answer_csv(table: AnswerTable) -> bytes:
     """The answer as UTF-8 CSV (header row, LF line ends; cells made :func:`~tracegrade.runs.spreadsheet_safe`)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(spreadsheet_safe_row(table.columns))
-    writer.writerows(map(spreadsheet_safe_row, table.rows))
-    return buffer.getvalue().encode()
+    return b"".join(csv_chunks(spreadsheet_safe_row(table.columns), map(spreadsheet_safe_row, table.rows)))
 
 
 def final_answer(record: TaskRecord) -> tuple[AnswerTable | None, str | None]:
