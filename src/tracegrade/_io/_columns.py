@@ -19,7 +19,7 @@ _FLOAT_EXACT = 1 << 53
 """Integers a float64 column holds exactly (``pyarrow.array`` refuses larger ones)."""
 
 
-def csv_chunks(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
+def csv_chunks(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
     """UTF-8 CSV as ``csv.writer`` writes it (minimal quoting, LF line ends; None is an empty cell), in pieces."""
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
