@@ -117,11 +117,11 @@ class _Pair(msgspec.Struct):
 @pytest.mark.parametrize("text", [b'{"a": 1, "b": ["x"], "a": 2}', b'{"a": 1234567890123456789012, "b": []}',
                                   b'{"a": 1, "b": ["\\u0022"]}'])
 def test_typed_decoding_leaves_anything_in_doubt_to_the_strict_reader(text: bytes) -> None:
-    assert decode_typed(text, msgspec.json.Decoder(_Pair), msgspec.json.Encoder()) is None
+    assert decode_typed(text, _Pair) is None
 
 
 def test_typed_decoding_reads_what_is_surely_strict() -> None:
-    decoded = decode_typed(b'{"a": 1, "b": ["x", "y"]}', msgspec.json.Decoder(_Pair), msgspec.json.Encoder())
+    decoded = decode_typed(b'{"a": 1, "b": ["x", "y"]}', _Pair)
     assert decoded == _Pair(1, ["x", "y"])
 
 
@@ -140,3 +140,9 @@ def test_objects_in_text_skips_what_breaks_the_policy_but_refuses_a_repeated_key
     with pytest.raises(JsonProblem) as caught:
         objects_in_text('prose {"a": 1, "a": 2}')
     assert caught.value.code == "duplicate_key"
+
+
+def test_own_files_are_decoded_into_typed_records_as_written() -> None:
+    assert loads_written(b'{"a": 1, "b": []}', _Pair) == _Pair(1, [])
+    with pytest.raises(ValueError):
+        loads_written(b'{"a": "x", "b": []}', _Pair)

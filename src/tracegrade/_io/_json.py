@@ -12,9 +12,11 @@ to the exact reader (the standard library's, with hooks); the exact reader names
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from typing import Any, TypeVar, overload
+from collections.abc import Hashable
+from typing import Any, TypeVar, cast, overload
 
 import msgspec
 import numpy as np
@@ -101,37 +103,44 @@ def loads_written(data: bytes) -> Any: ...
 
 
 @overload
-def loads_written(data: bytes, decoder: msgspec.json.Decoder[T]) -> T: ...
+def loads_written(data: bytes, kind: type[T]) -> T: ...
 
 
-def loads_written(data: bytes, decoder: msgspec.json.Decoder[Any] | None = None) -> Any:
+def loads_written(data: bytes, kind: Any = None) -> Any:
     """JSON that tracegrade wrote itself (a run folder's file, a report, a spool, a cache row), read as written.
 
     Such bytes were produced by the product's writer from values read under the policy (or are bytes that
-    :func:`loads` accepted earlier in this process), so the screens are not run again. With ``decoder`` the
-    bytes are decoded into its typed records.
+    :func:`loads` accepted earlier in this process), so the screens are not run again. With ``kind`` (a
+    msgspec record type) the bytes are decoded into its records.
 
     Raises:
-        ValueError: the bytes are not JSON (``orjson.JSONDecodeError``), or not ``decoder``'s records
+        ValueError: the bytes are not JSON (``orjson.JSONDecodeError``), or not ``kind``'s records
             (``msgspec.ValidationError``, ``msgspec.DecodeError``).
     """
-    return orjson.loads(data) if decoder is None else decoder.decode(data)
+    return orjson.loads(data) if kind is None else _coders(kind)[0].decode(data)
 
 
-def decode_typed(data: bytes, decoder: msgspec.json.Decoder[T], encoder: msgspec.json.Encoder) -> T | None:
-    """``data`` decoded into typed records by ``decoder`` when the policy surely holds for it; else None.
+def decode_typed(data: bytes, kind: type[T]) -> T | None:
+    """``data`` decoded into ``kind``'s records (msgspec) when the policy surely holds for it; else None.
 
-    None also when ``decoder`` refuses the data: the caller then reads it with :func:`loads` (which names
+    None also when the records do not fit the data: the caller then reads it with :func:`loads` (which names
     any problem) and validates the values. Nesting is the caller's to bound (the records' shape fixes it).
     """
     if _doubtful_text(data):
         return None
+    decoder, encoder = _coders(cast(Hashable, kind))  # a record type, or a generic alias of one
     try:
         value = decoder.decode(data)
     except (msgspec.DecodeError, RecursionError):
         return None
     # Keeping only the last of duplicate keys drops quotes (an unset field is not written back either).
     return value if _quotes(data) == _quotes(encoder.encode(value)) else None
+
+
+@functools.cache
+def _coders(kind: Hashable) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Encoder]:
+    """The msgspec decoder of ``kind``'s records and an encoder, made once per type."""
+    return msgspec.json.Decoder(kind), msgspec.json.Encoder()
 
 
 _DOUBT: Any = object()

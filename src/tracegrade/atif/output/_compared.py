@@ -83,7 +83,6 @@ class ComparedResults(msgspec.Struct, frozen=True):
 
 
 _Model = TypeVar("_Model", bound=BaseModel)
-_DECODER = msgspec.json.Decoder(_Document)
 
 
 def decode_results(data: bytes) -> ComparedResults:
@@ -92,7 +91,7 @@ def decode_results(data: bytes) -> ComparedResults:
     Raises:
         ValueError: not JSON, or not the structure tracegrade writes; one line naming the place.
     """
-    document = loads_written(data, _DECODER)
+    document = loads_written(data, _Document)
     return ComparedResults(
         job_id=document.job_id, created_at=document.created_at, shard=document.shard,
         parameters=_record(RunParameters, document.parameters, "parameters"),

@@ -41,8 +41,6 @@ class _Case(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     expectations: list[_Expectation]
 
 
-_DECODER = msgspec.json.Decoder(list[_Case])
-_ENCODER = msgspec.json.Encoder()
 Spelling = tuple[str, str, Any, Any, Any]
 """An expectation's fields but its gold, as written (unset fields: ``msgspec.UNSET``)."""
 
@@ -56,7 +54,7 @@ def case_file_columns(data: bytes) -> tuple[CaseColumns, list[Any]] | None:
     columns hold parts of them, and records freed among the parts kept leave holes that later work
     fills at scattered places (scoring took a tenth longer).
     """
-    cases = decode_typed(data, _DECODER, _ENCODER)
+    cases = decode_typed(data, list[_Case])
     if not cases or not _shallow(cases):
         return None
     columns = _columns(cases)
