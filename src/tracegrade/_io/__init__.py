@@ -14,6 +14,7 @@ from tracegrade._lazy import lazy_attributes
 if TYPE_CHECKING:
     from tracegrade._io._collector import command_collector as command_collector
     from tracegrade._io._collector import skip_final_collection as skip_final_collection
+    from tracegrade._io._columns import ColumnBuffer as ColumnBuffer
     from tracegrade._io._columns import arrow_column as arrow_column
     from tracegrade._io._columns import csv_chunks as csv_chunks
     from tracegrade._io._columns import parquet_bytes as parquet_bytes
@@ -32,5 +33,8 @@ if TYPE_CHECKING:
     from tracegrade._io._json_out import dumps as dumps
     from tracegrade._io._json_out import items_piece as items_piece
     from tracegrade._io._json_out import write_document as write_document
+    from tracegrade._io._spreadsheet import FORMULA_START as FORMULA_START
+    from tracegrade._io._spreadsheet import spreadsheet_safe as spreadsheet_safe
+    from tracegrade._io._spreadsheet import spreadsheet_safe_row as spreadsheet_safe_row
 
 __getattr__, __dir__, __all__ = lazy_attributes(__name__)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import threading
 from collections.abc import Hashable
 from typing import Any, TypeVar, cast, overload
 
@@ -44,7 +45,13 @@ _LONG_RUN = b"\x01" * 19
 """19 digits in a row: a number orjson may read otherwise than exactly (beyond 64 bits it gives a float)."""
 _SLICE = 1 << 20
 """Bytes screened at a time: the screens' buffers are reused instead of a copy of a whole large document."""
+_SMALL = 1 << 12
+"""Documents screened inline with ``bytes.count`` (numpy's vectorised count pays off on larger ones)."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+"""Text that may decode to a lone surrogate (an escape of one, or one itself)."""
+_marks = threading.local()
+"""Whether the exact reader's hook met a repeated key in the current decoding."""
 
 
 class JsonProblem(ValueError):
@@ -170,6 +177,10 @@ def _fast(data: bytes | str) -> Any:
         return _DOUBT
     if encoded == raw:
         return value
+    if len(raw) <= _SMALL:  # the same screens, without the calls: most documents read are small
+        if b"\\u0022" in raw or _LONG_RUN in raw.translate(_DIGITS) or raw.count(b'"') != encoded.count(b'"'):
+            return _DOUBT
+        return value
     if _doubtful_text(raw) or _quotes(raw) != _quotes(encoded):
         return _DOUBT
     return value
@@ -186,7 +197,9 @@ def _doubtful_text(raw: bytes) -> bool:
 
 
 def _quotes(raw: bytes) -> int:
-    """The double quotes in ``raw``, counted a slice at a time (vectorised)."""
+    """The double quotes in ``raw``, counted a slice at a time (vectorised past a slice)."""
+    if len(raw) <= _SMALL:
+        return raw.count(b'"')
     text = np.frombuffer(raw, np.uint8)
     return sum(int(np.count_nonzero(text[at:at + _SLICE] == _QUOTE)) for at in range(0, len(text), _SLICE))
 
@@ -197,20 +210,14 @@ class _Marked(dict[str, Any]):
     key = ""
 
 
-class _Bad:
-    """A value the policy refuses, kept in place so that its JSON pointer can be found."""
-
-    __slots__ = ("code", "message")
-
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
-        self.message = message
+_INFINITY = float("inf")
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
     if len(result) == len(pairs):
         return result
+    _marks.found = True
     marked = _Marked(pairs)
     seen: set[str] = set()
     marked.key = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
@@ -225,22 +232,10 @@ def _constant(name: str) -> None:
     raise _NotJson(name)
 
 
-def _integer(text: str) -> int | _Bad:
-    try:
-        return int(text)
-    except ValueError:  # Python converts at most sys.get_int_max_str_digits() digits (4,300 by default)
-        return _Bad("number_out_of_range", f"an integer of {len(text.lstrip('-')):,} digits")
-
-
-def _number(text: str) -> float | _Bad:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        return _Bad("number_out_of_range", f"number {text[:24]} is beyond a double's range")
-    return value
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_int=_integer,
-                            parse_float=_number)
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
+_HUGE_NUMBER = re.compile(r"[eE]\+?0*[1-9][0-9]{2,}|[0-9]{300,}")
+"""A number that may be beyond a double's range (an exponent of 100 or more, or 300 digits)."""
+_LONG_INTEGER = re.compile(r"-?[0-9]{4301,}")
 
 
 def _exact(data: bytes | str) -> Any:
@@ -256,13 +251,36 @@ def _exact(data: bytes | str) -> Any:
     else:
         text = data
     try:
+        _marks.found = False
         value = _DECODER.decode(text)
     except (json.JSONDecodeError, _NotJson) as exc:
         raise _syntax(text, exc) from None
     except RecursionError:
         raise JsonProblem("too_deep", f"JSON nesting is deeper than {MAX_DEPTH} levels") from None
-    _check(value)
+    except ValueError:  # Python converts at most sys.get_int_max_str_digits() digits (4,300 by default)
+        raise _long_integer(text) from None
+    _check_if_marked(value, text, 0, len(text))
     return value
+
+
+def _long_integer(text: str) -> JsonProblem:
+    found = _LONG_INTEGER.search(text)
+    at = found.start() if found else 0
+    line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    digits = len(found.group().lstrip("-")) if found else 0
+    return JsonProblem("number_out_of_range", f"an integer of {digits:,} digits (at most 4,300 are read)",
+                       f"line {line}, column {column}", line=line, column=column)
+
+
+def _check_if_marked(value: Any, text: str, start: int, end: int) -> None:
+    """:func:`_check` ``value`` (decoded from ``text[start:end]``) when it may break the policy.
+
+    The hook marks a repeated key; the text shows whether a lone surrogate, a number beyond a double or more
+    than :data:`MAX_DEPTH` brackets may be there. Anything else is surely within the policy.
+    """
+    if (_marks.found or _MAYBE_SURROGATE.search(text, start, end) or _HUGE_NUMBER.search(text, start, end)
+            or text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH):
+        _check(value)
 
 
 def _syntax(text: str, exc: Exception) -> JsonProblem:
@@ -290,8 +308,8 @@ def _check(value: Any) -> None:
         if kind is str:
             if _SURROGATE.search(item):
                 raise _at(pointer, "lone_surrogate", "a string holds a lone surrogate (not Unicode text)")
-        elif kind is _Bad:
-            raise _at(pointer, item.code, item.message)
+        elif kind is float and item in (_INFINITY, -_INFINITY):
+            raise _at(pointer, "number_out_of_range", "a number beyond a double's range")
         elif kind is dict or kind is _Marked or kind is list:
             if depth >= MAX_DEPTH:
                 raise _at(pointer, "too_deep", f"JSON nesting is deeper than {MAX_DEPTH} levels")
@@ -339,8 +357,9 @@ def _search(text: str, limit: int) -> list[dict[str, Any]]:
     while start != -1 and tried < limit:
         tried += 1
         try:
+            _marks.found = False
             value, end = _DECODER.raw_decode(text, start)
-            _check(value)
+            _check_if_marked(value, text, start, end)
         except JsonProblem as problem:
             if problem.code == "duplicate_key":
                 raise

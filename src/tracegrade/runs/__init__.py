@@ -15,9 +15,6 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from tracegrade.runs._csv import FORMULA_START as FORMULA_START
-    from tracegrade.runs._csv import spreadsheet_safe as spreadsheet_safe
-    from tracegrade.runs._csv import spreadsheet_safe_row as spreadsheet_safe_row
     from tracegrade.runs._folder import JSON_OPTIONS as JSON_OPTIONS
     from tracegrade.runs._folder import MANIFEST_NAME as MANIFEST_NAME
     from tracegrade.runs._folder import Manifest as Manifest

@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from tracegrade._io import atomic_file, loads_written, write_atomic
+from tracegrade._io import atomic_file, loads_written, spreadsheet_safe, write_atomic
 from tracegrade.errors import InputError, OutputError
-from tracegrade.runs._csv import spreadsheet_safe
 from tracegrade.runs._status import JobStatus
 
 if TYPE_CHECKING:
@@ -132,7 +131,7 @@ class RunFolder:
     def write_csv(self, name: str, frame: pd.DataFrame) -> Path:
         """Write a DataFrame as CSV without its index (empty cells for missing values).
 
-        Text cells and headers are made :func:`~tracegrade.runs.spreadsheet_safe`.
+        Text cells and headers are made :func:`~tracegrade._io.spreadsheet_safe`.
         """
         safe = frame.rename(columns=_safe_cell).map(_safe_cell)
         return self.write_bytes(name, safe.to_csv(index=False, lineterminator="\n").encode())

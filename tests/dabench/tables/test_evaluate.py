@@ -87,17 +87,17 @@ def test_an_interrupt_while_a_task_is_added_waits_until_every_table_has_it(
     import os
     import signal
 
-    from tracegrade.dabench.tables._buffer import TableBuffer
+    from tracegrade._io import ColumnBuffer
 
-    extend, calls = TableBuffer.extend_columns, []
+    extend, calls = ColumnBuffer.extend_columns, []
 
-    def interrupted_after_the_first_table(self: TableBuffer, columns: object) -> None:
+    def interrupted_after_the_first_table(self: ColumnBuffer, columns: object) -> None:
         calls.append(len(calls))
         if len(calls) == 2:  # the first task's tool calls: its steps are in, its metrics row is not yet
             os.kill(os.getpid(), signal.SIGINT)
         extend(self, columns)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(TableBuffer, "extend_columns", interrupted_after_the_first_table)
+    monkeypatch.setattr(ColumnBuffer, "extend_columns", interrupted_after_the_first_table)
     options = EvalOptions(run=str(EXAMPLE / "runs" / "demo-run"), data_root=EXAMPLE / "data", output=tmp_path)
     with pytest.raises(KeyboardInterrupt):
         evaluate_run(options, on_task=lambda record, metrics, folder: folder.write_text(f"{record.task_id}.txt", ""))

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tracegrade._io import csv_chunks
+from tracegrade._io import csv_chunks, spreadsheet_safe_row
 from tracegrade.dabench.reading._observe import TaskSignals
 from tracegrade.dabench.reading._records import AnswerTable, Phase, Step, TaskRecord, Value
-from tracegrade.runs import spreadsheet_safe_row
 
 __all__ = ["LIST_CAP", "REPLAY_FORMAT", "TEXT_CAP", "answer_csv", "build_replay", "evidence_steps", "finish_replay"]
 
@@ -58,7 +57,7 @@ def _cap(text: str | None) -> str | None:
 
 
 def answer_csv(table: AnswerTable) -> bytes:
-    """The answer as UTF-8 CSV (header row, LF line ends; cells made :func:`~tracegrade.runs.spreadsheet_safe`)."""
+    """The answer as UTF-8 CSV (header row, LF line ends; cells made :func:`~tracegrade._io.spreadsheet_safe`)."""
     return b"".join(csv_chunks(spreadsheet_safe_row(table.columns), map(spreadsheet_safe_row, table.rows)))
 
 
