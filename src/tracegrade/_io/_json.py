@@ -51,7 +51,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 """Text that may decode to a lone surrogate (an escape of one, or one itself)."""
 _marks = threading.local()
-"""Whether the exact reader's hook met a repeated key in the current decoding."""
+"""Whether the exact reader's hooks met a repeated key or a number beyond a double in the current decoding."""
 
 
 class JsonProblem(ValueError):
@@ -232,9 +232,14 @@ def _constant(name: str) -> None:
     raise _NotJson(name)
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
-_HUGE_NUMBER = re.compile(r"[eE]\+?0*[1-9][0-9]{2,}|[0-9]{300,}")
-"""A number that may be beyond a double's range (an exponent of 100 or more, or 300 digits)."""
+def _number(text: str) -> float:
+    value = float(text)
+    if value in (_INFINITY, -_INFINITY):
+        _marks.found = True
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_number)
 _LONG_INTEGER = re.compile(r"-?[0-9]{4301,}")
 
 
@@ -275,10 +280,11 @@ def _long_integer(text: str) -> JsonProblem:
 def _check_if_marked(value: Any, text: str, start: int, end: int) -> None:
     """:func:`_check` ``value`` (decoded from ``text[start:end]``) when it may break the policy.
 
-    The hook marks a repeated key; the text shows whether a lone surrogate, a number beyond a double or more
-    than :data:`MAX_DEPTH` brackets may be there. Anything else is surely within the policy.
+    The hooks mark a repeated key and a number beyond a double; the text shows whether a lone surrogate or
+    more than :data:`MAX_DEPTH` brackets may be there. Anything else is surely within the policy.
     """
-    if (_marks.found or _MAYBE_SURROGATE.search(text, start, end) or _HUGE_NUMBER.search(text, start, end)
+    if (_marks.found or (text.find("\\u", start, end) >= 0 and _MAYBE_SURROGATE.search(text, start, end))
+            or (not text.isascii() and _SURROGATE.search(text, start, end))
             or text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH):
         _check(value)
 
