@@ -119,7 +119,7 @@ def timed(label: str, start: tuple[float, float]) -> tuple[float, float]:
 
 def score(folder: Path, dataset_path: Path, results: Path, name: str) -> tuple[Path, tuple[float, float]]:
     """The stages of ``tracegrade suite run --results``, under the collector policy the CLI applies."""
-    with command_collector():
+    with command_collector(offline=True):
         return _score(folder, dataset_path, results, name)
 
 
@@ -162,7 +162,7 @@ def main() -> None:
         candidate, _ = score(folder, dataset, candidate_results, "candidate.json")
         print(f"stage 2: compare over {args.cases:,} source cases, {args.resamples:,} bootstrap resamples")
         start = time.perf_counter(), time.process_time()
-        with command_collector():  # as the CLI runs `suite compare`
+        with command_collector(offline=True):  # as the CLI runs `suite compare`
             base_report, cand_report = read_report(baseline), read_report(candidate)
             mark = timed("read both reports", start)
             result = compare_reports(cand_report, base_report, IntervalParameters(resamples=args.resamples))

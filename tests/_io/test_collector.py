@@ -4,9 +4,10 @@ import gc
 import subprocess
 import sys
 
+import pytest
 import typer
 
-from tracegrade._io import command_collector
+from tracegrade._io import command_collector, offline_command
 from tracegrade._io._collector import FULL_THRESHOLD, YOUNG_THRESHOLD
 
 
@@ -44,3 +45,25 @@ def test_a_command_process_ends_with_its_objects_frozen_and_its_exit_code() -> N
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "FROZEN True" in done.stdout, done.stdout + done.stderr
+
+
+def test_an_offline_command_runs_without_the_collector_and_gets_it_back() -> None:
+    with command_collector(offline=True):
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+@pytest.mark.parametrize(("argv", "offline"), [
+    (["validate", "runs/"], True),
+    (["import", "otel", "t.json", "-o", "out"], True),
+    (["suite", "check", "d.json"], True),
+    (["suite", "run", "d.json", "--results", "r.jsonl", "-o", "r.json"], True),
+    (["suite", "run", "d.json", "--results", "r.jsonl", "--judge-url", "http://x", "-o", "r.json"], False),
+    (["suite", "run", "d.json", "--target-cmd", "python sut.py", "-o", "r.json"], False),
+    (["judge", "runs/", "--judge-url", "http://x"], False),
+    (["localise", "run-1", "--strategy", "from-scores"], False),
+    (["--help"], False),
+    ([], False),
+])
+def test_offline_commands_are_those_that_only_read_and_write_files(argv: list[str], offline: bool) -> None:
+    assert offline_command(argv) is offline

@@ -13,6 +13,7 @@ from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from tracegrade._io._collector import command_collector as command_collector
+    from tracegrade._io._collector import offline_command as offline_command
     from tracegrade._io._collector import skip_final_collection as skip_final_collection
     from tracegrade._io._columns import ColumnBuffer as ColumnBuffer
     from tracegrade._io._columns import arrow_column as arrow_column

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from typer.exceptions import TyperException
 
-from tracegrade._io import command_collector, skip_final_collection
+from tracegrade._io import command_collector, offline_command, skip_final_collection
 from tracegrade.cli._agree import agree
 from tracegrade.cli._compare import EXIT_CODES_HELP as COMPARE_EXIT_CODES
 from tracegrade.cli._compare import compare
@@ -87,7 +87,8 @@ def run_app(command: typer.Typer, argv: list[str] | None = None) -> int:
     """Run a typer app, mapping tracegrade errors and Ctrl-C to documented exit codes."""
     logging.lastResort = _WrappedWarnings(logging.WARNING)
     try:
-        with command_collector():
+        offline = command is app and offline_command(sys.argv[1:] if argv is None else argv)
+        with command_collector(offline=offline):
             returned = command(args=argv, standalone_mode=False)
     except Interrupted as exc:
         _stderr.print(_safe(f"interrupted: {exc.message}"), markup=False)
