@@ -7,7 +7,8 @@ fastest of ``--repeat`` rounds is kept (this machine is shared, and the floor it
 
 - ``orjson``: ``orjson.loads(path.read_bytes())`` for every file, nothing kept (the floor);
 - ``sdk``: the same plus ``Trajectory.model_validate`` (eval-hub-sdk reference models), nothing kept;
-- ``load``: ``load_trajectories`` (strict JSON, validation, trees, accounts), everything kept, as ``judge`` does;
+- ``load``: ``load_trajectories`` (strict JSON, validation, trees, accounts), everything kept, as ``judge`` does
+  (under the collector policy the CLI applies);
 - ``validate``: ``tracegrade validate --format json`` on the folder (output discarded).
 
 ``--compare SRC`` also runs ``load`` and ``validate`` with another checkout's ``src`` folder first on the path
@@ -22,6 +23,7 @@ are printed in their own column.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -84,6 +86,15 @@ def _prepare(phase: str) -> None:
         import tracegrade.cli._validate  # noqa: F401
 
 
+def _command_collector() -> contextlib.AbstractContextManager[None]:
+    """The collector policy the CLI applies around ``judge`` (none in a tree older than ``tracegrade._io``)."""
+    try:
+        from tracegrade._io import command_collector
+    except ImportError:  # an older checkout paused the collector inside load_trajectories
+        return contextlib.nullcontext()
+    return command_collector()
+
+
 def run_phase(phase: str, folder: Path) -> dict[str, float]:
     """Run one phase in this process and return its CPU and wall seconds, import CPU seconds and peak RSS."""
     paths = sorted(folder.glob("*.json"))
@@ -105,7 +116,8 @@ def run_phase(phase: str, folder: Path) -> dict[str, float]:
         from tracegrade.atif import LoadOptions, load_trajectories
 
         options = LoadOptions(max_total_steps=10_000_000, max_steps_per_trajectory=100_000)
-        result = load_trajectories([folder], options)
+        with _command_collector():
+            result = load_trajectories([folder], options)
         assert len(result.roots) == len(paths)
     else:
         from tracegrade.cli._app import app, run_app

@@ -8,7 +8,8 @@ prediction.csv and a gold.csv per task, is generated once. Each measurement runs
 (its own peak RSS); the fastest of ``--repeat`` rounds is kept:
 
 - ``orjson``: ``orjson.loads`` of every trace.json plus reading every prediction/gold CSV (the floor);
-- ``eval``: ``evaluate_run`` (read, normalise, score, every metric family, four tables in CSV + Parquet);
+- ``eval``: ``evaluate_run`` (read, normalise, score, every metric family, four tables in CSV + Parquet), under
+  the collector policy the CLI applies (as ``pipeline``);
 - ``write``: a lower bound for writing those tables from Python: the pyarrow imports plus Arrow's own C++ CSV
   and Parquet writers on the finished tables (read back from ``eval``'s Parquet files, untimed), so no trace
   is read and no cell is built in Python (needs ``eval`` first);
@@ -28,6 +29,7 @@ before and after, since wall times on a shared machine mean little without it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -129,6 +131,15 @@ def generate(root: Path, tasks: int, steps: int) -> None:
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
 
+def _command_collector() -> contextlib.AbstractContextManager[None]:
+    """The collector policy the CLI applies around ``dabench eval-v2`` (none in a tree older than ``_io``)."""
+    try:
+        from tracegrade._io import command_collector
+    except ImportError:  # an older checkout paused the collector inside evaluate_run
+        return contextlib.nullcontext()
+    return command_collector()
+
+
 def child(phase: str, root: Path) -> dict[str, float]:
     """Run one phase in this process and report CPU, wall and peak RSS."""
     start_cpu, start_wall = time.process_time(), time.perf_counter()
@@ -140,7 +151,8 @@ def child(phase: str, root: Path) -> dict[str, float]:
     elif phase == "eval":
         from tracegrade.dabench import EvalOptions, evaluate_run
 
-        evaluate_run(EvalOptions(run=str(root / "runs" / "bench"), data_root=root / "data", output=root / "out"))
+        with _command_collector():
+            evaluate_run(EvalOptions(run=str(root / "runs" / "bench"), data_root=root / "data", output=root / "out"))
     elif phase == "write":
         return _write_only(root / "out", root / "write-only")
     elif phase == "rows":
@@ -149,7 +161,8 @@ def child(phase: str, root: Path) -> dict[str, float]:
         from tracegrade.dabench import EvalOptions, Mode, PipelineOptions, run_pipeline
 
         options = EvalOptions(run=str(root / "runs" / "bench"), data_root=root / "data", output=root / "full")
-        run_pipeline(options, PipelineOptions(mode=Mode.STANDARD))
+        with _command_collector():
+            run_pipeline(options, PipelineOptions(mode=Mode.STANDARD))
     else:
         _perturbed_copy(root / "full", root / "full-b")
         start_cpu, start_wall = time.process_time(), time.perf_counter()

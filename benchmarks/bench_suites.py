@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from tracegrade.runs import gc_paused
+from tracegrade._io import command_collector
 from tracegrade.suites import (
     IntervalParameters,
     RecordedResults,
@@ -118,8 +118,8 @@ def timed(label: str, start: tuple[float, float]) -> tuple[float, float]:
 
 
 def score(folder: Path, dataset_path: Path, results: Path, name: str) -> tuple[Path, tuple[float, float]]:
-    """The stages of ``tracegrade suite run --results``, under one pause of full collections as it runs them."""
-    with gc_paused():
+    """The stages of ``tracegrade suite run --results``, under the collector policy the CLI applies."""
+    with command_collector(offline=True):
         return _score(folder, dataset_path, results, name)
 
 
@@ -162,11 +162,12 @@ def main() -> None:
         candidate, _ = score(folder, dataset, candidate_results, "candidate.json")
         print(f"stage 2: compare over {args.cases:,} source cases, {args.resamples:,} bootstrap resamples")
         start = time.perf_counter(), time.process_time()
-        base_report, cand_report = read_report(baseline), read_report(candidate)
-        mark = timed("read both reports", start)
-        result = compare_reports(cand_report, base_report, IntervalParameters(resamples=args.resamples))
-        deltas = sum(len(s.deltas) for s in result.suites)
-        timed(f"compare ({deltas} bootstrapped deltas)", mark)
+        with command_collector(offline=True):  # as the CLI runs `suite compare`
+            base_report, cand_report = read_report(baseline), read_report(candidate)
+            mark = timed("read both reports", start)
+            result = compare_reports(cand_report, base_report, IntervalParameters(resamples=args.resamples))
+            deltas = sum(len(s.deltas) for s in result.suites)
+            timed(f"compare ({deltas} bootstrapped deltas)", mark)
         print(f"  total {time.perf_counter() - start[0]:.2f} s; changes {result.suites[0].changes.model_dump()}")
 
 

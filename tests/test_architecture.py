@@ -18,6 +18,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "tracegrade"
 ALLOWED: dict[str, set[str]] = {
     "_api": {"atif"},
     "_lazy": set(),
+    "_io": set(),
     "_cache_root": set(),
     "errors": set(),
     "params": set(),
@@ -44,7 +45,8 @@ ALLOWED: dict[str, set[str]] = {
         "integrations",
     },
 }
-"""Which shared parts and front doors each part may import (``__init__`` of the package is exempt)."""
+"""Which shared parts and front doors each part may import (``__init__`` of the package is exempt); every part
+may import ``_lazy`` and ``_io``, the floor."""
 
 STAGES: dict[str, tuple[str, ...]] = {
     "atif": ("reading", "criteria", "asking", "scoring", "localising", "agreement", "importing", "output", "reviewing"),
@@ -108,7 +110,7 @@ def _where(path: Path, line: int) -> str:
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
 def test_a_module_imports_only_what_its_part_may(path: Path) -> None:
     part = _part(path)
-    allowed = ALLOWED[part] | {part, "_lazy"}
+    allowed = ALLOWED[part] | {part, "_lazy", "_io"}
     for module, _, line in _imports(path):
         top = module.split(".")
         if top[0] == "tracegrade" and len(top) > 1:
@@ -302,3 +304,62 @@ def test_a_module_with_logic_has_its_mirrored_test_file(path: Path) -> None:
     folder, stem = TESTS / relative.parent, path.stem.lstrip("_")
     found = [*folder.glob(f"test_{stem}.py"), *folder.glob(f"test_{stem}_*.py")]
     assert found, f"no tests/{relative.parent}/test_{stem}.py for {relative}"
+
+
+FLOOR = "_io"
+"""The one part that tunes the collector, writes CSV, replaces files and decodes outside JSON (docs/architecture.md)."""
+JSON_DECODERS = {("json", "loads"), ("json", "load"), ("orjson", "loads"), ("json", "JSONDecoder"),
+                 ("msgspec.json", "decode"), ("msgspec.json", "Decoder"), ("csv", "writer"), ("csv", "DictWriter"),
+                 ("os", "replace"), ("os", "rename"), ("os", "renames")}
+"""``module.name`` uses only the floor may make (a msgspec decoder is built by the floor's caller only to be
+handed to it: building one counts, since the same module could then decode with it)."""
+
+
+def _dotted_name(node: ast.expr) -> str:
+    """``a.b.c`` of an attribute chain on a name, else ``""``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
+
+
+def _floor_uses(path: Path) -> list[str]:
+    """What ``path`` does that only the floor may do: each as ``line: what``."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [f"{node.lineno}: import gc" for alias in node.names if alias.name == "gc"]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found += [f"{node.lineno}: from {node.module} import {alias.name}" for alias in node.names
+                      if node.module == "gc" or (node.module, alias.name) in JSON_DECODERS]
+        elif isinstance(node, ast.Attribute):
+            dotted = _dotted_name(node)
+            module, _, name = dotted.rpartition(".")
+            if dotted.startswith("gc.") or (module, name) in JSON_DECODERS or node.attr == "raw_decode":
+                found.append(f"{node.lineno}: {dotted or node.attr}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "replace":
+            texts = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if texts[:2] == ['"', '""']:  # a CSV quote doubled by hand
+                found.append(f"{node.lineno}: .replace('\"', '\"\"')")
+    return sorted(found, key=lambda use: int(use.split(":")[0]))
+
+
+@pytest.mark.parametrize("path", [p for p in _code_modules() if _part(p) != FLOOR],
+                         ids=lambda p: str(p.relative_to(SRC)))
+def test_only_the_floor_tunes_the_collector_writes_csv_replaces_files_or_decodes_outside_json(path: Path) -> None:
+    """The floor (``tracegrade._io``) holds one policy for each: the JSON policy, atomic files, CSV, the collector."""
+    assert _floor_uses(path) == [], f"{path.relative_to(SRC)} does what only tracegrade._io may: {_floor_uses(path)}"
+
+
+def test_the_floor_check_finds_each_kind_of_use(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import gc\nimport csv, json, os\nimport msgspec, orjson\nfrom os import replace\n"
+        "gc.freeze()\njson.loads('1')\norjson.loads(b'1')\nmsgspec.json.decode(b'1')\nD = msgspec.json.Decoder(int)\n"
+        "csv.writer(None)\nos.replace('a', 'b')\nx = json.JSONDecoder().raw_decode('1')\n's'.replace('\"', '\"\"')\n"
+        "orjson.dumps(1)\n's'.replace('a', 'b')\nb'x'.decode()\n"
+    )
+    assert [use.split(":")[0] for use in _floor_uses(sample)] == [
+        "1", "4", "5", "6", "7", "8", "9", "10", "11", "12", "12", "13"]

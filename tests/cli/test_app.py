@@ -23,7 +23,7 @@ def test_dabench_entry_point_keeps_version(monkeypatch: pytest.MonkeyPatch, caps
 def test_the_entry_point_exits_with_the_command_s_code_and_frozen_objects(monkeypatch: pytest.MonkeyPatch) -> None:
     """What a command left is frozen on the way out, so the interpreter's last collection does not walk it."""
     frozen: list[bool] = []
-    monkeypatch.setattr("gc.freeze", lambda: frozen.append(True))
+    monkeypatch.setattr("tracegrade.cli._app.skip_final_collection", lambda: frozen.append(True))
     monkeypatch.setattr(sys, "argv", ["tracegrade", "merge"])
     with pytest.raises(SystemExit) as exited:
         main()

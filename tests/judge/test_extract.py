@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tracegrade._io import _json
 from tracegrade.errors import JudgeError
 from tracegrade.judge import _extract, extract_json_object
 from tracegrade.judge._extract import extract_verdict, json_objects, parse_chat_body
@@ -157,9 +158,11 @@ def test_embedded_objects_are_always_found(obj: dict[str, Any], before: str, aft
 def _found(text: str, *, search_only: bool = False) -> list[dict[str, Any]] | str:
     """The objects in ``text`` (with ``search_only``, as the search alone finds them), or the error's code."""
     try:
-        return _extract._search(text) if search_only else json_objects(text)
+        return _json._search(text, _extract.MAX_CANDIDATES) if search_only else json_objects(text)
     except JudgeError as error:
         return error.code
+    except _json.JsonProblem as problem:
+        return problem.code
 
 
 @settings(max_examples=400, deadline=None)

@@ -58,7 +58,8 @@ def test_a_five_thousand_digit_number_in_a_rubric_is_a_clear_error(
         server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], rubric: str) -> None:
     write(tmp_path / "in/a.json", trajectory("task", "SCORE:0.9"))
     assert judge(server, tmp_path, str(tmp_path / "in"), "--scoring-mode", "custom", "--rubric", rubric) == 2
-    assert "number literal of" in one_line_error(capsys)
+    error = one_line_error(capsys)  # YAML caps a literal's length; JSON reads integers up to 4,300 digits
+    assert "number literal of" in error or "line 1, column 59: an integer of 5,000 digits" in error
     assert server.count == 0
 
 
@@ -72,8 +73,8 @@ def test_a_huge_number_in_a_reference_registry_is_a_clear_error(
     code = judge(server, tmp_path, str(tmp_path / "in"), "--scoring-mode", "reference",
                  "--reference-registry-path", str(registry), "--reference-rubric", "r")
     assert code == 2
-    err = one_line_error(capsys)
-    assert str(registry) in err and "line 1, column" in err
+    err = one_line_error(capsys)  # too long to read: its place in the text; read exactly, too big a weight: its field
+    assert str(registry) in err and ("line 1, column" in err or "criterion 'a' weight must be a positive finite" in err)
     assert server.count == 0
 
 

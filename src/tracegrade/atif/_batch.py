@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from tracegrade._io import loads_written, write_atomic
 from tracegrade.atif._job import JudgeTarget, effective_options, open_judge
 from tracegrade.atif._localise import LocaliseInputs, localise_paths
 from tracegrade.atif._run import JobContext, score_collection
@@ -52,7 +53,7 @@ from tracegrade.judge import (
     batch_line,
     parse_line,
 )
-from tracegrade.runs import RunFolder, write_atomic
+from tracegrade.runs import RunFolder
 
 __all__ = ["BATCH_STATE_NAME", "BatchOptions", "BatchState", "Exported", "cancel_batches", "in_rounds", "run_batch_job",
            "run_localise_batch"]
@@ -114,7 +115,7 @@ class BatchState:
         if not path.exists():
             return cls(path)
         try:
-            document = orjson.loads(path.read_bytes())
+            document = loads_written(path.read_bytes())
             batches = [dict(b) for b in document["batches"]]
             failures = {str(k): str(v) for k, v in document["failures"].items()}
             for entry in batches:

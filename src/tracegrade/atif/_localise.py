@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from tracegrade._io import write_atomic
 from tracegrade.atif._job import JudgeTarget, effective_options, open_judge
 from tracegrade.atif.agreement._records import AgreementReport
 from tracegrade.atif.localising._localise import localise_loaded
@@ -26,7 +27,7 @@ from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError, InputError, OutputError
 from tracegrade.judge import JudgeProtocol, JudgeTelemetry
-from tracegrade.runs import JobStatus, RunFolder, amend_manifest, dump_json, write_atomic
+from tracegrade.runs import JobStatus, RunFolder, amend_manifest, dump_json
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,9 +35,6 @@ __all__ = [
     "score_loaded",
     "score_paths",
 ]
-
-_YOUNG_THRESHOLD = 20_000
-"""Allocations between young garbage collections while a job scores."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +124,7 @@ async def score_collection(
     def finish(index: int, states: list[NodeState]) -> None:
         spool.add(index, node_results(states, options.completion_threshold))
 
-    with _few_young_collections():
-        await engine.run(_in_thread(collection.trees(roots)), finish)
+    await engine.run(_in_thread(collection.trees(roots)), finish)
     spooled = spool.nodes()
     nodes = spooled.brief
     status = (
@@ -192,22 +186,6 @@ def _refuse_roots_without_task(collection: Collection, roots: Sequence[Trajector
             f"(no judge call was made): {names}. Give each an extra.task_instruction or a user step with text, "
             "choose --scoring-mode benchmark or custom, or --partial-result-policy skip_failed_trajectory to score "
             "the others", code="task_unresolved")
-
-
-@contextmanager
-def _few_young_collections() -> Iterator[None]:
-    """Collect the young generations every ``_YOUNG_THRESHOLD`` allocations instead of 700 while the engine runs.
-
-    Every judge call allocates a few hundred container objects that die young, and the results of every
-    finished root survive to the end: with the default threshold the young collections ran hundreds of
-    times per thousand calls and took a sixth of the run's CPU. Cycles are still freed, later.
-    """
-    thresholds = gc.get_threshold()
-    gc.set_threshold(max(thresholds[0], _YOUNG_THRESHOLD), *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
 
 
 async def _in_thread(items: Iterator[TrajectoryNode]) -> AsyncIterator[TrajectoryNode]:

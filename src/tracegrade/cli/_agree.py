@@ -48,8 +48,9 @@ def agree(
     decisive. Labels that match nothing are listed, never dropped. RUN may also be a localisation.json alone.
     Lines with "retract": true withdraw an earlier label of the same step by the same reviewer.
     """
+    from tracegrade._io import write_atomic
     from tracegrade.atif import measure_agreement, read_results, render_agreement, render_report
-    from tracegrade.runs import amend_manifest, dump_json, write_atomic
+    from tracegrade.runs import amend_manifest, dump_json
 
     folder = run if run.is_dir() else run.parent
     found = _localisations(run, folder, localisation or [])
@@ -150,8 +151,9 @@ def _labels_of(path: Path, reviewer: str | None) -> tuple[Label, ...]:
 def _score_localisations(found: list[tuple[str, LocalisationResults]], given: tuple[Label, ...], labels: Path,
                          target: Path, resamples: int, level: float, seed: int, quiet: bool,
                          results: EvaluationResults | None = None) -> None:
+    from tracegrade._io import write_atomic
     from tracegrade.atif import measure_localisations
-    from tracegrade.runs import dump_json, write_atomic
+    from tracegrade.runs import dump_json
 
     scored = measure_localisations(found, given, labels_file=str(labels), resamples=resamples, level=level, seed=seed,
                                    results=results)

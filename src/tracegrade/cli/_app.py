@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import sys
 from typing import Annotated, NoReturn
@@ -11,6 +10,7 @@ import typer
 from rich.console import Console
 from typer.exceptions import TyperException
 
+from tracegrade._io import command_collector, offline_command, skip_final_collection
 from tracegrade.cli._agree import agree
 from tracegrade.cli._compare import EXIT_CODES_HELP as COMPARE_EXIT_CODES
 from tracegrade.cli._compare import compare
@@ -89,7 +89,9 @@ def run_app(command: typer.Typer, argv: list[str] | None = None) -> int:
     """Run a typer app, mapping tracegrade errors and Ctrl-C to documented exit codes."""
     logging.lastResort = _WrappedWarnings(logging.WARNING)
     try:
-        returned = command(args=argv, standalone_mode=False)
+        offline = command is app and offline_command(sys.argv[1:] if argv is None else argv)
+        with command_collector(offline=offline):
+            returned = command(args=argv, standalone_mode=False)
     except Interrupted as exc:
         _stderr.print(_safe(f"interrupted: {exc.message}"), markup=False)
         return int(exc.exit_code)
@@ -141,10 +143,6 @@ def dabench_main() -> None:
 
 
 def _exit(code: int) -> NoReturn:
-    """End the process with ``code``; what the command left in memory is not walked by the collector again.
-
-    The interpreter collects every container object once more on its way out, which took a fifth of a
-    second after a judge run of 20,000 steps; frozen objects are skipped (atexit handlers still run).
-    """
-    gc.freeze()
+    """End the process with ``code``; what the command left in memory is not walked by the collector again."""
+    skip_final_collection()
     sys.exit(code)

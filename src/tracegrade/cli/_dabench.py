@@ -174,7 +174,7 @@ def _write_json(path: Path | None, document: Any) -> None:
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    from tracegrade.runs import write_atomic
+    from tracegrade._io import write_atomic
 
     try:
         write_atomic(path, data)

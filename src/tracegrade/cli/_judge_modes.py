@@ -48,8 +48,9 @@ def dry_run(paths: list[Path], options: ScoringOptions, criteria: CriteriaParams
             output: Path, job_id: str, cache_path: Path | None, prices: Prices | None, batch: bool,
             quiet: bool) -> dict[str, Any]:
     """Count and price the job's requests, write ``OUTPUT/dry_run.json`` and print the table; nothing is sent."""
+    from tracegrade._io import write_atomic
     from tracegrade.atif import dry_run_document, dry_run_job
-    from tracegrade.runs import dump_json, write_atomic
+    from tracegrade.runs import dump_json
 
     found = asyncio.run(dry_run_job(paths, options, criteria, target, job_id, cache_path=cache_path))
     document = dry_run_document(found, prices, batch=batch)

@@ -90,15 +90,10 @@ def run(
 
     The judge options are needed only when the dataset has `judge` checks.
     """
-    from tracegrade.runs import gc_paused
-
     params = _validated(SuiteRunParameters, _renamed_concurrency(context, parameters, max_concurrency))
     _refuse_existing(output, html)
     _require_writable(output, html, checkpoint)
-    # One pause from the dataset to the report: the first full collection after a paused stage would walk
-    # every record it built (seconds for 100,000 attempts).
-    with gc_paused():
-        return _run(dataset, output, params, results, target_cmd, target_url, checkpoint, html, judge_url,
+    return _run(dataset, output, params, results, target_cmd, target_url, checkpoint, html, judge_url,
                     judge_model, judge_api_key_env)
 
 

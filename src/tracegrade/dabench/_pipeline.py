@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from tracegrade._io import loads_written
 from tracegrade.dabench._params import PipelineOptions
 from tracegrade.dabench.analyses._auditor import AnalystTeam, analyst_team, format_auditor_report
 from tracegrade.dabench.analyses._compare import Comparison, compare_runs, comparison_sections
@@ -113,7 +114,7 @@ class _Pass:
             "run_quality_status": health.quality.status,
         }
         for task_id, body in self.replays.items():
-            folder.write_json(f"{task_id}/task_replay.json", finish_replay(orjson.loads(body), context))
+            folder.write_json(f"{task_id}/task_replay.json", finish_replay(loads_written(body), context))
 
     def _compare(self, run: RunRows) -> Comparison | None:
         if self.baseline is None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from tracegrade._io import write_atomic
 from tracegrade.dabench.tables._docs import render_columns_doc
-from tracegrade.runs import write_atomic
 
 if __name__ == "__main__":
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/dabench-columns.md")

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from tracegrade._io import JsonProblem, loads
 from tracegrade.atif import EvaluationResults, NodeResult, StepResult, StepStatus
 from tracegrade.errors import ConfigError, InputError, OutputError
 from tracegrade.runs import MAX_INPUT_BYTES, UnreadableFile, read_capped
@@ -172,8 +171,8 @@ class _Sources:
         if (node.source_path, line) not in self.documents:
             try:
                 data = read_capped(path, MAX_INPUT_BYTES)
-                document = orjson.loads(data.split(b"\n")[line - 1] if line else data)
-            except (UnreadableFile, IndexError, orjson.JSONDecodeError):
+                document = loads(data.split(b"\n")[line - 1] if line else data)
+            except (UnreadableFile, IndexError, JsonProblem):
                 raise InputError(f"{path}: cannot read the trajectory behind {node.node_id} again") from None
             self.documents[(node.source_path, line)] = document
         return _at(self.documents[(node.source_path, line)], node.location)

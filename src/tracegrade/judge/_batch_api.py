@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
+from tracegrade._io import JsonProblem, loads
 from tracegrade.errors import JudgeError
 from tracegrade.judge._request import dumps
 from tracegrade.judge._settings import Endpoint, JudgeSettings, chat_completions_url, resolve_endpoint
@@ -82,8 +83,8 @@ def parse_line(line: bytes) -> tuple[str, int | None, bytes | None, str | None] 
     error code is ``http_status_<n>`` for a status, or ``batch_request_error`` for an error without one.
     """
     try:
-        document = orjson.loads(line)
-    except orjson.JSONDecodeError:
+        document = loads(line)
+    except JsonProblem:
         return None
     if not isinstance(document, dict) or not isinstance(document.get("custom_id"), str):
         return None
@@ -186,8 +187,8 @@ class BatchClient:
                 if raw:
                     return content
                 try:
-                    return orjson.loads(content)
-                except orjson.JSONDecodeError:
+                    return loads(content)
+                except JsonProblem:
                     raise JudgeError("batch API: the answer is not JSON", code="invalid_json") from None
             code, retryable = failed or (f"http_status_{status}", status == 429 or status >= 500)
             if not retryable or attempt == attempts:

@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from tracegrade._cache_root import cache_root
+from tracegrade._io import loads_written
 from tracegrade.errors import ConfigError
 from tracegrade.judge._request import JudgeRequest, dumps
 
@@ -153,7 +154,7 @@ class JudgeCache:
         if row is None:
             return None
         try:
-            value = orjson.loads(row[0])
+            value = loads_written(row[0])
         except orjson.JSONDecodeError:
             return None
         return value if isinstance(value, dict) else None

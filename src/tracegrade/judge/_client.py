@@ -21,6 +21,7 @@ from typing import Any
 import aiohttp
 import orjson
 
+from tracegrade._io import loads_written
 from tracegrade.errors import JudgeError
 from tracegrade.judge._extract import ChatReply, parse_chat_body, protocol_error
 from tracegrade.judge._request import JudgeRequest
@@ -180,7 +181,7 @@ class ChatClient:
 
     def body(self, request: JudgeRequest) -> dict[str, Any]:
         """The body of ``request`` as the next attempt would send it."""
-        return orjson.loads(self._body(request, self.uses_schema))  # type: ignore[no-any-return]
+        return loads_written(self._body(request, self.uses_schema))  # type: ignore[no-any-return]
 
     def read(self, body: bytes) -> ChatReply:
         """A chat-completions body answered elsewhere (a batch), its usage counted as an attempt's."""

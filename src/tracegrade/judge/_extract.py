@@ -10,15 +10,12 @@ JSON parsers resolve silently and differently, are a protocol error too.
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import orjson
-
+from tracegrade._io import JsonProblem, loads, objects_in_text
 from tracegrade.errors import JudgeError
 
 __all__ = [
@@ -41,21 +38,6 @@ AMBIGUOUS_ANSWER = "ambiguous_answer"
 DUPLICATE_KEY = "duplicate_key"
 """Protocol error code: an object in the answer repeats a key."""
 _VALIDATION_CODES = frozenset({"invalid_json", "schema_violation", AMBIGUOUS_ANSWER, DUPLICATE_KEY})
-
-
-class _DuplicateKey(Exception):
-    """Raised from inside the decoder (not a ValueError, so it is not mistaken for bad JSON)."""
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise _DuplicateKey
-    return result
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs)
-_LONG_DIGITS = re.compile(r"[0-9]{19}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +68,9 @@ def parse_chat_body(body: bytes) -> ChatReply:
             has no string content.
     """
     try:
-        document = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise protocol_error("invalid_json", "the HTTP body is not JSON") from None
+        document = loads(body)
+    except JsonProblem:
+        raise protocol_error("invalid_json", "the HTTP body is not strict JSON") from None
     content = _content(document)
     if content is None:
         raise protocol_error("schema_violation", "no choices[0].message.content string")
@@ -100,31 +82,15 @@ def parse_chat_body(body: bytes) -> ChatReply:
 def json_objects(text: str) -> list[dict[str, Any]]:
     """Every top-level JSON object in ``text``, in order: bare, inside fenced blocks, or amid prose.
 
-    Each ``{`` is tried with a real JSON decoder (so braces inside strings cannot mislead it, and
-    nothing is repaired); after an object is found the search resumes past its end, so objects
-    nested inside it are not candidates of their own.
+    Text that breaks the JSON policy is not an object (:func:`tracegrade._io.objects_in_text`).
 
     Raises:
         JudgeError: ``duplicate_key`` when an object repeats a key.
     """
-    whole = _whole_object(text)
-    return [whole] if whole is not None else _search(text)
-
-
-def _search(text: str) -> list[dict[str, Any]]:
-    """The objects :func:`json_objects` finds, each ``{`` tried in turn."""
-    found: list[dict[str, Any]] = []
-    start = text.find("{")
-    tried = 0
-    while start != -1 and tried < MAX_CANDIDATES:
-        tried += 1
-        value, end = _decode_at(text, start)
-        if value is not None:
-            found.append(value)
-            start = text.find("{", end)
-        else:
-            start = text.find("{", start + 1)
-    return found
+    try:
+        return objects_in_text(text, MAX_CANDIDATES)
+    except JsonProblem:
+        raise protocol_error(DUPLICATE_KEY, "an object in the judge's message repeats a key") from None
 
 
 def extract_verdict(text: str, validate: Callable[[dict[str, Any]], T],
@@ -172,37 +138,6 @@ def extract_json_object(text: str) -> dict[str, Any]:
             different ones, ``duplicate_key`` when one repeats a key.
     """
     return extract_verdict(text, lambda candidate: candidate)
-
-
-def _whole_object(text: str) -> dict[str, Any] | None:
-    r"""The message's object when the message is one JSON object and nothing else, repeating no key; else None.
-
-    Most answers are that, and orjson reads them several times faster than :func:`_search`, which finds
-    the same one object in them. orjson keeps the last of repeated keys silently, so the quotes are
-    counted: every string spends two, plus one per quote inside it, both in the message and in orjson's
-    re-encoding of what it read, and a dropped key takes its quotes with it. A quote written ``\u0022``
-    is the one thing that changes the count otherwise, so such a message goes to the search, as does
-    anything orjson refuses (NaN, prose around the object) and any run of 19 digits or more (orjson reads
-    an integer beyond 64 bits as a float).
-    """
-    try:
-        value = orjson.loads(text)
-        if not isinstance(value, dict) or "\\u0022" in text or _LONG_DIGITS.search(text):
-            return None
-        again = orjson.dumps(value)
-    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
-        return None
-    return value if text.count('"') == again.count(b'"') else None
-
-
-def _decode_at(text: str, start: int) -> tuple[dict[str, Any] | None, int]:
-    try:
-        value, end = _DECODER.raw_decode(text, start)
-    except (ValueError, RecursionError):
-        return None, start + 1
-    except _DuplicateKey:
-        raise protocol_error(DUPLICATE_KEY, "an object in the judge's message repeats a key") from None
-    return (value, end) if isinstance(value, dict) else (None, start + 1)
 
 
 def _content(document: Any) -> str | None:

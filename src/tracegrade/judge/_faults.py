@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from tracegrade._io import JsonProblem, loads
 from tracegrade.judge._scripted import ReceivedRequest, Rule, ScriptedReply
 
 __all__ = ["Fault", "FaultInjector"]
@@ -146,8 +147,8 @@ _HTML = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gat
 def _wrong_types(content: str | None) -> str:
     """The answer with every number turned into a word and every string into a number."""
     try:
-        answer = orjson.loads(content or "{}")
-    except orjson.JSONDecodeError:
+        answer = loads(content or "{}")
+    except JsonProblem:
         answer = {}
     return orjson.dumps(_mistyped(answer) if isinstance(answer, dict) and answer else {"value": "high"}).decode()
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import orjson
 
+from tracegrade._io import JsonProblem, loads
+
 __all__ = ["REASONS", "ReceivedRequest", "Rule", "ScriptedReply"]
 
 REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests",
@@ -30,8 +32,8 @@ class ReceivedRequest:
     def json(self) -> Any:
         """The body parsed as JSON (None when empty or not JSON)."""
         try:
-            return orjson.loads(self.body) if self.body else None
-        except orjson.JSONDecodeError:
+            return loads(self.body) if self.body else None
+        except JsonProblem:
             return None
 
 

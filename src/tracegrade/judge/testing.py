@@ -37,6 +37,7 @@ from typing import Any
 
 import orjson
 
+from tracegrade._io import loads
 from tracegrade.judge._fake import FakeJudge
 from tracegrade.judge._faults import Fault, FaultInjector
 from tracegrade.judge._scripted import REASONS, ReceivedRequest, Rule, ScriptedReply
@@ -345,7 +346,7 @@ def main(argv: list[str] | None = None) -> None:
 def _load_rule(spec: str, options: list[str]) -> Rule:
     module, _, name = spec.partition(":")
     factory = getattr(importlib.import_module(module), name)
-    kwargs = {key: orjson.loads(value) for key, _, value in (option.partition("=") for option in options)}
+    kwargs = {key: loads(value) for key, _, value in (option.partition("=") for option in options)}
     rule: Rule = factory(**kwargs)
     return rule
 

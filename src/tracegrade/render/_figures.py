@@ -46,7 +46,7 @@ def save_figure(fig: Figure, path: Path) -> Path:
     The parent folder is created when missing. The figure is not closed: a pyplot figure is the
     caller's to close, a :func:`new_figure` figure needs no closing.
     """
-    from tracegrade.runs import write_atomic
+    from tracegrade._io import write_atomic
 
     write_atomic(path, figure_png(fig))
     return path

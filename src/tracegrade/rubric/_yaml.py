@@ -5,22 +5,24 @@ grow into gigabytes ("billion laughs"), and accepts tags. Rubrics need none of t
 the token stream is checked first and any anchor, alias, tag or directive is refused
 before a single node is built. Nesting depth is capped so that the recursive composer
 cannot exhaust the stack. Number literals are capped in length too, so a 5,000-digit integer
-is refused with a message naming its place instead of failing deep inside ``int()``.
+is refused with a message naming its place instead of failing deep inside ``int()``. JSON text is read
+by the product's one strict reader (docs/json-policy.md).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, NoReturn
+from typing import Any
 
 import yaml
+
+from tracegrade._io import JsonProblem, loads
 
 __all__ = ["MAX_NESTING", "MAX_NUMBER_CHARS", "TextParseError", "parse_json", "parse_rubric_text"]
 
 MAX_NESTING = 32
 """Deepest nesting of mappings and sequences accepted in a rubric document."""
 MAX_NUMBER_CHARS = 64
-"""Longest number literal accepted (digits, sign, point and exponent together)."""
+"""Longest YAML number literal accepted (digits, sign, point and exponent together)."""
 
 _FORBIDDEN_TOKENS: dict[type[yaml.Token], str] = {
     yaml.AnchorToken: "anchors (&name) are not allowed",
@@ -65,7 +67,7 @@ def parse_rubric_text(text: str) -> Any:
 
 
 def parse_json(text: str) -> Any:
-    """Parse JSON strictly: no NaN/Infinity constants and no duplicate keys.
+    """Parse JSON under the product's policy (docs/json-policy.md).
 
     Args:
         text: The document.
@@ -74,63 +76,17 @@ def parse_json(text: str) -> Any:
         The parsed value.
 
     Raises:
-        TextParseError: The text is not strict JSON.
+        TextParseError: The text breaks the policy, with the place.
 
     """
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant,
-                          parse_int=_json_int, parse_float=_json_float)
-    except json.JSONDecodeError as exc:
-        raise TextParseError(exc.msg, f"line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise TextParseError("nesting is too deep") from None
-    except _LongNumber as exc:
-        raise TextParseError(exc.reason, _text_location(text, exc.literal)) from None
-
-
-class _LongNumber(Exception):
-    def __init__(self, literal: str) -> None:
-        super().__init__(literal)
-        self.literal = literal
-        self.reason = _long_number_reason(literal)
+        return loads(text)
+    except JsonProblem as exc:
+        raise TextParseError(exc.message, exc.where or None) from None
 
 
 def _long_number_reason(literal: str) -> str:
     return f"a number literal of {len(literal):,} characters; at most {MAX_NUMBER_CHARS} are accepted"
-
-
-def _json_int(literal: str) -> int:
-    if len(literal) > MAX_NUMBER_CHARS:
-        raise _LongNumber(literal)
-    return int(literal)
-
-
-def _json_float(literal: str) -> float:
-    if len(literal) > MAX_NUMBER_CHARS:
-        raise _LongNumber(literal)
-    return float(literal)
-
-
-def _text_location(text: str, literal: str) -> str | None:
-    index = text.find(literal)
-    if index < 0:
-        return None
-    line = text.count("\n", 0, index) + 1
-    column = index - (text.rfind("\n", 0, index) + 1) + 1
-    return f"line {line}, column {column}"
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise TextParseError(f"duplicate key {key!r}")
-        result[key] = value
-    return result
-
-
-def _refuse_constant(name: str) -> NoReturn:
-    raise TextParseError(f"{name} is not valid JSON")
 
 
 def _parse_yaml(text: str) -> Any:

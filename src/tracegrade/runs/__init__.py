@@ -1,4 +1,4 @@
-"""Run folders, job status and ids, shards, progress, interrupts, GC pauses and capped reads for every front door.
+"""Run folders, job status and ids, shards, progress, interrupts and capped reads for every front door.
 
 A job writes its files through a :class:`RunFolder` (each file atomically) and finishes it with a
 manifest written last; :func:`read_manifest` tells a complete folder from a crashed one::
@@ -15,10 +15,6 @@ from typing import TYPE_CHECKING
 from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from tracegrade.runs._atomic import write_atomic as write_atomic
-    from tracegrade.runs._csv import FORMULA_START as FORMULA_START
-    from tracegrade.runs._csv import spreadsheet_safe as spreadsheet_safe
-    from tracegrade.runs._csv import spreadsheet_safe_row as spreadsheet_safe_row
     from tracegrade.runs._folder import JSON_OPTIONS as JSON_OPTIONS
     from tracegrade.runs._folder import MANIFEST_NAME as MANIFEST_NAME
     from tracegrade.runs._folder import Manifest as Manifest
@@ -27,8 +23,6 @@ if TYPE_CHECKING:
     from tracegrade.runs._folder import dump_json as dump_json
     from tracegrade.runs._folder import read_manifest as read_manifest
     from tracegrade.runs._folder import read_verified as read_verified
-    from tracegrade.runs._gc import gc_off as gc_off
-    from tracegrade.runs._gc import gc_paused as gc_paused
     from tracegrade.runs._ids import job_id_for as job_id_for
     from tracegrade.runs._progress import progress as progress
     from tracegrade.runs._read import MAX_INPUT_BYTES as MAX_INPUT_BYTES

@@ -28,9 +28,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
 import orjson
 
+from tracegrade._io import atomic_file, loads_written, spreadsheet_safe, write_atomic
 from tracegrade.errors import ConfigError, InputError, OutputError
-from tracegrade.runs._atomic import atomic_file, write_atomic
-from tracegrade.runs._csv import spreadsheet_safe
 from tracegrade.runs._status import JobStatus
 
 if TYPE_CHECKING:
@@ -155,7 +154,7 @@ class RunFolder:
     def write_csv(self, name: str, frame: pd.DataFrame) -> Path:
         """Write a DataFrame as CSV without its index (empty cells for missing values).
 
-        Text cells and headers are made :func:`~tracegrade.runs.spreadsheet_safe`.
+        Text cells and headers are made :func:`~tracegrade._io.spreadsheet_safe`.
         """
         safe = frame.rename(columns=_safe_cell).map(_safe_cell)
         return self.write_bytes(name, safe.to_csv(index=False, lineterminator="\n").encode())
@@ -252,7 +251,7 @@ def read_manifest(path: Path, *, verify: bool = True) -> Manifest:
     """
     target = path / MANIFEST_NAME
     try:
-        manifest = orjson.loads(target.read_bytes())
+        manifest = loads_written(target.read_bytes())
     except FileNotFoundError:
         raise InputError(f"{path}: not a complete run folder (no {MANIFEST_NAME})", code="incomplete_run") from None
     except (OSError, orjson.JSONDecodeError) as exc:
@@ -340,8 +339,8 @@ def _relative(name: str) -> PurePosixPath:
 def _check_kind(path: Path, kind: str) -> None:
     """Refuse a folder that holds a complete run of another kind (a comparison written over a judge run...)."""
     try:
-        manifest = orjson.loads((path / MANIFEST_NAME).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        manifest = loads_written((path / MANIFEST_NAME).read_bytes())
+    except (OSError, ValueError):
         return  # no run there, or one that never finished: nothing complete to lose
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
         return

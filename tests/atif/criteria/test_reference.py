@@ -76,7 +76,8 @@ def test_invalid_json_is_an_input_error_naming_file_and_place(tmp_path):
     path.write_text('{"rubrics": {\n  "default": {,}\n}}')
     with pytest.raises(
         InputError,
-        match=rf"reference_registry_path: {re.escape(str(path))}: line 2, column 15: Expecting property name",
+        match=rf"reference_registry_path: {re.escape(str(path))}: line 2, column 15: unexpected character, "
+              "expected a string key",
     ):
         load_reference_rubric(str(path), "default")
 

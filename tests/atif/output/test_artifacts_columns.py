@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import io
-import math
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -17,63 +15,11 @@ import pytest
 from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
 from tracegrade.atif.output import _artifacts
-from tracegrade.atif.output._artifacts import _column, _step_schema
+from tracegrade.atif.output._artifacts import _step_schema
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
-from tracegrade.runs import JobStatus
 
 MAP = pa.map_(pa.string(), pa.float64())
-
-
-def _parquet(array: pa.Array) -> bytes:
-    buffer = io.BytesIO()
-    pq.write_table(pa.Table.from_arrays([array], names=["c"]), buffer)
-    return buffer.getvalue()
-
-
-@pytest.mark.parametrize(
-    ("kind", "values"),
-    [
-        (pa.string(), ["a", None, "é✓ ünïcode", "", None]),
-        (pa.string(), [None, None]),
-        (pa.string(), []),
-        (pa.int32(), [1, None, -5, 2**31 - 1, -(2**31)]),
-        (pa.int32(), [None]),
-        (pa.float64(), [0.5, None, 1.0, 0.0]),
-        (pa.bool_(), [True, False, None, True, True, False, False, False, True]),
-        (pa.bool_(), [False] * 17),
-        (MAP, [[("a", 0.5), ("b", 1.0)], None, [], [("c", 0.25)], None]),
-        (MAP, [None, None]),
-        (MAP, [[("x", 1.0)]]),
-    ],
-)
-def test_column_is_the_array_pyarrow_builds(kind: pa.DataType, values: list[Any]) -> None:
-    built = _column(values, kind)
-    built.validate(full=True)
-    expected = pa.array(values, type=kind)
-    assert built.equals(expected) and built.null_count == expected.null_count
-    assert _parquet(built) == _parquet(expected)
-
-
-def test_nan_scores_give_the_same_file() -> None:
-    values = [math.nan, None, 0.25]
-    assert _parquet(_column(values, pa.float64())) == _parquet(pa.array(values, type=pa.float64()))
-
-
-@pytest.mark.parametrize(
-    ("kind", "values"),
-    [(pa.int32(), [1, 2**40]), (pa.int32(), [1, "2"]), (pa.string(), ["a", 3]), (pa.float64(), [1.5, "x"])],
-)
-def test_values_of_another_kind_fail_as_pyarrow_fails(kind: pa.DataType, values: list[Any]) -> None:
-    with pytest.raises((pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError)) as built:
-        _column(values, kind)
-    with pytest.raises(type(built.value)):
-        pa.array(values, type=kind)
-
-
-def test_other_python_types_take_pyarrows_own_path() -> None:
-    assert _column([1, None, 3], pa.float64()).to_pylist() == [1.0, None, 3.0]  # ints in a double column
-    assert _column([JobStatus.COMPLETED, None], pa.string()).to_pylist() == ["completed", None]  # a str subclass
 
 
 def test_step_schema_columns_are_all_built_from_buffers() -> None:
@@ -124,10 +70,10 @@ def test_a_table_written_in_parts_holds_the_rows_of_the_table_written_whole(
     whole = buffer.getvalue()
     assert b"".join(_artifacts.steps_parquet(results)) == whole  # one part: the bytes pyarrow writes for it
 
-    monkeypatch.setattr(_artifacts, "_PIECE_STEPS", 2)  # a part ends with the node that reaches 2 steps
+    # a part ends with the node that reaches 2 steps
     assert [len(part["status"]) for part in _artifacts.step_columns(results.nodes, "job-1", 2)] == [3, 2, 1]
-    assert [part.num_rows for part in _artifacts.step_parts(results)] == [3, 2, 1]
-    written = b"".join(_artifacts.steps_parquet(results))  # one row group per part, the whole never held
+    assert [part.num_rows for part in _artifacts.step_parts(results, 2)] == [3, 2, 1]
+    written = b"".join(_artifacts.steps_parquet(results, 2))  # one row group per part, the whole never held
     assert pq.ParquetFile(io.BytesIO(written)).metadata.num_row_groups == 3
     assert pq.read_table(io.BytesIO(written)).equals(pq.read_table(io.BytesIO(whole)))
     expected = pa.Table.from_pylist(

@@ -3,9 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tracegrade._io import ColumnBuffer
 from tracegrade.dabench import Reconciliation
 from tracegrade.dabench.analyses._reconcile import TableFacts, TaskFacts, format_reconciliation, reconcile, table_facts
-from tracegrade.dabench.tables._buffer import TableBuffer
 
 GOOD: dict[str, Any] = {
     "task_id": "t1",
@@ -121,9 +121,9 @@ def test_report_text_states_status_and_findings() -> None:
 
 
 def test_table_facts_totals_the_written_step_and_tool_call_tables(tmp_path: Path) -> None:
-    steps = TableBuffer((("task_id", "str"), ("tokens", "int"), ("duration_seconds", "float")))
+    steps = ColumnBuffer((("task_id", "str"), ("tokens", "int"), ("duration_seconds", "float")))
     steps.extend([("t1", 100, 1.5), ("t1", None, None), ("t1", 20, 2), ("t2", None, None)])
-    calls = TableBuffer((("task_id", "str"), ("success", "bool")))
+    calls = ColumnBuffer((("task_id", "str"), ("success", "bool")))
     calls.extend([("t1", True), ("t1", False), ("t3", False)])
     (tmp_path / "trajectory.parquet").write_bytes(steps.parquet_bytes())
     (tmp_path / "tool_calls.parquet").write_bytes(calls.parquet_bytes())

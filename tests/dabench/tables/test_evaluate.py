@@ -87,17 +87,17 @@ def test_an_interrupt_while_a_task_is_added_waits_until_every_table_has_it(
     import os
     import signal
 
-    from tracegrade.dabench.tables._buffer import TableBuffer
+    from tracegrade._io import ColumnBuffer
 
-    extend, calls = TableBuffer.extend_columns, []
+    extend, calls = ColumnBuffer.extend_columns, []
 
-    def interrupted_after_the_first_table(self: TableBuffer, columns: object) -> None:
+    def interrupted_after_the_first_table(self: ColumnBuffer, columns: object) -> None:
         calls.append(len(calls))
         if len(calls) == 2:  # the first task's tool calls: its steps are in, its metrics row is not yet
             os.kill(os.getpid(), signal.SIGINT)
         extend(self, columns)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(TableBuffer, "extend_columns", interrupted_after_the_first_table)
+    monkeypatch.setattr(ColumnBuffer, "extend_columns", interrupted_after_the_first_table)
     options = EvalOptions(run=str(EXAMPLE / "runs" / "demo-run"), data_root=EXAMPLE / "data", output=tmp_path)
     with pytest.raises(KeyboardInterrupt):
         evaluate_run(options, on_task=lambda record, metrics, folder: folder.write_text(f"{record.task_id}.txt", ""))
@@ -139,10 +139,10 @@ def test_summary_entries_that_would_leave_the_run_folder_are_refused(tmp_path: P
     assert errors[0]["code"] == "invalid_summary_entry" and "tasks[0]" in errors[0]["message"]
 
 
-def test_full_collections_are_paused_during_a_run_and_restored_after(tmp_path: Path) -> None:
+def test_a_run_leaves_the_collector_to_the_command(tmp_path: Path) -> None:
+    """The collector's policy is applied once, at the CLI edge (tracegrade._io.command_collector)."""
     before = gc.get_threshold()
     seen: list[tuple[int, int, int]] = []
     options = EvalOptions(run="demo-run", runs_root=EXAMPLE / "runs", data_root=EXAMPLE / "data", output=tmp_path)
     evaluate_run(options, on_task=lambda record, metrics, folder: seen.append(gc.get_threshold()))
-    assert seen == [(before[0], before[1], 2**30)] * 3
-    assert gc.get_threshold() == before
+    assert seen == [before] * 3 and gc.get_threshold() == before

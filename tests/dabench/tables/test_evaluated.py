@@ -5,13 +5,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tracegrade.dabench.tables._buffer import TableBuffer
+from tracegrade._io import ColumnBuffer
 from tracegrade.dabench.tables._evaluated import read_columns, read_table
 from tracegrade.errors import InputError
 
 
 def written(tmp_path: Path) -> Path:
-    buffer = TableBuffer((("task_id", "str"), ("tokens", "int"), ("score", "float")))
+    buffer = ColumnBuffer((("task_id", "str"), ("tokens", "int"), ("score", "float")))
     buffer.extend([("task_1", 10, 0.5), ("task_2", None, None), ("task_1", 5, 1.0)])
     path = tmp_path / "t.parquet"
     path.write_bytes(buffer.parquet_bytes())

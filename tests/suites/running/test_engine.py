@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.suites.helpers import case, expectation, load, manifest, suite, write_dataset
+from tests.suites.helpers import case, expectation, load, manifest, suite
 from tracegrade.suites import CallableTarget, SuiteRunParameters, run_dataset
 from tracegrade.suites.checking._records import AttemptRequest
 
@@ -82,30 +82,3 @@ async def test_report_identity_and_intervals(tmp_path: Path) -> None:
     assert report.parameters.variant == "v2" and report.dataset.model_dump() == {"name": "gold", "revision": "1"}
     assert section.intervals.case_pass_rate.estimate == pytest.approx(2 / 3)
     assert section.intervals.case_pass_rate.n == 3
-
-
-async def test_recorded_results_with_built_in_checks_are_scored_without_collections(tmp_path: Path) -> None:
-    """Only scoring that runs no other code turns the collector off; a custom scorer runs with it on."""
-    import gc
-    import json
-
-    from tracegrade.suites import CustomScorer, RecordedResults, ScorerRegistry, load_dataset
-    from tracegrade.suites.checking._scoring import SuiteScorer
-
-    seen: list[bool] = []
-
-    async def near(actual: object, expected: object) -> bool:
-        seen.append(gc.isenabled())
-        return actual == expected
-
-    registry = ScorerRegistry([CustomScorer("near", "1", near)])
-    results = tmp_path / "results.jsonl"
-    results.write_text("".join(json.dumps({"id": f"c{i}", "result": {"v": i}}) + "\n" for i in range(3)))
-    plain = dataset(tmp_path)
-    assert SuiteScorer(plain.suites[0], registry, None).builtin_only
-    custom = load_dataset(write_dataset(tmp_path, manifest(suite("s", [
-        case(f"c{i}", expectation("v", "/v", i, comparison="near")) for i in range(3)])), "custom.json"), registry)
-    assert not SuiteScorer(custom.suites[0], registry, None).builtin_only
-    report = await run_dataset(custom, RecordedResults(results, custom, 1), SuiteRunParameters(), registry=registry)
-    assert seen == [True, True, True] and report.suites[0].checks.passed == 3
-    assert gc.isenabled() and gc.get_freeze_count() == 0

@@ -43,7 +43,7 @@ async def test_recorded_results_are_scored_with_their_timing_and_usage(tmp_path:
     ('{"id": "a", "result": {}, "repetition": 3}', "line 1: repetition must be an integer from 1 to --repeat"),
     ('{"id": "a", "result": {}, "elapsed_seconds": -1}', "line 1: elapsed_seconds must be a non-negative"),
     ('{"id": "a", "result": {}, "extra": 1}', "line 1: expected an object"),
-    ('{"id": "a", "result": {"x": NaN}}', "line 1: NaN is not JSON"),
+    ('{"id": "a", "result": {"x": NaN}}', "line 1: NaN and Infinity are not JSON"),
 ])
 def test_bad_lines_are_named(tmp_path: Path, item: str, message: str) -> None:
     data = two_cases(tmp_path)

@@ -23,8 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError, field_validator
 
+from tracegrade._io import JsonProblem, loads
 from tracegrade.atif.asking._prompts import CATEGORIES
-from tracegrade.atif.reading._json import JsonProblem, decode_strict
 from tracegrade.errors import InputError
 from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
@@ -205,10 +205,11 @@ def _label(raw: bytes, where: str, number: int) -> Label:
     if len(raw) > _MAX_LINE_BYTES:
         raise InputError(f"{where}: line longer than {_MAX_LINE_BYTES} bytes")
     try:
-        value = decode_strict(raw.rstrip(b"\r"))
+        value = loads(raw.rstrip(b"\r"))
     except JsonProblem as problem:
         raise InputError(
-            f"{where}: {problem} ({problem.location})" if problem.location else f"{where}: {problem}", code=problem.code
+            f"{where}: {problem.message} ({problem.where})" if problem.where else f"{where}: {problem}",
+            code=problem.code,
         ) from None
     if not isinstance(value, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(value).__name__}")

@@ -11,17 +11,14 @@ JSON pointer.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from tracegrade._io import JsonProblem, loads
 from tracegrade.atif.importing._spans import Span, SpanEvent, Tally, norm_id
-from tracegrade.atif.reading._json import JsonProblem, decode_strict
 from tracegrade.errors import InputError
 from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
@@ -76,10 +73,6 @@ _HEX16 = re.compile(r"[0-9a-f]{16}").fullmatch
 _NO_SPAN, _NO_TRACE = "0" * 16, "0" * 32
 
 
-class _InexactIds(Exception):
-    """Integer ids wider than 64 bits, which orjson reads as floats: the document is parsed again exactly."""
-
-
 def read_trace_file(path: Path, *, found_in_folder: bool = False) -> TraceFile:
     """Read every span and log record of one file.
 
@@ -93,12 +86,9 @@ def read_trace_file(path: Path, *, found_in_folder: bool = False) -> TraceFile:
     data = read_capped(path, MAX_INPUT_BYTES)
     found = TraceFile(path)
     reader = _Reader(found)
-    for where, raw, text in _documents(path, data):
+    for where, raw in _documents(path, data):
         try:
-            try:
-                reader.document(raw, where)
-            except _InexactIds:
-                reader.document(json.loads(text), where)
+            reader.document(raw, where)
         except _NotATrace as bad:
             if not found_in_folder:
                 raise InputError(f"{where}: {bad}") from None
@@ -108,43 +98,40 @@ def read_trace_file(path: Path, *, found_in_folder: bool = False) -> TraceFile:
     return found
 
 
-def _documents(path: Path, data: bytes) -> list[tuple[str, Any, bytes]]:
-    """``(where, value, text)`` of each JSON document of the file: the whole file, or one per line."""
+def _documents(path: Path, data: bytes) -> list[tuple[str, Any]]:
+    """``(where, value)`` of each JSON document of the file: the whole file, or one per line."""
     if path.suffix not in _LINE_SUFFIXES:
         try:
-            return [(str(path), orjson.loads(data), data)]
-        except orjson.JSONDecodeError:
+            return [(str(path), loads(data))]
+        except JsonProblem as problem:
             first = data.lstrip().split(b"\n", 1)[0]
-            if not (_parses(first) and b"\n" in data.strip()):
-                raise _json_error(path, data) from None
+            if not (problem.code == "invalid_json" and _parses(first) and b"\n" in data.strip()):
+                raise _json_error(path, problem) from None
     documents = []
     for number, line in enumerate(data.split(b"\n"), start=1):
         if line.strip():
             try:
-                documents.append((f"{path}:{number}", orjson.loads(line), line))
-            except orjson.JSONDecodeError:
-                raise _json_error(path, line, number) from None
+                documents.append((f"{path}:{number}", loads(line)))
+            except JsonProblem as problem:
+                raise _json_error(path, problem, number) from None
     return documents
 
 
 def _parses(text: bytes) -> bool:
     try:
-        orjson.loads(text)
-    except orjson.JSONDecodeError:
+        loads(text)
+    except JsonProblem:
         return False
     return True
 
 
-def _json_error(path: Path, data: bytes, number: int | None = None) -> InputError:
-    """The error for text that is not JSON, placed as ``path:line:column``; ``number``: the file line ``data`` is."""
-    try:
-        decode_strict(data)
-    except JsonProblem as problem:
-        line = problem.line if number is None else number  # one line of a line-per-document file is its line 1
-        column = f":{problem.column}" if line is not None and problem.column is not None else ""
-        place = "" if line is None else f":{line}{column}"
-        return InputError(f"{path}{place}: not valid JSON: {problem}", code=problem.code)
-    return InputError(f"{path}{'' if number is None else f':{number}'}: not valid JSON")
+def _json_error(path: Path, problem: JsonProblem, number: int | None = None) -> InputError:
+    """The error for text that is not strict JSON, placed as ``path:line:column``; ``number``: the file's line."""
+    line = problem.line if number is None else number  # one line of a line-per-document file is its line 1
+    column = f":{problem.column}" if line is not None and problem.column is not None else ""
+    place = "" if line is None else f":{line}{column}"
+    reason = problem.describe() if problem.pointer is not None else problem.message
+    return InputError(f"{path}{place}: not valid JSON: {reason}", code=problem.code)
 
 
 class _Reader:
@@ -426,8 +413,6 @@ def _log_record(raw: Any, pointer: str) -> LogEvent:
 def _sdk_span(raw: dict[str, Any], pointer: str, where: str, order: int) -> Span:
     """A span as the SDKs dump it: ``context``/``parent`` objects (or ``parent_id``), flat attributes."""
     context = _dict(raw.get("context"), f"{pointer}/context")
-    if isinstance(context.get("trace_id"), float):
-        raise _InexactIds
     parent = raw.get("parent")
     parent_id = parent.get("span_id") if isinstance(parent, dict) else raw.get("parent_id")
     status = _dict(raw.get("status") or {}, f"{pointer}/status")

@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from tracegrade._io import JsonProblem, loads
 from tracegrade.atif.importing._spans import Tally
 
 __all__ = [
@@ -65,8 +66,8 @@ def decode_json(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return orjson.loads(value)
-    except orjson.JSONDecodeError:
+        return loads(value)
+    except JsonProblem:
         return None
 
 

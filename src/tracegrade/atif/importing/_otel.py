@@ -9,10 +9,8 @@ and span it came from in ``extra.otel`` so verdicts can be sent back to those sp
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,7 +50,7 @@ def import_otel(paths: Sequence[Path], out_dir: Path, *, task_attribute: str | N
             GenAI agent, model or tool span.
         OutputError: ``out_dir`` cannot be written.
     """
-    with ImportWriter(out_dir, validate=False) as writer, _collector_off():
+    with ImportWriter(out_dir, validate=False) as writer:
         files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in _expand(paths)]
         records = [len(f.spans) for f in files]
         roots_of = trace_documents(files, writer.add, task_attribute=task_attribute)
@@ -65,22 +63,6 @@ def import_otel(paths: Sequence[Path], out_dir: Path, *, task_attribute: str | N
             for f, count in zip(files, records, strict=True)
         ]
         return writer.finish("otel", reports)
-
-
-@contextmanager
-def _collector_off() -> Iterator[None]:
-    """The cyclic garbage collector off while importing, as it was before afterwards.
-
-    An import builds acyclic records only (decoded JSON, spans, documents), freed by reference counting; even
-    the young collections found nothing to free and cost a quarter of the time of 100,000 spans.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _expand(paths: Sequence[Path]) -> list[tuple[Path, bool]]:

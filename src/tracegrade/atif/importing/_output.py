@@ -14,10 +14,10 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from tracegrade._io import replace_path, write_atomic
 from tracegrade.atif.reading._document import validate_document
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.errors import InputError, OutputError
-from tracegrade.runs import write_atomic
 
 __all__ = [
     "REPORT_NAME",
@@ -213,8 +213,8 @@ class ImportWriter:
         old = self.out_dir / f"{self.staging.name}-old"
         try:
             if self.target.exists():
-                os.replace(self.target, old)
-            os.replace(self.staging, self.target)
+                replace_path(self.target, old)
+            replace_path(self.staging, self.target)
             self.staging = None
             shutil.rmtree(old, ignore_errors=True)
             write_atomic(self.out_dir / REPORT_NAME,

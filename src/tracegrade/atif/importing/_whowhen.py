@@ -23,12 +23,12 @@ from typing import Any
 
 import orjson
 
+from tracegrade._io import JsonProblem, loads, write_atomic
 from tracegrade.atif.agreement._labels import Label
 from tracegrade.atif.reading._document import validate_document
-from tracegrade.atif.reading._json import JsonProblem, decode_strict
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.errors import InputError, OutputError
-from tracegrade.runs import MAX_INPUT_BYTES, read_capped, write_atomic
+from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
 __all__ = ["ImportResult", "ImportedLog", "convert_log", "import_whowhen", "iter_logs", "source_of"]
 
@@ -137,10 +137,10 @@ def _read_file(file: Path) -> Iterator[tuple[str, str, Any]]:
 
 def _decode(data: bytes, where: str) -> Any:
     try:
-        return decode_strict(data)
+        return loads(data)
     except JsonProblem as problem:
         raise InputError(
-            f"{where}: {problem}" + (f" ({problem.location})" if problem.location else ""), code=problem.code
+            f"{where}: {problem.message}" + (f" ({problem.where})" if problem.where else ""), code=problem.code
         ) from None
 
 

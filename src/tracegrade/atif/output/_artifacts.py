@@ -14,12 +14,14 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tracegrade._io import Pieces, arrow_column, items_piece, write_document
 from tracegrade.atif.output._report import report_chunks
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes, listed_items
+from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.errors import InputError
 from tracegrade.runs import (
+    JSON_OPTIONS,
     MAX_INPUT_BYTES,
     JobStatus,
     RunFolder,
@@ -83,8 +85,8 @@ def _with_job(columns: dict[str, list[Any]], job_id: str, names: list[str]) -> d
     return {name: columns[name] for name in names}
 
 
-def step_parts(results: EvaluationResults) -> Iterator[pa.Table]:
-    """The ``steps.parquet`` table in parts of whole nodes and about :data:`_PIECE_STEPS` steps, made when asked for.
+def step_parts(results: EvaluationResults, piece: int = _PIECE_STEPS) -> Iterator[pa.Table]:
+    """The ``steps.parquet`` table in parts of whole nodes and about ``piece`` steps, made when asked for.
 
     :func:`step_columns` in the step schema (pandas is not imported). Each part's values are Arrow arrays
     before the next part is read; a run without steps has one empty part.
@@ -94,26 +96,26 @@ def step_parts(results: EvaluationResults) -> Iterator[pa.Table]:
     schema = _step_schema()
     kinds = [schema.field(name).type for name in schema.names]
     made = False
-    for columns in step_columns(brief_nodes(results.nodes), results.job_id, _PIECE_STEPS):
+    for columns in step_columns(brief_nodes(results.nodes), results.job_id, piece):
         made = True
         yield pa.Table.from_arrays(
-            [_column(values, kind) for values, kind in zip(columns.values(), kinds, strict=True)], schema=schema
+            [arrow_column(values, kind) for values, kind in zip(columns.values(), kinds, strict=True)], schema=schema
         )
     if not made:
-        yield pa.Table.from_arrays([_column([], kind) for kind in kinds], schema=schema)
+        yield pa.Table.from_arrays([arrow_column([], kind) for kind in kinds], schema=schema)
 
 
-def steps_parquet(results: EvaluationResults) -> Iterator[bytes]:
+def steps_parquet(results: EvaluationResults, piece: int = _PIECE_STEPS) -> Iterator[bytes]:
     """The bytes of ``steps.parquet``, one row group per :func:`step_parts` part, given as each part is written.
 
-    Neither the whole table nor the whole file is held. A table of one part (up to :data:`_PIECE_STEPS` steps
-    or so) gives the bytes ``pq.write_table`` gives for it; a longer one is written in row groups of its parts.
+    Neither the whole table nor the whole file is held. A table of one part (up to ``piece`` steps or so)
+    gives the bytes ``pq.write_table`` gives for it; a longer one is written in row groups of its parts.
     """
     import pyarrow.parquet as pq
 
     sink = _Pieces()
     with pq.ParquetWriter(sink, _step_schema()) as writer:
-        for part in step_parts(results):
+        for part in step_parts(results, piece):
             writer.write_table(part)
             yield sink.take()
     yield sink.take()
@@ -168,7 +170,7 @@ _INPUTS_PIECE = 1024
 """Input records dumped at once (the list of them is never dumped whole)."""
 
 
-def results_json(results: EvaluationResults) -> Iterator[bytes]:
+def results_json(results: EvaluationResults) -> Iterator[bytes | memoryview]:
     """The bytes of ``dump_json(results.model_dump(mode="json"))``, in pieces.
 
     Spooled nodes come one root at a time, and the input records a thousand or so at a time.
@@ -177,45 +179,18 @@ def results_json(results: EvaluationResults) -> Iterator[bytes]:
     if not isinstance(nodes, SpooledNodes) or not nodes:
         yield dump_json(results.model_dump(mode="json"))
         return
-    document = dump_json(results.model_copy(update={"nodes": [], "inputs": []}).model_dump(mode="json"))
-    head, middle, tail = _split(document, b"inputs", b"nodes")
-    yield head
-    yield from _listed(b"inputs", _input_texts(results))
-    yield middle
-    yield from _listed(b"nodes", nodes.texts())
-    yield tail
-
-
-def _split(document: bytes, *keys: bytes) -> list[bytes]:
-    """The indented, key-sorted ``document`` cut around the lines of its empty top-level lists ``keys``, in order."""
-    pieces: list[bytes] = []
-    rest = document
-    for key in keys:
-        before, found, rest = rest.partition(_empty_line(key))
-        if not found:  # pragma: no cover - the document's layout is fixed by dump_json
-            raise AssertionError(f"evaluation_results.json: no empty {key.decode()} line in the document")
-        pieces.append(before)
-    return [*pieces, rest]
-
-
-def _empty_line(key: bytes) -> bytes:
-    return b'\n  "' + key + b'": [],\n'
-
-
-def _listed(key: bytes, texts: Iterable[bytes]) -> Iterator[bytes]:
-    """The top-level list ``key`` as the indented document holds it, from pieces of its items (:func:`listed_items`)."""
-    first = True
-    for text in texts:
-        if text:
-            yield b'\n  "' + key + b'": [\n' + text if first else b",\n" + text
-            first = False
-    yield _empty_line(key) if first else b"\n  ],\n"
+    document = results.model_copy(update={"nodes": [], "inputs": []}).model_dump(mode="json")
+    document["inputs"] = Pieces(_input_texts(results))
+    document["nodes"] = Pieces(nodes.texts(), indented=True)
+    yield from write_document(document, JSON_OPTIONS)
+    yield b"\n"
 
 
 def _input_texts(results: EvaluationResults) -> Iterator[bytes]:
     inputs = results.inputs
     for start in range(0, len(inputs), _INPUTS_PIECE):
-        yield listed_items(record.model_dump(mode="json") for record in inputs[start:start + _INPUTS_PIECE])
+        yield items_piece((record.model_dump(mode="json") for record in inputs[start:start + _INPUTS_PIECE]),
+                          JSON_OPTIONS)
 
 
 def _encoded(texts: Iterator[str]) -> Iterator[bytes]:
@@ -285,105 +260,3 @@ def _step_schema() -> pa.Schema:
             ("categorization_error_code", pa.string()),
         ]
     )
-
-
-def _column(values: list[Any], kind: pa.DataType) -> pa.Array:
-    """The array ``pyarrow.array(values, type=kind)`` returns, built from buffers (no pandas import).
-
-    Strings, 32-bit integers, doubles, booleans and string-to-double maps are built here; anything
-    else (a value of another type, strings past 2 GiB) goes through ``pyarrow.array`` itself, so
-    the same values give the same array and the same errors.
-    """
-    import numpy as np
-    import pyarrow as pa
-
-    count = len(values)
-    nulls = values.count(None)  # None is found by identity; no other value is equal to it
-    validity = _bits([value is not None for value in values]) if nulls else None
-    plain = [value for value in values if value is not None] if nulls else values
-    types = set(map(type, plain))
-    if pa.types.is_string(kind) and types <= {str}:
-        array = _strings([value if value is not None else "" for value in values] if nulls else values, validity,
-                         nulls)
-        if array is not None:
-            return array
-    elif pa.types.is_boolean(kind) and types <= {bool}:
-        return pa.Array.from_buffers(kind, count, [validity, _bits([value is True for value in values])], nulls)
-    elif (dtype := _numeric_dtype(kind, plain, types)) is not None:
-        data = np.array([0 if value is None else value for value in values], dtype=dtype)
-        return pa.Array.from_buffers(kind, count, [validity, pa.py_buffer(data)], nulls)
-    elif _is_score_map(kind) and all(_map_entries(value) for value in plain):
-        array = _score_map(values, kind, validity, nulls)
-        if array is not None:
-            return array
-    return pa.array(values, type=kind)
-
-
-def _numeric_dtype(kind: pa.DataType, plain: list[Any], types: set[type]) -> Any:
-    """The NumPy dtype holding ``plain`` (values of ``types``) exactly as Arrow ``kind`` (int32 or float64), or None."""
-    import numpy as np
-    import pyarrow as pa
-
-    if pa.types.is_int32(kind) and types <= {int} and (not plain or -(1 << 31) <= min(plain) <= max(plain) < 1 << 31):
-        return np.int32
-    if pa.types.is_float64(kind) and types <= {float}:
-        return np.float64
-    return None
-
-
-def _bits(flags: list[bool]) -> pa.Buffer:
-    import numpy as np
-    import pyarrow as pa
-
-    return pa.py_buffer(np.packbits(np.array(flags, dtype=bool), bitorder="little"))
-
-
-def _strings(texts: list[str], validity: pa.Buffer | None, nulls: int) -> pa.Array | None:
-    """A string array from one UTF-8 buffer and its offsets; None past what 32-bit offsets reach."""
-    import numpy as np
-    import pyarrow as pa
-
-    joined = "".join(texts)
-    if joined.isascii():  # a character is a byte: one encoding, and the lengths are the texts' own
-        data, lengths = joined.encode("ascii"), list(map(len, texts))
-    else:
-        encoded = [text.encode() for text in texts]
-        data, lengths = b"".join(encoded), [len(piece) for piece in encoded]
-    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    if offsets[-1] >= 1 << 31:
-        return None
-    return pa.StringArray.from_buffers(len(texts), pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data),
-                                       validity, nulls)
-
-
-def _is_score_map(kind: pa.DataType) -> bool:
-    import pyarrow as pa
-
-    return bool(pa.types.is_map(kind) and pa.types.is_string(kind.key_type) and pa.types.is_float64(kind.item_type))
-
-
-def _map_entries(value: Any) -> bool:
-    """Whether ``value`` is a list of (str, float) pairs, the shape :func:`step_columns` gives a map."""
-    return isinstance(value, list) and all(
-        type(entry) is tuple and len(entry) == 2 and type(entry[0]) is str and type(entry[1]) is float
-        for entry in value
-    )
-
-
-def _score_map(values: list[Any], kind: pa.DataType, validity: pa.Buffer | None, nulls: int) -> pa.Array | None:
-    """A string-to-double map array from buffers (``MapArray.from_arrays`` imports ``pyarrow.compute``)."""
-    import numpy as np
-    import pyarrow as pa
-
-    entries = [entry for value in values if value is not None for entry in value]
-    offsets = np.zeros(len(values) + 1, dtype=np.int32)
-    np.cumsum([0 if value is None else len(value) for value in values], out=offsets[1:])
-    keys = _strings([key for key, _ in entries], None, 0)
-    if keys is None:
-        return None
-    items = pa.Array.from_buffers(
-        pa.float64(), len(entries), [None, pa.py_buffer(np.array([item for _, item in entries], dtype=np.float64))]
-    )
-    pairs = pa.StructArray.from_arrays([keys, items], fields=[kind.key_field, kind.item_field])
-    return pa.Array.from_buffers(kind, len(values), [validity, pa.py_buffer(offsets)], nulls, children=[pairs])

@@ -29,7 +29,6 @@ from tracegrade.atif.output._sides import (
 )
 from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.atif.scoring._records import NodeStatusCode, StepStatus
-from tracegrade.runs import gc_paused
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison, PairedUnits, apply_gate, compare_paired
 
 __all__ = [
@@ -307,9 +306,8 @@ def compare_runs(
     """
     options, gate = options or ComparisonOptions(), gate or GateOptions()
     check_field_names(options.allow_different)
-    with gc_paused():
-        base_side, cand_side = read_side(baseline, "baseline"), read_side(candidate, "candidate")
-        comparison = _compare(base_side, cand_side, options, gate, (baseline, candidate))
+    base_side, cand_side = read_side(baseline, "baseline"), read_side(candidate, "candidate")
+    comparison = _compare(base_side, cand_side, options, gate, (baseline, candidate))
     return ComparisonOutcome(comparison, base_side, cand_side)
 
 

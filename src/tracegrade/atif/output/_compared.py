@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import msgspec
 from pydantic import BaseModel, ValidationError
 
+from tracegrade._io import loads_written
 from tracegrade.atif.scoring._records import NodeStatusCode, RunSummary, StepStatus
 from tracegrade.atif.scoring._results import RunParameters
 
@@ -86,7 +87,6 @@ class ComparedResults(msgspec.Struct, frozen=True):
 
 
 _Model = TypeVar("_Model", bound=BaseModel)
-_DECODER = msgspec.json.Decoder(_Document)
 
 
 def decode_results(data: bytes) -> ComparedResults:
@@ -95,7 +95,7 @@ def decode_results(data: bytes) -> ComparedResults:
     Raises:
         ValueError: not JSON, or not the structure tracegrade writes; one line naming the place.
     """
-    document = _DECODER.decode(data)
+    document = loads_written(data, _Document)
     return ComparedResults(
         job_id=document.job_id, created_at=document.created_at, shard=document.shard,
         parameters=_record(RunParameters, document.parameters, "parameters"),

@@ -12,7 +12,7 @@ from tracegrade.atif.output._compare import AtifComparison, ComparisonOutcome, P
 from tracegrade.atif.output._compared import ComparedNode, ComparedStep
 from tracegrade.atif.output._pairing import matched_nodes, matched_steps
 from tracegrade.render import MISSING, fmt_score, render_html
-from tracegrade.runs import JobStatus, RunFolder, gc_paused
+from tracegrade.runs import JobStatus, RunFolder
 
 __all__ = ["DETAILED_PAIRS", "comparison_lines", "render_comparison", "write_comparison"]
 
@@ -194,10 +194,9 @@ def write_comparison(outcome: ComparisonOutcome, out_dir: Path) -> dict[str, Pat
     c = outcome.comparison
     folder = RunFolder(out_dir, kind="atif-compare", job_id=f"{c.baseline.job_id}..{c.candidate.job_id}")
     stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    with gc_paused():  # both runs are live: a full collection would walk every record and free none
-        paths = {
-            "comparison.json": folder.write_json("comparison.json", c.model_dump(mode="json")),
-            "comparison.html": folder.write_text("comparison.html", render_comparison(outcome, generated_at=stamp)),
-        }
+    paths = {
+        "comparison.json": folder.write_json("comparison.json", c.model_dump(mode="json")),
+        "comparison.html": folder.write_text("comparison.html", render_comparison(outcome, generated_at=stamp)),
+    }
     folder.finish(JobStatus.COMPLETED, {"gate_exit_code": c.gate.exit_code})
     return paths

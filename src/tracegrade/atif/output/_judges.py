@@ -35,7 +35,6 @@ from tracegrade.atif.output._sides import (
 )
 from tracegrade.atif.scoring._records import StepStatus
 from tracegrade.errors import InputError
-from tracegrade.runs import gc_paused
 
 __all__ = [
     "JUDGES_FORMAT",
@@ -433,17 +432,16 @@ def compare_judges(a: Path, b: Path, options: ComparisonOptions | None = None,
     """
     options = options or ComparisonOptions()
     check_field_names(options.allow_different)
-    with gc_paused():
-        side_a, side_b = read_side(a, "run A"), read_side(b, "run B")
-        trees = _matched(side_a, side_b)
-        both = ((t.pair, first, second) for t in trees for _, first, second in t.nodes)
-        found = [*run_differences(side_a.results, side_b.results), *node_differences(both)]
-        judge_diffs = [d for d in found if d.field in JUDGE_FIELDS]
-        allowed = check_allowed([d for d in found if d.field not in JUDGE_FIELDS], options.allow_different)
-        parameters = side_a.results.parameters
-        measured = measure_judges(trees, completion_threshold=parameters.completion_threshold,
-                                  failure_threshold=parameters.failure_threshold, resamples=options.resamples,
-                                  level=options.level, seed=options.seed)
+    side_a, side_b = read_side(a, "run A"), read_side(b, "run B")
+    trees = _matched(side_a, side_b)
+    both = ((t.pair, first, second) for t in trees for _, first, second in t.nodes)
+    found = [*run_differences(side_a.results, side_b.results), *node_differences(both)]
+    judge_diffs = [d for d in found if d.field in JUDGE_FIELDS]
+    allowed = check_allowed([d for d in found if d.field not in JUDGE_FIELDS], options.allow_different)
+    parameters = side_a.results.parameters
+    measured = measure_judges(trees, completion_threshold=parameters.completion_threshold,
+                              failure_threshold=parameters.failure_threshold, resamples=options.resamples,
+                              level=options.level, seed=options.seed)
     comparison = JudgeComparison(
         a=side_a.record(a), b=side_b.record(b), judge_a=_judge(side_a), judge_b=_judge(side_b),
         judge_differences=judge_diffs, allowed_differences=allowed, pairs=len(trees),

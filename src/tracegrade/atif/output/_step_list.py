@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 import orjson
 
+from tracegrade._io import JsonProblem, loads
 from tracegrade.atif.asking._content import StepContent
 from tracegrade.atif.scoring._records import NodeResult, StepResult, StepStatus
 from tracegrade.render import MISSING, badge, escape_text, fmt_int, fmt_score, long_text, status_kind
@@ -194,8 +195,8 @@ def _readable_arguments(text: str) -> str:
     if "\\n" not in text and "\\u" not in text:  # no string can hold a line break: shown as recorded
         return text
     try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        value = loads(text)
+    except JsonProblem:
         return text
     if not isinstance(value, dict) or not any(isinstance(v, str) and "\n" in v for v in value.values()):
         return text

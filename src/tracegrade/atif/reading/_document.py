@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tracegrade.atif.reading._json import JsonProblem, decode_strict
+from tracegrade._io import JsonProblem, loads
 from tracegrade.atif.reading._models import Trajectory
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.runs import UnreadableFile, read_capped
@@ -77,10 +77,11 @@ def _parse(path: Path, number: int | None, data: bytes, options: LoadOptions) ->
     """One document: a whole JSON file (``number`` None) or line ``number`` of a JSONL file."""
     location = "" if number is None else f"line {number}"
     try:
-        raw = decode_strict(data)
+        raw = loads(data)
     except JsonProblem as exc:
         line = exc.line if number is None else number  # a JSONL line is one line of text: its own line 1
-        return DocumentProblem(path, location, exc.code, str(exc), line, exc.column if line is not None else None)
+        message = exc.describe() if exc.pointer is not None else exc.message  # a position goes in line and column
+        return DocumentProblem(path, location, exc.code, message, line, exc.column if line is not None else None)
     result = validate_document(raw, options)
     if isinstance(result, Trajectory):
         return Document(path, location, result)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import stat
 from collections import deque
 from collections.abc import Container, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,30 +147,7 @@ def load_trajectories(
     options = options or LoadOptions()
     if not paths:
         raise InputError("no input paths given")
-    with _no_cyclic_gc():
-        return _load(paths, options, reports, trees)
-
-
-@contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while loading.
-
-    Loading only allocates objects that live as long as the job, so collections during the load find nothing
-    and their cost grows with the heap. Afterwards the survivors are moved straight to the oldest generation
-    (``freeze`` then ``unfreeze``, two list splices) instead of being scanned by the next young collection,
-    which would only find them alive; the collector runs as usual afterwards. When the caller has frozen
-    objects itself the move is skipped, since ``unfreeze`` would release those too.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        if enabled:
-            gc.enable()
+    return _load(paths, options, reports, trees)
 
 
 def _load(paths: Sequence[str | Path], options: LoadOptions, reports: bool, trees: bool) -> LoadResult:
@@ -214,8 +189,7 @@ def read_outline(paths: Sequence[str | Path], options: LoadOptions) -> Outline:
     """
     if not paths:
         raise InputError("no input paths given")
-    with _no_cyclic_gc():
-        return _read(paths, options, reports=False, trees=False, keep_roots=True)
+    return _read(paths, options, reports=False, trees=False, keep_roots=True)
 
 
 def _read(

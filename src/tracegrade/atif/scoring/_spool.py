@@ -22,6 +22,7 @@ from typing import Any, overload
 import orjson
 from pydantic import TypeAdapter
 
+from tracegrade._io import loads_written
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.errors import OutputError
 from tracegrade.runs import JSON_OPTIONS
@@ -174,7 +175,7 @@ class SpooledNodes(Sequence[NodeResult]):
     def raw(self) -> Iterator[list[dict[str, Any]]]:
         """Each root's records as the JSON values ``model_dump(mode="json")`` gave, root by root."""
         for text in self.texts():
-            values: list[dict[str, Any]] = orjson.loads(b"[" + text + b"]")
+            values: list[dict[str, Any]] = loads_written(b"[" + text + b"]")
             yield values
 
     @property
@@ -214,7 +215,7 @@ class SpooledNodes(Sequence[NodeResult]):
             raise IndexError("node index out of range")
         number = bisect_right(self._starts, position) - 1
         block = self._blocks[number]
-        values = orjson.loads(b"[" + os.pread(self._file.handle.fileno(), block.length, block.offset) + b"]")
+        values = loads_written(b"[" + os.pread(self._file.handle.fileno(), block.length, block.offset) + b"]")
         return NodeResult.model_validate(values[position - self._starts[number]])
 
     def __eq__(self, other: object) -> bool:

@@ -7,14 +7,12 @@ Text taken from the trace is cut at :data:`TEXT_CAP` characters and long lists a
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping
 from typing import Any
 
+from tracegrade._io import csv_chunks, spreadsheet_safe_row
 from tracegrade.dabench.reading._observe import TaskSignals
 from tracegrade.dabench.reading._records import AnswerTable, Phase, Step, TaskRecord, Value
-from tracegrade.runs import spreadsheet_safe_row
 
 __all__ = ["LIST_CAP", "REPLAY_FORMAT", "TEXT_CAP", "answer_csv", "build_replay", "evidence_steps", "finish_replay"]
 
@@ -59,12 +57,8 @@ def _cap(text: str | None) -> str | None:
 
 
 def answer_csv(table: AnswerTable) -> bytes:
-    """The answer as UTF-8 CSV (header row, LF line ends; cells made :func:`~tracegrade.runs.spreadsheet_safe`)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(spreadsheet_safe_row(table.columns))
-    writer.writerows(map(spreadsheet_safe_row, table.rows))
-    return buffer.getvalue().encode()
+    """The answer as UTF-8 CSV (header row, LF line ends; cells made :func:`~tracegrade._io.spreadsheet_safe`)."""
+    return b"".join(csv_chunks(spreadsheet_safe_row(table.columns), map(spreadsheet_safe_row, table.rows)))
 
 
 def final_answer(record: TaskRecord) -> tuple[AnswerTable | None, str | None]:

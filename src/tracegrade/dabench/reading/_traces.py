@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from tracegrade._io import JsonProblem, loads
 from tracegrade.dabench.reading._cells import answer_from_json
 from tracegrade.dabench.reading._facts import tool_facts
 from tracegrade.dabench.reading._records import AnswerTable, Phase, Step, ToolCall, TraceFormat
@@ -60,11 +61,11 @@ def read_json_file(path: Path, *, code: str) -> Any:
         InputError: with ``code``, naming the file.
     """
     try:
-        return orjson.loads(read_capped(path, MAX_JSON_BYTES))
+        return loads(read_capped(path, MAX_JSON_BYTES))
     except UnreadableFile as exc:
         raise InputError(str(exc), code=code) from None
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON ({exc})", code=code) from None
+    except JsonProblem as exc:
+        raise InputError(f"{path}: invalid JSON ({exc.describe()})", code=code) from None
 
 
 class _TraceError(ValueError):
@@ -128,8 +129,8 @@ def unwrap(value: object, depth: int = 3) -> object:
     for _ in range(depth):
         if isinstance(value, str) and value[:1] in ("{", "["):
             try:
-                value = orjson.loads(value)
-            except orjson.JSONDecodeError:
+                value = loads(value)
+            except JsonProblem:
                 return value
         elif isinstance(value, dict) and len(value) == 1 and isinstance(value.get("content"), str):
             value = value["content"]

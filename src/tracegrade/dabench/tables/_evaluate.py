@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tracegrade._io import ColumnBuffer
 from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.metrics._registry import TaskMetrics, evaluate_task, failed_task_metrics
 from tracegrade.dabench.reading._params import RunLocation
 from tracegrade.dabench.reading._records import TaskRecord
 from tracegrade.dabench.reading._runs import SummaryEntry, read_summary, read_task, resolve_run
-from tracegrade.dabench.tables._buffer import TableBuffer
 from tracegrade.dabench.tables._layout import (
     COMPREHENSIVE_COLUMNS,
     TOOL_CALL_COLUMNS,
@@ -24,7 +24,7 @@ from tracegrade.dabench.tables._layout import (
 )
 from tracegrade.dabench.tables._stale import remove_stale_tasks
 from tracegrade.errors import TracegradeError
-from tracegrade.runs import JobStatus, RunFolder, gc_paused, job_id_for, uninterrupted
+from tracegrade.runs import JobStatus, RunFolder, job_id_for, uninterrupted
 
 __all__ = ["EVAL_KIND", "DifficultyStats", "EvalOptions", "EvalSummary", "FinishHook", "TaskSink", "evaluate_run"]
 
@@ -82,9 +82,9 @@ class _Collector:
     """Buffers of the four tables plus the run metadata, filled one task at a time."""
 
     def __init__(self, summary: EvalSummary) -> None:
-        self.tasks = TableBuffer(task_metric_columns())
-        self.trajectory = TableBuffer(TRAJECTORY_COLUMNS)
-        self.tool_calls = TableBuffer(TOOL_CALL_COLUMNS)
+        self.tasks = ColumnBuffer(task_metric_columns())
+        self.trajectory = ColumnBuffer(TRAJECTORY_COLUMNS)
+        self.tool_calls = ColumnBuffer(TOOL_CALL_COLUMNS)
         self.null_pairs: Counter[tuple[str, str]] = Counter()
         """(column, reason) of every null cell, counted in C (regrouped by column when the run is written)."""
         self.errors: list[dict[str, str | int]] = []
@@ -141,15 +141,14 @@ def evaluate_run(
     collector.errors.extend(
         {"task_id": "", "code": "invalid_summary_entry", "entry": i, "message": m} for i, m in summary.entry_errors
     )
-    with gc_paused():
-        try:
-            for entry in summary.entries:
-                _evaluate_one(run_dir, summary.run_id, entry, options, collector, folder, on_task)
-                if advance is not None:
-                    advance(1)
-        except KeyboardInterrupt:
-            result.status = JobStatus.INTERRUPTED
-        _write(folder, collector, summary, run_dir, options, result, on_finish)
+    try:
+        for entry in summary.entries:
+            _evaluate_one(run_dir, summary.run_id, entry, options, collector, folder, on_task)
+            if advance is not None:
+                advance(1)
+    except KeyboardInterrupt:
+        result.status = JobStatus.INTERRUPTED
+    _write(folder, collector, summary, run_dir, options, result, on_finish)
     if result.status is JobStatus.INTERRUPTED:
         raise KeyboardInterrupt
     return result
@@ -236,7 +235,7 @@ def _by_column(pairs: Counter[tuple[str, str]]) -> dict[str, dict[str, int]]:
     return dict(grouped)
 
 
-def _write_table(folder: RunFolder, name: str, table: TableBuffer) -> None:
+def _write_table(folder: RunFolder, name: str, table: ColumnBuffer) -> None:
     # encoded straight from the column lists and written a slice at a time: the text is never held whole
     folder.write_chunks(f"{name}.csv", table.csv_chunks())
     folder.write_bytes(f"{name}.parquet", table.parquet_bytes())

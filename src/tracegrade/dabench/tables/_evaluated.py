@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+from tracegrade._io import loads_written
 from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.reading._records import Value
 from tracegrade.errors import InputError
@@ -101,7 +102,7 @@ def read_evaluated(folder: Path, columns: Sequence[str] | None = None, *, verify
     manifest = folder / "manifest.json"
     if manifest.is_file():
         try:
-            metadata = dict(orjson.loads(manifest.read_bytes()).get("metadata") or {})
+            metadata = dict(loads_written(manifest.read_bytes()).get("metadata") or {})
         except (orjson.JSONDecodeError, AttributeError):
             raise InputError(f"{manifest}: unreadable manifest", code="invalid_manifest") from None
     parameters = dict(metadata.get("parameters") or {})

@@ -56,7 +56,8 @@ _STAGES = {phase: (STAGE_PREFIX[phase], LEGACY_STAGE[phase], phase.value) for ph
 
 
 Columns = list[Sequence[Value]]
-"""A table slice held by column (values in row order), as :meth:`TableBuffer.extend_columns` takes it."""
+"""A table slice held by column (values in row order), as :meth:`tracegrade._io.ColumnBuffer.extend_columns`
+takes it."""
 
 
 def _capped(texts: Sequence[str]) -> list[str]:

@@ -24,6 +24,7 @@ from typing import IO
 
 import aiohttp
 
+from tracegrade._io import replace_path
 from tracegrade.errors import JudgeError, MissingDependencyError
 from tracegrade.judge._cache import default_cache_path
 from tracegrade.judge._settings import (
@@ -151,7 +152,7 @@ class LocalJudge:
                 return Path(gemma.assemble(target))  # verifies the checksum
             partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
             gemma.assemble(partial, overwrite=True)
-            os.replace(partial, target)
+            replace_path(partial, target)
         except (OSError, ValueError) as error:
             raise JudgeError(f"cannot assemble the local judge model at {target} ({type(error).__name__})",
                              code="local_judge_unavailable") from None

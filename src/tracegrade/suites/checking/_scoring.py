@@ -20,7 +20,6 @@ from tracegrade.suites.checking._records import (
 )
 from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape, case_columns
 from tracegrade.suites.reading._comparisons import (
-    BUILTIN_COMPARISONS,
     AskJudge,
     BuiltinComparison,
     CheckContext,
@@ -265,7 +264,5 @@ class SuiteScorer:
         self.suite = suite
         shared = _Shared(registry, suite.metrics, judge)
         columns = suite.columns
-        self.builtin_only = all(registry.get(name) is BUILTIN_COMPARISONS.get(name) for name in columns.comparisons())
-        """Every comparison the suite uses is built in (pure rules: scoring runs no other code)."""
         self.cases = {case_id: CaseScorer(columns, number, shared, digests)
                       for number, (case_id, digests) in enumerate(zip(columns.ids, suite.case_digests, strict=True))}

@@ -1,8 +1,8 @@
 """A case file decoded straight into columns when it is surely valid strict JSON of valid cases.
 
-msgspec decodes the file into typed records (no dict per case or expectation) under the same screens as
-:func:`~tracegrade.suites.reading._json.loads_strict`; anything in doubt returns None, and the file is
-then read as a document and its cases validated as before, so every problem keeps its message and place.
+msgspec decodes the file into typed records (no dict per case or expectation) under the strict reader's
+screens (:func:`tracegrade._io.decode_typed`); anything in doubt returns None, and the file is then read
+as a document and its cases validated as before, so every problem keeps its message and place.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 import msgspec
 import orjson
 
+from tracegrade._io import decode_typed
 from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape, ShapeReader
-from tracegrade.suites.reading._json import needs_exact_reading
 from tracegrade.suites.reading._models import MAX_CASE_ID_CHARS, MAX_EXPECTATIONS
 
 __all__ = ["case_file_columns"]
@@ -41,8 +41,6 @@ class _Case(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     expectations: list[_Expectation]
 
 
-_DECODER = msgspec.json.Decoder(list[_Case])
-_ENCODER = msgspec.json.Encoder()
 Spelling = tuple[str, str, Any, Any, Any]
 """An expectation's fields but its gold, as written (unset fields: ``msgspec.UNSET``)."""
 
@@ -50,20 +48,14 @@ Spelling = tuple[str, str, Any, Any, Any]
 def case_file_columns(data: bytes) -> tuple[CaseColumns, list[Any]] | None:
     """The cases of a case file's bytes as columns, and as the records decoded; None unless surely valid.
 
-    What this accepts, :func:`~tracegrade.suites.reading._json.loads_strict` decodes to the same values
+    What this accepts, :func:`tracegrade._io.loads` decodes to the same values
     and :func:`~tracegrade.suites.reading._columns.case_columns` reads as the same columns. The records
     (``msgspec.to_builtins`` gives the cases as JSON) are meant to be kept as long as the columns: the
     columns hold parts of them, and records freed among the parts kept leave holes that later work
     fills at scattered places (scoring took a tenth longer).
     """
-    if needs_exact_reading(data):
-        return None
-    try:
-        cases = _DECODER.decode(data)
-    except (msgspec.DecodeError, RecursionError):
-        return None
-    # Keeping only the last of duplicate keys drops quotes (and an unset field is not written back).
-    if not cases or data.count(b'"') != _ENCODER.encode(cases).count(b'"') or not _shallow(cases):
+    cases = decode_typed(data, list[_Case])
+    if not cases or not _shallow(cases):
         return None
     columns = _columns(cases)
     return None if columns is None else (columns, cases)

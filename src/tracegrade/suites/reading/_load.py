@@ -9,13 +9,13 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from tracegrade._io import JsonProblem, loads
 from tracegrade.errors import InputError
-from tracegrade.runs import UnreadableFile, gc_off, gc_paused, read_capped
+from tracegrade.runs import UnreadableFile, read_capped
 from tracegrade.suites.reading._case_file import case_file_columns
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._comparisons import ScorerRegistry
 from tracegrade.suites.reading._dataset import Dataset, LazyCases, SuiteSpec
-from tracegrade.suites.reading._json import JsonProblem, loads_strict
 from tracegrade.suites.reading._models import MAX_DATASET_BYTES, MAX_DATASET_TOTAL_BYTES, Case, Manifest, SuiteEntry
 from tracegrade.suites.reading._rules import cases_problems, metric_problems
 
@@ -43,8 +43,7 @@ def load_dataset(path: Path, registry: ScorerRegistry | None = None) -> Dataset:
     Raises:
         InputError: naming the file and place of the first problem (and how many more there are).
     """
-    with gc_paused(), gc_off():  # the files' values and the columns hold no cycles
-        dataset, problems = check_dataset(path, registry)
+    dataset, problems = check_dataset(path, registry)
     if problems or dataset is None:
         more = f" (and {len(problems) - 1} more; run `tracegrade suite check`)" if len(problems) > 1 else ""
         raise InputError(f"invalid dataset: {problems[0]}{more}", code="invalid_dataset")
@@ -112,7 +111,7 @@ def _read_bytes(path: Path, problems: list[Problem], budget: _Budget, *,
 
 def _decoded(path: Path, data: bytes, problems: list[Problem]) -> Any:
     try:
-        return loads_strict(data)
+        return loads(data)
     except JsonProblem as exc:
         problems.append(Problem(str(path), exc.where, exc.message))
         return _UNREADABLE

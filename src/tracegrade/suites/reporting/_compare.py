@@ -9,7 +9,6 @@ from typing import Final, Literal
 from pydantic import Field
 
 from tracegrade.errors import ConfigError
-from tracegrade.runs import gc_paused
 from tracegrade.stats import GateOptions, GateVerdict, Interval, PairedComparison, PairedUnits
 from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord, Record
 from tracegrade.suites.reporting._params import IntervalParameters
@@ -262,11 +261,10 @@ def compare_reports(candidate: SuiteReport, baseline: SuiteReport, params: Inter
     params, gate = params or IntervalParameters(), gate or GateOptions()
     _compatible(candidate, baseline)
     replay = "replay" in (candidate.mode, baseline.mode)
-    with gc_paused():
-        suites = [_suite(c, b, params, replay) for c, b in zip(candidate.suites, baseline.suites, strict=True)]
-        units = _case_units(candidate, baseline)
-        paired = compare_paired(units, min_delta=gate.min_delta, resamples=params.resamples, level=params.level,
-                                seed=params.seed)
+    suites = [_suite(c, b, params, replay) for c, b in zip(candidate.suites, baseline.suites, strict=True)]
+    units = _case_units(candidate, baseline)
+    paired = compare_paired(units, min_delta=gate.min_delta, resamples=params.resamples, level=params.level,
+                            seed=params.seed)
     base_path, cand_path = paths or (None, None)
     return ComparisonReport(
         **dict(paired),

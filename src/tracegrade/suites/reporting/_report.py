@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
 from pathlib import Path
@@ -13,8 +10,9 @@ from typing import Any, Final, Literal
 import orjson
 from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
-from tracegrade.errors import ConfigError, InputError, TracegradeError
-from tracegrade.runs import MAX_INPUT_BYTES, UnreadableFile, gc_paused, read_capped
+from tracegrade._io import Pieces, items_piece, loads_written, write_atomic, write_document
+from tracegrade.errors import ConfigError, InputError, OutputError
+from tracegrade.runs import MAX_INPUT_BYTES, UnreadableFile, read_capped
 from tracegrade.stats import Interval
 from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord, Record
 from tracegrade.suites.reading._dataset import Dataset, SuiteSpec
@@ -206,43 +204,23 @@ def report_summary(report: SuiteReport, path: Path | None) -> ReportSummary:
 _OPTIONS: Final = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
 _SLICE: Final = 1024
 """Attempt records dumped at a time by :func:`report_parts`."""
-_HOLE: Final = b"\x00"
-"""Where a section's attempts go in the dumped head: orjson escapes a NUL in any string, so only its
-fragments can write a raw one."""
 
 
 def report_parts(report: SuiteReport, slice_size: int = _SLICE) -> Iterator[bytes | memoryview]:
     """The report as indented JSON, in pieces: the bytes of :func:`dumps_report`, never held whole.
 
-    The report without attempts is dumped with a hole per section; the attempt records (frozen
-    dataclasses, the bulk of a report) go to orjson as they are, ``slice_size`` at a time, indented to the
-    depth of their hole. Each piece's memory is reused by the next instead of growing one buffer of the
-    whole report, whose fresh pages cost more than writing them.
+    The attempt records (frozen dataclasses, the bulk of a report) go to the writer as they are,
+    ``slice_size`` at a time, each section's list written item by item.
     """
-    with gc_paused():
-        data = report.model_dump(exclude={"suites": {"__all__": {"attempts"}}})
-        for section in data["suites"]:
-            section["attempts"] = orjson.Fragment(_HOLE)  # the last field of a section, as in the model
-        head = orjson.dumps(data, option=_OPTIONS).split(_HOLE)
-    for before, suite in zip(head, report.suites, strict=False):
-        yield before
-        yield from _attempts_json(suite.attempts, before[before.rfind(b"\n") + 1:], slice_size)
-    yield head[-1]
+    data = report.model_dump(exclude={"suites": {"__all__": {"attempts"}}})
+    for section, suite in zip(data["suites"], report.suites, strict=True):
+        section["attempts"] = Pieces(_slices(suite.attempts, slice_size))  # the last field, as in the model
+    return write_document(data, _OPTIONS)
 
 
-def _attempts_json(attempts: list[AttemptRecord], line: bytes, slice_size: int) -> Iterator[bytes | memoryview]:
-    """A list of records as orjson indents it where it opens on ``line`` (the start of that line)."""
-    if not attempts:
-        yield b"[]"
-        return
-    newline = b"\n" + b" " * (len(line) - len(line.lstrip(b" ")))
-    end = len(newline) + 1  # each slice closes with a newline, the indent and "]"
+def _slices(attempts: list[AttemptRecord], slice_size: int) -> Iterator[bytes]:
     for start in range(0, len(attempts), slice_size):
-        part = orjson.dumps(attempts[start:start + slice_size], option=_OPTIONS).replace(b"\n", newline)
-        if start:
-            yield b","
-        yield memoryview(part)[1 if start else 0:-end]
-    yield newline + b"]"
+        yield items_piece(attempts[start:start + slice_size], _OPTIONS)
 
 
 def dumps_report(report: SuiteReport) -> bytes:
@@ -257,27 +235,14 @@ def write_private(path: Path, data: bytes | Iterable[bytes | memoryview]) -> Non
 
     Raises:
         ConfigError: when ``path`` already exists.
-        TracegradeError: when the folder is not writable.
+        OutputError: when the folder is not writable.
     """
-    if path.exists():
-        raise ConfigError(f"{path} already exists; reports are never overwritten", code="output_exists")
     try:
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise TracegradeError(f"{path.parent}: cannot write ({exc.strerror})", code="output_unwritable") from None
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            for piece in (data,) if isinstance(data, bytes) else data:
-                handle.write(piece)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.link(temp, path)  # fails instead of replacing a file that appeared meanwhile
+        write_atomic(path, data, mode=0o600, exclusive=True)
     except FileExistsError:
         raise ConfigError(f"{path} already exists; reports are never overwritten", code="output_exists") from None
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
+    except OSError as exc:
+        raise OutputError(f"{path.parent}: cannot write ({exc.strerror})", code="output_unwritable") from None
 
 
 def read_report(path: Path) -> SuiteReport:
@@ -287,7 +252,7 @@ def read_report(path: Path) -> SuiteReport:
         InputError: naming the file and what is wrong.
     """
     try:
-        report = orjson.loads(read_capped(path, MAX_INPUT_BYTES))  # a FIFO or device is refused, never waited on
+        report = loads_written(read_capped(path, MAX_INPUT_BYTES))  # a FIFO or device is refused, never waited on
     except UnreadableFile as exc:
         raise InputError(str(exc), code="invalid_report") from None
     except orjson.JSONDecodeError as exc:
@@ -297,8 +262,7 @@ def read_report(path: Path) -> SuiteReport:
     if isinstance(report.get("parameters"), dict):
         report["parameters"] = {_RENAMED_PARAMETERS.get(k, k): v for k, v in report["parameters"].items()}
     try:
-        with gc_paused():
-            return SuiteReport.model_validate(report)
+        return SuiteReport.model_validate(report)
     except ValidationError as exc:
         raise InputError(f"{path}: {_problem(exc)}", code="invalid_report") from None
 

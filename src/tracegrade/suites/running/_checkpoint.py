@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from tracegrade._io import loads_written, write_atomic
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.runs import MAX_INPUT_BYTES, UnreadableFile, read_capped
 from tracegrade.suites.checking._records import Observation
@@ -52,21 +52,13 @@ class Checkpoint:
     def _create(self) -> None:
         """Write the first line to a temporary file and link it in place (never replacing a file)."""
         try:
-            fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        except OSError as exc:
-            raise InputError(f"{self.path}: cannot create the checkpoint ({exc.strerror})", code="checkpoint") from None
-        try:
-            os.write(fd, orjson.dumps({"run_key": self.run_key}) + b"\n")
-            os.close(fd)
-            os.link(temp, self.path)
+            write_atomic(self.path, orjson.dumps({"run_key": self.run_key}) + b"\n", mode=0o600, sync=False,
+                         exclusive=True)
         except FileExistsError:
             raise ConfigError(f"{self.path} appeared while the run started; pass another --checkpoint",
                               code="checkpoint") from None
         except OSError as exc:
             raise InputError(f"{self.path}: cannot create the checkpoint ({exc.strerror})", code="checkpoint") from None
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
 
     def _read(self) -> tuple[dict[Key, Observation], int]:
         """The finished attempts, and where the last complete line ends."""
@@ -86,7 +78,7 @@ class Checkpoint:
 
     def _check_header(self, line: bytes) -> None:
         try:
-            header = orjson.loads(line)
+            header = loads_written(line)
         except orjson.JSONDecodeError:
             header = None
         if not isinstance(header, dict) or set(header) != {"run_key"}:
@@ -98,7 +90,7 @@ class Checkpoint:
 
     def _record(self, number: int, line: bytes) -> tuple[Key, Observation]:
         try:
-            item = orjson.loads(line)
+            item = loads_written(line)
         except orjson.JSONDecodeError:
             raise InputError(f"{self.path}: line {number}: not JSON", code="checkpoint") from None
         if not _valid_record(item):

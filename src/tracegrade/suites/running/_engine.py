@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tracegrade.runs import gc_off, gc_paused
 from tracegrade.suites.checking._judge import JudgeAsker
 from tracegrade.suites.checking._records import AttemptRecord, AttemptRequest, Observation
 from tracegrade.suites.checking._scoring import CaseScorer, SuiteScorer
@@ -57,9 +55,8 @@ async def run_dataset(dataset: Dataset, target: Target, params: SuiteRunParamete
     All ``concurrency_limit`` slots stay busy until the work runs out. With ``checkpoint``, finished
     attempts are appended to it, and attempts already in it are scored again but not re-run.
     """
-    with gc_paused():
-        return await _run(dataset, target, params, registry or ScorerRegistry(), judge, judge_model, checkpoint,
-                          advance)
+    return await _run(dataset, target, params, registry or ScorerRegistry(), judge, judge_model, checkpoint,
+                      advance)
 
 
 async def _run(dataset: Dataset, target: Target, params: SuiteRunParameters, registry: ScorerRegistry,
@@ -82,17 +79,14 @@ async def _run(dataset: Dataset, target: Target, params: SuiteRunParameters, reg
             records[key] = await scorer.score(observation, request.repetition, details=params.details)
             advance(1)
 
-    # Recorded results scored by built-in comparisons make no reference cycles: no collections at all.
-    acyclic = target.describe().get("kind") == "recorded" and all(scorer.builtin_only for scorer in scorers)
-    with gc_off() if acyclic else contextlib.nullcontext():
-        try:
-            await asyncio.gather(*(worker() for _ in range(params.concurrency_limit)))
-        finally:
-            await target.aclose()
-            if store:
-                store.close()
-        suites = [suite_section(scorer.suite, _ordered(scorer, records, params.repeat), params,
-                                scorer_revisions(scorer.suite, registry, judge_model)) for scorer in scorers]
+    try:
+        await asyncio.gather(*(worker() for _ in range(params.concurrency_limit)))
+    finally:
+        await target.aclose()
+        if store:
+            store.close()
+    suites = [suite_section(scorer.suite, _ordered(scorer, records, params.repeat), params,
+                            scorer_revisions(scorer.suite, registry, judge_model)) for scorer in scorers]
     return SuiteReport(mode="run", dataset=DatasetIdentity.of(dataset), parameters=params, target=target.describe(),
                        started_at=started.isoformat(), elapsed_seconds=time.perf_counter() - clock, suites=suites)
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from tracegrade._io import JsonProblem, loads, loads_many, loads_written
 from tracegrade.errors import InputError
-from tracegrade.runs import gc_off, read_lines
+from tracegrade.runs import read_lines
 from tracegrade.suites.checking._records import AttemptRequest, Observation
 from tracegrade.suites.reading._dataset import Dataset
-from tracegrade.suites.reading._json import JsonProblem, loads_strict, loads_strict_many
 
 __all__ = ["MAX_RECORDED_LINE_BYTES", "RecordedResults"]
 
@@ -42,22 +40,21 @@ class RecordedResults:
         ids = {(suite.name, case_id) for suite in dataset.suites for case_id in suite.columns.ids}
         names = {suite.name for suite in dataset.suites}
         self._all_ids = {case_id for _, case_id in ids}
-        with gc_off():  # orjson's values hold no cycles; a FIFO or device is refused, never waited on
-            batch: list[tuple[int, bytes]] = []
-            size = 0
-            for number, line in read_lines(path, MAX_RECORDED_LINE_BYTES):
-                if line.strip():
-                    batch.append((number, line))
-                    size += len(line)
-                    if len(batch) >= _BATCH_LINES or size >= _BATCH_BYTES:
-                        self._add_batch(batch, ids, names, repeat)
-                        batch, size = [], 0
-            self._add_batch(batch, ids, names, repeat)
+        batch: list[tuple[int, bytes]] = []
+        size = 0
+        for number, line in read_lines(path, MAX_RECORDED_LINE_BYTES):
+            if line.strip():
+                batch.append((number, line))
+                size += len(line)
+                if len(batch) >= _BATCH_LINES or size >= _BATCH_BYTES:
+                    self._add_batch(batch, ids, names, repeat)
+                    batch, size = [], 0
+        self._add_batch(batch, ids, names, repeat)
 
     def _add_batch(self, batch: list[tuple[int, bytes]], ids: set[tuple[str, str]], names: set[str],
                    repeat: int) -> None:
         """Add these lines in order: decoded together when all are strict JSON, else one by one."""
-        items = loads_strict_many([line for _, line in batch])
+        items = loads_many([line for _, line in batch])
         if items is None:
             for number, line in batch:
                 self._add(number, self._decoded(number, line), ids, names, repeat)
@@ -86,7 +83,7 @@ class RecordedResults:
 
     def _decoded(self, number: int, line: bytes) -> Any:
         try:
-            return loads_strict(line)
+            return loads(line)
         except JsonProblem as exc:
             raise self._fail(number, f"{exc.message} ({exc.where})" if exc.where else exc.message) from None
 
@@ -124,7 +121,7 @@ class RecordedResults:
         found = self._lines.get((request.suite, request.case_id, request.repetition)) or \
             self._lines.get((None, request.case_id, request.repetition))
         if type(found) is bytes:
-            item = orjson.loads(found)
+            item = loads_written(found)  # a line of the file this reader screened
             result, usage = item["result"], item.get("usage")
             usage = usage if type(usage) is dict else None
             if type(result) is dict:

@@ -6,7 +6,6 @@ import time
 from datetime import UTC, datetime
 
 from tracegrade.errors import ConfigError
-from tracegrade.runs import gc_paused
 from tracegrade.suites.checking._judge import JudgeAsker
 from tracegrade.suites.checking._scoring import SuiteScorer
 from tracegrade.suites.reading._comparisons import ScorerRegistry
@@ -48,9 +47,8 @@ async def replay_report(saved: SuiteReport, dataset: Dataset, *, registry: Score
     if [s.suite for s in saved.suites] != [s.name for s in dataset.suites]:
         raise _refuse("suites changed")
     clock, started = time.perf_counter(), datetime.now(UTC)
-    with gc_paused():
-        sections = [await _replay_suite(section, suite, saved.parameters, registry, judge, judge_model)
-                    for section, suite in zip(saved.suites, dataset.suites, strict=True)]
+    sections = [await _replay_suite(section, suite, saved.parameters, registry, judge, judge_model)
+                for section, suite in zip(saved.suites, dataset.suites, strict=True)]
     return SuiteReport(mode="replay", dataset=DatasetIdentity.of(dataset), parameters=saved.parameters,
                        target=saved.target, replayed=ReplayedFrom(started_at=saved.started_at, mode=saved.mode),
                        started_at=started.isoformat(), elapsed_seconds=time.perf_counter() - clock, suites=sections)

@@ -12,9 +12,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from tracegrade._io import JsonProblem, loads
 from tracegrade.errors import ConfigError
 from tracegrade.suites.checking._records import AttemptRequest, Observation
-from tracegrade.suites.reading._json import JsonProblem, loads_strict
 
 __all__ = ["MAX_RESULT_BYTES", "CallableTarget", "CommandTarget", "HttpTarget", "Target", "observation_from"]
 
@@ -47,7 +47,7 @@ def observation_from(body: bytes | Any, elapsed: float, *, parsed: bool = False)
         if len(body) > MAX_RESULT_BYTES:
             return Observation(None, "result_too_large", elapsed)
         try:
-            body = loads_strict(body)
+            body = loads(body)
         except JsonProblem:
             return Observation(None, "invalid_result", elapsed)
     if not isinstance(body, dict):

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracegrade.atif.reading._json import JsonProblem, decode_strict
+from tracegrade._io import JsonProblem, loads
 
 keys = st.sampled_from(["a", "b", 'q"', "c\\", "\u0022", "x:y", ""])
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5))
@@ -44,7 +44,7 @@ def has_duplicates(text: str) -> bool:
 @given(json_text())
 def test_duplicate_screen_is_exact(text: str) -> None:
     try:
-        decode_strict(text.encode())
+        loads(text.encode())
         rejected = False
     except JsonProblem as problem:
         assert problem.code == "duplicate_key"

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tracegrade.runs import MANIFEST_NAME, RunFolder, write_atomic
-from tracegrade.runs._atomic import atomic_file
+from tracegrade._io import atomic_file, replace_path, write_atomic
+from tracegrade.runs import MANIFEST_NAME, RunFolder
 
 
 def test_a_file_is_written_whole_into_a_new_folder(tmp_path: Path) -> None:
@@ -48,3 +49,34 @@ def test_private_files_get_the_requested_mode(tmp_path: Path) -> None:
     folder.write_text("r.json", "{}")
     assert stat.S_IMODE((tmp_path / "run/r.json").stat().st_mode) == 0o600
     assert MANIFEST_NAME not in os.listdir(tmp_path / "run")
+
+
+def test_an_exclusive_write_never_replaces_a_file(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    target.write_bytes(b"kept")
+    with pytest.raises(FileExistsError):
+        write_atomic(target, b"new", exclusive=True)
+    assert target.read_bytes() == b"kept" and os.listdir(tmp_path) == ["report.json"]
+
+
+def test_an_exclusive_write_in_pieces_is_private_and_whole(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    write_atomic(target, iter([b"a", memoryview(b"b")]), mode=0o600, exclusive=True)
+    assert target.read_bytes() == b"ab" and stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_a_failure_while_pieces_are_made_leaves_no_file(tmp_path: Path) -> None:
+    def pieces() -> Iterator[bytes]:
+        yield b"half"
+        raise RuntimeError("broken")
+
+    with pytest.raises(RuntimeError, match="broken"):
+        write_atomic(tmp_path / "out.json", pieces(), exclusive=True)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_finished_folder_replaces_its_target_in_one_step(tmp_path: Path) -> None:
+    (tmp_path / "staging").mkdir()
+    (tmp_path / "staging" / "a.json").write_bytes(b"{}")
+    replace_path(tmp_path / "staging", tmp_path / "target")
+    assert os.listdir(tmp_path) == ["target"] and (tmp_path / "target" / "a.json").exists()

@@ -8,14 +8,13 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from tracegrade.dabench.tables import _buffer
-from tracegrade.dabench.tables._buffer import TableBuffer
+from tracegrade._io import ColumnBuffer
 
 COLUMNS = (("name", "str"), ("n", "int"), ("x", "float"), ("ok", "bool"))
 
 
-def filled() -> TableBuffer:
-    buffer = TableBuffer(COLUMNS)
+def filled() -> ColumnBuffer:
+    buffer = ColumnBuffer(COLUMNS)
     buffer.extend([("a,b", 1, 0.5, True), (None, None, None, None)])
     buffer.add(('say "hi"', 3, 2.0, False))
     return buffer
@@ -57,17 +56,17 @@ def test_csv_equals_what_pythons_csv_writer_writes_for_tricky_cells() -> None:
     numbers = [0, -7, 2**62, None]
     floats = [0.1 + 0.2, 1e16, 1e-05, float("inf"), float("nan"), 3, True, -0.0, None]
     rows = [(s, numbers[i % 4], floats[i % 9], (None, True, False)[i % 3]) for i, s in enumerate(TRICKY * 3)]
-    buffer = TableBuffer(columns)
+    buffer = ColumnBuffer(columns)
     buffer.extend(rows)
     assert buffer.csv_bytes() == python_csv(columns, rows)
 
 
-def test_csv_of_slices_with_and_without_quoted_characters_equals_pythons(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_buffer, "_BATCH_ROWS", 4)  # slices of 4 rows: some need no quoting at all
+def test_csv_of_many_rows_with_and_without_quoted_characters_equals_pythons() -> None:
+    """More rows than one piece of the writer holds: the pieces join into Python's CSV."""
     columns = (("clean", "str"), ("mixed", "str"), ("n", "int"))
     mixed = ["a", "b", None, "c", "d,e", "f", 'g"', "", "h", "i", "j", "k", "l\r", "m\n", "n", "o"]
-    rows = [(f"row {i}", text, i) for i, text in enumerate(mixed)]
-    buffer = TableBuffer(columns)
+    rows = [(f"row {i}", text, i) for i, text in enumerate(mixed * 700)]
+    buffer = ColumnBuffer(columns)
     buffer.extend(rows)
     assert buffer.csv_bytes() == python_csv(columns, rows)
 
@@ -75,7 +74,7 @@ def test_csv_of_slices_with_and_without_quoted_characters_equals_pythons(monkeyp
 def test_parquet_equals_pyarrow_array_conversion() -> None:
     columns = (("s", "str"), ("n", "int"), ("x", "float"))
     rows = [(s, i, 1.5 if i % 2 else i) for i, s in enumerate(TRICKY)]
-    buffer = TableBuffer(columns)
+    buffer = ColumnBuffer(columns)
     buffer.extend(rows)
     table = pq.read_table(io.BytesIO(buffer.parquet_bytes()))
     assert table.column("s").to_pylist() == TRICKY
@@ -84,8 +83,8 @@ def test_parquet_equals_pyarrow_array_conversion() -> None:
 
 def test_encoding_does_not_import_pandas() -> None:
     code = (
-        "import sys; from tracegrade.dabench.tables._buffer import TableBuffer; "
-        "b = TableBuffer((('s', 'str'), ('x', 'float'))); b.extend([('a,b', 1.5), (None, None)]); "
+        "import sys; from tracegrade._io import ColumnBuffer; "
+        "b = ColumnBuffer((('s', 'str'), ('x', 'float'))); b.extend([('a,b', 1.5), (None, None)]); "
         "b.csv_bytes(); b.parquet_bytes(); print('pandas' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -94,7 +93,7 @@ def test_encoding_does_not_import_pandas() -> None:
 
 def test_extend_columns_equals_extend_and_checks_lengths() -> None:
     rows = [("a,b", 1, 0.5, True), (None, None, None, None), ('say "hi"', 3, 2.0, False)]
-    by_rows, by_columns = TableBuffer(COLUMNS), TableBuffer(COLUMNS)
+    by_rows, by_columns = ColumnBuffer(COLUMNS), ColumnBuffer(COLUMNS)
     by_rows.extend(rows)
     by_columns.extend_columns([list(column) for column in zip(*rows, strict=True)])
     by_columns.extend_columns([(), (), (), ()])  # an empty slice adds nothing
@@ -109,7 +108,7 @@ def test_extend_columns_equals_extend_and_checks_lengths() -> None:
 def test_csv_across_batches_with_empty_and_partly_quoted_columns() -> None:
     columns = (("s", "str"), ("empty", "float"), ("none", "str"), ("n", "int"))
     rows = [(TRICKY[i % len(TRICKY)], None, None, i if i % 3 else None) for i in range(5000)]  # > one 4096 batch
-    buffer = TableBuffer(columns)
+    buffer = ColumnBuffer(columns)
     buffer.extend(rows)
     assert buffer.csv_bytes() == python_csv(columns, rows)
 
@@ -119,7 +118,7 @@ FORMULAS = ["=cmd|' /C calc'!A0", '=HYPERLINK("http://x","y")', "@SUM(1)", "+1+2
 
 @pytest.mark.parametrize("columns", [(("s", "str"), ("n", "int")), (("s", "str"),)])  # columnar and Python paths
 def test_csv_neutralises_formulas_and_parquet_keeps_the_exact_text(columns: tuple[tuple[str, str], ...]) -> None:
-    buffer = TableBuffer(columns)
+    buffer = ColumnBuffer(columns)
     buffer.extend([(s, i)[: len(columns)] for i, s in enumerate(FORMULAS)])
     cells = [row[0] for row in csv.reader(io.StringIO(buffer.csv_bytes().decode(), newline=""))][1:]
     assert cells == [

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tracegrade.runs import FORMULA_START, spreadsheet_safe, spreadsheet_safe_row
+from tracegrade._io import FORMULA_START, spreadsheet_safe, spreadsheet_safe_row
 
 ATTACKS = ["=cmd|' /C calc'!A0", '=HYPERLINK("http://x","y")', "@SUM(1)", "+1+2", "-2+3", "\t=1", "\r=1", "-", "="]
 
