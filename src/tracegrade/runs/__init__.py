@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from tracegrade.runs._read import read_lines as read_lines
     from tracegrade.runs._shard import Shard as Shard
     from tracegrade.runs._shard import parse_shard as parse_shard
-    from tracegrade.runs._signals import interrupts as interrupts
-    from tracegrade.runs._signals import uninterrupted as uninterrupted
+    from tracegrade.runs._interrupts import interrupts as interrupts
+    from tracegrade.runs._interrupts import uninterrupted as uninterrupted
     from tracegrade.runs._status import JobStatus as JobStatus
 
 __getattr__, __dir__, __all__ = lazy_attributes(__name__)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import io
 import logging
 import os
 import sys
@@ -24,16 +23,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
+from typing import Any, BinaryIO, ClassVar
 
 import orjson
 
-from tracegrade._io import atomic_file, loads_written, spreadsheet_safe, write_atomic
+from tracegrade._io import atomic_file, loads_written, write_atomic
 from tracegrade.errors import ConfigError, InputError, OutputError
 from tracegrade.runs._status import JobStatus
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = [
     "JSON_OPTIONS", "MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "dump_json", "read_manifest",
@@ -151,20 +147,6 @@ class RunFolder:
         """Write deterministic indented JSON (see :func:`dump_json`)."""
         return self.write_bytes(name, dump_json(obj))
 
-    def write_csv(self, name: str, frame: pd.DataFrame) -> Path:
-        """Write a DataFrame as CSV without its index (empty cells for missing values).
-
-        Text cells and headers are made :func:`~tracegrade._io.spreadsheet_safe`.
-        """
-        safe = frame.rename(columns=_safe_cell).map(_safe_cell)
-        return self.write_bytes(name, safe.to_csv(index=False, lineterminator="\n").encode())
-
-    def write_parquet(self, name: str, frame: pd.DataFrame) -> Path:
-        """Write a DataFrame as Parquet without its index."""
-        buffer = io.BytesIO()
-        frame.to_parquet(buffer, index=False)
-        return self.write_bytes(name, buffer.getvalue())
-
     @property
     def files(self) -> dict[str, Path]:
         """Every file written so far, by name."""
@@ -197,10 +179,6 @@ class RunFolder:
             raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
         self.release()
         return target
-
-
-def _safe_cell(value: Any) -> Any:
-    return spreadsheet_safe(value) if isinstance(value, str) else value
 
 
 def _write_and_hash(handle: BinaryIO, digest: Any, chunk: memoryview) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import jsonschema
 import orjson
-import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from tests.atif.scripted import CUSTOM, trajectory, write
@@ -52,11 +52,11 @@ def test_artifacts_validate_and_round_trip(results: EvaluationResults, tmp_path:
 
 
 def test_steps_parquet_has_one_row_per_step(results: EvaluationResults, tmp_path: Path) -> None:
-    frame = pd.read_parquet(write_artifacts(results, tmp_path)["steps.parquet"])
-    assert len(frame) == 4
-    assert list(frame.sort_values(["node_id", "index"])["score"]) == pytest.approx([0.8, 0.2, 0.4, 0.9])
-    low = frame[frame["failure_candidate"]]
-    assert list(low["category"]) == ["context_loss", "reasoning_failure"]
+    rows = pq.read_table(write_artifacts(results, tmp_path)["steps.parquet"]).to_pylist()
+    assert len(rows) == 4
+    ordered = sorted(rows, key=lambda row: (row["node_id"], row["index"]))
+    assert [row["score"] for row in ordered] == pytest.approx([0.8, 0.2, 0.4, 0.9])
+    assert [row["category"] for row in rows if row["failure_candidate"]] == ["context_loss", "reasoning_failure"]
 
 
 def test_report_is_self_contained_and_escaped(results: EvaluationResults, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import itertools
 
 from tracegrade.dabench.metrics._families import NO_STEPS, MetricContext, Out, ratio
 from tracegrade.dabench.reading._records import Phase, TraceFormat
-from tracegrade.dabench.reading._signals import (
+from tracegrade.dabench.reading._task_signals import (
     critic_steps,
     critic_verdict,
     execution_attempts,
