@@ -9,9 +9,9 @@ The environment is read once per judge, not per request. Proxies follow the usua
 aiohttp's ``trust_env``, except that a judge on this machine (``localhost``, ``127.0.0.0/8``,
 ``::1``: a local model server, the EvalHub sidecar) is always reached directly, as Go's HTTP
 client does: a proxy cannot reach this machine's loopback. ``trust_env=True`` itself is not
-used: it looks the proxy up in a worker thread and reads ``~/.netrc`` on every request (about
-0.3 ms of CPU per call), and a ``~/.netrc`` entry for the judge host would clash with the
-``Authorization`` header and break every call.
+used: it looks the proxy up in a worker thread and reads ``~/.netrc`` on every request, and a
+``~/.netrc`` entry for the judge host would clash with the ``Authorization`` header and break every
+call.
 """
 
 from __future__ import annotations

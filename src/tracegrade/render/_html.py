@@ -1,7 +1,6 @@
 """HTML rendering: one Jinja2 environment over the templates shipped in this package.
 
-Compiling a report template costs more than rendering it (about 80 ms for ``atif_report.html``
-and the layout and macros it uses), so compiled templates are kept in
+Compiled templates (``atif_report.html`` with the layout and macros it uses) are kept in
 ``$TRACEGRADE_CACHE_DIR/templates`` (default ``~/.cache/tracegrade/templates``), as Python keeps
 compiled modules: a file is used only for the same template text, Jinja2 version, Python version
 and environment options, and a folder that cannot be written only means compiling every time.

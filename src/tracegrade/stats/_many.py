@@ -133,7 +133,7 @@ def _resampled_float_means(
 
 
 _GATHER_ELEMENTS = 1 << 16
-"""Units gathered at once when summing resamples: a third faster than a whole chunk, which leaves the cache."""
+"""Units gathered at once when summing resamples (a slice that stays in the processor's cache)."""
 _EXACT = 2**53
 """Integers up to this size are exact in float64, so any order of summing them gives the same float."""
 

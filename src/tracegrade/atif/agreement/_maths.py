@@ -1,4 +1,4 @@
-"""Fast statistics for bootstrap resamples: rank correlations and kappa in numpy, and a clustered bootstrap.
+"""Statistics for bootstrap resamples: rank correlations and kappa in numpy, and a clustered bootstrap.
 
 The point estimates of an agreement report come from :mod:`tracegrade.stats` (scipy); these
 numpy versions compute the same coefficients on thousands of resamples without scipy's per-call

@@ -121,8 +121,7 @@ def iso_time(ns: int | None) -> str | None:
 
 
 _MINUTES: dict[int, str] = {}
-"""The minutes already formatted (an import's spans fall in few). Cached by the second before, 10,000 traces a
-second apart formatted a datetime for each: their 90,000 timestamps took 0.094 s, now 0.064 s."""
+"""The minutes already formatted (an import's spans fall in few), so a datetime is formatted once a minute."""
 
 
 def _minute(minute: int) -> str:

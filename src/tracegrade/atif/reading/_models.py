@@ -1,7 +1,7 @@
 """The ATIF reference models (eval-hub-sdk's ``evalhub.models.atif``), imported without the SDK's client.
 
 Importing ``evalhub.models.atif`` the usual way first runs the ``evalhub`` and ``evalhub.models`` package
-initialisers, which import the SDK's HTTP client (httpx, click) and its API models: about 0.2 s that
+initialisers, which import the SDK's HTTP client (httpx, click) and its API models, which
 ``validate`` and ``judge`` never use. The ATIF subpackage imports only itself and pydantic, so its parent
 packages are registered first as *deferred* modules: real module objects made from their own specs, whose
 initialiser runs the first time anyone asks them for a name they do not hold yet (``from evalhub import X``,

@@ -36,7 +36,7 @@ USAGE_FIELDS = ("model_requests", "tool_calls", "output_retries", "input_tokens"
                 "cache_read_input_tokens", "cache_write_input_tokens", "reasoning_output_tokens")
 _CLOSED = ConfigDict(extra="forbid")
 # The records a report holds have no __slots__: orjson writes a dataclass from its __dict__ (the fields in
-# order) about five times faster than one with slots, whose fields it looks up one by one.
+# order), where one with slots has its fields looked up one by one.
 
 
 class Record(BaseModel):
@@ -159,8 +159,8 @@ def attempt_record(id: str, repetition: int, status: AttemptStatus, passed: bool
                    details: dict[str, Any] | None) -> AttemptRecord:
     """An :class:`AttemptRecord` equal to the one its constructor makes, its fields set at once.
 
-    A frozen dataclass sets each field through ``object.__setattr__``, which is most of the cost of the
-    many records of a run; the fields go into the instance dict in declaration order, as orjson writes them.
+    A frozen dataclass sets each field through ``object.__setattr__`` one by one; here the fields go into the
+    instance dict at once, in declaration order, as orjson writes them.
     """
     record: AttemptRecord = _new(AttemptRecord)
     record.__dict__.update({
