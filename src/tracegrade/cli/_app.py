@@ -20,6 +20,7 @@ from tracegrade.cli._export import export_app
 from tracegrade.cli._help import NOTHING_KEPT, App
 from tracegrade.cli._import import import_app
 from tracegrade.cli._judge import judge
+from tracegrade.cli._judge_server import judge_server
 from tracegrade.cli._localise import localise
 from tracegrade.cli._merge import merge
 from tracegrade.cli._suite import suite_app
@@ -46,6 +47,7 @@ app.command(epilog=EXIT_CODES_HELP)(merge)
 app.command(epilog=EXIT_CODES_HELP)(agree)
 app.command(epilog=EXIT_CODES_HELP)(localise)
 app.command(epilog=COMPARE_EXIT_CODES)(compare)
+app.command("judge-server", epilog=EXIT_CODES_HELP)(judge_server)
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")
 app.add_typer(evalhub_app, name="evalhub")
