@@ -311,3 +311,15 @@ def test_data_is_printed_without_rich_highlighting(
     printed = capsys.readouterr().out
     assert f"results: {out}/ (" in printed  # no colour codes around the digits or slashes of the path
     assert "│ atif_trajectory_count" in printed and "4 │" in printed
+
+
+def test_a_judge_host_that_does_not_resolve_is_named_as_such(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "in/a.json", trajectory("SCORE:0.2"))
+    code = run_app(app, ["judge", str(tmp_path / "in"), "--judge-url", "http://judge.no-such-host.invalid:8000/v1",
+                         "--judge-model", "m", "-o", str(tmp_path / "run"), "--no-cache",
+                         "--judge-max-attempts", "1", "--judge-timeout-seconds", "20"])
+    assert code == 4
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert lines == ["error: judge http://judge.no-such-host.invalid:8000/v1 unreachable "
+                     "(dns_error: its host name does not resolve)"]

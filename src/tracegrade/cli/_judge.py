@@ -363,6 +363,7 @@ _INPUT_STEP_CODES = frozenset({"context_overflow"})
 
 _UNREACHABLE = {
     "transport_error": "the connection was refused, reset or cut",
+    "dns_error": "its host name does not resolve",
     "timeout": "no answer within --judge-timeout-seconds",
     "tls_error": "its TLS certificate is not trusted",
 }
