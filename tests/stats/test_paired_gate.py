@@ -61,3 +61,15 @@ def test_too_few_pairs_fail_closed_unless_nothing_fell() -> None:
 def test_min_delta_is_bounded() -> None:
     with pytest.raises(ValidationError):
         GateOptions(min_delta=-0.1)
+
+
+def test_few_pairs_are_a_warning_naming_n_the_interval_and_the_verdict() -> None:
+    fired = apply_gate(WORSE, GateOptions(fail_on_regression=True))
+    assert fired.warnings == ["only 4 scored pair(s) (95% interval [-0.3000, -0.3000]): under 10 pairs the interval "
+                              "means little, and the gate fired on so few"]
+    passed = apply_gate(_comparison([0.5] * 4, [0.2, 0.6, 0.3, 0.55]), GateOptions(fail_on_regression=True))
+    assert passed.exit_code == 0 and passed.warnings[0].endswith("and the gate did not fire on so few")
+    assert "no interval" in apply_gate(_comparison([0.9], [0.2]), GateOptions(fail_on_regression=True)).warnings[0]
+    assert apply_gate(WORSE, GateOptions()).warnings == []  # the gate is off: nothing to warn about
+    many = _comparison([0.8] * 10, [0.5] * 10)
+    assert apply_gate(many, GateOptions(fail_on_regression=True)).warnings == []

@@ -197,6 +197,8 @@ def compare(
         print_comparison(result, _stderr())
     for rule in result.gate.fired:
         _stderr().print(f"gate: exit 1: {rule}", markup=False)
+    for warning in result.gate.warnings:
+        _stderr().print(f"gate: warning: {warning}", markup=False)
     return result.gate.exit_code
 
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from tracegrade.stats._arrays import as_pair, check_level
 from tracegrade.stats._bootstrap import _CHUNK_ELEMENTS, percentile_bounds
-from tracegrade.stats._gate import TOLERANCE, GateOptions, GateVerdict
+from tracegrade.stats._gate import FEW_PAIRS, TOLERANCE, GateOptions, GateVerdict
 from tracegrade.stats._rank_tests import wilcoxon_signed_rank
 from tracegrade.stats._records import Interval, TestResult
 
@@ -198,7 +198,20 @@ def apply_gate(comparison: PairedComparison, options: GateOptions) -> GateVerdic
         if comparison.newly_failing:
             names = ", ".join(comparison.newly_failing[:3]) + (" …" if len(comparison.newly_failing) > 3 else "")
             fired.append(f"fail_on_new_failures: {len(comparison.newly_failing)} newly failing ({names})")
-    return GateVerdict(exit_code=1 if fired else 0, fired=fired, checked=checked)
+    return GateVerdict(exit_code=1 if fired else 0, fired=fired, checked=checked,
+                       warnings=_few_pairs(comparison, fired) if checked else [])
+
+
+def _few_pairs(comparison: PairedComparison, fired: list[str]) -> list[str]:
+    """A warning when too few pairs were scored for the interval, and so the gate, to mean much."""
+    if comparison.n >= FEW_PAIRS:
+        return []
+    interval = comparison.interval
+    shown = ("no interval" if interval.low is None or interval.high is None
+             else f"{interval.level:.0%} interval [{interval.low:+.4f}, {interval.high:+.4f}]")
+    verdict = "fired" if fired else "did not fire"
+    return [f"only {comparison.n} scored pair(s) ({shown}): under {FEW_PAIRS} pairs the interval means little, "
+            f"and the gate {verdict} on so few"]
 
 
 def _regression(comparison: PairedComparison, min_delta: float) -> list[str]:

@@ -197,6 +197,7 @@ def comparison_sections(c: Comparison) -> list[Section]:
         f"differ (zero differences dropped); d = mean difference / sd of differences; a task changed only beyond "
         f"{c.min_delta:g}; newly failing/passing against the success threshold {c.baseline.success_threshold:g}.",
         *c.gate.fired,
+        *(f"Warning: {warning}" for warning in c.gate.warnings),
     ]
     groups = (
         ("Improved in B", c.improved, 12),
