@@ -96,6 +96,19 @@ def test_fail_under_exits_1(server: ScriptedJudgeServer, tmp_path: Path) -> None
     )
 
 
+@pytest.mark.parametrize(("marker", "bound", "message"), [
+    ("SCORE:0.123456789", "0.5", "collection score 0.1235 is below --fail-under 0.5"),
+    ("SCORE:0.69999", "0.7", "collection score 0.69999 is below --fail-under 0.70000"),
+])
+def test_fail_under_says_the_score_rounded_as_in_the_table(server: ScriptedJudgeServer, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str], marker: str,
+                                                           bound: str, message: str) -> None:
+    write(tmp_path / "in/a.json", trajectory(marker))
+    assert judge(server, tmp_path, str(tmp_path / "in"), "--scoring-mode", "benchmark", "--benchmark-name",
+                 "humanevalfix", "--fail-under", bound) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == f"error: {message}"
+
+
 def test_failed_job_exits_4_and_still_writes_results(server: ScriptedJudgeServer, tmp_path: Path) -> None:
     write(tmp_path / "in/a.json", trajectory("FAIL"))
     assert judge(server, tmp_path, str(tmp_path / "in")) == 4

@@ -64,13 +64,13 @@ def test_run_replay_and_compare_the_example(tmp_path: Path, capsys: pytest.Captu
     assert code == 4 and out["mode"] == "replay" and out["suites"][0]["checks"]["passed"] == 30
 
     code, out, err = run(capsys, "compare", str(tmp_path / "replay.json"), "--baseline", str(report),
-                         "-o", str(tmp_path / "cmp.json"))
+                         "-o", str(tmp_path / "cmp.json"), "--json")
     assert code == 0 and out["suites"][0]["changes"]["unchanged"] == 10
     assert err == "note: `compare CANDIDATE --baseline B` is deprecated; write `compare B CANDIDATE`\n"
     code, out, err = run(capsys, "compare", str(report), str(tmp_path / "replay.json"), "--fail-on-regression",
-                         "--fail-on-new-failures")
+                         "--fail-on-new-failures", "--json")
     assert code == 0 and out["mean_delta"] == 0.0 and out["n"] == 7
-    assert err.startswith("gate: warning: only 7 scored pair(s) (95% interval [+0.0000, +0.0000])")
+    assert err.startswith("gate: warning: only 7 scored pair(s) (95% interval [+0.0%, +0.0%])")  # as the table
     assert out["gate"]["fired"] == [] and len(out["gate"]["warnings"]) == 1
     code, _, err = run(capsys, "compare", str(report), str(report), "--baseline", str(report))
     assert code == 2 and "not both" in err
@@ -227,3 +227,17 @@ def test_an_unwritable_report_folder_exits_4_before_any_attempt(capsys: pytest.C
     code, out, err = run(capsys, "run", DATASET, "--target-cmd", SUT, "-o", "/proc/no-such/r.json")
     assert code == 4 and out is None
     assert err == "error: /proc/no-such/r.json: not writable (no such file or directory)\n"
+
+
+def test_compare_prints_its_table_first_and_the_json_goes_to_its_file(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "recorded.json"
+    run(capsys, "run", DATASET, "--results", str(Path(DATASET).parent / "results.jsonl"), "-o", str(report))
+    code = run_app(app, ["suite", "compare", str(report), str(report), "-o", str(tmp_path / "cmp.json")])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("pipeline: 5 attempts: ")
+    assert "{" not in out and "case_pass_rate: delta +0.0%" in out
+    assert out.rstrip().endswith(f"-> {tmp_path / 'cmp.json'}")
+    assert json.loads((tmp_path / "cmp.json").read_text())["format"] == "tracegrade.suite-compare/1"
+    code, summary, _ = run(capsys, "compare", str(report), str(report), "--json")
+    assert code == 0 and summary["format"] == "tracegrade.suite-compare/1" and summary["output"] is None

@@ -354,7 +354,17 @@ def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str |
         )
     score = summary.atif_overall_score
     if fail_under is not None and (score is None or score < fail_under):
-        raise ThresholdNotMetError(f"collection score {score} is below --fail-under {fail_under}")
+        shown = "— (no step was scored)" if score is None else _below(score, fail_under)
+        raise ThresholdNotMetError(f"collection score {shown}")
+
+
+def _below(score: float, bound: float) -> str:
+    """``SCORE is below --fail-under BOUND``, the score rounded as in the table (4 places) unless that hides the gap."""
+    for places in range(4, 13):
+        shown, limit = f"{score:.{places}f}", f"{bound:.{places}f}"
+        if shown != limit:
+            return f"{shown} is below --fail-under {format(bound, 'g') if places == 4 else limit}"
+    return f"{score!r} is below --fail-under {bound!r}"
 
 
 _INPUT_STEP_CODES = frozenset({"context_overflow"})

@@ -101,7 +101,7 @@ def compare_runs(
     Raises:
         InputError: different scoring parameters, no scored pair, or (``strict``) different task sets.
     """
-    from tracegrade.stats import PairedUnits, apply_gate, cohens_d_paired, compare_paired
+    from tracegrade.stats import PairedUnits, apply_gate, cohens_d_paired, compare_paired, signed_places
 
     _check_parameters(a, b)
     if not any(metric in row for row in (*a.rows, *b.rows)):
@@ -129,7 +129,7 @@ def compare_runs(
         primary=metric, only_in_baseline=only_a, only_in_candidate=only_b, unscored=unscored,
         cohens_d=cohens_d_paired(ys, xs),
         accuracy_baseline=sum(x >= thr for x in xs) / len(xs), accuracy_candidate=sum(y >= thr for y in ys) / len(ys),
-        level=resampling.level, gate=apply_gate(paired, gate),
+        level=resampling.level, gate=apply_gate(paired, gate, signed_places(3)),
         pairs=sorted((TaskPair(id=t, outcome=changed.get(t, "unchanged"), baseline_score=x, candidate_score=y,
                                delta=y - x) for t, x, y in pairs), key=lambda p: (p.delta, p.id)),
     )
