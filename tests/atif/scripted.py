@@ -34,7 +34,7 @@ TEST_CRITERIA = ({"name": "correctness", "description": "Does the right thing", 
 
 def fixed_rules(*, score: float = 0.75, category: str = "reasoning_failure") -> Rules:
     """Rules without cues: every step scores ``score`` and falls in ``category``."""
-    return Rules(default_score=score, default_category=category, criteria=TEST_CRITERIA)
+    return Rules(default_score=score, default_category=category, criteria=TEST_CRITERIA, usage=(100, 20))
 
 
 def scripted_answer(request_body: Any, *, score: float = 0.75, category: str = "reasoning_failure") -> Any:

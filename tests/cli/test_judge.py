@@ -336,3 +336,19 @@ def test_a_judge_host_that_does_not_resolve_is_named_as_such(tmp_path: Path,
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
     assert lines == ["error: judge http://judge.no-such-host.invalid:8000/v1 unreachable "
                      "(dns_error: its host name does not resolve)"]
+
+
+def test_a_cached_rerun_reports_what_the_cached_answers_cost(server: ScriptedJudgeServer, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert judge(server, tmp_path, str(EXAMPLES), "-o", str(tmp_path / "first")) == 0
+    bought = orjson.loads((tmp_path / "first/summary.json").read_bytes())["judge"]
+    assert bought["input_tokens"] > 0 and bought["output_tokens"] > 0
+    capsys.readouterr()
+    run_app(app, ["judge", str(EXAMPLES), "--judge-url", server.base_url, "--judge-model", "scripted",
+                  "-o", str(tmp_path / "second"), "--cache", str(tmp_path / "cache.sqlite3")])
+    again = orjson.loads((tmp_path / "second/summary.json").read_bytes())["judge"]
+    assert (again["input_tokens"], again["output_tokens"], again["cache_hits"]) == (0, 0, bought["requests"])
+    assert (again["cached_input_tokens"], again["cached_output_tokens"]) == (bought["input_tokens"],
+                                                                           bought["output_tokens"])
+    shown = f"0 / 0 (+ cached {bought['input_tokens']:,} / {bought['output_tokens']:,})"
+    assert shown in capsys.readouterr().out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -323,6 +324,7 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     table.add_row(
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
+    table.add_row("judge tokens in / out", tokens_line(summary.judge))
     Console(highlight=False).print(table)
     if summary.failure_reason:  # a line of its own: a table cell would cut it at the terminal's width
         Console(highlight=False).print(f"job {summary.job_status}: {terminal_safe(summary.failure_reason)}",
@@ -338,6 +340,13 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
         f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html, manifest.json)",
         markup=False,
     )
+
+
+def tokens_line(judge: Mapping[str, Any]) -> str:
+    """``IN / OUT`` tokens spent by this run, and what the answers taken from the cache cost when bought."""
+    spent = f"{judge.get('input_tokens', 0):,} / {judge.get('output_tokens', 0):,}"
+    cached_in, cached_out = judge.get("cached_input_tokens", 0), judge.get("cached_output_tokens", 0)
+    return spent + (f" (+ cached {cached_in:,} / {cached_out:,})" if cached_in or cached_out else "")
 
 
 def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str | None) -> None:

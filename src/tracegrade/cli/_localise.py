@@ -19,6 +19,7 @@ from tracegrade.cli._judge import (
     JudgeUrl,
     _meter_provider,
     _target,
+    tokens_line,
 )
 from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
 from tracegrade.errors import ExitCode, Interrupted
@@ -143,6 +144,5 @@ def _print_summary(results: LocalisationResults, written: list[Path]) -> None:
         console.print(f"repeats agree on the step in {agreement.value:.0%}{bounds} of answer pairs", markup=False)
     if summary.not_selected:
         console.print(f"{summary.not_selected} root(s) not localised (passed, or beyond --num-examples)", markup=False)
-    console.print(f"judge questions {summary.calls} · tokens in/out {summary.judge.get('input_tokens', 0)}/"
-                  f"{summary.judge.get('output_tokens', 0)}", markup=False)
+    console.print(f"judge questions {summary.calls} · tokens in / out {tokens_line(summary.judge)}", markup=False)
     console.print("-> " + ", ".join(str(p) for p in written), markup=False)

@@ -78,6 +78,8 @@ class Rules:
     cues: tuple[Cue, ...] = ()
     criteria: tuple[Mapping[str, Any], ...] = ()
     """What a derivation request is answered with."""
+    usage: tuple[int, int] | None = None
+    """Input and output tokens reported per answer (None: one per four bytes of the request and the answer)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +316,8 @@ def scripted_rule(rules: Rules | None = None, kinds: Sequence[Kind] = KINDS) -> 
         if isinstance(answer, ScriptedReply):
             return answer
         content = orjson.dumps(answer).decode()
-        return ScriptedReply(content=content, usage=(_tokens(request.body), _tokens(content)))
+        usage = chosen.usage or (_tokens(request.body), _tokens(content))
+        return ScriptedReply(content=content, usage=usage)
 
     return rule
 

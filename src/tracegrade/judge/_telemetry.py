@@ -37,6 +37,10 @@ class JudgeStats:
     output_tokens: int = 0
     cache_hits: int = 0
     cache_misses: int = 0
+    cached_input_tokens: int = 0
+    """Input tokens the cached answers cost when they were bought (not spent again by this run)."""
+    cached_output_tokens: int = 0
+    """Output tokens the cached answers cost when they were bought."""
 
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict (for run metadata and reports)."""
