@@ -61,7 +61,10 @@ class _WrappedWarnings(logging.Handler):
     """Warnings nothing else handles, as ``warning: ...`` on stderr wrapped at word boundaries."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        Console(stderr=True, highlight=False).print(f"{record.levelname.lower()}: {record.getMessage()}", markup=False)
+        from tracegrade.runs import live_console  # a bar being drawn is redrawn below the warning, not left behind
+
+        console = live_console() or Console(stderr=True, highlight=False)
+        console.print(f"{record.levelname.lower()}: {record.getMessage()}", markup=False, highlight=False)
 
 
 def _package_version() -> str:

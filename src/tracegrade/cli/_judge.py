@@ -283,7 +283,9 @@ async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as bar:
+    from tracegrade.runs import drawing
+
+    with Progress(*columns, console=console, transient=True) as bar, drawing(console):
         task = bar.add_task("scoring", total=None, errors=0, in_flight=0, count="starting")
         while True:
             total = progress.steps_total

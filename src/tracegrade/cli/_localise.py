@@ -115,6 +115,12 @@ def _kept(results: LocalisationResults, written: list[Path], cache_path: Path | 
             f"in {written[0]}; {rerun}")
 
 
+def longest_word(rows: list[dict[str, Any]], key: str, floor: int, cap: int) -> int:
+    """Width for a wrapping column: its longest word (between ``floor`` and ``cap``), so words wrap whole."""
+    words = [len(word) for row in rows for word in str(row[key] or "").split()]
+    return max(floor, min(cap, max(words, default=0)))
+
+
 def _print_summary(results: LocalisationResults, written: list[Path]) -> None:
     from tracegrade.render import Column, fit_table
 
@@ -130,7 +136,7 @@ def _print_summary(results: LocalisationResults, written: list[Path]) -> None:
         Column("Agent", "agent", min_width=10),
         Column("Step", "step", min_width=6, max_width=10),
         Column("Calls", "calls", min_width=5, justify="right"),
-        Column("Note", "note", min_width=8, priority=1),
+        Column("Note", "note", min_width=longest_word(rows, "note", 8, 16), priority=1, wrap=True),
     ]
     summary = results.summary
     console = Console(highlight=False)

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from tracegrade.runs._gc import gc_off as gc_off
     from tracegrade.runs._gc import gc_paused as gc_paused
     from tracegrade.runs._ids import job_id_for as job_id_for
+    from tracegrade.runs._progress import drawing as drawing
+    from tracegrade.runs._progress import live_console as live_console
     from tracegrade.runs._progress import progress as progress
     from tracegrade.runs._read import MAX_INPUT_BYTES as MAX_INPUT_BYTES
     from tracegrade.runs._read import UnreadableFile as UnreadableFile
