@@ -352,3 +352,22 @@ def test_a_cached_rerun_reports_what_the_cached_answers_cost(server: ScriptedJud
                                                                            bought["output_tokens"])
     shown = f"0 / 0 (+ cached {bought['input_tokens']:,} / {bought['output_tokens']:,})"
     assert shown in capsys.readouterr().out
+
+
+def test_several_bad_files_are_all_named_then_counted_and_tolerant_scores_the_rest(
+        server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "in/good.json", trajectory("SCORE:0.8"))
+    for i in range(12):
+        (tmp_path / f"in/bad-{i:02}.json").write_text("{ nope")
+    assert judge(server, tmp_path, str(tmp_path / "in")) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == ("error: 12 of 13 input files are invalid, so none was scored (--tolerant scores the valid "
+                      "ones and records these):")
+    assert [line.split(":")[0].strip() for line in err[1:11]] == [str(tmp_path / f"in/bad-{i:02}.json")
+                                                                  for i in range(10)]
+    assert err[11:] == ["  ... and 2 more"]
+    assert run_app(app, ["judge", str(tmp_path / "in"), "--tolerant", "--judge-url", server.base_url,
+                         "--judge-model", "m", "-o", str(tmp_path / "tolerant"), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert "refused 12 of 13 inputs as invalid (--tolerant scored the rest):" in out
+    assert "  ... and 2 more (every input's account: evaluation_results.json)" in out

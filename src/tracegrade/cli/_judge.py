@@ -338,6 +338,16 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
             "token probabilities. Its scores are weak; see the README.",
             markup=False,
         )
+    refused = [record for record in results.inputs if record.status == "invalid"]
+    if refused:
+        from tracegrade.atif import LISTED_PROBLEMS
+
+        lines = [f"refused {len(refused)} of {len(results.inputs)} inputs as invalid (--tolerant scored the rest):",
+                 *(f"  {record.message or f'{record.path}: {record.code}'}" for record in refused[:LISTED_PROBLEMS])]
+        if len(refused) > LISTED_PROBLEMS:
+            lines.append(f"  ... and {len(refused) - LISTED_PROBLEMS} more (every input's account: "
+                         "evaluation_results.json)")
+        Console(highlight=False).print(terminal_safe("\n".join(lines), lines=True), markup=False)
     Console(highlight=False).print(
         f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html, manifest.json)",
         markup=False,
