@@ -52,14 +52,18 @@ def test_judge_examples_writes_run_folder_and_resumes_from_cache(server: Scripte
     assert server.count == calls  # unchanged inputs: zero judge calls
 
 
-def test_a_run_of_another_job_in_the_output_folder_is_replaced_with_a_note(
+def test_a_run_of_another_job_in_the_output_folder_is_refused_unless_overwrite(
     server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert judge(server, tmp_path, str(EXAMPLES)) == 0
     first = read_manifest(tmp_path / "run")["job_id"]
     assert judge(server, tmp_path, str(EXAMPLES)) == 0  # the same job again: a resume, nothing to say
     assert "note:" not in capsys.readouterr().err
-    assert judge(server, tmp_path, str(EXAMPLES), "--failure-threshold", "0.4") == 0
+    assert judge(server, tmp_path, str(EXAMPLES), "--failure-threshold", "0.4") == 2
+    assert (f"error: {tmp_path / 'run'}/ is not empty: it holds the run of job {first}; give another output "
+            "folder, or --overwrite to write into it") in capsys.readouterr().err
+    assert read_manifest(tmp_path / "run")["job_id"] == first
+    assert judge(server, tmp_path, str(EXAMPLES), "--failure-threshold", "0.4", "--overwrite") == 0
     assert f"holds the run of job {first}; this run (job " in capsys.readouterr().err
     assert read_manifest(tmp_path / "run")["job_id"] != first
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from tracegrade.atif import ComparisonOptions
-from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options
 from tracegrade.errors import ConfigError
 from tracegrade.stats import GateOptions
 
@@ -59,6 +59,7 @@ def compare(
         str, typer.Option(help="MLflow experiment the comparison is logged under.", rich_help_panel=_OUTPUT)
     ] = "tracegrade",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.", rich_help_panel=_OUTPUT)] = False,
+    overwrite: Overwrite = False,
     *,
     parameters: dict[str, Any],
 ) -> int:
@@ -73,6 +74,11 @@ def compare(
     options = validated(ComparisonOptions, {**parameters, "allow_different": tuple(allow_different or ())})
     gate = validated(GateOptions, parameters)
     outcome = compare_runs(baseline, candidate, options, gate)
+    if output is not None:  # the same two runs compared again replace their comparison
+        from tracegrade.runs import claim_output
+
+        pair = f"{outcome.comparison.baseline.job_id}..{outcome.comparison.candidate.job_id}"
+        claim_output(output, kind="atif-compare", job_id=pair, overwrite=overwrite)
     files = write_comparison(outcome, output) if output is not None else {}
     console = Console(highlight=False, width=80)
     lines = comparison_lines(outcome.comparison)

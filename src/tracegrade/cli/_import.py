@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from tracegrade.cli._options import Overwrite
 from tracegrade.render import terminal_safe
+from tracegrade.runs import claim_output
 
 if TYPE_CHECKING:
     from tracegrade.atif import ImportResult
@@ -25,6 +27,8 @@ import_app = App(
 )
 
 _SHOWN_WARNINGS = 10
+_OWN = ("trajectories", "import_report.json", "labels.jsonl", ".trajectories-*")
+"""What an import writes: a folder holding only these is an earlier import, replaced by the new one."""
 
 
 @import_app.command("whowhen")
@@ -34,6 +38,7 @@ def whowhen(
         "whowhen-import"
     ),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Import Who&When-style annotated multi-agent logs (history, mistake_agent, mistake_step, mistake_reason).
 
@@ -43,6 +48,7 @@ def whowhen(
     """
     from tracegrade.atif import import_whowhen
 
+    claim_output(output, kind="atif-import", overwrite=overwrite, own=_OWN)
     result = import_whowhen(logs, output)
     if quiet:
         return
@@ -69,6 +75,7 @@ def otel(
     ],
     output: Annotated[Path, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = Path("otel-import"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Import OpenTelemetry traces (GenAI semantic conventions or OpenInference) as ATIF trajectories.
 
@@ -78,6 +85,7 @@ def otel(
     """
     from tracegrade.atif import import_otel
 
+    claim_output(output, kind="atif-import", overwrite=overwrite, own=_OWN)
     result = import_otel(files, output)
     if not quiet:
         _print_import(result, output, "trace")
@@ -88,6 +96,7 @@ def inspect(
     logs: Annotated[list[Path], typer.Argument(help="Inspect AI logs (*.eval, *.json) or folders.")],
     output: Annotated[Path, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = Path("inspect-import"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Import Inspect AI evaluation logs (read with inspect_ai's own reader) as ATIF trajectories.
 
@@ -96,6 +105,7 @@ def inspect(
     """
     from tracegrade.atif import import_inspect
 
+    claim_output(output, kind="atif-import", overwrite=overwrite, own=_OWN)
     result = import_inspect(logs, output)
     if not quiet:
         _print_import(result, output, "sample")

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import CriteriaInputs, ScoringOptions
-from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
+from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options, without_defaulted
 from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions, ResponseFormat
 from tracegrade.runs import JobStatus
@@ -102,6 +102,7 @@ def judge(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress or summary.", rich_help_panel=_OUTPUT)
     ] = False,
+    overwrite: Overwrite = False,
     *,
     parameters: dict[str, Any],
     defaulted: frozenset[str] = frozenset(),
@@ -116,7 +117,7 @@ def judge(
 
     from tracegrade.atif import open_run_folder, parse_parameters
     from tracegrade.judge import default_cache_path
-    from tracegrade.runs import job_id_for, parse_shard
+    from tracegrade.runs import claim_output, job_id_for, parse_shard
 
     parameters["trajectory_path"] = os.pathsep.join(str(p) for p in paths)
     if rubric is not None:
@@ -131,7 +132,9 @@ def judge(
     material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(recorded),
                 "judge": [target.url, target.model, target.local]}
     job = job_id or job_id_for(material)
-    _note_replaced_run(output, job)
+    claim_output(output, kind="atif-judge", job_id=job, overwrite=overwrite)  # its own run: a resume
+    if overwrite:
+        _note_replaced_run(output, job)
     folder = open_run_folder(output, job)
     cache_path = None if no_cache else (cache or default_cache_path())
     results, artifacts = asyncio.run(

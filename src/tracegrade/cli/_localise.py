@@ -21,7 +21,7 @@ from tracegrade.cli._judge import (
     _target,
     tokens_line,
 )
-from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
+from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options, without_defaulted
 from tracegrade.errors import ExitCode, Interrupted
 from tracegrade.judge import JudgeOptions, ResponseFormat
 
@@ -55,6 +55,7 @@ def localise(
         bool, typer.Option("--no-cache", help="Do not read or write the cache.", rich_help_panel=_OUTPUT)
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.", rich_help_panel=_OUTPUT)] = False,
+    overwrite: Overwrite = False,
     *,
     parameters: dict[str, Any],
     defaulted: frozenset[str] = frozenset(),
@@ -69,7 +70,7 @@ def localise(
 
     from tracegrade.atif import localise_inputs, localise_options, run_localise_job, write_localisation
     from tracegrade.judge import default_cache_path
-    from tracegrade.runs import job_id_for
+    from tracegrade.runs import claim_output, job_id_for
 
     options = localise_options(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     inputs = localise_inputs(paths)
@@ -78,6 +79,7 @@ def localise(
     material = {"paths": sorted(str(p.resolve()) for p in inputs.paths), "parameters": options.model_dump(mode="json"),
                 "judge": [target.url, target.model, target.local] if target else None}
     chosen_id = job_id or job_id_for(material, prefix="tl")
+    claim_output(output, kind="atif-localise", job_id=chosen_id, overwrite=overwrite)  # its own run: a resume
     meters = _meter_provider()  # OTLP when an endpoint is set: the judge's atif.judge.* metrics, as for judge
     cache_path = None if no_cache else (cache or default_cache_path())
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tracegrade.runs._folder import Manifest as Manifest
     from tracegrade.runs._folder import RunFolder as RunFolder
     from tracegrade.runs._folder import amend_manifest as amend_manifest
+    from tracegrade.runs._folder import claim_output as claim_output
     from tracegrade.runs._folder import dump_json as dump_json
     from tracegrade.runs._folder import read_manifest as read_manifest
     from tracegrade.runs._folder import read_verified as read_verified

@@ -13,7 +13,7 @@ import hashlib
 import io
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from tracegrade.errors import InputError, OutputError
+from tracegrade.errors import ConfigError, InputError, OutputError
 from tracegrade.runs._atomic import atomic_file, write_atomic
 from tracegrade.runs._csv import spreadsheet_safe
 from tracegrade.runs._status import JobStatus
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "JSON_OPTIONS", "MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "dump_json", "read_manifest",
-    "read_verified",
+    "JSON_OPTIONS", "MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "claim_output", "dump_json",
+    "read_manifest", "read_verified",
 ]
 
 MANIFEST_NAME = "manifest.json"
@@ -311,6 +311,43 @@ def _relative(name: str) -> PurePosixPath:
     if relative.is_absolute() or ".." in relative.parts or not relative.parts:
         raise ValueError(f"run-folder file names are relative and stay inside the folder: {name!r}")
     return relative
+
+
+def claim_output(path: Path, *, kind: str, job_id: str | None = None, overwrite: bool = False,
+                 own: Collection[str] = ()) -> None:
+    """Refuse to write into a non-empty folder that is not this command's earlier (resumable) run.
+
+    The folder is this command's when its manifest says ``kind`` (and ``job_id``, when given), or when
+    every entry in it is one of ``own`` (a command that writes no manifest; ``name*`` matches a prefix).
+    ``overwrite`` writes into any folder: files of the same names are replaced and the new manifest lists
+    what this run wrote.
+
+    Raises:
+        ConfigError: the folder holds something else, and ``overwrite`` is off (exit 2).
+    """
+    if overwrite or not path.is_dir():
+        return
+    try:
+        entries = sorted(entry.name for entry in path.iterdir())
+    except OSError:
+        return  # not readable: the writability check names the problem
+    prefixes = (*(name[:-1] for name in own if name.endswith("*")), ".tracegrade-")
+    if not entries or all(name in own or name.startswith(prefixes) for name in entries):
+        return
+    try:
+        manifest = orjson.loads((path / MANIFEST_NAME).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        manifest = None
+    if isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT:
+        found_kind, found_job = manifest.get("kind"), manifest.get("job_id")
+        if found_kind == kind and (job_id is None or found_job == job_id):
+            return
+        held = (f"the run of job {found_job}" if found_kind == kind
+                else f"the output of another command ({found_kind}, job {found_job})")
+    else:
+        held = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'} and no run manifest"
+    raise ConfigError(f"{path}/ is not empty: it holds {held}; give another output folder, or --overwrite to "
+                      "write into it")
 
 
 def _check_usable(path: Path) -> None:
