@@ -74,3 +74,18 @@ def test_without_scripted_it_exits_2() -> None:
         assert process.wait(timeout=30) == 2
         assert process.stderr is not None
         assert "needs --scripted" in process.stderr.read()
+
+
+def test_a_port_in_use_exits_2_saying_so() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with serving("--scripted", "--port", str(port)) as (process, first):
+            assert process.wait(timeout=30) == 2
+            assert process.stderr is not None
+            error = process.stderr.read()
+    assert first == ""
+    assert f"error: judge-server: cannot listen on 127.0.0.1:{port}: address already in use" in error

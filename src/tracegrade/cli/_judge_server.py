@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import signal
 import threading
 from pathlib import Path
@@ -44,7 +45,8 @@ def judge_server(
         server = ScriptedJudgeServer(scripted_rule(chosen), latency=latency, host=host, port=port,
                                      record_bodies=False).start()
     except OSError as error:
-        raise ConfigError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+        reason = "address already in use" if error.errno == errno.EADDRINUSE else (error.strerror or str(error))
+        raise ConfigError(f"judge-server: cannot listen on {host}:{port}: {reason}") from None
     try:
         print(f"{server.base_url}/v1", flush=True)
         while not done.wait(0.5):

@@ -112,6 +112,8 @@ class ScriptedJudgeServer:
         self._server: asyncio.Server | None = None
         self._connections: set[_Exchange] = set()
         self._ready = threading.Event()
+        self._failed: OSError | None = None
+        """Why the port could not be bound (raised by :meth:`start`)."""
         self._stopped: asyncio.Event | None = None
 
     @property
@@ -139,6 +141,9 @@ class ScriptedJudgeServer:
         self._thread.start()
         if not self._ready.wait(timeout=10):
             raise RuntimeError("scripted judge server did not start")
+        if self._failed is not None:
+            self._thread.join(timeout=10)
+            raise self._failed
         return self
 
     def stop(self) -> None:
@@ -157,7 +162,11 @@ class ScriptedJudgeServer:
         self.stop()
 
     def _run(self) -> None:
-        asyncio.run(self._main())
+        try:
+            asyncio.run(self._main())
+        except OSError as error:  # the port cannot be bound: start() raises it
+            self._failed = error
+            self._ready.set()
 
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
