@@ -66,7 +66,7 @@ def test_the_output_of_another_command_is_named(runs: Path, url: str, capsys: py
     assert run_app(app, ["compare", str(runs / "base"), str(runs / "cand"), "-q", "-o", str(runs / "cmp")]) == 0
     assert run_app(app, ["judge", str(EXAMPLES / "atif"), "--judge-url", url, "--judge-model", "m", "-q",
                          "-o", str(runs / "cmp")]) == 2
-    assert "it holds the output of another command (atif-compare, job " in " ".join(capsys.readouterr().err.split())
+    assert "it holds the run of another command (atif-compare, job " in " ".join(capsys.readouterr().err.split())
 
 
 def test_claim_output_accepts_missing_empty_own_and_refuses_the_rest(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from pytest import MonkeyPatch
 
-from tracegrade.errors import InputError, OutputError
-from tracegrade.runs import JobStatus, RunFolder, _folder, read_manifest, read_verified
+from tracegrade.errors import ConfigError, InputError, OutputError
+from tracegrade.runs import JobStatus, RunFolder, _folder, claim_output, read_manifest, read_verified
 
 
 def test_a_finished_folder_lists_every_file_with_its_hash(tmp_path: Path) -> None:
@@ -50,7 +50,8 @@ def test_a_piece_that_fails_leaves_neither_the_file_nor_a_temporary_one(tmp_path
     folder.write_text("t.csv", "earlier\n")
     with pytest.raises(RuntimeError, match="encoding failed"):
         folder.write_chunks("t.csv", pieces())
-    assert os.listdir(tmp_path) == ["t.csv"] and (tmp_path / "t.csv").read_text() == "earlier\n"
+    assert sorted(os.listdir(tmp_path)) == [".tracegrade-job.json", "t.csv"]  # the marker: an unfinished run
+    assert (tmp_path / "t.csv").read_text() == "earlier\n"
 
 
 def test_a_folder_without_manifest_is_incomplete(tmp_path: Path) -> None:
@@ -142,3 +143,15 @@ def test_csv_text_cells_and_headers_are_made_spreadsheet_safe(tmp_path: Path) ->
     folder = RunFolder(tmp_path, kind="test", job_id="j")
     folder.write_csv("t.csv", pd.DataFrame({"=h": ["=1+1", "-3"], "n": [-1, 2]}))
     assert (tmp_path / "t.csv").read_text() == "'=h,n\n'=1+1,-1\n-3,2\n"
+
+
+def test_an_unfinished_run_is_claimed_by_its_own_job_and_named_to_others(tmp_path: Path) -> None:
+    RunFolder(tmp_path, kind="atif-judge", job_id="j1").write_text("a.txt", "x")  # killed before its manifest
+    claim_output(tmp_path, kind="atif-judge", job_id="j1")
+    with pytest.raises(ConfigError, match="it holds the unfinished run of job j1"):
+        claim_output(tmp_path, kind="atif-judge", job_id="j2")
+    folder = RunFolder(tmp_path, kind="atif-judge", job_id="j1")
+    folder.finish(JobStatus.COMPLETED)
+    assert ".tracegrade-job.json" not in os.listdir(tmp_path)  # a finished folder holds only its files
+    with pytest.raises(ConfigError, match="it holds the run of job j1"):
+        claim_output(tmp_path, kind="atif-judge", job_id="j2")

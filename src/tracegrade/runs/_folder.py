@@ -35,6 +35,8 @@ __all__ = [
 ]
 
 MANIFEST_NAME = "manifest.json"
+JOB_MARKER = ".tracegrade-job.json"
+"""Kind and job id of a run being written (removed once the manifest is): a killed run can be resumed."""
 MANIFEST_FORMAT = "tracegrade-run-folder/1"
 
 Manifest = dict[str, Any]
@@ -72,7 +74,8 @@ class RunFolder:
         self._root = path.resolve()
         self._inside: set[Path] = {path}
         """Folders made for files and found to stay inside the run folder (checked once each)."""
-        try:
+        try:  # the marker first: a run killed from here on can be told apart from another command's folder
+            (path / JOB_MARKER).write_bytes(dump_json({"kind": kind, "job_id": job_id}))
             (path / MANIFEST_NAME).unlink(missing_ok=True)
         except OSError as exc:
             raise OutputError(f"{path}: cannot remove the previous manifest ({exc.strerror})") from None
@@ -171,6 +174,7 @@ class RunFolder:
         target = self.path / MANIFEST_NAME
         try:
             write_atomic(target, dump_json(manifest), mode=self._mode)
+            (self.path / JOB_MARKER).unlink(missing_ok=True)
         except OSError as exc:
             raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
         return target
@@ -334,20 +338,28 @@ def claim_output(path: Path, *, kind: str, job_id: str | None = None, overwrite:
     prefixes = (*(name[:-1] for name in own if name.endswith("*")), ".tracegrade-")
     if not entries or all(name in own or name.startswith(prefixes) for name in entries):
         return
-    try:
-        manifest = orjson.loads((path / MANIFEST_NAME).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        manifest = None
-    if isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT:
-        found_kind, found_job = manifest.get("kind"), manifest.get("job_id")
+    manifest = _json_of(path / MANIFEST_NAME)
+    complete = isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT
+    found = manifest if complete else _json_of(path / JOB_MARKER)  # a run killed before its manifest
+    if isinstance(found, dict) and "kind" in found:
+        found_kind, found_job = found.get("kind"), found.get("job_id")
         if found_kind == kind and (job_id is None or found_job == job_id):
             return
-        held = (f"the run of job {found_job}" if found_kind == kind
-                else f"the output of another command ({found_kind}, job {found_job})")
+        run = "run" if complete else "unfinished run"
+        held = (f"the {run} of job {found_job}" if found_kind == kind
+                else f"the {run} of another command ({found_kind}, job {found_job})")
     else:
         held = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'} and no run manifest"
     raise ConfigError(f"{path}/ is not empty: it holds {held}; give another output folder, or --overwrite to "
                       "write into it")
+
+
+def _json_of(path: Path) -> Any:
+    """The JSON in ``path``, or None when it is missing or unreadable."""
+    try:
+        return orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
 
 
 def _check_usable(path: Path) -> None:
