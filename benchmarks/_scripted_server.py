@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def start_server(latency: float = 0.0, *, env: Mapping[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
-    """Start the scripted ATIF judge (``tests.atif.scripted``) answering after ``latency`` s; returns it and its URL."""
+    """Start the scripted judge with the tests' fixed verdicts (``tests.atif.scripted.judge_rule``: every step
+    0.75) answering after ``latency`` s; returns it and its URL."""
     command = [sys.executable, "-m", "tracegrade.judge.testing", "--rule", "tests.atif.scripted:judge_rule",
                "--latency", str(latency)]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO,

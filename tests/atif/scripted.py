@@ -1,8 +1,10 @@
-"""Scripted judges for ATIF prompts: a fixed verdict for every request kind, or verdicts written into the
-trajectories themselves.
+"""Scripted judges for ATIF prompts, on the product's scripted rules (tracegrade.judge.testing.scripted_rule).
 
-A step whose message contains ``SCORE:x`` gets score ``x`` on every criterion; ``FAIL`` makes the judge answer
-HTTP 400 for that step; ``CAT:name`` picks the failure category (``CAT:garbage`` answers unusable text).
+:func:`judge_rule` gives every step one fixed score and category. :data:`marker_rule` reads verdicts written
+into the trajectories themselves, with :data:`MARKER_RULES`, a rules document in the format of
+docs/scripted-judge.md: a step whose text contains ``SCORE:x`` gets score ``x`` on every criterion; ``FAIL``
+makes the judge answer HTTP 400 for that step's score; ``CAT:name`` picks the failure category
+(``CAT:garbage`` answers unusable text, ``CAT:http500`` an HTTP 500).
 """
 
 from __future__ import annotations
@@ -16,7 +18,26 @@ import orjson
 import pytest
 
 from tracegrade.atif.asking._evidence import TASK_MARKER
-from tracegrade.judge.testing import ReceivedRequest, Rule, ScriptedJudgeServer, ScriptedReply
+from tracegrade.judge._rules import read_request, request_kind
+from tracegrade.judge.testing import (
+    KINDS,
+    ReceivedRequest,
+    Rule,
+    Rules,
+    ScriptedJudgeServer,
+    ScriptedReply,
+    rules_from_mapping,
+    scripted_rule,
+)
+
+TEST_CRITERIA = ({"name": "correctness", "description": "Does the right thing", "weight": 2},
+                 {"name": "efficiency", "description": "Wastes no steps", "weight": 1})
+"""What the test rules answer a derivation with."""
+
+
+def fixed_rules(*, score: float = 0.75, category: str = "reasoning_failure") -> Rules:
+    """Rules without cues: every step scores ``score`` and falls in ``category``."""
+    return Rules(default_score=score, default_category=category, criteria=TEST_CRITERIA, usage=(100, 20))
 
 CATEGORIZING = "Answer question B"
 """Words only a categorising request holds (it shares everything before its last line with scoring)."""
@@ -49,35 +70,33 @@ def current_message(prompt: str) -> str:
 
 
 def scripted_answer(request_body: Any, *, score: float = 0.75, category: str = "reasoning_failure") -> Any:
-    """A valid judge answer for a tracegrade request body (scoring, derivation or categorisation)."""
-    messages = request_body.get("messages", []) if isinstance(request_body, dict) else []
-    prompt = messages[-1].get("content", "") if messages and isinstance(messages[-1], dict) else ""
-    if is_categorizing(prompt):
-        return {"category": category, "rationale": "scripted category"}
-    if "<criteria>" in prompt:
-        return {"scores": dict.fromkeys(_criterion_names(prompt), score), "rationale": "scripted verdict"}
-    if "<task>" in prompt:
-        return {"criteria": [{"name": "correctness", "description": "Does the right thing", "weight": 2},
-                             {"name": "efficiency", "description": "Wastes no steps", "weight": 1}]}
-    return {}
+    """The answer the fixed rules give a tracegrade request body ({} for a request of no known kind)."""
+    asked = read_request(request_body)
+    kind = request_kind(request_body, asked, KINDS)
+    return {} if kind is None else kind.answer(asked, fixed_rules(score=score, category=category))
 
 
 def judge_rule(*, score: float = 0.75, category: str = "reasoning_failure") -> Rule:
     """A rule answering every tracegrade request validly, with a fixed score and category."""
-    return lambda request: ScriptedReply.answer(scripted_answer(request.json(), score=score, category=category))
+    return scripted_rule(fixed_rules(score=score, category=category))
 
 
-_CRITERIA_BLOCK = re.compile(r"<criteria>\n(.*?)\n</criteria>", re.DOTALL)
+MARKER_RULES: dict[str, Any] = {
+    "default_score": 0.9,
+    "default_category": "reasoning_failure",
+    "criteria": list(TEST_CRITERIA),
+    "cues": [
+        {"match": r"SCORE:([0-9.]+)", "score": "$1", "ignore_case": False},
+        {"match": "FAIL", "ignore_case": False, "reply": {"score": {"status": 400}}},
+        {"match": "CAT:garbage", "ignore_case": False, "reply": {"categorize": {"text": "I cannot decide."}}},
+        {"match": "CAT:http500", "ignore_case": False, "reply": {"categorize": {"status": 500}}},
+        {"match": r"CAT:(\w+)", "category": "$1", "ignore_case": False},
+    ],
+}
+"""The verdict markers of the test trajectories, as a rules document."""
 
-
-def _criterion_names(prompt: str) -> list[str]:
-    match = _CRITERIA_BLOCK.search(prompt)
-    if match is None:
-        return []
-    try:
-        return [item["name"] for item in orjson.loads(match.group(1))]
-    except (orjson.JSONDecodeError, TypeError, KeyError):
-        return []
+marker_rule: Rule = scripted_rule(rules_from_mapping(MARKER_RULES, Rules()))
+"""Verdicts written into the trajectories (``SCORE:x``, ``FAIL``, ``CAT:name``)."""
 
 
 def quoted_step(request: ReceivedRequest) -> str:
@@ -144,27 +163,6 @@ def cue_rule(request: ReceivedRequest) -> ScriptedReply:
 def cue_judge() -> Rule:
     """:func:`cue_rule`, for ``python -m tracegrade.judge.testing --rule tests.atif.scripted:cue_judge``."""
     return cue_rule
-
-
-def marker_rule(request: ReceivedRequest) -> ScriptedReply:
-    body = request.json()
-    prompt = body["messages"][-1]["content"]
-    if "<first>" in prompt and "<second>" in prompt:
-        return pairwise_by_cues(prompt)
-    message = current_message(prompt)
-    if is_categorizing(prompt):
-        category = re.search(r"CAT:(\w+)", message)
-        name = category.group(1) if category else "reasoning_failure"
-        if name == "garbage":
-            return ScriptedReply.text("I cannot decide.")
-        if name == "http500":
-            return ScriptedReply.error(500)
-        return ScriptedReply.answer({"category": name, "rationale": "scripted"})
-    if "FAIL" in message and "<criteria>" in prompt:
-        return ScriptedReply.error(400)
-    score = re.search(r"SCORE:([0-9.]+)", message)
-    value = float(score.group(1)) if score else 0.9
-    return ScriptedReply.answer(scripted_answer(body, score=value))
 
 
 @pytest.fixture

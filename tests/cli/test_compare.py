@@ -23,8 +23,11 @@ def test_an_unchanged_run_exits_0_with_the_gate_on(runs: dict[str, Path], capsys
     assert code == 0 and "gate: passed (fail_on_regression, fail_on_new_failures): exit 0" in out
     assert all(len(line) <= 80 for line in out.splitlines())
     document = orjson.loads((tmp_path / "cmp/comparison.json").read_bytes())
+    few = ("only 2 scored pair(s) (95% interval [+0.0000, +0.0000]): under 10 pairs the interval means little, "
+           "and the gate did not fire on so few")
     assert document["gate"] == {"exit_code": 0, "fired": [],
-                                "checked": ["fail_on_regression", "fail_on_new_failures"]}
+                                "checked": ["fail_on_regression", "fail_on_new_failures"], "warnings": [few]}
+    assert "warning: only 2 scored pair(s)" in out
     for key in ("baseline", "candidate", "comparable", "allowed_differences", "pairs", "only_in_baseline",
                 "only_in_candidate", "improved", "regressed", "unchanged", "mean_delta", "interval", "p_value"):
         assert key in document

@@ -121,7 +121,8 @@ def test_an_unknown_mode_is_a_usage_error_listing_the_modes(capsys: pytest.Captu
 
 
 EVAL_DEFAULTS = {
-    "--data-root": None, "--output": None, "--format": "text", "--quiet": False, "--mode": "standard",
+    "--data-root": None, "--output": None, "--format": "text", "--quiet": False, "--overwrite": False,
+    "--mode": "standard",
     "--runs-root": Path("artifacts/runs"), "--lambda": 0.5, "--max-replans": 3, "--baseline": None, "--resamples": 2000,
 }  # fmt: skip
 COMMANDS = {

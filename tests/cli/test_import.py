@@ -78,7 +78,7 @@ def test_import_inspect_writes_one_trajectory_per_sample(tmp_path: Path, capsys:
 
 def readme_commands(title: str) -> list[list[str]]:
     """The commands of every bash block in the README section called ``title``, as written (comments dropped)."""
-    text = (REPO / "README.md").read_text()
+    text = (REPO / "README.md").read_text().replace("\\\n", " ")  # continuation lines joined
     section = text.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
     lines = [line.split("#", 1)[0].strip() for block in re.findall(r"```bash\n(.*?)```", section, re.S)
              for line in block.splitlines()]
@@ -87,14 +87,17 @@ def readme_commands(title: str) -> list[list[str]]:
 
 def test_the_readme_import_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    judge_server: ScriptedJudgeServer) -> None:  # noqa: F811
-    """Each importer's README example, copied as it is; only `--judge local` talks to the scripted judge here."""
+    """Each importer's README example, copied as it is, against a scripted judge and an OTLP receiver.
+
+    tests/test_readme.py runs these blocks in a shell too, except the export one, which needs a collector.
+    """
     import importlib.util
 
     if importlib.util.find_spec("inspect_ai") is None:
         unavailable("inspect_ai is not installed (pip install 'tracegrade[inspect]')")
     commands = readme_commands("Judging the traces you have")
     judged = [c for c in commands if c[:2] == ["tracegrade", "judge"]]
-    assert len(judged) == 4 and all(c[c.index("--judge") + 1] == "local" for c in judged)
+    assert len(judged) == 4 and all(c[c.index("--judge-url") + 1] == "$JUDGE_URL" for c in judged)
     (tmp_path / "examples").symlink_to(EXAMPLES)
     monkeypatch.chdir(tmp_path)
     with recording_server() as receiver:
@@ -106,12 +109,12 @@ def test_the_readme_import_examples_run_as_written(tmp_path: Path, monkeypatch: 
                 continue
             args = command[1:]
             if args[0] == "judge":
-                at = args.index("--judge")
-                args[at : at + 2] = ["--judge-url", judge_server.base_url, "--judge-model", "m", "--no-cache", "-q"]
+                values = {"$JUDGE_URL": judge_server.base_url, "$JUDGE_MODEL": "m"}
+                args = [values.get(arg, arg) for arg in args] + ["--no-cache", "-q"]
             assert run_app(app, args) == 0, command
     events = [path for path, _ in receiver.posts if path == "/v1/logs"]
     assert len(events) >= 2  # the judge's --otel-evaluations and the later export
-    for name in ("otel-run", "openinference-run", "inspect-run"):
+    for name in ("results/otel", "results/openinference", "results/inspect", "results/otel-exported"):
         assert (tmp_path / name / "evaluation_results.json").is_file()
 
 

@@ -52,14 +52,18 @@ def test_judge_examples_writes_run_folder_and_resumes_from_cache(server: Scripte
     assert server.count == calls  # unchanged inputs: zero judge calls
 
 
-def test_a_run_of_another_job_in_the_output_folder_is_replaced_with_a_note(
+def test_a_run_of_another_job_in_the_output_folder_is_refused_unless_overwrite(
     server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert judge(server, tmp_path, str(EXAMPLES)) == 0
     first = read_manifest(tmp_path / "run")["job_id"]
     assert judge(server, tmp_path, str(EXAMPLES)) == 0  # the same job again: a resume, nothing to say
     assert "note:" not in capsys.readouterr().err
-    assert judge(server, tmp_path, str(EXAMPLES), "--failure-threshold", "0.4") == 0
+    assert judge(server, tmp_path, str(EXAMPLES), "--failure-threshold", "0.4") == 2
+    assert (f"error: {tmp_path / 'run'}/ is not empty: it holds the run of job {first}; give another output "
+            "folder, or --overwrite to write into it") in capsys.readouterr().err
+    assert read_manifest(tmp_path / "run")["job_id"] == first
+    assert judge(server, tmp_path, str(EXAMPLES), "--failure-threshold", "0.4", "--overwrite") == 0
     assert f"holds the run of job {first}; this run (job " in capsys.readouterr().err
     assert read_manifest(tmp_path / "run")["job_id"] != first
 
@@ -94,6 +98,19 @@ def test_fail_under_exits_1(server: ScriptedJudgeServer, tmp_path: Path) -> None
         )
         == 0
     )
+
+
+@pytest.mark.parametrize(("marker", "bound", "message"), [
+    ("SCORE:0.123456789", "0.5", "collection score 0.1235 is below --fail-under 0.5"),
+    ("SCORE:0.69999", "0.7", "collection score 0.69999 is below --fail-under 0.70000"),
+])
+def test_fail_under_says_the_score_rounded_as_in_the_table(server: ScriptedJudgeServer, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str], marker: str,
+                                                           bound: str, message: str) -> None:
+    write(tmp_path / "in/a.json", trajectory(marker))
+    assert judge(server, tmp_path, str(tmp_path / "in"), "--scoring-mode", "benchmark", "--benchmark-name",
+                 "humanevalfix", "--fail-under", bound) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == f"error: {message}"
 
 
 def test_failed_job_exits_4_and_still_writes_results(server: ScriptedJudgeServer, tmp_path: Path) -> None:
@@ -445,3 +462,50 @@ def test_each_refused_input_is_named_whole_on_its_own_line(
     assert code == 0
     out = capsys.readouterr().out
     assert f"invalid: {bad}: /steps/0/message: Input should be a valid string or a valid list\n" in out
+
+
+def test_a_judge_host_that_does_not_resolve_is_named_as_such(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "in/a.json", trajectory("SCORE:0.2"))
+    code = run_app(app, ["judge", str(tmp_path / "in"), "--judge-url", "http://judge.no-such-host.invalid:8000/v1",
+                         "--judge-model", "m", "-o", str(tmp_path / "run"), "--no-cache",
+                         "--judge-max-attempts", "1", "--judge-timeout-seconds", "20"])
+    assert code == 4
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert lines == ["error: judge http://judge.no-such-host.invalid:8000/v1 unreachable "
+                     "(dns_error: its host name does not resolve)"]
+
+
+def test_a_cached_rerun_reports_what_the_cached_answers_cost(server: ScriptedJudgeServer, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert judge(server, tmp_path, str(EXAMPLES), "-o", str(tmp_path / "first")) == 0
+    bought = orjson.loads((tmp_path / "first/summary.json").read_bytes())["judge"]
+    assert bought["input_tokens"] > 0 and bought["output_tokens"] > 0
+    capsys.readouterr()
+    run_app(app, ["judge", str(EXAMPLES), "--judge-url", server.base_url, "--judge-model", "scripted",
+                  "-o", str(tmp_path / "second"), "--cache", str(tmp_path / "cache.sqlite3")])
+    again = orjson.loads((tmp_path / "second/summary.json").read_bytes())["judge"]
+    assert (again["input_tokens"], again["output_tokens"], again["cache_hits"]) == (0, 0, bought["requests"])
+    assert (again["cache_hit_input_tokens"], again["cache_hit_output_tokens"]) == (bought["input_tokens"],
+                                                                           bought["output_tokens"])
+    shown = f"0 / 0 (+ from the cache {bought['input_tokens']:,} / {bought['output_tokens']:,})"
+    assert shown in capsys.readouterr().out
+
+
+def test_several_bad_files_are_all_named_then_counted_and_tolerant_scores_the_rest(
+        server: ScriptedJudgeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "in/good.json", trajectory("SCORE:0.8"))
+    for i in range(12):
+        (tmp_path / f"in/bad-{i:02}.json").write_text("{ nope")
+    assert judge(server, tmp_path, str(tmp_path / "in")) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == ("error: 12 of 13 input files are invalid, so none was scored (--tolerant scores the valid "
+                      "ones and records these):")
+    assert [line.split(":")[0].strip() for line in err[1:11]] == [str(tmp_path / f"in/bad-{i:02}.json")
+                                                                  for i in range(10)]
+    assert err[11:] == ["  ... and 2 more"]
+    assert run_app(app, ["judge", str(tmp_path / "in"), "--tolerant", "--judge-url", server.base_url,
+                         "--judge-model", "m", "-o", str(tmp_path / "tolerant"), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert "refused 12 of 13 inputs as invalid (--tolerant scored the rest):" in out
+    assert "  ... and 2 more (every input's account: evaluation_results.json)" in out

@@ -64,13 +64,14 @@ def test_run_replay_and_compare_the_example(tmp_path: Path, capsys: pytest.Captu
     assert code == 4 and out["mode"] == "replay" and out["suites"][0]["checks"]["passed"] == 30
 
     code, out, err = run(capsys, "compare", str(tmp_path / "replay.json"), "--baseline", str(report),
-                         "-o", str(tmp_path / "cmp.json"))
+                         "-o", str(tmp_path / "cmp.json"), "--json")
     assert code == 0 and out["suites"][0]["changes"]["unchanged"] == 10
     assert err == "note: `compare CANDIDATE --baseline B` is deprecated; write `compare B CANDIDATE`\n"
     code, out, err = run(capsys, "compare", str(report), str(tmp_path / "replay.json"), "--fail-on-regression",
-                         "--fail-on-new-failures")
-    assert code == 0 and err == "" and out["mean_delta"] == 0.0 and out["n"] == 7
-    assert out["gate"] == {"exit_code": 0, "fired": [], "checked": ["fail_on_regression", "fail_on_new_failures"]}
+                         "--fail-on-new-failures", "--json")
+    assert code == 0 and out["mean_delta"] == 0.0 and out["n"] == 7
+    assert err.startswith("gate: warning: only 7 scored pair(s) (95% interval [+0.0%, +0.0%])")  # as the table
+    assert out["gate"]["fired"] == [] and len(out["gate"]["warnings"]) == 1
     code, _, err = run(capsys, "compare", str(report), str(report), "--baseline", str(report))
     assert code == 2 and "not both" in err
 
@@ -247,3 +248,17 @@ def test_a_missing_case_file_is_named_once_per_suite_where_the_manifest_names_it
         f"error: {where}: /suites/2/cases: suite 'other': case file cases/other.json: cannot read: no such file or "
         "directory",
     ]
+
+
+def test_compare_prints_its_table_first_and_the_json_goes_to_its_file(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "recorded.json"
+    run(capsys, "run", DATASET, "--results", str(Path(DATASET).parent / "results.jsonl"), "-o", str(report))
+    code = run_app(app, ["suite", "compare", str(report), str(report), "-o", str(tmp_path / "cmp.json")])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("pipeline: 5 attempts: ")
+    assert "{" not in out and "case_pass_rate: delta +0.0%" in out
+    assert out.rstrip().endswith(f"-> {tmp_path / 'cmp.json'}")
+    assert json.loads((tmp_path / "cmp.json").read_text())["format"] == "tracegrade.suite-compare/1"
+    code, summary, _ = run(capsys, "compare", str(report), str(report), "--json")
+    assert code == 0 and summary["format"] == "tracegrade.suite-compare/1" and summary["output"] is None

@@ -66,7 +66,8 @@ def test_one_event_per_judged_step_and_per_trajectory_under_the_span_it_grades(
     assert (first.trace_id, first.span_id) == (TRACE, document["steps"][0]["extra"]["otel"]["span_id"])
     assert first.attributes == {
         "gen_ai.evaluation.name": STEP_EVALUATION, "gen_ai.evaluation.score.value": 0.75,
-        "gen_ai.evaluation.score.label": "pass", "gen_ai.evaluation.explanation": "scripted verdict",
+        "gen_ai.evaluation.score.label": "pass",
+        "gen_ai.evaluation.explanation": "Scripted judge: no cue matched this step.",
         "tracegrade.job_id": "tg-otel", "tracegrade.node_id": root.node_id,
         "tracegrade.trajectory_id": root.trajectory_id, "tracegrade.step_index": 1}
     verdict = events[len(root.steps)]

@@ -24,7 +24,8 @@ def test_a_line_is_read_as_an_answer_or_an_error_code() -> None:
 
 
 async def test_the_documented_protocol_from_upload_to_output_and_cancel() -> None:
-    request = {"model": "m", "messages": [{"role": "user", "content": "<criteria>\n[]\n</criteria>"}]}
+    request = {"model": "m", "messages": [{"role": "user", "content": "<criteria>\n[]\n</criteria>\n"
+                                                              "Answer question A (scores) about the last step."}]}
     content = batch_line("k1", "/v1/chat/completions", request) + batch_line("k2", "/v1/chat/completions", request)
     with BatchServer(marker_rule, [Plan(), Plan("cancelled", answered=0)]) as server:
         client = BatchClient(JudgeSettings(base_url=server.base_url, model="m"))

@@ -100,7 +100,8 @@ async def test_an_unreadable_entry_is_asked_again_and_replaced(server: ScriptedJ
     cache.put(key, "score", {"scores": {"correctness": 2}})
     judge = await run(settings, cache, rubric, evidence)
     assert (server.count, judge.stats.cache_hits) == (1, 0)
-    assert cache.get(key) == {"scores": {"correctness": 0.75, "safety": 0.75}, "rationale": "scripted verdict"}
+    assert cache.get(key) == {"scores": {"correctness": 0.75, "safety": 0.75},
+                              "rationale": "Scripted judge: no cue matched this step."}
 
 
 def test_default_path_honours_the_environment(tmp_path: Path) -> None:
@@ -141,7 +142,7 @@ def _hold_lock(path: str, exclusive_mode: bool, ready: object, release: object) 
     if exclusive_mode:
         db.execute("PRAGMA locking_mode = EXCLUSIVE")
     db.execute("BEGIN EXCLUSIVE")
-    db.execute("INSERT OR REPLACE INTO judge_replies VALUES ('locker', 'x', X'7B7D', 0)")
+    db.execute("INSERT OR REPLACE INTO judge_replies (key, purpose, reply, created) VALUES ('locker', 'x', X'7B7D', 0)")
     ready.set()  # type: ignore[attr-defined]
     release.wait(30)  # type: ignore[attr-defined]
     db.execute("COMMIT")
@@ -238,3 +239,16 @@ async def test_a_write_locked_cache_still_serves_stored_answers(server: Scripted
             await score_step(judge, rubric, evidence)  # ...but reading the stored one still works
         cache.close()
     assert (server.count, judge.stats.cache_hits, cache.unsaved) == (2, 1, 1)
+
+
+def test_a_cache_made_before_tokens_were_kept_gains_the_columns(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE judge_replies (key TEXT PRIMARY KEY, purpose TEXT NOT NULL, reply BLOB NOT NULL, "
+                   "created REAL NOT NULL)")
+        db.execute("INSERT INTO judge_replies VALUES ('old', 'score', X'7B7D', 0)")
+    cache = JudgeCache(path)
+    assert cache.get_with_tokens("old") == ({}, 0, 0)  # what it cost was not kept then
+    cache.put("new", "score", {"a": 1}, (120, 7))
+    cache.close()
+    assert JudgeCache(path).get_with_tokens("new") == ({"a": 1}, 120, 7)

@@ -1,9 +1,14 @@
 from __future__ import annotations
 
 import httpx
+from evalhub.models.atif import Step
 
 from tests.atif.scripted import scripted_answer
+from tracegrade.atif.asking._evidence import build_evidence
+from tracegrade.atif.asking._prompts import categorize_request, derive_request, score_request
+from tracegrade.judge import JudgeRequest
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
+from tracegrade.rubric import Criterion, Rubric
 
 
 def test_models_endpoint_and_queued_replies_before_the_rule() -> None:
@@ -23,11 +28,17 @@ def test_models_endpoint_and_queued_replies_before_the_rule() -> None:
 
 
 def test_scripted_answers_follow_the_request_kind() -> None:
-    prompt = '<criteria>\n[{"name": "a"}, {"name": "b"}]\n</criteria>'
-    assert scripted_answer({"messages": [{"role": "user", "content": prompt}]}, score=0.5)["scores"] == {
-        "a": 0.5, "b": 0.5}
-    assert scripted_answer({"messages": [{"role": "user", "content": prompt + " Answer question B"}]})["category"]
-    assert scripted_answer({"messages": [{"role": "user", "content": "<task>"}]})["criteria"]
+    step = Step(step_id=1, source="agent", message="SCORE:0.5 done")
+    evidence = build_evidence("fix it", None, [], step, None, 100_000)
+    rubric = Rubric(criteria=(Criterion(name="a", description="a", weight=1),
+                              Criterion(name="b", description="b", weight=1)))
+
+    def body(request: JudgeRequest) -> dict[str, object]:
+        return {"messages": list(request.messages)}
+
+    assert scripted_answer(body(score_request(rubric, evidence)), score=0.5)["scores"] == {"a": 0.5, "b": 0.5}
+    assert scripted_answer(body(categorize_request(evidence, 0.1)))["category"] == "reasoning_failure"
+    assert scripted_answer(body(derive_request("fix it", 100_000)))["criteria"]
 
 
 def test_a_failing_rule_answers_500() -> None:

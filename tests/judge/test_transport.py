@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import gzip
+import socket
 import ssl
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -444,7 +445,8 @@ def test_the_route_keeps_proxy_credentials_out_of_its_repr(clean_proxy_env: pyte
     ("error", "expected"),
     [(TimeoutError(), ("timeout", True)), (aiohttp.ServerDisconnectedError(), ("transport_error", True)),
      (ConnectionResetError(), ("transport_error", True)),
-     (ssl.SSLCertVerificationError("untrusted"), ("tls_error", False)), (ValueError("bug"), None)],
+     (ssl.SSLCertVerificationError("untrusted"), ("tls_error", False)), (ValueError("bug"), None),
+     (socket.gaierror(-2, "Name or service not known"), ("dns_error", True))],
 )
 def test_failures_map_to_safe_codes(error: BaseException, expected: tuple[str, bool] | None) -> None:
     assert failure_code(error) == expected

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pytest import MonkeyPatch
 
-from tracegrade.errors import InputError, OutputError
-from tracegrade.runs import JobStatus, RunFolder, _folder, read_manifest, read_verified
+from tracegrade.errors import ConfigError, InputError, OutputError
+from tracegrade.runs import JobStatus, RunFolder, _folder, claim_output, read_manifest, read_verified
 
 
 def test_a_finished_folder_lists_every_file_with_its_hash(tmp_path: Path) -> None:
@@ -49,7 +49,8 @@ def test_a_piece_that_fails_leaves_neither_the_file_nor_a_temporary_one(tmp_path
     folder.write_text("t.csv", "earlier\n")
     with pytest.raises(RuntimeError, match="encoding failed"):
         folder.write_chunks("t.csv", pieces())
-    assert sorted(os.listdir(tmp_path)) == [".tracegrade.lock", "t.csv"]  # the job still holds the folder
+    # an unfinished run, still held
+    assert sorted(os.listdir(tmp_path)) == [".tracegrade-job.json", ".tracegrade.lock", "t.csv"]
     assert (tmp_path / "t.csv").read_text() == "earlier\n"
 
 
@@ -199,3 +200,15 @@ def test_a_lock_file_that_is_a_link_is_never_followed(tmp_path: Path) -> None:
     with pytest.raises(OutputError, match="cannot create the run folder's lock"):
         RunFolder(tmp_path / "run", kind="test", job_id="j")
     assert outside.read_text() == "keep me"
+
+
+def test_an_unfinished_run_is_claimed_by_its_own_job_and_named_to_others(tmp_path: Path) -> None:
+    RunFolder(tmp_path, kind="atif-judge", job_id="j1").write_text("a.txt", "x")  # killed before its manifest
+    claim_output(tmp_path, kind="atif-judge", job_id="j1")
+    with pytest.raises(ConfigError, match="it holds the unfinished run of job j1"):
+        claim_output(tmp_path, kind="atif-judge", job_id="j2")
+    folder = RunFolder(tmp_path, kind="atif-judge", job_id="j1")
+    folder.finish(JobStatus.COMPLETED)
+    assert ".tracegrade-job.json" not in os.listdir(tmp_path)  # a finished folder holds only its files
+    with pytest.raises(ConfigError, match="it holds the run of job j1"):
+        claim_output(tmp_path, kind="atif-judge", job_id="j2")

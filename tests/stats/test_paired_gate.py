@@ -70,3 +70,15 @@ def test_a_min_delta_that_is_not_finite_is_refused_so_the_gate_can_fire(value: f
     units = PairedUnits(ids=["a", "b"], baseline=[0.9, 0.9], candidate=[0.1, 0.1])
     with pytest.raises(ValueError, match="min_delta"):
         compare_paired(units, min_delta=value)
+
+
+def test_few_pairs_are_a_warning_naming_n_the_interval_and_the_verdict() -> None:
+    fired = apply_gate(WORSE, GateOptions(fail_on_regression=True))
+    assert fired.warnings == ["only 4 scored pair(s) (95% interval [-0.3000, -0.3000]): under 10 pairs the interval "
+                              "means little, and the gate fired on so few"]
+    passed = apply_gate(_comparison([0.5] * 4, [0.2, 0.6, 0.3, 0.55]), GateOptions(fail_on_regression=True))
+    assert passed.exit_code == 0 and passed.warnings[0].endswith("and the gate did not fire on so few")
+    assert "no interval" in apply_gate(_comparison([0.9], [0.2]), GateOptions(fail_on_regression=True)).warnings[0]
+    assert apply_gate(WORSE, GateOptions()).warnings == []  # the gate is off: nothing to warn about
+    many = _comparison([0.8] * 10, [0.5] * 10)
+    assert apply_gate(many, GateOptions(fail_on_regression=True)).warnings == []

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from tracegrade.atif.output._pairwise import write_pairwise as write_pairwise
     from tracegrade.atif.output._report import render_report as render_report
     from tracegrade.atif.output._sides import GUARDED_FIELDS as GUARDED_FIELDS
+    from tracegrade.atif.reading._load import LISTED_PROBLEMS as LISTED_PROBLEMS
     from tracegrade.atif.reading._load import load_trajectories as load_trajectories
     from tracegrade.atif.reading._options import LoadOptions as LoadOptions
     from tracegrade.atif.reading._records import FileReport as FileReport

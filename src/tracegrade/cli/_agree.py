@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from tracegrade.cli._localise import longest_word
 from tracegrade.errors import InputError, OutputError
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ def _print_localisations(scored: LocalisationAgreement, target: Path) -> None:
         Column("n", "n", min_width=3, justify="right"),
         Column("Value", "value", min_width=6, justify="right"),
         Column("Interval", "interval", min_width=13, priority=1),
-        Column("Note", "note", min_width=8, priority=2),
+        Column("Note", "note", min_width=longest_word(rows, "note", 8, 16), priority=2, wrap=True),
     ]
     console = Console(highlight=False)
     console.print(fit_table(f"Localisation against {scored.labels} decisive-step labels ({scored.level:.0%} intervals)",
@@ -195,22 +196,18 @@ def _print_summary(report: AgreementReport, target: Path, page: Path) -> None:
     from tracegrade.render import Column, fit_table
 
     console = Console(highlight=False)
+    rows = agreement_rows(report)
     columns = [
         Column("Level", "level", min_width=10, max_width=10),
         Column("Measure", "measure", min_width=15, max_width=15),
         Column("n", "n", min_width=3, justify="right"),
         Column("Value", "value", min_width=6, justify="right"),
         Column("Interval", "interval", min_width=13, priority=1),
-        Column("Note", "note", min_width=12, priority=2),
+        Column("Note", "note", min_width=longest_word(rows, "note", 12, 16), priority=2, wrap=True),
     ]
     level = f"{report.level * 100:g}%"
-    console.print(
-        fit_table(
-            f"Agreement with {report.matched} of {report.labels} labels ({level} intervals)",
-            columns,
-            agreement_rows(report),
-        )
-    )
+    console.print(fit_table(f"Agreement with {report.matched} of {report.labels} labels ({level} intervals)",
+                            columns, rows))
     if report.unmatched:
         issues = issue_rows(report.unmatched)
         console.print(
@@ -219,7 +216,7 @@ def _print_summary(report: AgreementReport, target: Path, page: Path) -> None:
                 [
                     Column("Line", "line", min_width=4, justify="right"),
                     Column("Names", "target", min_width=20),
-                    Column("Reason", "reason", min_width=12),
+                    Column("Reason", "reason", min_width=longest_word(issues, "reason", 12, 16), wrap=True),
                 ],
                 issues,
             )

@@ -20,6 +20,7 @@ from tracegrade.cli._export import export_app
 from tracegrade.cli._help import NOTHING_KEPT, App
 from tracegrade.cli._import import import_app
 from tracegrade.cli._judge import judge
+from tracegrade.cli._judge_server import judge_server
 from tracegrade.cli._localise import localise
 from tracegrade.cli._merge import merge
 from tracegrade.cli._review import review
@@ -48,6 +49,7 @@ app.command(epilog=EXIT_CODES_HELP)(agree)
 app.command(epilog=EXIT_CODES_HELP)(localise)
 app.command(epilog=EXIT_CODES_HELP)(review)
 app.command(epilog=COMPARE_EXIT_CODES)(compare)
+app.command("judge-server", epilog=EXIT_CODES_HELP)(judge_server)
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")
 app.add_typer(evalhub_app, name="evalhub")
@@ -61,7 +63,10 @@ class _WrappedWarnings(logging.Handler):
     """Warnings nothing else handles, as ``warning: ...`` on stderr wrapped at word boundaries."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        Console(stderr=True, highlight=False).print(f"{record.levelname.lower()}: {record.getMessage()}", markup=False)
+        from tracegrade.runs import live_console  # a bar being drawn is redrawn below the warning, not left behind
+
+        console = live_console() or Console(stderr=True, highlight=False)
+        console.print(f"{record.levelname.lower()}: {record.getMessage()}", markup=False, highlight=False)
 
 
 def _package_version() -> str:

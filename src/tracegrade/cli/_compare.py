@@ -11,7 +11,7 @@ from rich.console import Console
 
 from tracegrade.atif import ComparisonOptions
 from tracegrade.cli._judge import _JUDGE, JudgeKeyEnv, JudgeKind, JudgeModel, JudgeResponseFormat, JudgeUrl, _target
-from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options
 from tracegrade.errors import ConfigError
 from tracegrade.judge import JudgeOptions, ResponseFormat
 from tracegrade.stats import GateOptions
@@ -87,6 +87,7 @@ def compare(
         bool, typer.Option("--no-cache", help="Do not read or write the judge cache (--pairwise).",
                            rich_help_panel=_MODES)
     ] = False,
+    overwrite: Overwrite = False,
     *,
     parameters: dict[str, Any],
 ) -> int:
@@ -118,6 +119,11 @@ def compare(
                                       fail_on_disagreement=fail_on_disagreement)
     gate = validated(GateOptions, parameters)
     outcome = compare_runs(baseline, candidate, options, gate)
+    if output is not None:  # the same two runs compared again replace their comparison
+        from tracegrade.runs import claim_output
+
+        pair = f"{outcome.comparison.baseline.job_id}..{outcome.comparison.candidate.job_id}"
+        claim_output(output, kind="atif-compare", job_id=pair, overwrite=overwrite)
     files = write_comparison(outcome, output) if output is not None else {}
     console = Console(highlight=False, width=80)
     lines = comparison_lines(outcome.comparison)

@@ -14,7 +14,7 @@ from rich.console import Console
 from tracegrade.cli._compare import EXIT_CODES_HELP as COMPARE_EXIT_CODES
 from tracegrade.cli._compare import GATE_OPTIONS
 from tracegrade.cli._help import App
-from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options
 from tracegrade.dabench import MetricParams, PipelineOptions, Resampling, RunLocation
 from tracegrade.errors import ConfigError, Interrupted, OutputError, TracegradeError
 from tracegrade.stats import GateOptions
@@ -99,6 +99,7 @@ def eval_v2(
     ] = None,
     output_format: FormatOption = Format.TEXT,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no report.")] = False,
+    overwrite: Overwrite = False,
     *,
     parameters: dict[str, Any],
 ) -> None:
@@ -118,6 +119,10 @@ def eval_v2(
         raise ConfigError(f"--data-root {data_root}: not a folder", code="data_root_not_found")
     pipeline = _validated(PipelineOptions, {**parameters, "resampling": resampling})
     options = EvalOptions(run, location.runs_root, data_root, output, params)
+    if output is not None:  # the default, the run folder itself, is where its evaluation always goes
+        from tracegrade.runs import claim_output
+
+        claim_output(output, kind="dabench-eval-v2", overwrite=overwrite)
     run_dir = resolve_run(run, location.runs_root)
     total = len(read_summary(run_dir).entries)
     show = not quiet and output_format is Format.TEXT

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from tracegrade.cli._options import Overwrite
 from tracegrade.render import terminal_safe
+from tracegrade.runs import claim_output
 
 if TYPE_CHECKING:
     from tracegrade.atif import ImportResult
@@ -25,6 +27,8 @@ import_app = App(
 )
 
 _SHOWN_WARNINGS = 10
+_OWN = ("trajectories", "import_report.json", "labels.jsonl", ".trajectories-*")
+"""What an import writes: a folder holding only these is an earlier import, replaced by the new one."""
 
 
 @import_app.command("whowhen")
@@ -34,6 +38,7 @@ def whowhen(
         "whowhen-import"
     ),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Import Who&When-style annotated multi-agent logs (history, mistake_agent, mistake_step, mistake_reason).
 
@@ -43,6 +48,7 @@ def whowhen(
     """
     from tracegrade.atif import import_whowhen
 
+    claim_output(output, kind="atif-import", overwrite=overwrite, own=_OWN)
     result = import_whowhen(logs, output)
     if quiet:
         return
@@ -73,6 +79,7 @@ def otel(
         help="Span attribute holding the task, for traces whose agent input and user messages hold none "
         "(judging in auto mode needs a task).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Import OpenTelemetry traces (GenAI semantic conventions or OpenInference) as ATIF trajectories.
 
@@ -82,6 +89,7 @@ def otel(
     """
     from tracegrade.atif import import_otel
 
+    claim_output(output, kind="atif-import", overwrite=overwrite, own=_OWN)
     result = import_otel(files, output, task_attribute=task_attribute)
     if not quiet:
         _print_import(result, output, "trace", task_option="--task-attribute KEY (the span attribute holding it)")
@@ -92,6 +100,7 @@ def inspect(
     logs: Annotated[list[Path], typer.Argument(help="Inspect AI logs (*.eval, *.json) or folders.")],
     output: Annotated[Path, typer.Option("--output", "-o", help=_OUTPUT_HELP)] = Path("inspect-import"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Import Inspect AI evaluation logs (read with inspect_ai's own reader) as ATIF trajectories.
 
@@ -100,6 +109,7 @@ def inspect(
     """
     from tracegrade.atif import import_inspect
 
+    claim_output(output, kind="atif-import", overwrite=overwrite, own=_OWN)
     result = import_inspect(logs, output)
     if not quiet:
         _print_import(result, output, "sample")

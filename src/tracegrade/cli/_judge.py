@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -14,7 +15,7 @@ from rich.console import Console
 from tracegrade.atif import CriteriaInputs, ScoringOptions
 from tracegrade.cli._judge_modes import batch_options, cancel_recorded, prices_from, run_batch
 from tracegrade.cli._judge_modes import dry_run as cli_dry_run
-from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
+from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options, without_defaulted
 from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions, ResponseFormat
 from tracegrade.runs import JobStatus
@@ -162,6 +163,7 @@ def judge(
     judge_batch_cancel: Annotated[bool, typer.Option(
         "--judge-batch-cancel", help="Cancel the unfinished batches recorded in OUTPUT/batch.json, then stop.",
         rich_help_panel=_BATCH)] = False,
+    overwrite: Overwrite = False,
     *,
     parameters: dict[str, Any],
     defaulted: frozenset[str] = frozenset(),
@@ -176,7 +178,7 @@ def judge(
 
     from tracegrade.atif import open_run_folder, parse_parameters
     from tracegrade.judge import default_cache_path
-    from tracegrade.runs import job_id_for, parse_shard
+    from tracegrade.runs import claim_output, job_id_for, parse_shard
 
     parameters["trajectory_path"] = os.pathsep.join(str(p) for p in paths)
     if rubric is not None:
@@ -213,7 +215,9 @@ def judge(
         if selected is not None or target.local or cache_path is None:
             raise ConfigError("--judge-batch: needs an endpoint (not --judge local), the judge cache (no --no-cache) "
                               "and every shard in one job (no --shard)")
-    _note_replaced_run(output, job)
+    claim_output(output, kind="atif-judge", job_id=job, overwrite=overwrite)  # its own run: a resume
+    if overwrite:
+        _note_replaced_run(output, job)
     folder = open_run_folder(output, job)
     if batched:
         outcome = run_batch(paths, options, criteria, target, folder=folder, cache_path=cache_path, batch=batch,
@@ -383,7 +387,9 @@ async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as bar:
+    from tracegrade.runs import drawing
+
+    with Progress(*columns, console=console, transient=True) as bar, drawing(console):
         task = bar.add_task("scoring", total=None, errors=0, in_flight=0, count="starting")
         while True:
             total = progress.steps_total
@@ -424,6 +430,7 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
     table.add_row(
         "judge requests / cache hits", f"{summary.judge.get('requests', 0)} / {summary.judge.get('cache_hits', 0)}"
     )
+    table.add_row("judge tokens in / out", tokens_line(summary.judge))
     if summary.judge.get("batch_requests"):
         table.add_row("requests sent in batch jobs", str(summary.judge["batch_requests"]))
     if summary.judge.get("requests") or summary.judge.get("batch_requests"):
@@ -440,6 +447,16 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
             "token probabilities. Its scores are weak; see the README.",
             markup=False,
         )
+    refused = [record for record in results.inputs if record.status == "invalid"]
+    if refused:
+        from tracegrade.atif import LISTED_PROBLEMS
+
+        lines = [f"refused {len(refused)} of {len(results.inputs)} inputs as invalid (--tolerant scored the rest):",
+                 *(f"  {record.message or f'{record.path}: {record.code}'}" for record in refused[:LISTED_PROBLEMS])]
+        if len(refused) > LISTED_PROBLEMS:
+            lines.append(f"  ... and {len(refused) - LISTED_PROBLEMS} more (every input's account: "
+                         "evaluation_results.json)")
+        Console(highlight=False).print(terminal_safe("\n".join(lines), lines=True), markup=False)
     Console(highlight=False).print(
         f"results: {output}/ (evaluation_results.json, summary.json, steps.parquet, report.html, manifest.json)",
         markup=False,
@@ -471,6 +488,13 @@ def _print_refused(results: EvaluationResults) -> None:
                       "evaluation_results.json)", markup=False)
 
 
+def tokens_line(judge: Mapping[str, Any]) -> str:
+    """``IN / OUT`` tokens spent by this run, and what the answers taken from the cache cost when bought."""
+    spent = f"{judge.get('input_tokens', 0):,} / {judge.get('output_tokens', 0):,}"
+    kept_in, kept_out = judge.get("cache_hit_input_tokens", 0), judge.get("cache_hit_output_tokens", 0)
+    return spent + (f" (+ from the cache {kept_in:,} / {kept_out:,})" if kept_in or kept_out else "")
+
+
 def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str | None) -> None:
     summary = results.summary
     status = summary.job_status
@@ -485,7 +509,17 @@ def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str |
         )
     score = summary.atif_overall_score
     if fail_under is not None and (score is None or score < fail_under):
-        raise ThresholdNotMetError(f"collection score {score} is below --fail-under {fail_under}")
+        shown = "— (no step was scored)" if score is None else _below(score, fail_under)
+        raise ThresholdNotMetError(f"collection score {shown}")
+
+
+def _below(score: float, bound: float) -> str:
+    """``SCORE is below --fail-under BOUND``, the score rounded as in the table (4 places) unless that hides the gap."""
+    for places in range(4, 13):
+        shown, limit = f"{score:.{places}f}", f"{bound:.{places}f}"
+        if shown != limit:
+            return f"{shown} is below --fail-under {format(bound, 'g') if places == 4 else limit}"
+    return f"{score!r} is below --fail-under {bound!r}"
 
 
 _INPUT_STEP_CODES = frozenset({"context_overflow"})
@@ -494,6 +528,7 @@ _INPUT_STEP_CODES = frozenset({"context_overflow"})
 
 _UNREACHABLE = {
     "transport_error": "the connection was refused, reset or cut",
+    "dns_error": "its host name does not resolve",
     "timeout": "no answer within --judge-timeout-seconds",
     "tls_error": "its TLS certificate is not trusted",
 }

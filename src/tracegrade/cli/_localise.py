@@ -20,8 +20,9 @@ from tracegrade.cli._judge import (
     JudgeUrl,
     _meter_provider,
     _target,
+    tokens_line,
 )
-from tracegrade.cli._options import OptionGroup, with_model_options, without_defaulted
+from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options, without_defaulted
 from tracegrade.errors import ExitCode, Interrupted
 from tracegrade.judge import JudgeOptions, ResponseFormat
 
@@ -65,6 +66,7 @@ def localise(
         help="'online' sends the requests a batch could not answer online.", rich_help_panel=_BATCH)] = "none",
     judge_batch_poll_seconds: Annotated[float, typer.Option(
         help="Seconds between looks at the batches while waiting.", rich_help_panel=_BATCH)] = 30.0,
+    overwrite: Overwrite = False,
     *,
     parameters: dict[str, Any],
     defaulted: frozenset[str] = frozenset(),
@@ -81,7 +83,7 @@ def localise(
 
     from tracegrade.atif import localise_inputs, localise_options, run_localise_job, write_localisation
     from tracegrade.judge import default_cache_path
-    from tracegrade.runs import job_id_for
+    from tracegrade.runs import claim_output, job_id_for
 
     options = localise_options(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     inputs = localise_inputs(paths)
@@ -93,6 +95,7 @@ def localise(
     material = {"paths": sorted(str(p.resolve()) for p in inputs.paths), "parameters": options.model_dump(mode="json"),
                 "judge": [target.url, target.model, target.local] if target else None}
     chosen_id = job_id or job_id_for(material, prefix="tl")
+    claim_output(output, kind="atif-localise", job_id=chosen_id, overwrite=overwrite)  # its own run: a resume
     meters = _meter_provider()  # OTLP when an endpoint is set: the judge's atif.judge.* metrics, as for judge
     cache_path = None if no_cache else (cache or default_cache_path())
 
@@ -155,6 +158,12 @@ def _kept(results: LocalisationResults, written: list[Path], cache_path: Path | 
             f"in {written[0]}; {rerun}")
 
 
+def longest_word(rows: list[dict[str, Any]], key: str, floor: int, cap: int) -> int:
+    """Width for a wrapping column: its longest word (between ``floor`` and ``cap``), so words wrap whole."""
+    words = [len(word) for row in rows for word in str(row[key] or "").split()]
+    return max(floor, min(cap, max(words, default=0)))
+
+
 def _print_summary(results: LocalisationResults, written: list[Path]) -> None:
     from tracegrade.render import Column, fit_table
 
@@ -170,7 +179,7 @@ def _print_summary(results: LocalisationResults, written: list[Path]) -> None:
         Column("Agent", "agent", min_width=10),
         Column("Step", "step", min_width=6, max_width=10),
         Column("Calls", "calls", min_width=5, justify="right"),
-        Column("Note", "note", min_width=8, priority=1),
+        Column("Note", "note", min_width=longest_word(rows, "note", 8, 16), priority=1, wrap=True),
     ]
     summary = results.summary
     console = Console(highlight=False)
@@ -184,6 +193,5 @@ def _print_summary(results: LocalisationResults, written: list[Path]) -> None:
         console.print(f"repeats agree on the step in {agreement.value:.0%}{bounds} of answer pairs", markup=False)
     if summary.not_selected:
         console.print(f"{summary.not_selected} root(s) not localised (passed, or beyond --num-examples)", markup=False)
-    console.print(f"judge questions {summary.calls} · tokens in/out {summary.judge.get('input_tokens', 0)}/"
-                  f"{summary.judge.get('output_tokens', 0)}", markup=False)
+    console.print(f"judge questions {summary.calls} · tokens in / out {tokens_line(summary.judge)}", markup=False)
     console.print("-> " + ", ".join(str(p) for p in written), markup=False)

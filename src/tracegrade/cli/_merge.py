@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from tracegrade.cli._options import Overwrite
 from tracegrade.errors import ExitCode
-from tracegrade.runs import JobStatus
+from tracegrade.runs import JobStatus, claim_output
 
 __all__ = ["merge"]
 
@@ -22,6 +23,7 @@ def merge(
         "tracegrade-merged"
     ),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line.")] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Merge the shards of one job (tracegrade judge --shard i/n) into the run an unsharded job produces.
 
@@ -33,6 +35,7 @@ def merge(
 
     _refuse_an_input(output, results)
     merged = merge_results([read_results(path) for path in results])
+    claim_output(output, kind="atif-judge", job_id=merged.job_id, overwrite=overwrite)
     write_artifacts(merged, output)
     summary = merged.summary
     if not quiet:

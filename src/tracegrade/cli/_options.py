@@ -15,7 +15,12 @@ import typer
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-__all__ = ["OptionGroup", "with_model_options", "without_defaulted"]
+__all__ = ["OptionGroup", "Overwrite", "with_model_options", "without_defaulted"]
+
+Overwrite = Annotated[bool, typer.Option(
+    "--overwrite", help="Write into an output folder that holds something else (files of the same names are "
+    "replaced). Without it a non-empty folder is refused unless it holds this command's own earlier run.")]
+"""The one overwrite switch of every command that writes a folder (README: "Output folders")."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 

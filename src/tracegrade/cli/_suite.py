@@ -161,10 +161,14 @@ def compare(
         "--baseline", "-b", help="Deprecated: `compare CANDIDATE --baseline B` still works; write `compare B "
         "CANDIDATE`.")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Comparison JSON to write (0600).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="A JSON summary on stdout instead of the table.")] = False,
     *,
     parameters: dict[str, Any],
 ) -> int:
     """Compare BASELINE with CANDIDATE: per-attempt changes, deltas with bootstrap intervals, a CI gate.
+
+    Prints the table, the gate and where the comparison went; the JSON goes to --output, or to stdout
+    with --json.
 
     Exits 0 whenever the comparison is produced, regressions included, unless a gate flag
     (--fail-on-regression, --fail-on-new-failures) fires: then 1, with the rule printed and recorded.
@@ -179,20 +183,37 @@ def compare(
                              paths=(str(baseline), str(candidate)))
     if output is not None:
         write_private(output, orjson.dumps(result.model_dump(), option=orjson.OPT_INDENT_2))
-    _echo_json({"format": result.format, "output": None if output is None else str(output),
-                "primary": result.primary, "n": result.n, "mean_delta": result.mean_delta,
-                "interval": result.model_dump()["interval"], "p_value": result.p_value,
-                "gate": result.gate.model_dump(),
-                "suites": [{"suite": s.suite, "changes": s.changes.model_dump(),
-                            "deltas": {k: v.model_dump()["delta"] for k, v in s.deltas.items()}}
-                           for s in result.suites]})
-    if _stderr().is_terminal:
-        from tracegrade.suites import print_comparison
+    if as_json:
+        _echo_json({"format": result.format, "output": None if output is None else str(output),
+                    "primary": result.primary, "n": result.n, "mean_delta": result.mean_delta,
+                    "interval": result.model_dump()["interval"], "p_value": result.p_value,
+                    "gate": result.gate.model_dump(),
+                    "suites": [{"suite": s.suite, "changes": s.changes.model_dump(),
+                                "deltas": {k: v.model_dump()["delta"] for k, v in s.deltas.items()}}
+                               for s in result.suites]})
+    from tracegrade.suites import print_comparison
 
-        print_comparison(result, _stderr())
+    shown = _stderr() if as_json else Console(highlight=False)
+    if not as_json or shown.is_terminal:
+        print_comparison(result, shown)
+        shown.print(_primary_line(result), markup=False)
     for rule in result.gate.fired:
         _stderr().print(f"gate: exit 1: {rule}", markup=False)
+    for warning in result.gate.warnings:
+        _stderr().print(f"gate: warning: {warning}", markup=False)
+    if not as_json:
+        shown.print(f"-> {output}" if output is not None else "(no --output: the comparison JSON was not written)",
+                    markup=False)
     return result.gate.exit_code
+
+
+def _primary_line(result: Any) -> str:
+    """The primary score's delta with its interval, rounded as in the table."""
+    interval = result.interval
+    bounds = ("no interval" if interval.low is None or interval.high is None
+              else f"{interval.level:.0%} interval [{interval.low:+.1%}, {interval.high:+.1%}]")
+    delta = "—" if result.mean_delta is None else f"{result.mean_delta:+.1%}"
+    return f"{result.primary}: delta {delta}, {bounds}, n={result.n}"
 
 
 def _compare_sides(first: Path, second: Path | None, old_baseline: Path | None) -> tuple[Path, Path]:

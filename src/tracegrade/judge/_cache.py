@@ -37,10 +37,15 @@ CREATE TABLE IF NOT EXISTS judge_replies (
     key TEXT PRIMARY KEY,
     purpose TEXT NOT NULL,
     reply BLOB NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0
 )
 """
-_INSERT = "INSERT OR REPLACE INTO judge_replies (key, purpose, reply, created) VALUES (?, ?, ?, ?)"
+_TOKEN_COLUMNS = ("input_tokens", "output_tokens")
+"""What the answer cost when it was bought (added to caches made before they were kept; 0 there)."""
+_INSERT = ("INSERT OR REPLACE INTO judge_replies (key, purpose, reply, created, input_tokens, output_tokens) "
+           "VALUES (?, ?, ?, ?, ?, ?)")
 _RUN_BUSY_MS = 100
 """How long one lookup or commit during the run may wait for another process's lock."""
 
@@ -103,7 +108,7 @@ class JudgeCache:
         self._max_delay = max_delay
         self._lock_wait = lock_wait
         self._retry_interval = retry_interval
-        self._pending: dict[str, tuple[str, bytes, float]] = {}
+        self._pending: dict[str, tuple[str, bytes, float, int, int]] = {}
         self._oldest = 0.0
         self._next_write = 0.0
         self._next_read = 0.0
@@ -149,34 +154,39 @@ class JudgeCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored reply for ``key``, or None (also for an unreadable row or a locked file)."""
+        found = self.get_with_tokens(key)
+        return None if found is None else found[0]
+
+    def get_with_tokens(self, key: str) -> tuple[dict[str, Any], int, int] | None:
+        """The stored reply for ``key`` and the input and output tokens it cost when it was bought, or None."""
         pending = self._pending.get(key)
-        row = (pending[1],) if pending else self._select(key)
+        row = (pending[1], pending[3], pending[4]) if pending else self._select(key)
         if row is None:
             return None
         try:
             value = loads_written(row[0])
         except orjson.JSONDecodeError:
             return None
-        return value if isinstance(value, dict) else None
+        return (value, int(row[1] or 0), int(row[2] or 0)) if isinstance(value, dict) else None
 
-    def _select(self, key: str) -> tuple[bytes] | None:
+    def _select(self, key: str) -> tuple[bytes, int, int] | None:
         if self._db is None or time.monotonic() < self._next_read:
             return None
         try:
-            row: tuple[bytes] | None = self._db.execute(
-                "SELECT reply FROM judge_replies WHERE key = ?", (key,)).fetchone()
+            row: tuple[bytes, int, int] | None = self._db.execute(
+                "SELECT reply, input_tokens, output_tokens FROM judge_replies WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error as exc:
             self._next_read = time.monotonic() + self._retry_interval
             self._note_problem(exc)
             return None
         return row
 
-    def put(self, key: str, purpose: str, reply: dict[str, Any]) -> None:
-        """Store (or replace) the validated reply for ``key``; committed at once by default."""
+    def put(self, key: str, purpose: str, reply: dict[str, Any], tokens: tuple[int, int] = (0, 0)) -> None:
+        """Store (or replace) the validated reply for ``key`` with the (input, output) tokens it cost."""
         now = time.time()
         if not self._pending:
             self._oldest = now
-        self._pending[key] = (purpose, dumps(reply), now)
+        self._pending[key] = (purpose, dumps(reply), now, *tokens)
         if len(self._pending) >= self._batch or now - self._oldest >= self._max_delay:
             self._commit()
 
@@ -206,7 +216,7 @@ class JudgeCache:
             return True
         if self._db is None or time.monotonic() < self._next_write:
             return False
-        rows = [(key, purpose, reply, created) for key, (purpose, reply, created) in self._pending.items()]
+        rows = [(key, *row) for key, row in self._pending.items()]
         try:
             if len(rows) == 1:  # one statement is its own transaction (autocommit): a third of the work
                 self._db.execute(_INSERT, rows[0])
@@ -248,6 +258,10 @@ def _prepare(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
     db.execute(_SCHEMA)
+    columns = {row[1] for row in db.execute("PRAGMA table_info(judge_replies)")}
+    for column in _TOKEN_COLUMNS:
+        if column not in columns:
+            db.execute(f"ALTER TABLE judge_replies ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
 
 
 def _rollback(db: sqlite3.Connection) -> None:

@@ -161,7 +161,7 @@ class ChatClient:
         """The judge's reply to ``request``, after retries where they may help.
 
         Raises:
-            JudgeError: ``timeout``, ``transport_error``, ``tls_error`` (an untrusted certificate: not
+            JudgeError: ``timeout``, ``transport_error``, ``dns_error``, ``tls_error`` (an untrusted certificate: not
                 retried), ``http_status_<n>``, ``budget_exhausted``, or a protocol code
                 (``response_too_large``, ``invalid_json``, ``schema_violation``).
         """

@@ -130,7 +130,7 @@ class Judge:
                 self._telemetry.protocol_error(error.code)
             raise
         if key is not None and self._cache is not None:
-            self._cache.put(key, request.purpose, result.to_json())
+            self._cache.put(key, request.purpose, result.to_json(), (reply.input_tokens, reply.output_tokens))
         return result
 
     def request_key(self, request: JudgeRequest) -> str:
@@ -178,14 +178,17 @@ class Judge:
     def _lookup(self, key: str | None, parse: Callable[[dict[str, Any]], R]) -> R | None:
         if key is None or self._cache is None:
             return None
-        stored = self._cache.get(key)
-        if stored is not None:
+        found = self._cache.get_with_tokens(key)
+        if found is not None:
+            stored, input_tokens, output_tokens = found
             try:
                 result = parse(stored)
             except JudgeError:
                 result = None  # an entry this version cannot read: ask again and overwrite it
             if result is not None:
                 self.stats.cache_hits += 1
+                self.stats.cache_hit_input_tokens += input_tokens
+                self.stats.cache_hit_output_tokens += output_tokens
                 return result
         self.stats.cache_misses += 1
         return None

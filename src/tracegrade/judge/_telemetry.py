@@ -43,6 +43,10 @@ class JudgeStats:
     cache_misses: int = 0
     batch_requests: int = 0
     """Requests sent in provider batch jobs (``--judge-batch``; not counted in ``requests``)."""
+    cache_hit_input_tokens: int = 0
+    """Input tokens the cached answers cost when they were bought (not spent again by this run)."""
+    cache_hit_output_tokens: int = 0
+    """Output tokens the cached answers cost when they were bought."""
 
     def as_dict(self) -> dict[str, int]:
         """The counters as a plain dict (for run metadata and reports)."""

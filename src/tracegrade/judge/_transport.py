@@ -17,6 +17,7 @@ call.
 from __future__ import annotations
 
 import ipaddress
+import socket
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -130,6 +131,9 @@ def failure_code(error: BaseException) -> tuple[str, bool] | None:
         return "timeout", True
     if isinstance(error, aiohttp.ClientSSLError | ssl.SSLError):
         return "tls_error", False  # an untrusted or mismatched certificate stays so
+    if isinstance(error, aiohttp.ClientConnectorDNSError | socket.gaierror) or (
+            isinstance(error, aiohttp.ClientConnectorError) and isinstance(error.os_error, socket.gaierror)):
+        return "dns_error", True  # the host name did not resolve: nothing was refused
     if isinstance(error, aiohttp.ClientError | OSError):
         return "transport_error", True
     return None

@@ -9,10 +9,13 @@ serve many concurrent connections cheaply from one asyncio loop in a background 
         ...
         assert server.count == 2
 
+``scripted_rule(rules)`` answers every request tracegrade makes by documented, deterministic rules
+(``tracegrade judge-server --scripted`` serves it; docs/scripted-judge.md).
+
 Run ``python -m tracegrade.judge.testing --rule package.module:factory --latency 0.05`` to serve
-from a separate process: ``factory(**options)`` returns the rule, ``--option score=0.5`` passes
-options (JSON values). It prints ``READY <base_url>`` and stops on SIGTERM/SIGINT or when stdin
-closes.
+from a separate process: ``factory(**options)`` returns the rule (default: ``scripted_rule`` with the
+built-in rules), ``--option score=0.5`` passes options (JSON values). It prints ``READY <base_url>`` and
+stops on SIGTERM/SIGINT or when stdin closes.
 
 ``FaultInjector(rule, rate=0.3)`` makes any rule answer a seeded share of requests with the
 failures real endpoints produce (429, 5xx, HTML error pages, resets, timeouts, truncated, 10 MB,
@@ -40,16 +43,36 @@ import orjson
 from tracegrade._io import loads
 from tracegrade.judge._fake import FakeJudge
 from tracegrade.judge._faults import Fault, FaultInjector
+from tracegrade.judge._rules import (
+    DEFAULT_RULES,
+    KINDS,
+    SCRIPTED_MODEL,
+    Cue,
+    Kind,
+    Rules,
+    RulesError,
+    rules_from_mapping,
+    scripted_rule,
+)
 from tracegrade.judge._scripted import REASONS, ReceivedRequest, Rule, ScriptedReply
 
 __all__ = [
+    "DEFAULT_RULES",
+    "KINDS",
+    "SCRIPTED_MODEL",
+    "Cue",
     "FakeJudge",
     "Fault",
     "FaultInjector",
+    "Kind",
     "ReceivedRequest",
     "Rule",
+    "Rules",
+    "RulesError",
     "ScriptedJudgeServer",
     "ScriptedReply",
+    "rules_from_mapping",
+    "scripted_rule",
 ]
 
 logger = logging.getLogger("tracegrade.judge.testing")
@@ -90,6 +113,8 @@ class ScriptedJudgeServer:
         self._server: asyncio.Server | None = None
         self._connections: set[_Exchange] = set()
         self._ready = threading.Event()
+        self._failed: OSError | None = None
+        """Why the port could not be bound (raised by :meth:`start`)."""
         self._stopped: asyncio.Event | None = None
 
     @property
@@ -117,6 +142,9 @@ class ScriptedJudgeServer:
         self._thread.start()
         if not self._ready.wait(timeout=10):
             raise RuntimeError("scripted judge server did not start")
+        if self._failed is not None:
+            self._thread.join(timeout=10)
+            raise self._failed
         return self
 
     def stop(self) -> None:
@@ -135,7 +163,11 @@ class ScriptedJudgeServer:
         self.stop()
 
     def _run(self) -> None:
-        asyncio.run(self._main())
+        try:
+            asyncio.run(self._main())
+        except OSError as error:  # the port cannot be bound: start() raises it
+            self._failed = error
+            self._ready.set()
 
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -176,7 +208,7 @@ class ScriptedJudgeServer:
     def _info(self, path: str) -> bytes:
         if path.startswith("/_scripted/count"):
             return orjson.dumps({"count": self._count, "cpu_s": time.process_time()})
-        return orjson.dumps({"object": "list", "data": [{"id": "scripted-judge", "object": "model"}]})
+        return orjson.dumps({"object": "list", "data": [{"id": SCRIPTED_MODEL, "object": "model"}]})
 
 
 class _Exchange(asyncio.Protocol):
@@ -297,7 +329,7 @@ def _reply_body(reply: ScriptedReply, request_body: bytes) -> bytes:
     if reply.body is not None:
         return reply.body
     document: dict[str, Any] = {
-        "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0, "model": "scripted-judge",
+        "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0, "model": SCRIPTED_MODEL,
         "choices": [{"index": 0, "finish_reason": "stop",
                      "message": {"role": "assistant", "content": reply.content or ""}}],
     }
@@ -321,13 +353,15 @@ def _render(status: int, body: bytes, headers: tuple[tuple[str, str], ...]) -> b
 def main(argv: list[str] | None = None) -> None:
     """Serve a rule from this process until SIGTERM/SIGINT or stdin closes."""
     parser = argparse.ArgumentParser(description="Scripted OpenAI-compatible judge server (for tests).")
-    parser.add_argument("--rule", required=True, help="MODULE:FACTORY returning the rule")
+    parser.add_argument("--rule", default=None,
+                        help="MODULE:FACTORY returning the rule (default: the built-in scripted rules)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=JSON",
                         help="keyword argument of the factory (repeatable)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before every answer")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
-    server = ScriptedJudgeServer(_load_rule(args.rule, args.option), latency=args.latency, port=args.port,
+    rule = scripted_rule() if args.rule is None else _load_rule(args.rule, args.option)
+    server = ScriptedJudgeServer(rule, latency=args.latency, port=args.port,
                                  record_bodies=False)
     done = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -20,10 +20,15 @@ if TYPE_CHECKING:
     from tracegrade.runs._folder import Manifest as Manifest
     from tracegrade.runs._folder import RunFolder as RunFolder
     from tracegrade.runs._folder import amend_manifest as amend_manifest
+    from tracegrade.runs._folder import claim_output as claim_output
     from tracegrade.runs._folder import dump_json as dump_json
     from tracegrade.runs._folder import read_manifest as read_manifest
     from tracegrade.runs._folder import read_verified as read_verified
     from tracegrade.runs._ids import job_id_for as job_id_for
+    from tracegrade.runs._interrupts import interrupts as interrupts
+    from tracegrade.runs._interrupts import uninterrupted as uninterrupted
+    from tracegrade.runs._progress import drawing as drawing
+    from tracegrade.runs._progress import live_console as live_console
     from tracegrade.runs._progress import progress as progress
     from tracegrade.runs._read import MAX_INPUT_BYTES as MAX_INPUT_BYTES
     from tracegrade.runs._read import UnreadableFile as UnreadableFile
@@ -31,8 +36,6 @@ if TYPE_CHECKING:
     from tracegrade.runs._read import read_lines as read_lines
     from tracegrade.runs._shard import Shard as Shard
     from tracegrade.runs._shard import parse_shard as parse_shard
-    from tracegrade.runs._interrupts import interrupts as interrupts
-    from tracegrade.runs._interrupts import uninterrupted as uninterrupted
     from tracegrade.runs._status import JobStatus as JobStatus
 
 __getattr__, __dir__, __all__ = lazy_attributes(__name__)

@@ -19,7 +19,7 @@ import hashlib
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -32,13 +32,15 @@ from tracegrade.errors import ConfigError, InputError, OutputError
 from tracegrade.runs._status import JobStatus
 
 __all__ = [
-    "JSON_OPTIONS", "MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "dump_json", "read_manifest",
-    "read_verified",
+    "JSON_OPTIONS", "MANIFEST_NAME", "Manifest", "RunFolder", "amend_manifest", "claim_output", "dump_json",
+    "read_manifest", "read_verified",
 ]
 
 logger = logging.getLogger("tracegrade.runs")
 
 MANIFEST_NAME = "manifest.json"
+JOB_MARKER = ".tracegrade-job.json"
+"""Kind and job id of a run being written (removed once the manifest is): a killed run can be resumed."""
 MANIFEST_FORMAT = "tracegrade-run-folder/1"
 LOCK_NAME = ".tracegrade.lock"
 """The lock file a job holds in its run folder while it writes there (removed when it finishes)."""
@@ -81,6 +83,8 @@ class RunFolder:
         self._lock: _FolderLock | None = _FolderLock.take(self._root, f"{kind} job {job_id}")
         try:
             _check_kind(path, kind)
+            # the marker next: a run killed from here on can be told apart from another command's folder
+            (path / JOB_MARKER).write_bytes(dump_json({"kind": kind, "job_id": job_id}))
             (path / MANIFEST_NAME).unlink(missing_ok=True)
         except OSError as exc:
             self.release()
@@ -175,6 +179,7 @@ class RunFolder:
         target = self.path / MANIFEST_NAME
         try:
             write_atomic(target, dump_json(manifest), mode=self._mode)
+            (self.path / JOB_MARKER).unlink(missing_ok=True)
         except OSError as exc:
             raise OutputError(f"{target}: cannot write ({exc.strerror or exc})") from None
         self.release()
@@ -425,6 +430,51 @@ def _holder(descriptor: int) -> str:
     except OSError:
         text = ""
     return text or "holder unknown"
+
+
+def claim_output(path: Path, *, kind: str, job_id: str | None = None, overwrite: bool = False,
+                 own: Collection[str] = ()) -> None:
+    """Refuse to write into a non-empty folder that is not this command's earlier (resumable) run.
+
+    The folder is this command's when its manifest says ``kind`` (and ``job_id``, when given), or when
+    every entry in it is one of ``own`` (a command that writes no manifest; ``name*`` matches a prefix).
+    ``overwrite`` writes into any folder: files of the same names are replaced and the new manifest lists
+    what this run wrote.
+
+    Raises:
+        ConfigError: the folder holds something else, and ``overwrite`` is off (exit 2).
+    """
+    if overwrite or not path.is_dir():
+        return
+    try:
+        entries = sorted(entry.name for entry in path.iterdir())
+    except OSError:
+        return  # not readable: the writability check names the problem
+    prefixes = (*(name[:-1] for name in own if name.endswith("*")), ".tracegrade-", LOCK_NAME)
+    if not entries or all(name in own or name.startswith(prefixes) for name in entries):
+        return
+    manifest = _json_of(path / MANIFEST_NAME)
+    complete = isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT
+    found = manifest if complete else _json_of(path / JOB_MARKER)  # a run killed before its manifest
+    if isinstance(found, dict) and "kind" in found:
+        found_kind, found_job = found.get("kind"), found.get("job_id")
+        if found_kind == kind and (job_id is None or found_job == job_id):
+            return
+        run = "run" if complete else "unfinished run"
+        held = (f"the {run} of job {found_job}" if found_kind == kind
+                else f"the {run} of another command ({found_kind}, job {found_job})")
+    else:
+        held = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'} and no run manifest"
+    raise ConfigError(f"{path}/ is not empty: it holds {held}; give another output folder, or --overwrite to "
+                      "write into it")
+
+
+def _json_of(path: Path) -> Any:
+    """The JSON in ``path``, or None when it is missing or unreadable."""
+    try:
+        return loads_written(path.read_bytes())
+    except (OSError, ValueError):
+        return None
 
 
 def _check_usable(path: Path) -> None:

@@ -9,7 +9,25 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["progress"]
+__all__ = ["drawing", "live_console", "progress"]
+
+_LIVE: list[Console] = []
+"""Consoles drawing a progress bar now (innermost last)."""
+
+
+def live_console() -> Console | None:
+    """The console drawing a progress bar now, if any: print through it so the bar is redrawn below the text."""
+    return _LIVE[-1] if _LIVE else None
+
+
+@contextmanager
+def drawing(console: Console) -> Iterator[None]:
+    """Mark ``console`` as drawing a bar while inside (see :func:`live_console`)."""
+    _LIVE.append(console)
+    try:
+        yield
+    finally:
+        _LIVE.remove(console)
 
 
 @contextmanager
@@ -40,7 +58,7 @@ def progress(
     )
 
     columns = (TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=target, transient=True) as bar:
+    with Progress(*columns, console=target, transient=True) as bar, drawing(target):
         task = bar.add_task(description, total=total)
 
         def advance(n: int = 1) -> None:

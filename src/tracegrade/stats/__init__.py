@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from tracegrade.stats._paired import apply_gate as apply_gate
     from tracegrade.stats._paired import compare_paired as compare_paired
     from tracegrade.stats._paired import paired_ratio_bootstrap as paired_ratio_bootstrap
+    from tracegrade.stats._paired import signed_places as signed_places
     from tracegrade.stats._rank_tests import mann_whitney_u as mann_whitney_u
     from tracegrade.stats._rank_tests import wilcoxon_signed_rank as wilcoxon_signed_rank
     from tracegrade.stats._records import ConfusionMatrix as ConfusionMatrix

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["TOLERANCE", "GateOptions", "GateVerdict"]
+__all__ = ["FEW_PAIRS", "TOLERANCE", "GateOptions", "GateVerdict"]
 
 TOLERANCE = 1e-9
 """Differences this small are rounding, not change."""
+FEW_PAIRS = 10
+"""Below this many scored pairs a bootstrap interval says little, and the gate says so."""
 
 
 class GateOptions(BaseModel):
@@ -37,3 +39,8 @@ class GateVerdict(BaseModel):
     exit_code: int = Field(description="0 when no rule fired, 1 when one did.")
     fired: list[str] = Field(description="Each rule that fired, with the figures that made it fire.")
     checked: list[str] = Field(description="The rules that were asked for (empty: the gate was off).")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Why the verdict means little, when it does: fewer than 10 scored pairs (their n, the "
+        "interval, and whether the gate fired on them).",
+    )

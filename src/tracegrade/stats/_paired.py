@@ -9,7 +9,7 @@ by trajectory without being redefined.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from tracegrade.stats._arrays import as_pair, check_level
 from tracegrade.stats._bootstrap import _CHUNK_ELEMENTS, percentile_bounds
-from tracegrade.stats._gate import TOLERANCE, GateOptions, GateVerdict
+from tracegrade.stats._gate import FEW_PAIRS, TOLERANCE, GateOptions, GateVerdict
 from tracegrade.stats._rank_tests import wilcoxon_signed_rank
 from tracegrade.stats._records import Interval, TestResult
 
@@ -188,22 +188,44 @@ def _threshold_changes(units: PairedUnits) -> tuple[list[str], list[str]]:
     return ([i for i, b, c in flags if b is True and c is False], [i for i, b, c in flags if b is False and c is True])
 
 
-def apply_gate(comparison: PairedComparison, options: GateOptions) -> GateVerdict:
-    """The verdict of the rules ``options`` asks for on ``comparison``."""
+def signed_places(places: int) -> Callable[[float], str]:
+    """A formatter of signed figures with ``places`` decimals (``+0.1234``), as a comparison's table shows them."""
+    return lambda value: f"{value:+.{places}f}"
+
+
+_FOUR_PLACES = signed_places(4)
+
+
+def apply_gate(comparison: PairedComparison, options: GateOptions,
+               figure: Callable[[float], str] = _FOUR_PLACES) -> GateVerdict:
+    """The verdict of the rules ``options`` asks for on ``comparison``, its figures written by ``figure``."""
     checked: list[str] = []
     fired: list[str] = []
     if options.fail_on_regression:
         checked.append("fail_on_regression")
-        fired.extend(_regression(comparison, options.min_delta))
+        fired.extend(_regression(comparison, options.min_delta, figure))
     if options.fail_on_new_failures:
         checked.append("fail_on_new_failures")
         if comparison.newly_failing:
             names = ", ".join(comparison.newly_failing[:3]) + (" …" if len(comparison.newly_failing) > 3 else "")
             fired.append(f"fail_on_new_failures: {len(comparison.newly_failing)} newly failing ({names})")
-    return GateVerdict(exit_code=1 if fired else 0, fired=fired, checked=checked)
+    return GateVerdict(exit_code=1 if fired else 0, fired=fired, checked=checked,
+                       warnings=_few_pairs(comparison, fired, figure) if checked else [])
 
 
-def _regression(comparison: PairedComparison, min_delta: float) -> list[str]:
+def _few_pairs(comparison: PairedComparison, fired: list[str], figure: Callable[[float], str]) -> list[str]:
+    """A warning when too few pairs were scored for the interval, and so the gate, to mean much."""
+    if comparison.n >= FEW_PAIRS:
+        return []
+    interval = comparison.interval
+    shown = ("no interval" if interval.low is None or interval.high is None
+             else f"{interval.level:.0%} interval [{figure(interval.low)}, {figure(interval.high)}]")
+    verdict = "fired" if fired else "did not fire"
+    return [f"only {comparison.n} scored pair(s) ({shown}): under {FEW_PAIRS} pairs the interval means little, "
+            f"and the gate {verdict} on so few"]
+
+
+def _regression(comparison: PairedComparison, min_delta: float, figure: Callable[[float], str]) -> list[str]:
     interval = comparison.interval
     if interval.estimate is not None and interval.estimate >= -min_delta - TOLERANCE:
         return []
@@ -211,7 +233,7 @@ def _regression(comparison: PairedComparison, min_delta: float) -> list[str]:
         return [f"fail_on_regression: undecidable with {comparison.n} scored pair(s) (an interval needs 2)"]
     if interval.high < 0:
         return [
-            f"fail_on_regression: delta {interval.estimate:+.4f} below -min_delta ({min_delta:g}) and the "
-            f"{interval.level:.0%} interval's upper bound {interval.high:+.4f} < 0 (n={interval.n})"
+            f"fail_on_regression: delta {figure(interval.estimate)} below -min_delta ({min_delta:g}) and the "
+            f"{interval.level:.0%} interval's upper bound {figure(interval.high)} < 0 (n={interval.n})"
         ]
     return []

@@ -46,7 +46,8 @@ def test_the_gate_and_min_delta() -> None:
     assert compare_runs(A, B, gate=GateOptions(fail_on_regression=True)).gate.exit_code == 0  # B is better
     fired = compare_runs(B, A, gate=GateOptions(fail_on_regression=True, fail_on_new_failures=True)).gate
     assert fired.exit_code == 1 and fired.fired[1] == "fail_on_new_failures: 2 newly failing (t1, t5)"
-    assert fired.fired[0].startswith("fail_on_regression: delta -0.3400")
+    assert fired.fired[0].startswith("fail_on_regression: delta -0.340 below -min_delta (0) and the 95% interval's "
+                                     "upper bound -0.020 < 0")  # three places, as the table shows them
     wide = compare_runs(A, B, gate=GateOptions(min_delta=0.6))
     assert wide.improved == ["t1"] and wide.regressed == [] and len(wide.unchanged) == 4
 

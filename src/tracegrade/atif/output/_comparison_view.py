@@ -83,9 +83,10 @@ def _folded(line: str) -> list[str]:
 def _gate_lines(c: AtifComparison) -> list[str]:
     if not c.gate.checked:
         return ["gate: off (exit 0)"]
+    warnings = [line for warning in c.gate.warnings for line in _wrapped(f"warning: {warning}")]
     if not c.gate.fired:
-        return [f"gate: passed ({', '.join(c.gate.checked)}): exit 0"]
-    return ["gate: FAILED: exit 1", *(line for rule in c.gate.fired for line in _wrapped(rule))]
+        return [f"gate: passed ({', '.join(c.gate.checked)}): exit 0", *warnings]
+    return ["gate: FAILED: exit 1", *(line for rule in c.gate.fired for line in _wrapped(rule)), *warnings]
 
 
 def _wrapped(rule: str, indent: str = "  ") -> list[str]:

@@ -27,7 +27,7 @@ from tracegrade.atif.reading._task import task_facts
 from tracegrade.atif.reading._tree import RefIssue, StepRefs, TreeBuilder, iter_file_refs, skeleton
 from tracegrade.errors import InputError, LimitExceededError
 
-__all__ = ["Outline", "RootSource", "load_trajectories", "read_outline", "read_tree"]
+__all__ = ["LISTED_PROBLEMS", "Outline", "RootSource", "load_trajectories", "read_outline", "read_tree"]
 
 _SUFFIXES = (".json", ".jsonl")
 
@@ -313,11 +313,23 @@ def _common_base(roots: list[Path]) -> Path:
     return Path(os.path.commonpath([str(r) for r in roots]))
 
 
+LISTED_PROBLEMS = 10
+"""Most invalid inputs a strict load names one by one; the rest are counted."""
+
+
 def _raise_first_problem(store: _Store) -> None:
-    for kept in store.files.values():
-        for item in kept if isinstance(kept, list) else ():  # a bare skeleton is a valid document
-            if isinstance(item, DocumentProblem):
-                raise InputError(item.describe(), code=item.code)
+    """Refuse the inputs when any is invalid, naming every invalid one (up to ten, then a count)."""
+    problems = [item for kept in store.files.values() for item in (kept if isinstance(kept, list) else ())
+                if isinstance(item, DocumentProblem)]  # a bare skeleton is a valid document
+    if not problems:
+        return
+    if len(problems) == 1:
+        raise InputError(problems[0].describe(), code=problems[0].code)
+    listed = "\n".join(f"  {problem.describe()}" for problem in problems[:LISTED_PROBLEMS])
+    more = len(problems) - LISTED_PROBLEMS
+    tail = f"\n  ... and {more} more" if more > 0 else ""
+    raise InputError(f"{len(problems)} of {len(store.files)} input files are invalid, so none was scored "
+                     f"(--tolerant scores the valid ones and records these):\n{listed}{tail}", code=problems[0].code)
 
 
 def _root_files(

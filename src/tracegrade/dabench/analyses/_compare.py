@@ -152,7 +152,7 @@ def compare_runs(
         InputError: different scoring parameters, no scored pair, (``strict``) different task sets, a metric
             that is not a finite number in its range, or (without ``allow_unhealthy``) an UNHEALTHY run.
     """
-    from tracegrade.stats import PairedUnits, apply_gate, cohens_d_paired, compare_paired
+    from tracegrade.stats import PairedUnits, apply_gate, cohens_d_paired, compare_paired, signed_places
 
     _check_parameters(a, b)
     sides = (_side(a), _side(b))
@@ -183,7 +183,7 @@ def compare_runs(
         primary=metric, only_in_baseline=only_a, only_in_candidate=only_b, unscored=unscored, missing_artefact=missing,
         cohens_d=cohens_d_paired(ys, xs),
         accuracy_baseline=sum(x >= thr for x in xs) / len(xs), accuracy_candidate=sum(y >= thr for y in ys) / len(ys),
-        level=resampling.level, gate=apply_gate(paired, gate),
+        level=resampling.level, gate=apply_gate(paired, gate, signed_places(3)),
         pairs=sorted((TaskPair(id=t, outcome=changed.get(t, "unchanged"), baseline_score=x, candidate_score=y,
                                delta=y - x) for t, x, y in pairs), key=lambda p: (p.delta, p.id)),
     )
@@ -269,6 +269,7 @@ def comparison_sections(c: Comparison) -> list[Section]:
         f"differ (zero differences dropped); d = mean difference / sd of differences; a task changed only beyond "
         f"{c.min_delta:g}; newly failing/passing against the success threshold {c.baseline.success_threshold:g}.",
         *c.gate.fired,
+        *(f"Warning: {warning}" for warning in c.gate.warnings),
     ]
     groups = (
         ("Improved in B", c.improved, 12),

@@ -270,7 +270,7 @@ def compare_reports(candidate: SuiteReport, baseline: SuiteReport, params: Inter
         **dict(paired),
         baseline=ComparedReport(path=base_path, mode=baseline.mode),
         candidate=ComparedReport(path=cand_path, mode=candidate.mode),
-        gate=apply_gate(paired, gate), pairs=_case_pairs(units, paired),
+        gate=apply_gate(paired, gate, lambda value: f"{value:+.1%}"), pairs=_case_pairs(units, paired),
         dataset=candidate.dataset, parameters=params,
         modes=ComparedModes(candidate=candidate.mode, baseline=baseline.mode), suites=suites,
     )
