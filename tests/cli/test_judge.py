@@ -445,3 +445,12 @@ def test_each_refused_input_is_named_whole_on_its_own_line(
     assert code == 0
     out = capsys.readouterr().out
     assert f"invalid: {bad}: /steps/0/message: Input should be a valid string or a valid list\n" in out
+
+
+def test_every_way_a_judge_job_ends_has_its_documented_exit_code() -> None:
+    from tracegrade.atif import JobOutcome
+    from tracegrade.cli._judge import exit_code
+
+    assert {outcome.value: int(exit_code(outcome)) for outcome in JobOutcome} == {
+        "passed": 0, "roots_failed": 1, "below_threshold": 1, "interrupted": 130, "invalid_input": 2, "failed": 4,
+    }

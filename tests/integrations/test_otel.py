@@ -9,7 +9,9 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 
 from tests.conftest import EXAMPLES
 from tests.integrations.servers import _Recorder, url_of
-from tracegrade.atif import EvaluationResults, StepStatus, import_otel, read_results
+from tracegrade.atif import EvaluationResults, read_results
+from tracegrade.atif.importing import import_otel
+from tracegrade.atif.scoring import StepStatus
 from tracegrade.cli._app import app, run_app
 from tracegrade.errors import ConfigError, OutputError
 from tracegrade.integrations.otel import (

@@ -142,7 +142,7 @@ class _Ask:
     parse: Callable[[dict[str, Any]], Any]
 
 
-class _Collector:
+class _BatchCollector:
     """A judge that answers from the cache and the recorded failures, and collects every other request.
 
     ``final``: the run whose results are kept; a request without an answer fails with its recorded code
@@ -259,7 +259,7 @@ async def in_rounds(judge: Judge, once: Callable[[JudgeProtocol, bool], Awaitabl
     api: BatchClient | None = None
     try:
         while True:
-            collector = _Collector(judge, state)
+            collector = _BatchCollector(judge, state)
             await once(collector, False)
             if not collector.pending:
                 break
@@ -276,7 +276,7 @@ async def in_rounds(judge: Judge, once: Callable[[JudgeProtocol, bool], Awaitabl
             await _wait(api, state, set(collector.pending), batch.poll_seconds, report, stop)
             await _download(api, judge, state, collector.pending, report)
         judge.stats.batch_requests = sum(len(e["custom_ids"]) for e in state.batches if e["batch_id"])
-        return await once(_Collector(judge, state, final=True, fallback=batch.fallback_online), True)
+        return await once(_BatchCollector(judge, state, final=True, fallback=batch.fallback_online), True)
     finally:
         if api is not None:
             await api.aclose()

@@ -12,12 +12,27 @@ from pathlib import PurePath
 from typing import Annotated, Any, TypeVar
 
 import typer
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-__all__ = ["OptionGroup", "with_model_options", "without_defaulted"]
+from tracegrade.errors import invalid_parameter
+
+__all__ = ["OptionGroup", "validated", "with_model_options", "without_defaulted"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=BaseModel)
+
+
+def validated(model: type[M], parameters: Mapping[str, Any], flags: Mapping[str, str] | None = None) -> M:
+    """The model of the generated options' values (others left out); a bad value is one line naming its flag.
+
+    Raises:
+        ConfigError: :func:`~tracegrade.errors.validation_message` of the first problem, with its flag.
+    """
+    try:
+        return model.model_validate({k: v for k, v in parameters.items() if k in model.model_fields})
+    except ValidationError as exc:
+        raise invalid_parameter(exc, flags=flags or {}) from None
 
 
 @dataclass(frozen=True)

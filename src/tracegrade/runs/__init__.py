@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from tracegrade.runs._folder import read_manifest as read_manifest
     from tracegrade.runs._folder import read_verified as read_verified
     from tracegrade.runs._ids import job_id_for as job_id_for
+    from tracegrade.runs._interrupts import interrupts as interrupts
+    from tracegrade.runs._interrupts import uninterrupted as uninterrupted
     from tracegrade.runs._progress import progress as progress
     from tracegrade.runs._read import MAX_INPUT_BYTES as MAX_INPUT_BYTES
     from tracegrade.runs._read import UnreadableFile as UnreadableFile
@@ -31,8 +33,6 @@ if TYPE_CHECKING:
     from tracegrade.runs._read import read_lines as read_lines
     from tracegrade.runs._shard import Shard as Shard
     from tracegrade.runs._shard import parse_shard as parse_shard
-    from tracegrade.runs._interrupts import interrupts as interrupts
-    from tracegrade.runs._interrupts import uninterrupted as uninterrupted
     from tracegrade.runs._status import JobStatus as JobStatus
 
 __getattr__, __dir__, __all__ = lazy_attributes(__name__)

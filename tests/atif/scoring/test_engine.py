@@ -10,7 +10,8 @@ import pytest
 
 from tests.atif.delayed import marker_answer, marker_judge
 from tests.atif.scripted import CUSTOM, marker_rule, trajectory, write
-from tracegrade.atif import EvaluationResults, JobContext, ScoringEngine, parse_parameters, score_paths
+from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
+from tracegrade.atif.scoring import ScoringEngine
 from tracegrade.atif.scoring._records import NodeStatusCode
 from tracegrade.judge import Judge, JudgeCache, JudgeOptions, JudgeSettings
 from tracegrade.judge.testing import FakeJudge, ScriptedJudgeServer

@@ -11,7 +11,8 @@ import pytest
 
 from tests.atif.delayed import marker_judge
 from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.atif import JobContext, NodeResult, parse_parameters, score_paths
+from tracegrade.atif import JobContext, parse_parameters, score_paths
+from tracegrade.atif.scoring import NodeResult
 from tracegrade.atif.scoring._records import StepResult
 from tracegrade.atif.scoring._spool import NodeSpool, SpooledNodes, brief_nodes
 

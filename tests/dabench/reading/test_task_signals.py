@@ -3,6 +3,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+
+from tests.dabench.builders import record, rich_step, rich_trace, tool_step
+from tracegrade.dabench.reading._records import Phase, Step
 from tracegrade.dabench.reading._task_signals import (
     critic_steps,
     critic_verdict,
@@ -12,9 +15,6 @@ from tracegrade.dabench.reading._task_signals import (
     specialists_called,
     verifier_steps,
 )
-
-from tests.dabench.builders import record, rich_step, rich_trace, tool_step
-from tracegrade.dabench.reading._records import Phase, Step
 
 
 def step(phase: Phase, **fields: object) -> Step:
