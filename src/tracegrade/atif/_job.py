@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tracegrade.atif._run import JobContext, score_collection
 from tracegrade.atif.criteria._params import CriteriaParams
 from tracegrade.atif.output._artifacts import open_run_folder, write_artifacts
-from tracegrade.atif.output._report import node_sections
+from tracegrade.atif.output._step_list import KeptSections
 from tracegrade.atif.reading._collection import read_collection
 from tracegrade.atif.scoring._engine import RunProgress, ScoringEngine
 from tracegrade.atif.scoring._params import ScoringOptions
+from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults
 from tracegrade.errors import ConfigError
 from tracegrade.judge import (
@@ -46,8 +47,8 @@ if TYPE_CHECKING:
 OptionsT = TypeVar("OptionsT", bound=JudgeOptions)
 
 __all__ = [
-    "JobOutcome", "JudgeJob", "JudgeRun", "JudgeTarget", "effective_options", "judge_settings", "judged_run",
-    "open_judge", "otlp_meter_provider", "run_atif_job", "run_judge_job",
+    "JobOutcome", "JudgeJob", "JudgeRun", "JudgeTarget", "chained_on_root", "effective_options", "judge_settings",
+    "judged_run", "open_judge", "otlp_meter_provider", "run_atif_job", "run_judge_job",
 ]
 
 
@@ -162,12 +163,31 @@ async def run_atif_job(
     outline = [await asyncio.to_thread(read_collection, paths, options.load_options())]  # bad input: before the judge
     if context.spool_dir is None:
         context = dataclasses.replace(context, spool_dir=_spool_dir(out_dir))
-    if out_dir is not None and context.sections is None:  # the report's step list rendered while others are scored
-        context = dataclasses.replace(context, sections=node_sections)
-    async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
-        results = await score_collection(outline.pop(), options, criteria, judge, context)  # freed once scored
-    artifacts = write_artifacts(results, out_dir) if out_dir is not None else {}
-    return results, artifacts
+    if out_dir is None:
+        async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
+            return await score_collection(outline.pop(), options, criteria, judge, context), {}
+    kept = KeptSections(context.spool_dir)  # the report's step list, rendered while other roots are scored
+    context = dataclasses.replace(context, on_root=chained_on_root(context.on_root, kept.add))
+    try:
+        async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
+            results = await score_collection(outline.pop(), options, criteria, judge, context)  # freed once scored
+        return results, write_artifacts(results, out_dir, sections=kept)
+    finally:
+        kept.close()
+
+
+def chained_on_root(
+    first: Callable[[int, Sequence[NodeResult]], None] | None, then: Callable[[int, Sequence[NodeResult]], None]
+) -> Callable[[int, Sequence[NodeResult]], None]:
+    """``then``, after ``first`` when there is one."""
+    if first is None:
+        return then
+
+    def both(index: int, nodes: Sequence[NodeResult]) -> None:
+        first(index, nodes)
+        then(index, nodes)
+
+    return both
 
 
 def _spool_dir(out_dir: Path | RunFolder | None) -> Path | None:

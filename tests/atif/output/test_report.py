@@ -281,12 +281,14 @@ def test_the_options_the_local_judge_fixes_are_marked_in_the_run_parameters() ->
 
 def test_sections_kept_while_scoring_are_the_sections_the_macros_rendered_from_the_records() -> None:
     """A job's kept sections are the text the former Jinja2 macros rendered (tests/atif/output/test_step_list.py)."""
-    from tracegrade.atif.output import _report
+    from tracegrade.atif.output._step_list import KeptSections
 
     from .former_step_list import former_section
 
     nodes = sample_results().nodes
-    kept = _report.node_sections(nodes)
+    sections = KeptSections()
+    sections.add(0, nodes)
+    kept = list(sections.texts())
     assert kept == [former_section(node) for node in nodes]
     assert any("tool call" in text for text in kept) and any("<table class=\"data crit\">" in text for text in kept)
 

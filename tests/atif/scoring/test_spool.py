@@ -76,25 +76,15 @@ def test_brief_copies_keep_the_numbers_and_drop_what_only_reviewers_read(nodes: 
     assert isinstance(spooled, SpooledNodes) and repr(spooled) == "SpooledNodes(4 nodes)"
 
 
-def test_each_nodes_section_is_kept_beside_its_roots_records(nodes: list[NodeResult], tmp_path: Path) -> None:
-    spool = NodeSpool(tmp_path, sections=lambda root: [f"<p>{node.node_id} é</p>" for node in root])
+def test_roots_added_in_any_order_are_read_back_in_index_order(nodes: list[NodeResult], tmp_path: Path) -> None:
+    spool = NodeSpool(tmp_path)
     for index, root in reversed(list(enumerate(by_root(nodes)))):
         spool.add(index, root)
     spooled = spool.nodes()
-    assert spooled.has_sections
-    assert list(spooled.sections()) == [f"<p>{node.node_id} é</p>" for node in nodes]
-    assert list(spooled) == nodes and spooled[2] == nodes[2]  # the records are read around the sections
+    assert list(spooled) == nodes and spooled[2] == nodes[2]
     texts = list(spooled.texts())
     assert orjson.loads(b"[\n" + b",\n".join(texts) + b"\n]") == [n.model_dump(mode="json") for n in nodes]
     assert all(text.startswith(b"    {\n      ") for text in texts)  # as evaluation_results.json indents them
-
-
-def test_sections_are_one_per_node(nodes: list[NodeResult]) -> None:
-    plain = NodeSpool()
-    plain.add(0, nodes[:1])
-    assert not plain.nodes().has_sections
-    with pytest.raises(ValueError, match="1 sections for 2 nodes"):
-        NodeSpool(sections=lambda root: ["only one"]).add(0, nodes[1:3])
 
 
 def live_records() -> int:

@@ -3,8 +3,7 @@
 Each root's records are kept as the text ``evaluation_results.json`` holds them (indented, keys sorted,
 one level inside the ``nodes`` list), so writing that file copies bytes. Beside them go the root's brief
 records (compact JSON: no step content, no criteria), which the summary, the step table and the report's
-aggregates walk, and optionally one more piece of text per node (the report's node sections, rendered as
-the root finishes). Memory keeps only where each root's pieces are.
+aggregates walk. Memory keeps only where each root's pieces are.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import os
 import tempfile
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -27,10 +26,7 @@ from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.errors import OutputError
 from tracegrade.runs import JSON_OPTIONS
 
-__all__ = ["BriefNodes", "NodeSpool", "Sections", "SpooledNodes", "brief_nodes", "listed_items"]
-
-Sections = Callable[[Sequence[NodeResult]], Sequence[str]]
-"""Text kept beside a finished root's records, one piece per node in tree order."""
+__all__ = ["BriefNodes", "NodeSpool", "SpooledNodes", "brief_nodes", "listed_items"]
 
 _INDENT = b"    "
 """A node record's indent in ``evaluation_results.json`` (inside the top-level ``nodes`` list)."""
@@ -40,7 +36,7 @@ _ROOT_RECORDS: TypeAdapter[list[NodeResult]] = TypeAdapter(list[NodeResult])
 
 @dataclass(frozen=True, slots=True)
 class _Block:
-    """Where one root's pieces are in the spool file: records, brief records, sections, in that order."""
+    """Where one root's pieces are in the spool file: records, then brief records."""
 
     offset: int
     length: int
@@ -48,16 +44,10 @@ class _Block:
     count: int
     brief: int
     """Bytes of the brief records (one compact JSON array), right after the records."""
-    sections: tuple[int, ...] = ()
-    """Byte lengths of its nodes' sections, which follow the brief records; empty without sections."""
 
     @property
     def brief_offset(self) -> int:
         return self.offset + self.length
-
-    @property
-    def sections_offset(self) -> int:
-        return self.offset + self.length + self.brief
 
 
 class _Blocks:
@@ -65,10 +55,6 @@ class _Blocks:
 
     def __init__(self) -> None:
         self.roots, self.offsets, self.lengths, self.counts, self.briefs = (array("q") for _ in range(5))
-        self.sections = array("q")
-        """Every block's section lengths, one after the other."""
-        self.ends = array("q", [0])
-        """Where each block's section lengths start in :attr:`sections`, and one more: where the last block's end."""
 
     def append(self, root: int, block: _Block) -> None:
         """Add the block of the root at index ``root``."""
@@ -77,8 +63,6 @@ class _Blocks:
         self.lengths.append(block.length)
         self.counts.append(block.count)
         self.briefs.append(block.brief)
-        self.sections.extend(block.sections)
-        self.ends.append(len(self.sections))
 
     def in_order(self) -> _Blocks:
         """The blocks sorted by root index."""
@@ -91,8 +75,7 @@ class _Blocks:
         return len(self.roots)
 
     def __getitem__(self, number: int) -> _Block:
-        sections = tuple(self.sections[self.ends[number]:self.ends[number + 1]])
-        return _Block(self.offsets[number], self.lengths[number], self.counts[number], self.briefs[number], sections)
+        return _Block(self.offsets[number], self.lengths[number], self.counts[number], self.briefs[number])
 
     def __iter__(self) -> Iterator[_Block]:
         return map(self.__getitem__, range(len(self)))
@@ -104,35 +87,26 @@ class NodeSpool:
     The records go to an unnamed temporary file (in ``directory``, else the system's temporary folder;
     nothing is left behind when the process ends, however it ends), with a brief copy of each node
     (:class:`BriefNodes`: no step content, no criteria) for the summary, the step table and the report's
-    aggregates. With ``sections``, the text it returns for each root's nodes is kept too
-    (:meth:`SpooledNodes.sections`). Memory holds one small record per root.
+    aggregates. Memory holds one small record per root.
     """
 
-    def __init__(self, directory: Path | None = None, sections: Sections | None = None) -> None:
+    def __init__(self, directory: Path | None = None) -> None:
         self._file = _File(directory)
         self._size = 0
         self._blocks = _Blocks()
         """Where each root's records are, roots in the order they finished."""
-        self._sections = sections
 
     def add(self, index: int, nodes: Sequence[NodeResult]) -> None:
         """Keep the records of the root at ``index`` (its nodes in tree order)."""
         values = [node.model_dump(mode="json") for node in nodes]
         records = listed_items(values)
         brief = orjson.dumps([_brief(value) for value in values])
-        lengths: tuple[int, ...] = ()
-        texts: list[bytes] = []
-        if self._sections is not None:
-            texts = [text.encode() for text in self._sections(nodes)]
-            if len(texts) != len(nodes):
-                raise ValueError(f"{len(texts)} sections for {len(nodes)} nodes")
-            lengths = tuple(len(text) for text in texts)
-        data = b"".join([records, brief, *texts])
+        data = records + brief
         try:
             self._file.handle.write(data)
         except OSError as exc:
             raise self._file.unwritable(exc) from None
-        self._blocks.append(index, _Block(self._size, len(records), len(nodes), len(brief), lengths))
+        self._blocks.append(index, _Block(self._size, len(records), len(nodes), len(brief)))
         self._size += len(data)
 
     def nodes(self) -> SpooledNodes:
@@ -177,21 +151,6 @@ class SpooledNodes(Sequence[NodeResult]):
         for text in self.texts():
             values: list[dict[str, Any]] = loads_written(b"[" + text + b"]")
             yield values
-
-    @property
-    def has_sections(self) -> bool:
-        """Whether a section was kept for every node (the spool had ``sections``; no nodes: False)."""
-        return bool(self._blocks) and all(len(block.sections) == block.count for block in self._blocks)
-
-    def sections(self) -> Iterator[str]:
-        """Every node's kept section, in order (see :attr:`has_sections`)."""
-        fd = self._file.handle.fileno()
-        for block in self._blocks:
-            data = os.pread(fd, sum(block.sections), block.sections_offset)
-            start = 0
-            for length in block.sections:
-                yield data[start:start + length].decode()
-                start += length
 
     def __iter__(self) -> Iterator[NodeResult]:
         for values in self.raw():
