@@ -163,8 +163,9 @@ async def score_collection(
         provenance=provenance,
         summary=summary,
         inputs=[InputRecord.of(a) for a in inputs],
+        nodes=spooled,  # kept as they are (not validated again): read back when walked
     )
-    return results.model_copy(update={"nodes": spooled})  # not validated again: read back when walked
+    return results
 
 
 def _refuse_roots_without_task(collection: Collection, roots: Sequence[TrajectoryNode], options: ScoringOptions,

@@ -14,7 +14,7 @@ from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, read_results, score_paths, write_artifacts
 from tracegrade.atif.output import _artifacts
 from tracegrade.atif.output._step_list import KeptSections
-from tracegrade.atif.scoring._spool import SpooledNodes
+from tracegrade.atif.scoring._spool import ListedNodes, SpooledNodes
 from tracegrade.errors import InputError
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
@@ -113,7 +113,7 @@ def test_spooled_records_are_written_as_the_same_records_held_in_a_list(
     results: EvaluationResults, sections: KeptSections | None, tmp_path: Path
 ) -> None:
     assert isinstance(results.nodes, SpooledNodes)  # a job's results: spooled
-    held = results.model_copy(update={"nodes": list(results.nodes)})
+    held = results.model_copy(update={"nodes": ListedNodes(results.nodes)})
     write_artifacts(results, tmp_path / "spooled", sections=sections)
     write_artifacts(held, tmp_path / "held")
     for name in ("evaluation_results.json", "summary.json", "steps.parquet", "report.html"):
@@ -129,4 +129,5 @@ def test_input_records_are_written_in_pieces_as_the_whole_list_would_be(
     results = results.model_copy(update={"inputs": list(results.inputs) * copies})
     assert len(results.inputs) == 2 * copies
     written = b"".join(_artifacts.results_json(results))
-    assert written == dump_json(results.model_copy(update={"nodes": list(results.nodes)}).model_dump(mode="json"))
+    held = results.model_copy(update={"nodes": ListedNodes(results.nodes)})
+    assert written == dump_json(held.model_dump(mode="json"))

@@ -14,7 +14,7 @@ from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import JobContext, parse_parameters, score_paths
 from tracegrade.atif.scoring import NodeResult
 from tracegrade.atif.scoring._records import StepResult
-from tracegrade.atif.scoring._spool import NodeSpool, SpooledNodes, brief_nodes
+from tracegrade.atif.scoring._spool import ListedNodes, NodeRecords, NodeSpool, SpooledNodes, brief_nodes
 
 
 @pytest.fixture
@@ -106,3 +106,27 @@ def test_the_spool_holds_no_record_in_memory(nodes: list[NodeResult]) -> None:
     assert spooled.brief[1:3] == [spooled.brief[0]] * 2 and repr(spooled.brief) == "BriefNodes(200 nodes)"
     with pytest.raises(IndexError):
         spooled.brief[200]
+
+
+def test_the_results_nodes_are_node_records_held_or_spooled_and_read_alike(nodes: list[NodeResult]) -> None:
+    from tracegrade.atif import EvaluationResults
+
+    spool = NodeSpool()
+    for index, root in enumerate(by_root(nodes)):
+        spool.add(index, root)
+    spooled = spool.nodes()
+    results = EvaluationResults.model_validate(
+        {**_document(), "nodes": [node.model_dump(mode="json") for node in nodes]})
+    held = results.nodes
+    assert isinstance(held, ListedNodes) and isinstance(spooled, NodeRecords)
+    assert held == spooled == nodes and list(held.brief) == nodes
+    assert b",\n".join(held.texts()) == b",\n".join(spooled.texts())
+    kept = results.model_validate({**results.model_dump(), "nodes": spooled})
+    assert kept.nodes is spooled  # a job's records are not validated again
+    assert kept.model_dump(mode="json") == results.model_dump(mode="json")
+
+
+def _document() -> dict[str, object]:
+    from tests.atif.output.test_report import sample_results
+
+    return sample_results().model_dump(mode="json")

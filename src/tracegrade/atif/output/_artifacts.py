@@ -19,7 +19,6 @@ from tracegrade.atif.output._report import report_chunks
 from tracegrade.atif.output._step_list import KeptSections
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.errors import InputError
 from tracegrade.runs import (
     JSON_OPTIONS,
@@ -97,7 +96,7 @@ def step_parts(results: EvaluationResults, piece: int = _PIECE_STEPS) -> Iterato
     schema = _step_schema()
     kinds = [schema.field(name).type for name in schema.names]
     made = False
-    for columns in step_columns(brief_nodes(results.nodes), results.job_id, piece):
+    for columns in step_columns(results.nodes.brief, results.job_id, piece):
         made = True
         yield pa.Table.from_arrays(
             [arrow_column(values, kind) for values, kind in zip(columns.values(), kinds, strict=True)], schema=schema
@@ -179,7 +178,7 @@ def results_json(results: EvaluationResults) -> Iterator[bytes | memoryview]:
     Spooled nodes come one root at a time, and the input records a thousand or so at a time.
     """
     nodes = results.nodes
-    if not isinstance(nodes, SpooledNodes) or not nodes:
+    if not nodes:
         yield dump_json(results.model_dump(mode="json"))
         return
     document = results.model_copy(update={"nodes": [], "inputs": []}).model_dump(mode="json")

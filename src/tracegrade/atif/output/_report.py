@@ -26,7 +26,6 @@ from tracegrade.atif.output._step_list import (
 )
 from tracegrade.atif.scoring._records import NodeResult, RunSummary
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.atif.scoring._spool import brief_nodes
 from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html_chunks, score_bins
 
 if TYPE_CHECKING:
@@ -126,7 +125,7 @@ def report_context(results: EvaluationResults, *, sections: KeptSections | None 
     results: without step content).
     """
     summary = results.summary
-    found = _Aggregates.of(brief_nodes(results.nodes))
+    found = _Aggregates.of(results.nodes.brief)
     opened = set(found.opened)
     return {
         "agreement": None,

@@ -4,12 +4,16 @@ Each root's records are kept as the text ``evaluation_results.json`` holds them 
 one level inside the ``nodes`` list), so writing that file copies bytes. Beside them go the root's brief
 records (compact JSON: no step content, no criteria), which the summary, the step table and the report's
 aggregates walk. Memory keeps only where each root's pieces are.
+
+:class:`NodeRecords` is the type of a run's node records (``EvaluationResults.nodes``): a sequence read
+the same way whether the records are spooled (:class:`SpooledNodes`) or held (:class:`ListedNodes`).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from abc import ABC, abstractmethod
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
@@ -19,19 +23,92 @@ from pathlib import Path
 from typing import Any, overload
 
 import orjson
-from pydantic import TypeAdapter
+from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidatorFunctionWrapHandler
+from pydantic_core import CoreSchema, core_schema
 
 from tracegrade._io import loads_written
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.errors import OutputError
 from tracegrade.runs import JSON_OPTIONS
 
-__all__ = ["BriefNodes", "NodeSpool", "SpooledNodes", "brief_nodes", "listed_items"]
+__all__ = ["BriefNodes", "ListedNodes", "NodeRecords", "NodeSpool", "SpooledNodes", "brief_nodes", "listed_items"]
 
 _INDENT = b"    "
 """A node record's indent in ``evaluation_results.json`` (inside the top-level ``nodes`` list)."""
 
 _ROOT_RECORDS: TypeAdapter[list[NodeResult]] = TypeAdapter(list[NodeResult])
+
+
+class NodeRecords(Sequence[NodeResult], ABC):
+    """Every node's record of a run, roots in order: the type of ``EvaluationResults.nodes``.
+
+    Every reader walks it as a sequence; :attr:`brief` is the same nodes without what only reviewers read
+    (step content, criteria), and :meth:`texts` the records as ``evaluation_results.json`` holds them.
+    It is validated from a list of records (into :class:`ListedNodes`); a job's :class:`SpooledNodes`
+    are kept as they are (their records were validated when they were made) and read back when walked.
+    """
+
+    @property
+    @abstractmethod
+    def brief(self) -> Sequence[NodeResult]:
+        """Every node, in order, without step content and criteria (what summaries and step tables read)."""
+
+    def texts(self) -> Iterator[bytes]:
+        """The records as pieces of ``evaluation_results.json``'s ``nodes`` list (:func:`listed_items`)."""
+        if len(self):
+            yield listed_items(node.model_dump(mode="json") for node in self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __add__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
+        return [*self, *other]
+
+    def __radd__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
+        return [*other, *self]
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, like the list it stands for
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Validated as a list of records (the JSON Schema says so); node records are kept as they are."""
+        return core_schema.no_info_wrap_validator_function(_records_of, handler.generate_schema(list[NodeResult]))
+
+
+def _records_of(value: Any, validate: ValidatorFunctionWrapHandler) -> NodeRecords:
+    return value if isinstance(value, NodeRecords) else ListedNodes(validate(value))
+
+
+class ListedNodes(NodeRecords):
+    """Node records held in memory (results read from a file, merged shards, tests)."""
+
+    def __init__(self, nodes: Iterable[NodeResult] = ()) -> None:
+        self._nodes = list(nodes)
+
+    @property
+    def brief(self) -> Sequence[NodeResult]:
+        """The records themselves (a reader of brief records reads no more than it needs)."""
+        return self._nodes
+
+    def __iter__(self) -> Iterator[NodeResult]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeResult]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeResult | list[NodeResult]:
+        return self._nodes[index]
+
+    def __repr__(self) -> str:
+        return f"ListedNodes({self._nodes!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +199,7 @@ class NodeSpool:
         return SpooledNodes(self._file, self._blocks.in_order())
 
 
-class SpooledNodes(Sequence[NodeResult]):
+class SpooledNodes(NodeRecords):
     """Result records read back from a :class:`NodeSpool`'s file each time they are walked.
 
     Only one root's records are in memory at a time while iterating; :attr:`brief` reads every node
@@ -133,8 +210,12 @@ class SpooledNodes(Sequence[NodeResult]):
         self._file = file  # kept open (and the unnamed file alive) for as long as the records are used
         self._blocks = blocks
         self._starts = array("q", [0, *accumulate(blocks.counts)])
-        self.brief = BriefNodes(file, blocks, self._starts)
-        """Every node, in order, without step content and criteria (what summaries and step tables read)."""
+        self._brief = BriefNodes(file, blocks, self._starts)
+
+    @property
+    def brief(self) -> BriefNodes:
+        """Every node, in order, without step content and criteria, read back root by root."""
+        return self._brief
 
     def texts(self) -> Iterator[bytes]:
         """Each root's records as ``evaluation_results.json`` holds them.
@@ -176,19 +257,6 @@ class SpooledNodes(Sequence[NodeResult]):
         block = self._blocks[number]
         values = loads_written(b"[" + os.pread(self._file.handle.fileno(), block.length, block.offset) + b"]")
         return NodeResult.model_validate(values[position - self._starts[number]])
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    def __add__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
-        return [*self, *other]
-
-    def __radd__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
-        return [*other, *self]
-
-    __hash__ = None  # type: ignore[assignment]  # compared by value, like the list it stands for
 
     def __repr__(self) -> str:
         return f"SpooledNodes({len(self)} nodes)"
@@ -279,8 +347,8 @@ def listed_items(values: Iterable[Any]) -> bytes:
 
 
 def brief_nodes(nodes: Sequence[NodeResult]) -> Sequence[NodeResult]:
-    """The nodes a summary or step table reads: :attr:`SpooledNodes.brief` for spooled ones, else ``nodes``."""
-    return nodes.brief if isinstance(nodes, SpooledNodes) else nodes
+    """The nodes a summary or step table reads: :attr:`NodeRecords.brief`, or ``nodes`` when a plain list."""
+    return nodes.brief if isinstance(nodes, NodeRecords) else nodes
 
 
 def _brief(value: dict[str, Any]) -> dict[str, Any]:
