@@ -123,7 +123,7 @@ def run_phase(phase: str, folder: Path, out_parent: Path) -> dict[str, float]:
     for path in paths:  # warm the page cache
         path.read_bytes()
     start = time.process_time()
-    from tracegrade.atif import import_otel
+    from tracegrade.atif.importing import import_otel
     from tracegrade.atif.importing._envelopes import read_trace_file
 
     imports = time.process_time() - start

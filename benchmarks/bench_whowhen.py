@@ -28,17 +28,15 @@ from typing import Any
 
 from tracegrade.atif import (
     JudgeTarget,
-    LocalisationAgreement,
     LocalisationResults,
     LocaliseInputs,
     LocaliseOptions,
     Strategy,
-    import_whowhen,
     localise_inputs,
-    measure_localisations,
-    read_labels,
     run_localise_job,
 )
+from tracegrade.atif.agreement import LocalisationAgreement, measure_localisations, read_labels
+from tracegrade.atif.importing import import_whowhen
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "corpus" / "whowhen"

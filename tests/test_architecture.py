@@ -55,10 +55,15 @@ STAGES: dict[str, tuple[str, ...]] = {
 }
 """The stage sub-packages of each front door, in order: a stage imports only itself and earlier stages."""
 
-FACES = {"tracegrade.integrations.evalhub"}
-"""Packages below the top level whose ``__init__`` is a public face."""
+FACES = {
+    "tracegrade.integrations.evalhub",
+    *(f"tracegrade.atif.{stage}"
+      for stage in ("reading", "scoring", "localising", "agreement", "importing", "output", "reviewing")),
+}
+"""Packages below the top level whose ``__init__`` is a public face (the ATIF stages hold what its face leaves out)."""
 PUBLIC_MODULES = {
     "tracegrade.judge.testing",
+    "tracegrade.atif.modes",
     "tracegrade.integrations.mlflow",
     "tracegrade.integrations.otel",
     "tracegrade.cli",
@@ -70,6 +75,12 @@ ONLY_IN: dict[str, set[str]] = {"scipy": {"stats"}, "matplotlib": {"render"}, "j
 
 MAX_MODULES = 15
 """Most modules in one folder (``__init__`` not counted)."""
+
+MAX_FACE_NAMES = 40
+"""Most names on a front door's public face: what a user imports; the rest lives on its stages' faces."""
+
+SHARED_CLASS_NAMES_PENDING: dict[str, int] = {}
+"""Class names still defined more than once, and how often (none: the ``_io`` floor holds the one JsonProblem)."""
 
 
 def _part(path: Path) -> str:
@@ -222,6 +233,27 @@ def test_no_module_imports_itself_through_a_circle() -> None:
 
 def test_the_circle_check_finds_a_circle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("door", sorted(STAGES))
+def test_a_front_door_face_holds_at_most_forty_names(door: str) -> None:
+    names = declared_names(SRC / door / "__init__.py")
+    assert len(names) <= MAX_FACE_NAMES, f"tracegrade.{door} exports {len(names)} names (at most {MAX_FACE_NAMES})"
+
+
+def _class_definitions() -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(_where(path, node.lineno))
+    return found
+
+
+def test_no_class_name_is_defined_twice() -> None:
+    repeated = {name: places for name, places in _class_definitions().items()
+                if len(places) > 1 and SHARED_CLASS_NAMES_PENDING.get(name) != len(places)}
+    assert repeated == {}, f"class names defined more than once: {repeated}"
 
 
 def test_no_folder_holds_more_than_fifteen_modules() -> None:

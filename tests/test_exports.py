@@ -9,7 +9,10 @@ import pytest
 
 PACKAGES = ["tracegrade", "tracegrade.atif", "tracegrade.judge", "tracegrade.rubric", "tracegrade.runs",
             "tracegrade.stats", "tracegrade.render", "tracegrade.suites", "tracegrade.dabench",
-            "tracegrade.integrations.evalhub"]
+            "tracegrade.integrations.evalhub",
+            *(f"tracegrade.atif.{stage}" for stage in ("reading", "scoring", "localising", "agreement", "importing",
+                                                       "output", "reviewing")),
+            "tracegrade.atif.modes"]
 
 
 def _order(name: str) -> tuple[bool, bool, str]:

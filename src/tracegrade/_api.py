@@ -61,7 +61,8 @@ def grade_trajectories(
     """
     import asyncio
 
-    from tracegrade.atif import JobContext, JudgeTarget, open_run_folder, parse_parameters, run_atif_job
+    from tracegrade.atif import JobContext, JudgeTarget, parse_parameters, run_atif_job
+    from tracegrade.atif.output import open_run_folder
 
     parameters["trajectory_path"] = ":".join(str(p) for p in paths)
     options, criteria = parse_parameters(parameters)

@@ -16,7 +16,12 @@ secrets or raw judge output) and the process exit code the CLI uses for it::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import IntEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 __all__ = [
     "ConfigError",
@@ -29,6 +34,8 @@ __all__ = [
     "OutputError",
     "ThresholdNotMetError",
     "TracegradeError",
+    "invalid_parameter",
+    "validation_message",
 ]
 
 
@@ -111,3 +118,28 @@ class Interrupted(TracegradeError):
 
     exit_code = ExitCode.INTERRUPTED
     default_code = "interrupted"
+
+
+def validation_message(error: ValidationError, *, flags: Mapping[str, str] | None = None) -> str:
+    """The one-line message of a pydantic validation error, ``place: rule``, for its first problem.
+
+    The place is the field's dotted path (``judge_max_attempts``). Given ``flags`` (the command line), it
+    is the field's flag, ``--`` and the name with dashes unless ``flags`` spells it otherwise, followed by
+    the value given (``--resamples 99``). The rule is pydantic's message without its ``Value error,``
+    prefix.
+    """
+    first = error.errors(include_url=False)[0]
+    location = first["loc"]
+    place = ".".join(str(part) for part in location) or "value"
+    if flags is not None and location:
+        name = str(location[0])
+        place = flags.get(name, "--" + name.replace("_", "-"))
+        if first["type"] != "missing":
+            place = f"{place} {first['input']}"
+    rule = str(first["msg"]).removeprefix("Value error, ")
+    return f"{place}: {rule}".replace("\n", " ")
+
+
+def invalid_parameter(error: ValidationError, *, flags: Mapping[str, str] | None = None) -> ConfigError:
+    """A :class:`ConfigError` (exit 2) with the :func:`validation_message` of a parameter model's error."""
+    return ConfigError(validation_message(error, flags=flags))

@@ -17,8 +17,9 @@ import pytest
 
 from tests.atif.scripted import CUSTOM, marker_rule, trajectory, write
 from tests.judge.batch_server import BatchServer, Plan
-from tracegrade.atif import JobContext, JudgeTarget, open_run_folder, parse_parameters, run_atif_job
+from tracegrade.atif import JobContext, JudgeTarget, parse_parameters, run_atif_job
 from tracegrade.atif._batch import BATCH_STATE_NAME, BatchOptions, BatchState, Exported, run_batch_job
+from tracegrade.atif.output import open_run_folder
 from tracegrade.errors import ConfigError
 from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer
 
@@ -177,7 +178,8 @@ def test_a_run_killed_at_any_stage_resumes_its_batch_and_pays_nothing_twice(stag
 
 def test_localising_all_at_once_through_a_batch_names_the_same_steps_as_online(tmp_path: Path) -> None:
     from tests.atif.localising.plant import document, plant_rule, steps
-    from tracegrade.atif import localise_inputs, localise_options, run_localise_batch, run_localise_job
+    from tracegrade.atif import localise_inputs, localise_options, run_localise_job
+    from tracegrade.atif.modes import run_localise_batch
 
     for i in range(3):
         write(tmp_path / "in" / f"{i}.json", document(steps(6, plant=2 + i), trajectory_id=f"t{i}"))

@@ -8,9 +8,21 @@ from typing import Any
 
 import pytest
 
+import tracegrade.judge
 from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.atif import EvaluationResults, JobContext, JudgeTarget, ScoringOptions, parse_parameters, run_atif_job
-from tracegrade.atif._job import effective_options, judge_settings
+from tracegrade.atif import (
+    EvaluationResults,
+    JobContext,
+    JobOutcome,
+    JudgeJob,
+    JudgeTarget,
+    ScoringOptions,
+    otlp_meter_provider,
+    parse_parameters,
+    run_atif_job,
+    run_judge_job,
+)
+from tracegrade.atif._job import _OTLP_ENDPOINTS, effective_options, judge_settings
 from tracegrade.errors import ConfigError
 from tracegrade.judge import LOCAL_MAX_CONTEXT_BYTES, JudgeOptions, ResponseFormat
 from tracegrade.judge.testing import ScriptedJudgeServer
@@ -80,3 +92,62 @@ def test_the_local_judge_runs_and_records_the_options_it_fixes() -> None:
     options = effective_options(ScoringOptions(judge_max_tokens=1024, concurrency_limit=10), JudgeTarget(local=True))
     assert (options.judge_max_tokens, options.judge_seed, options.concurrency_limit) == (512, 0, 1)
     assert options.judge_timeout_seconds == 300.0 and options.judge_temperature == 0.0
+
+
+def judge_job(server_url: str, folder: Path, out: Path, **fields: Any) -> JudgeJob:
+    parameters = {**CUSTOM, "trajectory_path": str(folder)}
+    options, criteria = parse_parameters(parameters)
+    target = JudgeTarget(url=server_url, model="scripted")
+    return JudgeJob((folder,), options, criteria, target, out, parameters, **fields)
+
+
+def test_a_judge_job_that_scores_everything_passes(judge_server: ScriptedJudgeServer, folder: Path,
+                                                   tmp_path: Path) -> None:
+    job = judge_job(judge_server.base_url, folder, tmp_path / "run")
+    run = run_judge_job(job)
+    assert (run.outcome, run.message) == (JobOutcome.PASSED, None)
+    assert run.results.job_id == job.identity() and run.artifacts["summary.json"].parent == tmp_path / "run"
+    assert judge_server.count == 2
+
+
+def test_a_score_below_the_threshold_says_so(judge_server: ScriptedJudgeServer, folder: Path, tmp_path: Path) -> None:
+    run = run_judge_job(judge_job(judge_server.base_url, folder, tmp_path / "run", fail_under=0.9))
+    assert run.outcome is JobOutcome.BELOW_THRESHOLD
+    assert run.message == f"collection score {run.results.summary.atif_overall_score} is below --fail-under 0.9"
+
+
+def test_an_unreachable_judge_fails_the_job_naming_it_without_credentials(folder: Path, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    job = judge_job(f"http://user:secret@127.0.0.1:{port}/v1", folder, tmp_path / "run")
+    job = JudgeJob(job.paths, job.options.model_copy(update={"judge_max_attempts": 1}), job.criteria, job.target,
+                   job.output, job.parameters)
+    run = run_judge_job(job)
+    assert run.outcome is JobOutcome.FAILED
+    assert run.message is not None and "unreachable (transport_error:" in run.message and "secret" not in run.message
+
+
+def test_the_job_id_comes_from_the_inputs_parameters_and_judge_unless_given(folder: Path, tmp_path: Path) -> None:
+    one = judge_job("http://127.0.0.1:1/v1", folder, tmp_path / "a")
+    assert one.identity() == judge_job("http://127.0.0.1:1/v1", folder, tmp_path / "b").identity()
+    assert one.identity() != judge_job("http://127.0.0.1:2/v1", folder, tmp_path / "a").identity()
+    assert judge_job("http://127.0.0.1:1/v1", folder, tmp_path / "a", job_id="mine").identity() == "mine"
+
+
+def test_a_run_folder_inside_an_input_folder_is_refused(folder: Path) -> None:
+    with pytest.raises(ConfigError, match="is inside the input folder"):
+        judge_job("http://127.0.0.1:1/v1", folder, folder / "run")
+
+
+def test_no_otlp_endpoint_means_no_sdk_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str] = []
+    monkeypatch.setattr(tracegrade.judge, "configure_meter_provider", lambda: made.append("sdk") or "provider")
+    for name in _OTLP_ENDPOINTS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "  ")
+    assert otlp_meter_provider() is None and made == []
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://127.0.0.1:4318/v1/metrics")
+    assert otlp_meter_provider() == "provider" and made == ["sdk"]

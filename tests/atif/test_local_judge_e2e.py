@@ -9,9 +9,10 @@ import orjson
 import pytest
 
 from tests.conftest import EXAMPLES, require_local_judge
-from tracegrade.atif import EvaluationResults, StepStatus, parse_parameters, read_results
+from tracegrade.atif import EvaluationResults, parse_parameters, read_results
 from tracegrade.atif._job import JudgeTarget, run_atif_job
 from tracegrade.atif._run import JobContext
+from tracegrade.atif.scoring import StepStatus
 from tracegrade.atif.scoring._records import NodeStatusCode
 from tracegrade.judge._judge import PROTOCOL_ERROR_CODES
 from tracegrade.runs import JobStatus

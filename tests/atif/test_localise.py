@@ -67,7 +67,8 @@ def test_written_into_the_run_folder_itself_the_manifest_is_amended(run: Path) -
 
 
 def test_the_agreement_section_of_the_report_stays(run: Path, tmp_path: Path) -> None:
-    from tracegrade.atif import measure_agreement, read_labels
+    from tracegrade.atif import measure_agreement
+    from tracegrade.atif.agreement import read_labels
 
     labels = write(tmp_path / "labels.jsonl", b'{"trajectory_id": "a", "step": 3, "decisive": true}\n')
     report = measure_agreement(EvaluationResults.model_validate_json((run / "evaluation_results.json").read_bytes()),

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.atif.scripted import marker_rule, positional_rule, trajectory, write
-from tracegrade.atif import ComparisonOptions, JudgeTarget, PairwiseOutcome, compare_pairwise
+from tracegrade.atif import ComparisonOptions, JudgeTarget
+from tracegrade.atif.modes import PairwiseOutcome, compare_pairwise
 from tracegrade.errors import InputError
 from tracegrade.judge import JudgeOptions
 from tracegrade.judge.testing import ScriptedJudgeServer

@@ -10,8 +10,9 @@ import pytest
 
 from tests.atif.delayed import marker_judge
 from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.atif import EvaluationResults, JobContext, RunProgress, ScoringEngine, parse_parameters, score_paths
+from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
 from tracegrade.atif._run import criteria_source
+from tracegrade.atif.scoring import RunProgress, ScoringEngine
 from tracegrade.judge.testing import FakeJudge
 from tracegrade.runs import Shard
 

@@ -165,11 +165,15 @@ def test_an_output_naming_a_run_folder_is_refused_and_the_run_kept(runs: dict[st
     before = (base / "manifest.json").read_bytes()
     assert compare(str(base), str(runs["worse"]), "-o", str(base), "-q") == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {base}: holds a atif-judge run (job ") and "choose another folder" in err
+    assert err.startswith(f"error: {base}/ is not empty: it holds the run of another command (atif-judge, job ")
     assert (base / "manifest.json").read_bytes() == before and not (base / "comparison.json").exists()
     read_manifest(base)  # still a whole run: compare and agree read it
     assert compare(str(base), str(runs["worse"]), "-q") == 0
     assert compare(str(runs["base"]), str(runs["worse"]), "-o", str(runs["worse"]), "-q") == 2
+    # --overwrite writes into a folder of other files, never over a run of another kind
+    assert compare(str(base), str(runs["worse"]), "-o", str(base), "-q", "--overwrite") == 2
+    assert "holds a atif-judge run (job " in capsys.readouterr().err
+    assert (base / "manifest.json").read_bytes() == before
 
 
 def test_merge_never_writes_over_one_of_its_shards(runs: dict[str, Path], tmp_path: Path,

@@ -101,11 +101,11 @@ def test_compare_refuses_a_folder_that_was_not_evaluated(tmp_path: Path, capsys:
     ("args", "message"),
     [
         (["eval-v2", "no-such-run"], "no such folder"),
-        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--lambda", "-1"], "--lambda -1.0: input should be greater"),
-        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--lambda", "10.5"], "--lambda 10.5: input should be less"),
-        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--max-replans", "0"], "--max-replans 0: input should"),
-        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--resamples", "99"], "--resamples 99: input should"),
-        (["compare", str(EXAMPLE), str(EXAMPLE), "--resamples", "100001"], "--resamples 100001: input should"),
+        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--lambda", "-1"], "--lambda -1.0: Input should be greater"),
+        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--lambda", "10.5"], "--lambda 10.5: Input should be less"),
+        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--max-replans", "0"], "--max-replans 0: Input should"),
+        (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--resamples", "99"], "--resamples 99: Input should"),
+        (["compare", str(EXAMPLE), str(EXAMPLE), "--resamples", "100001"], "--resamples 100001: Input should"),
         (["eval-v2", str(EXAMPLE / "runs" / "demo-run"), "--data-root", "/nonexistent"], "--data-root"),
     ],
 )

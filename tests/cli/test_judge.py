@@ -444,7 +444,7 @@ def test_roots_without_a_task_stop_auto_mode_before_any_judge_call_naming_each(
     nodes = {n["node_id"]: n for n in orjson.loads((tmp_path / "run/evaluation_results.json").read_bytes())["nodes"]}
     assert nodes["b.json"]["status"] == "failed" and nodes["b.json"]["error_code"] == "task_unresolved"
     assert nodes["a.json"]["status"] == nodes["c.json"]["status"] == "scored"
-    custom = ("--scoring-mode", "benchmark", "--benchmark-name", "terminal-bench")
+    custom = ("--scoring-mode", "benchmark", "--benchmark-name", "terminal-bench", "--overwrite")
     assert judge(server, tmp_path, str(tmp_path / "in"), *custom) == 0  # a fixed rubric needs no task
 
 
@@ -488,7 +488,7 @@ def test_a_cached_rerun_reports_what_the_cached_answers_cost(server: ScriptedJud
     assert (again["input_tokens"], again["output_tokens"], again["cache_hits"]) == (0, 0, bought["requests"])
     assert (again["cache_hit_input_tokens"], again["cache_hit_output_tokens"]) == (bought["input_tokens"],
                                                                            bought["output_tokens"])
-    shown = f"0 / 0 (+ from the cache {bought['input_tokens']:,} / {bought['output_tokens']:,})"
+    shown = f"0 / 0 (+ cached {bought['input_tokens']:,} / {bought['output_tokens']:,})"
     assert shown in capsys.readouterr().out
 
 
@@ -509,3 +509,12 @@ def test_several_bad_files_are_all_named_then_counted_and_tolerant_scores_the_re
     out = capsys.readouterr().out
     assert "refused 12 of 13 inputs as invalid (--tolerant scored the rest):" in out
     assert "  ... and 2 more (every input's account: evaluation_results.json)" in out
+
+
+def test_every_way_a_judge_job_ends_has_its_documented_exit_code() -> None:
+    from tracegrade.atif import JobOutcome
+    from tracegrade.cli._judge import exit_code
+
+    assert {outcome.value: int(exit_code(outcome)) for outcome in JobOutcome} == {
+        "passed": 0, "roots_failed": 1, "below_threshold": 1, "interrupted": 130, "invalid_input": 2, "failed": 4,
+    }

@@ -7,11 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-import tracegrade.judge
 from tests.atif.scripted import judge_rule
-from tracegrade.cli import _judge
 from tracegrade.judge.testing import ScriptedJudgeServer
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "atif"
@@ -24,17 +20,6 @@ UNUSED = (
     "evalhub.client",
     "httpx",
 )
-
-
-def test_no_otlp_endpoint_means_no_sdk_provider(monkeypatch: pytest.MonkeyPatch) -> None:
-    made: list[str] = []
-    monkeypatch.setattr(tracegrade.judge, "configure_meter_provider", lambda: made.append("sdk") or "provider")
-    for name in _judge._OTLP_ENDPOINTS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "  ")
-    assert _judge._meter_provider() is None and made == []
-    monkeypatch.setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://127.0.0.1:4318/v1/metrics")
-    assert _judge._meter_provider() == "provider" and made == ["sdk"]
 
 
 def test_a_judge_run_imports_no_unused_library(tmp_path: Path) -> None:

@@ -81,13 +81,18 @@ def test_the_local_judge_gets_its_smaller_budget_unless_one_is_given(
 
     used: list[int] = []
 
-    async def stop_before_the_judge(paths: Any, options: Any, *args: Any, **kwargs: Any) -> Any:
-        target = args[1] if command == "judge" else args[0]  # (criteria, target, ...) or (target, ...)
-        used.append(effective_options(options, target).max_context_bytes)
+    def stop_the_job(job: Any, **kwargs: Any) -> Any:
+        used.append(effective_options(job.options, job.target).max_context_bytes)
         raise KeyboardInterrupt  # the local judge itself runs in tests/atif/test_local_judge_e2e.py
 
-    monkeypatch.setattr(tracegrade.atif, "run_atif_job" if command == "judge" else "run_localise_job",
-                        stop_before_the_judge)
+    async def stop_before_the_judge(paths: Any, options: Any, target: Any, *args: Any, **kwargs: Any) -> Any:
+        used.append(effective_options(options, target).max_context_bytes)
+        raise KeyboardInterrupt
+
+    if command == "judge":
+        monkeypatch.setattr(tracegrade.atif, "run_judge_job", stop_the_job)
+    else:
+        monkeypatch.setattr(tracegrade.atif, "run_localise_job", stop_before_the_judge)
     argv = [command, str(EXAMPLES / "atif"), "--judge", "local", "--no-cache", "-q", "-o", str(tmp_path / "o"), *given]
     assert run_app(app, argv) == 130
     assert used == [budget]

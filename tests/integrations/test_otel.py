@@ -9,7 +9,10 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 
 from tests.conftest import EXAMPLES
 from tests.integrations.servers import _Recorder, url_of
-from tracegrade.atif import EvaluationResults, StepStatus, import_otel, read_results
+from tracegrade.atif import EvaluationResults, read_results
+from tracegrade.atif.importing import import_otel
+from tracegrade.atif.scoring import StepStatus
+from tracegrade.atif.scoring._spool import ListedNodes
 from tracegrade.cli._app import app, run_app
 from tracegrade.errors import ConfigError, OutputError
 from tracegrade.integrations.otel import (
@@ -87,7 +90,8 @@ def test_labels_capped_rationales_and_failures_follow_the_convention(
                                               "category": "tool_selection_failure"}),
              root.steps[1].model_copy(update={"status": StepStatus.FAILED, "score": None, "error_code": "timeout"}),
              *root.steps[2:]]
-    changed = results.model_copy(update={"nodes": [root.model_copy(update={"steps": steps}), *results.nodes[1:]]})
+    nodes = ListedNodes([root.model_copy(update={"steps": steps}), *results.nodes[1:]])
+    changed = results.model_copy(update={"nodes": nodes})
     low, failed = evaluation_events(changed)[:2]
     assert low.attributes["gen_ai.evaluation.score.label"] == "fail"
     assert low.attributes["tracegrade.failure_category"] == "tool_selection_failure"

@@ -27,14 +27,14 @@ from typing import Any, TypeVar
 import orjson
 
 from tracegrade._io import loads_written, write_atomic
-from tracegrade.atif._job import JudgeTarget, effective_options, open_judge
+from tracegrade.atif._job import JudgeTarget, chained_on_root, effective_options, open_judge
 from tracegrade.atif._localise import LocaliseInputs, localise_paths
 from tracegrade.atif._run import JobContext, score_collection
 from tracegrade.atif.criteria._params import CriteriaParams
 from tracegrade.atif.localising._params import LocaliseOptions, Strategy
 from tracegrade.atif.localising._records import LocalisationResults
 from tracegrade.atif.output._artifacts import write_artifacts
-from tracegrade.atif.output._report import node_sections
+from tracegrade.atif.output._step_list import KeptSections
 from tracegrade.atif.reading._collection import read_collection
 from tracegrade.atif.scoring._params import PartialResultPolicy, ScoringOptions
 from tracegrade.atif.scoring._results import EvaluationResults
@@ -142,7 +142,7 @@ class _Ask:
     parse: Callable[[dict[str, Any]], Any]
 
 
-class _Collector:
+class _BatchCollector:
     """A judge that answers from the cache and the recorded failures, and collects every other request.
 
     ``final``: the run whose results are kept; a request without an answer fails with its recorded code
@@ -214,7 +214,9 @@ async def run_batch_job(
     """
     _check(target, cache_path)
     options = effective_options(options, target)
-    context = dataclasses.replace(context, spool_dir=context.spool_dir or folder.path, sections=node_sections)
+    context = dataclasses.replace(context, spool_dir=context.spool_dir or folder.path)
+    kept = KeptSections(context.spool_dir)  # the report's step list, rendered as each root of the last round ends
+    context = dataclasses.replace(context, on_root=chained_on_root(context.on_root, kept.add))
     collecting = options.model_copy(update={"partial_result_policy": PartialResultPolicy.SKIP_FAILED_TRAJECTORY})
     telemetry = JudgeTelemetry(meter_provider, prefix="atif", job_id=context.job_id,
                                scoring_mode=criteria.scoring_mode.value)
@@ -225,12 +227,16 @@ async def run_batch_job(
             return await score_collection(outline, options, criteria, judge, context)
         return await score_collection(outline, collecting, criteria, judge, JobContext(context.job_id))
 
-    async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
-        assert isinstance(judge, Judge)  # a panel is refused by _check
-        outcome = await in_rounds(judge, once, folder.path / BATCH_STATE_NAME, batch, context.job_id, report, stop)
-    if isinstance(outcome, Exported):
-        return outcome
-    return outcome, write_artifacts(outcome, folder)
+    try:
+        async with open_judge(target, options, cache_path=cache_path, telemetry=telemetry) as judge:
+            assert isinstance(judge, Judge)  # a panel is refused by _check
+            outcome = await in_rounds(judge, once, folder.path / BATCH_STATE_NAME, batch, context.job_id, report,
+                                      stop)
+        if isinstance(outcome, Exported):
+            return outcome
+        return outcome, write_artifacts(outcome, folder, sections=kept)
+    finally:
+        kept.close()
 
 
 def _check(target: JudgeTarget, cache_path: Path | None) -> None:
@@ -259,7 +265,7 @@ async def in_rounds(judge: Judge, once: Callable[[JudgeProtocol, bool], Awaitabl
     api: BatchClient | None = None
     try:
         while True:
-            collector = _Collector(judge, state)
+            collector = _BatchCollector(judge, state)
             await once(collector, False)
             if not collector.pending:
                 break
@@ -276,7 +282,7 @@ async def in_rounds(judge: Judge, once: Callable[[JudgeProtocol, bool], Awaitabl
             await _wait(api, state, set(collector.pending), batch.poll_seconds, report, stop)
             await _download(api, judge, state, collector.pending, report)
         judge.stats.batch_requests = sum(len(e["custom_ids"]) for e in state.batches if e["batch_id"])
-        return await once(_Collector(judge, state, final=True, fallback=batch.fallback_online), True)
+        return await once(_BatchCollector(judge, state, final=True, fallback=batch.fallback_online), True)
     finally:
         if api is not None:
             await api.aclose()

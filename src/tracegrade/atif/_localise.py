@@ -25,7 +25,7 @@ from tracegrade.atif.output._report import render_report
 from tracegrade.atif.reading._load import load_trajectories
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.errors import ConfigError, InputError, OutputError
+from tracegrade.errors import InputError, OutputError, invalid_parameter
 from tracegrade.judge import JudgeProtocol, JudgeTelemetry
 from tracegrade.runs import JobStatus, RunFolder, amend_manifest, dump_json
 
@@ -66,8 +66,7 @@ def localise_options(parameters: Mapping[str, Any]) -> LocaliseOptions:
     try:
         return LocaliseOptions.model_validate({k: v for k, v in parameters.items() if v is not None})
     except ValidationError as exc:
-        error = exc.errors(include_url=False, include_input=False)[0]
-        raise ConfigError(f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}") from None
+        raise invalid_parameter(exc) from None
 
 
 def localise_inputs(given: Sequence[Path]) -> LocaliseInputs:

@@ -20,7 +20,7 @@ from tracegrade.atif.scoring._engine import NodeState, RunProgress, ScoringEngin
 from tracegrade.atif.scoring._params import PartialResultPolicy, ScoringOptions
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults, InputRecord, RunParameters
-from tracegrade.atif.scoring._spool import NodeSpool, Sections
+from tracegrade.atif.scoring._spool import NodeSpool
 from tracegrade.errors import InputError
 from tracegrade.judge import JudgeProtocol
 from tracegrade.rubric import Rubric, ScoringMode
@@ -56,10 +56,9 @@ class JobContext:
     spool_dir: Path | None = None
     """Where finished roots' records are kept until the end (an unnamed temporary file); None: the system's
     temporary folder. ``run_atif_job`` uses the run folder."""
-    sections: Sections | None = None
-    """Rendered for each root's nodes as the root finishes and kept with its records (the report's step list,
-    which writing then copies: :func:`~tracegrade.atif.output._report.node_sections`). ``run_atif_job`` sets it
-    when it writes a report."""
+    on_root: Callable[[int, Sequence[NodeResult]], None] | None = None
+    """Called with each finished root's index and records, as they are spooled (in the order roots finish):
+    ``run_atif_job`` renders the report's step list there while other roots are scored."""
 
 
 async def score_paths(
@@ -119,10 +118,13 @@ async def score_collection(
     engine.progress.steps_total = sum(collection.steps(root) for root in roots)
     if context.on_engine is not None:
         context.on_engine(engine)
-    spool = NodeSpool(context.spool_dir, context.sections)
+    spool = NodeSpool(context.spool_dir)
 
     def finish(index: int, states: list[NodeState]) -> None:
-        spool.add(index, node_results(states, options.completion_threshold))
+        records = node_results(states, options.completion_threshold)
+        spool.add(index, records)
+        if context.on_root is not None:
+            context.on_root(index, records)
 
     await engine.run(_in_thread(collection.trees(roots)), finish)
     spooled = spool.nodes()
@@ -161,8 +163,9 @@ async def score_collection(
         provenance=provenance,
         summary=summary,
         inputs=[InputRecord.of(a) for a in inputs],
+        nodes=spooled,  # kept as they are (not validated again): read back when walked
     )
-    return results.model_copy(update={"nodes": spooled})  # not validated again: read back when walked
+    return results
 
 
 def _refuse_roots_without_task(collection: Collection, roots: Sequence[TrajectoryNode], options: ScoringOptions,

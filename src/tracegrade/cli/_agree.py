@@ -13,7 +13,8 @@ from tracegrade.cli._localise import longest_word
 from tracegrade.errors import InputError, OutputError
 
 if TYPE_CHECKING:
-    from tracegrade.atif import AgreementReport, EvaluationResults, Label, LocalisationAgreement, LocalisationResults
+    from tracegrade.atif import AgreementReport, EvaluationResults, LocalisationResults
+    from tracegrade.atif.agreement import Label, LocalisationAgreement
 
 __all__ = ["agree"]
 
@@ -50,7 +51,9 @@ def agree(
     Lines with "retract": true withdraw an earlier label of the same step by the same reviewer.
     """
     from tracegrade._io import write_atomic
-    from tracegrade.atif import measure_agreement, read_results, render_agreement, render_report
+    from tracegrade.atif import measure_agreement, read_results
+    from tracegrade.atif.agreement import render_agreement
+    from tracegrade.atif.output import render_report
     from tracegrade.runs import amend_manifest, dump_json
 
     folder = run if run.is_dir() else run.parent
@@ -137,7 +140,7 @@ def _localisations(run: Path, folder: Path, extra: list[Path]) -> list[tuple[str
 
 def _labels_of(path: Path, reviewer: str | None) -> tuple[Label, ...]:
     """The standing labels of ``path``; only ``reviewer``'s when one is named (none of theirs is an error)."""
-    from tracegrade.atif import of_reviewer, read_labels
+    from tracegrade.atif.agreement import of_reviewer, read_labels
 
     labels = read_labels(path)
     if reviewer is None:
@@ -153,7 +156,7 @@ def _score_localisations(found: list[tuple[str, LocalisationResults]], given: tu
                          target: Path, resamples: int, level: float, seed: int, quiet: bool,
                          results: EvaluationResults | None = None) -> None:
     from tracegrade._io import write_atomic
-    from tracegrade.atif import measure_localisations
+    from tracegrade.atif.agreement import measure_localisations
     from tracegrade.runs import dump_json
 
     scored = measure_localisations(found, given, labels_file=str(labels), resamples=resamples, level=level, seed=seed,
@@ -192,7 +195,7 @@ def _print_localisations(scored: LocalisationAgreement, target: Path) -> None:
 
 
 def _print_summary(report: AgreementReport, target: Path, page: Path) -> None:
-    from tracegrade.atif import agreement_rows, issue_rows
+    from tracegrade.atif.agreement import agreement_rows, issue_rows
     from tracegrade.render import Column, fit_table
 
     console = Console(highlight=False)

@@ -6,17 +6,16 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from tracegrade.atif import ComparisonOptions
 from tracegrade.cli._judge import _JUDGE, JudgeKeyEnv, JudgeKind, JudgeModel, JudgeResponseFormat, JudgeUrl, _target
-from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options
+from tracegrade.cli._options import OptionGroup, Overwrite, validated, with_model_options
 from tracegrade.errors import ConfigError
 from tracegrade.judge import JudgeOptions, ResponseFormat
 from tracegrade.stats import GateOptions
 
-__all__ = ["GATE_OPTIONS", "compare", "validated"]
+__all__ = ["GATE_OPTIONS", "compare"]
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 compared and the gate passed (or was off); 1 the gate failed; 2 invalid input, a run folder "
@@ -26,16 +25,6 @@ GATE_OPTIONS = OptionGroup(GateOptions, "Gate")
 """The gate's flags, the same on every compare command."""
 _OUTPUT = "Output"
 _MODES = "Other comparisons"
-
-
-def validated(model: type[BaseModel], parameters: dict[str, Any]) -> Any:
-    """The model of the generated options' values; a value out of bounds is one line naming its flag."""
-    try:
-        return model.model_validate({k: v for k, v in parameters.items() if k in model.model_fields})
-    except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        name = str(error["loc"][0])
-        raise ConfigError(f"--{name.replace('_', '-')} {parameters.get(name)}: {error['msg'].lower()}") from None
 
 
 def compare(
@@ -97,7 +86,8 @@ def compare(
     (exit 2, naming the field) unless --allow-different names the field. Trajectories pair by
     trajectory_id or session_id, else path, else task text; unpaired ones are listed.
     """
-    from tracegrade.atif import compare_runs, comparison_lines, write_comparison
+    from tracegrade.atif import compare_runs
+    from tracegrade.atif.output import comparison_lines, write_comparison
 
     options = validated(ComparisonOptions, {**parameters, "allow_different": tuple(allow_different or ())})
     if (judges or pairwise) and mlflow:

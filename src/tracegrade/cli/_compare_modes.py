@@ -21,7 +21,7 @@ def compare_judges_command(a: Path, b: Path, options: ComparisonOptions, output:
     Raises:
         ConfigError: ``--fail-on-disagreement`` without ``--judges``.
     """
-    from tracegrade.atif import compare_judges, judges_lines, write_judges
+    from tracegrade.atif.output import compare_judges, judges_lines, write_judges
 
     if not judges:
         raise ConfigError("--fail-on-disagreement applies to compare --judges only")
@@ -48,7 +48,8 @@ def compare_pairwise_command(baseline: Path, candidate: Path, target: JudgeTarge
     """
     import asyncio
 
-    from tracegrade.atif import compare_pairwise, pairwise_lines, write_pairwise
+    from tracegrade.atif.modes import compare_pairwise
+    from tracegrade.atif.output import pairwise_lines, write_pairwise
 
     outcome = asyncio.run(compare_pairwise(baseline, candidate, target, judge_options, options=options, gate=gate,
                                            cache_path=cache_path))

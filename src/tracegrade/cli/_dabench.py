@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from rich.console import Console
 
 from tracegrade.cli._compare import EXIT_CODES_HELP as COMPARE_EXIT_CODES
 from tracegrade.cli._compare import GATE_OPTIONS
 from tracegrade.cli._help import App
-from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options
+from tracegrade.cli._options import OptionGroup, Overwrite, validated, with_model_options
 from tracegrade.dabench import MetricParams, PipelineOptions, Resampling, RunLocation
 from tracegrade.errors import ConfigError, Interrupted, OutputError, TracegradeError
 from tracegrade.stats import GateOptions
@@ -67,17 +67,6 @@ def _print_json(document: Any) -> None:
     sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
 
 
-def _validated(model: type[M], parameters: dict[str, Any]) -> M:
-    """The model of the generated options' values; a value out of bounds is one line naming its flag."""
-    try:
-        return model.model_validate({k: v for k, v in parameters.items() if k in model.model_fields})
-    except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        name = str(error["loc"][0])
-        flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
-        raise ConfigError(f"{flag} {parameters[name]}: {error['msg'].lower()}") from None
-
-
 @dabench_app.command("eval-v2", epilog=EXIT_CODES_HELP)
 @with_model_options(
     OptionGroup(PipelineOptions, _OPTIONS, only=("mode",)),
@@ -113,11 +102,11 @@ def eval_v2(
     from tracegrade.dabench import EvalOptions, read_summary, resolve_run, run_pipeline
     from tracegrade.runs import interrupts, progress
 
-    params, location = _validated(MetricParams, parameters), _validated(RunLocation, parameters)
-    resampling = _validated(Resampling, parameters)
+    params, location = validated(MetricParams, parameters, _FLAGS), validated(RunLocation, parameters, _FLAGS)
+    resampling = validated(Resampling, parameters, _FLAGS)
     if data_root is not None and not data_root.is_dir():
         raise ConfigError(f"--data-root {data_root}: not a folder", code="data_root_not_found")
-    pipeline = _validated(PipelineOptions, {**parameters, "resampling": resampling})
+    pipeline = validated(PipelineOptions, {**parameters, "resampling": resampling}, _FLAGS)
     options = EvalOptions(run, location.runs_root, data_root, output, params)
     if output is not None:  # the default, the run folder itself, is where its evaluation always goes
         from tracegrade.runs import claim_output
@@ -211,8 +200,8 @@ def compare(
     """
     from tracegrade.dabench import compare_runs, comparison_sections, render_sections
 
-    resampling, location = _validated(Resampling, parameters), _validated(RunLocation, parameters)
-    gate = _validated(GateOptions, parameters)
+    resampling, location = validated(Resampling, parameters, _FLAGS), validated(RunLocation, parameters, _FLAGS)
+    gate = validated(GateOptions, parameters, _FLAGS)
     columns = ("task_id", "run_id", metric)
     a, b = _evaluated(baseline, location, columns, verify=True), _evaluated(candidate, location, columns, verify=True)
     result = compare_runs(a, b, metric=metric, resampling=resampling, strict=strict, gate=gate,
@@ -238,7 +227,7 @@ def ablation(
     """Ablations of final_score: verification, replanning, tool-efficiency quartiles, specialists."""
     from tracegrade.dabench import ablation_sections, render_sections, specialist_section
 
-    rows = _evaluated(run, _validated(RunLocation, parameters))
+    rows = _evaluated(run, validated(RunLocation, parameters, _FLAGS))
     sections = [*ablation_sections(rows), specialist_section(rows)]
     document = {"run_id": rows.run_id, "sections": [s.model_dump(mode="json") for s in sections]}
     _write_json(output, document)
@@ -262,7 +251,7 @@ def figures(
     """Write the paper figures as PNG: score and failure distributions, autonomy vs efficiency, correlations."""
     from tracegrade.dabench import draw_figures
 
-    rows = _evaluated(run, _validated(RunLocation, parameters))
+    rows = _evaluated(run, validated(RunLocation, parameters, _FLAGS))
     folder = output or rows.folder / "figures"
     console = _console()
     for figure in draw_figures(rows):

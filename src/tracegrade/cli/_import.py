@@ -13,7 +13,7 @@ from tracegrade.render import terminal_safe
 from tracegrade.runs import claim_output
 
 if TYPE_CHECKING:
-    from tracegrade.atif import ImportResult
+    from tracegrade.atif.importing import ImportResult
 
 from tracegrade.cli._help import App
 
@@ -46,7 +46,7 @@ def whowhen(
     OUTPUT/labels.jsonl, ready for: tracegrade judge OUTPUT/trajectories -o RUN, then
     tracegrade agree RUN --labels OUTPUT/labels.jsonl.
     """
-    from tracegrade.atif import import_whowhen
+    from tracegrade.atif.importing import import_whowhen
 
     claim_output(output, kind="atif-import", overwrite=overwrite, own=_OWN)
     result = import_whowhen(logs, output)
@@ -87,7 +87,7 @@ def otel(
     could not be mapped is counted per file in OUTPUT/import_report.json. Every step keeps its trace and span
     id, so verdicts can go back: tracegrade judge OUTPUT/trajectories -o RUN --otel-evaluations.
     """
-    from tracegrade.atif import import_otel
+    from tracegrade.atif.importing import import_otel
 
     claim_output(output, kind="atif-import", overwrite=overwrite, own=_OWN)
     result = import_otel(files, output, task_attribute=task_attribute)
@@ -107,7 +107,7 @@ def inspect(
     One trajectory per sample and epoch under OUTPUT/trajectories/, the target in extra.reference and Inspect's
     own scores in extra.inspect.scores; needs the optional extra: pip install 'tracegrade[inspect]'.
     """
-    from tracegrade.atif import import_inspect
+    from tracegrade.atif.importing import import_inspect
 
     claim_output(output, kind="atif-import", overwrite=overwrite, own=_OWN)
     result = import_inspect(logs, output)

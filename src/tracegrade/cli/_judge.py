@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -18,15 +17,12 @@ from tracegrade.cli._judge_modes import dry_run as cli_dry_run
 from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options, without_defaulted
 from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions, ResponseFormat
-from tracegrade.runs import JobStatus
 
 if TYPE_CHECKING:
-    from opentelemetry.sdk.metrics import MeterProvider as SdkMeterProvider
+    from tracegrade.atif import EvaluationResults, JobOutcome, JudgeRun, JudgeTarget
+    from tracegrade.atif.scoring import RunProgress
 
-    from tracegrade.atif import EvaluationResults, JudgeTarget, RunProgress
-    from tracegrade.runs import RunFolder, Shard
-
-__all__ = ["judge"]
+__all__ = ["exit_code", "judge"]
 
 _JUDGE = "Judge"
 _SCORING = "Scoring"
@@ -174,11 +170,9 @@ def judge(
     manifest.json. Ctrl-C or SIGTERM stops cleanly: finished results are written, and rerunning the same command
     resumes from the judge cache.
     """
-    import asyncio
-
-    from tracegrade.atif import open_run_folder, parse_parameters
+    from tracegrade.atif import JudgeJob, parse_parameters, run_judge_job
     from tracegrade.judge import default_cache_path
-    from tracegrade.runs import claim_output, job_id_for, parse_shard
+    from tracegrade.runs import claim_output, parse_shard
 
     parameters["trajectory_path"] = os.pathsep.join(str(p) for p in paths)
     if rubric is not None:
@@ -191,22 +185,19 @@ def judge(
     if target.panel is not None and options.judge_repeats > 1:
         raise ConfigError("--judge-panel with --judge-repeats: not supported (each step's panel record would be "
                           "lost in the mean of the repeats); ask the panel once per step")
-    _refuse_output_inside_inputs(output, paths)
+    cache_path = None if no_cache else (cache or default_cache_path())
+    job = JudgeJob(tuple(paths), options, criteria, target, output, parameters, job_id=job_id, cache_path=cache_path,
+                   shard=selected, fail_under=fail_under)
     if otel_evaluations:
         _require_logs_endpoint()
-    recorded = {k: v for k, v in parameters.items() if not (k == "judge_repeats" and v == 1)}  # as before repeats
-    material = {"paths": sorted(str(p.resolve()) for p in paths), "parameters": _jsonable(recorded),
-                "judge": [target.url, target.model, target.local, *([target.panel.identity()] if target.panel else [])]}
-    job = job_id or job_id_for(material)
     prices = prices_from(price_input, price_cached_input, price_output, price_batch_factor)
     if dry_run:
-        cli_dry_run(paths, options, criteria, target, output=output, job_id=job, quiet=quiet, prices=prices,
-                    cache_path=None if no_cache else (cache or default_cache_path()), batch=judge_batch)
+        cli_dry_run(paths, options, criteria, target, output=output, job_id=job.identity(), quiet=quiet, prices=prices,
+                    cache_path=cache_path, batch=judge_batch)
         return
     if judge_batch_cancel:
         cancel_recorded(target, options, output, quiet=quiet)
         return
-    cache_path = None if no_cache else (cache or default_cache_path())
     batched = judge_batch or judge_batch_export is not None or bool(judge_batch_import)
     if batched:  # refused before the run folder is touched
         batch = batch_options(fallback=judge_batch_fallback, export=judge_batch_export, imports=judge_batch_import,
@@ -215,47 +206,35 @@ def judge(
         if selected is not None or target.local or cache_path is None:
             raise ConfigError("--judge-batch: needs an endpoint (not --judge local), the judge cache (no --no-cache) "
                               "and every shard in one job (no --shard)")
-    claim_output(output, kind="atif-judge", job_id=job, overwrite=overwrite)  # its own run: a resume
+    claim_output(output, kind="atif-judge", job_id=job.identity(), overwrite=overwrite)  # its own run: a resume
     if overwrite:
-        _note_replaced_run(output, job)
-    folder = open_run_folder(output, job)
+        _note_replaced_run(output, job.identity())
     if batched:
-        outcome = run_batch(paths, options, criteria, target, folder=folder, cache_path=cache_path, batch=batch,
-                            quiet=quiet)
-        if outcome is None:
+        from tracegrade.atif.modes import judged_run
+        from tracegrade.atif.output import open_run_folder
+
+        done = run_batch(paths, options, criteria, target, folder=open_run_folder(output, job.identity()),
+                         cache_path=cache_path, batch=batch, quiet=quiet)
+        if done is None:
             return
-        results, artifacts = outcome
+        run = judged_run(job, *done)
     else:
-        results, artifacts = asyncio.run(
-            _run(paths, options, criteria, target, quiet, folder=folder, cache_path=cache_path, shard=selected)
-        )
+        run = run_judge_job(job, watch=None if quiet else _show_progress)
     if not quiet:
-        _print_summary(results, output)
+        _print_summary(run.results, output)
     if mlflow:
         from tracegrade.integrations.mlflow import log_run
 
-        run_id = log_run(results, artifacts, tracking_uri=mlflow_uri, experiment=mlflow_experiment)
+        run_id = log_run(run.results, run.artifacts, tracking_uri=mlflow_uri, experiment=mlflow_experiment)
         if not quiet:
             Console(highlight=False).print(f"MLflow run: {run_id}", markup=False)
     if otel_evaluations:
         from tracegrade.integrations.otel import export_evaluations
 
-        sent = export_evaluations(results)
+        sent = export_evaluations(run.results)
         if not quiet:
             Console(highlight=False).print(f"OpenTelemetry: sent {sent} evaluation events", markup=False)
-    if results.summary.job_status is JobStatus.INTERRUPTED:
-        raise Interrupted(_kept(results, output, cache_path))
-    _exit(results, fail_under, target.url)
-
-
-def _kept(results: EvaluationResults, output: Path, cache_path: Path | None) -> str:
-    """What an interrupted judge run kept, and how a rerun goes on."""
-    counts = results.summary.counts
-    scored = counts.get("steps_scored", 0)
-    total = scored + counts.get("steps_failed", 0) + counts.get("steps_not_run", 0)
-    rerun = ("the same command again resumes from the judge cache" if cache_path is not None
-             else "a rerun pays every judge call again (--no-cache)")
-    return f"kept {scored} of {total} steps scored in {output}/ (job status interrupted); {rerun}"
+    _exit(run)
 
 
 def _note_replaced_run(output: Path, job_id: str) -> None:
@@ -279,19 +258,6 @@ def _require_logs_endpoint() -> None:
 
     if logs_endpoint() is None:
         raise ConfigError("--otel-evaluations: set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT)")
-
-
-def _jsonable(parameters: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v.value if hasattr(v, "value") else v) for k, v in parameters.items()}
-
-
-def _refuse_output_inside_inputs(output: Path, paths: list[Path]) -> None:
-    """A run folder inside an input folder would be read as trajectories by the next run."""
-    target = output.resolve()
-    for path in paths:
-        folder = path.resolve()
-        if folder.is_dir() and (target == folder or folder in target.parents):
-            raise ConfigError(f"--output {output}: is inside the input folder {path}; choose a folder outside it")
 
 
 def _target(
@@ -322,57 +288,10 @@ def _panel_target(path: Path, aggregation: PanelChoice | None, min_answers: int 
                                         min_answers=min_answers))
 
 
-async def _run(
-    paths: list[Path], options: Any, criteria: Any, target: JudgeTarget, quiet: bool, *, folder: RunFolder,
-    cache_path: Path | None, shard: Shard | None,
-) -> tuple[EvaluationResults, dict[str, Path]]:
-    import asyncio
-
-    from opentelemetry.metrics import NoOpMeterProvider
-
-    from tracegrade.atif import JobContext, RunProgress, ScoringEngine, run_atif_job
-
-    loop = asyncio.get_running_loop()
-    progress = RunProgress()
-
-    def attach(engine: ScoringEngine) -> None:
-        for signum in (signal.SIGINT, signal.SIGTERM):  # both stop new calls and keep what finished
-            loop.add_signal_handler(signum, engine.interrupt)
-
-    display = asyncio.create_task(_show_progress(progress, Console(stderr=True, highlight=False), quiet))
-    meters = _meter_provider()
-    try:
-        context = JobContext(folder.job_id, shard=shard, progress=progress, on_engine=attach)
-        return await run_atif_job(
-            paths, options, criteria, target, context, out_dir=folder, cache_path=cache_path,
-            meter_provider=meters if meters is not None else NoOpMeterProvider(),
-        )
-    finally:
-        display.cancel()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
-        if meters is not None:
-            meters.shutdown()
-
-
-_OTLP_ENDPOINTS = ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
-
-
-def _meter_provider() -> SdkMeterProvider | None:
-    """The OTLP/HTTP exporting provider when an endpoint is set; None (measurements dropped) otherwise.
-
-    Without an endpoint the SDK provider would have no reader; skipping it spares a small run the
-    OpenTelemetry SDK's import and set-up.
-    """
-    if not any(os.environ.get(name, "").strip() for name in _OTLP_ENDPOINTS):
-        return None
-    from tracegrade.judge import configure_meter_provider
-
-    return configure_meter_provider()
-
-
-async def _show_progress(progress: RunProgress, console: Console, quiet: bool) -> None:
-    if quiet or not console.is_terminal:
+async def _show_progress(progress: RunProgress) -> None:
+    """A progress bar on stderr while the job runs (none when stderr is not a terminal)."""
+    console = Console(stderr=True, highlight=False)
+    if not console.is_terminal:
         return
     import asyncio
 
@@ -449,7 +368,7 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
         )
     refused = [record for record in results.inputs if record.status == "invalid"]
     if refused:
-        from tracegrade.atif import LISTED_PROBLEMS
+        from tracegrade.atif.reading import LISTED_PROBLEMS
 
         lines = [f"refused {len(refused)} of {len(results.inputs)} inputs as invalid (--tolerant scored the rest):",
                  *(f"  {record.message or f'{record.path}: {record.code}'}" for record in refused[:LISTED_PROBLEMS])]
@@ -492,65 +411,34 @@ def tokens_line(judge: Mapping[str, Any]) -> str:
     """``IN / OUT`` tokens spent by this run, and what the answers taken from the cache cost when bought."""
     spent = f"{judge.get('input_tokens', 0):,} / {judge.get('output_tokens', 0):,}"
     kept_in, kept_out = judge.get("cache_hit_input_tokens", 0), judge.get("cache_hit_output_tokens", 0)
-    return spent + (f" (+ from the cache {kept_in:,} / {kept_out:,})" if kept_in or kept_out else "")
+    return spent + (f" (+ cached {kept_in:,} / {kept_out:,})" if kept_in or kept_out else "")
 
 
-def _exit(results: EvaluationResults, fail_under: float | None, judge_url: str | None) -> None:
-    summary = results.summary
-    status = summary.job_status
-    if status is JobStatus.FAILED:
-        _report_unreachable_judge(results, judge_url)
-        raise typer.Exit(int(_failed_exit_code(results)))
-    failed_roots = summary.counts.get("roots_failed", 0)
-    if failed_roots:
-        raise ThresholdNotMetError(
-            f"{failed_roots} of {summary.counts.get('roots', 0)} root trajectories failed "
-            "(--partial-result-policy skip_failed_trajectory scored the others; see summary.json counts)"
-        )
-    score = summary.atif_overall_score
-    if fail_under is not None and (score is None or score < fail_under):
-        shown = "— (no step was scored)" if score is None else _below(score, fail_under)
-        raise ThresholdNotMetError(f"collection score {shown}")
+def exit_code(outcome: JobOutcome) -> ExitCode:
+    """The exit code of each way a judge job ends."""
+    from tracegrade.atif import JobOutcome
+
+    return {
+        JobOutcome.PASSED: ExitCode.OK,
+        JobOutcome.ROOTS_FAILED: ExitCode.THRESHOLD,
+        JobOutcome.BELOW_THRESHOLD: ExitCode.THRESHOLD,
+        JobOutcome.INTERRUPTED: ExitCode.INTERRUPTED,
+        JobOutcome.INVALID_INPUT: ExitCode.INVALID_INPUT,
+        JobOutcome.FAILED: ExitCode.OPERATIONAL,
+    }[outcome]
 
 
-def _below(score: float, bound: float) -> str:
-    """``SCORE is below --fail-under BOUND``, the score rounded as in the table (4 places) unless that hides the gap."""
-    for places in range(4, 13):
-        shown, limit = f"{score:.{places}f}", f"{bound:.{places}f}"
-        if shown != limit:
-            return f"{shown} is below --fail-under {format(bound, 'g') if places == 4 else limit}"
-    return f"{score!r} is below --fail-under {bound!r}"
+def _exit(run: JudgeRun) -> None:
+    """End the command with the exit code of the job's outcome, its message on stderr."""
+    from tracegrade.atif import JobOutcome
 
-
-_INPUT_STEP_CODES = frozenset({"context_overflow"})
-"""Step failures caused by the input itself (a step too large for any judge request), not by the judge."""
-
-
-_UNREACHABLE = {
-    "transport_error": "the connection was refused, reset or cut",
-    "dns_error": "its host name does not resolve",
-    "timeout": "no answer within --judge-timeout-seconds",
-    "tls_error": "its TLS certificate is not trusted",
-}
-"""Step codes that mean the judge was not reached, and what each means."""
-
-
-def _report_unreachable_judge(results: EvaluationResults, judge_url: str | None) -> None:
-    """One line naming the judge (without credentials) and the error, when no judge call got through."""
-    if judge_url is None or results.summary.judge.get("successes"):
-        return  # before walking the records (read back from the spool)
-    found = [code for node in results.nodes for code in (node.error_code, *(s.error_code for s in node.steps))]
-    codes = {code for code in found if code is not None}
-    if not codes or not codes <= _UNREACHABLE.keys():
+    code = exit_code(run.outcome)
+    if code is ExitCode.OK:
         return
-    from tracegrade.judge import redact_url
-
-    reasons = "; ".join(f"{code}: {_UNREACHABLE[code]}" for code in sorted(codes))
-    Console(stderr=True).print(f"error: judge {redact_url(judge_url)} unreachable ({reasons})", markup=False,
-                               soft_wrap=True)
-
-
-def _failed_exit_code(results: EvaluationResults) -> ExitCode:
-    """Exit 2 when every failed step failed because of its input (e.g. an 8 MB step), else 4."""
-    codes = {step.error_code for node in results.nodes for step in node.steps if step.error_code is not None}
-    return ExitCode.INVALID_INPUT if codes and codes <= _INPUT_STEP_CODES else ExitCode.OPERATIONAL
+    if run.outcome is JobOutcome.INTERRUPTED:
+        raise Interrupted(run.message or "")
+    if code is ExitCode.THRESHOLD:
+        raise ThresholdNotMetError(run.message or "")
+    if run.message is not None:
+        Console(stderr=True).print(f"error: {run.message}", markup=False, soft_wrap=True)
+    raise typer.Exit(int(code))

@@ -16,7 +16,8 @@ from rich.console import Console
 from tracegrade.errors import ConfigError
 
 if TYPE_CHECKING:
-    from tracegrade.atif import BatchOptions, CriteriaParams, EvaluationResults, JudgeTarget, ScoringOptions
+    from tracegrade.atif import CriteriaParams, EvaluationResults, JudgeTarget, ScoringOptions
+    from tracegrade.atif.modes import BatchOptions
     from tracegrade.judge import Prices
     from tracegrade.runs import RunFolder
 
@@ -49,7 +50,7 @@ def dry_run(paths: list[Path], options: ScoringOptions, criteria: CriteriaParams
             quiet: bool) -> dict[str, Any]:
     """Count and price the job's requests, write ``OUTPUT/dry_run.json`` and print the table; nothing is sent."""
     from tracegrade._io import write_atomic
-    from tracegrade.atif import dry_run_document, dry_run_job
+    from tracegrade.atif.modes import dry_run_document, dry_run_job
     from tracegrade.runs import dump_json
 
     found = asyncio.run(dry_run_job(paths, options, criteria, target, job_id, cache_path=cache_path))
@@ -98,7 +99,7 @@ FALLBACKS = ("none", "online")
 def batch_options(*, fallback: str, export: Path | None, imports: list[Path] | None, poll_seconds: float,
                   max_requests: int, max_bytes: int, window: str) -> BatchOptions:
     """The batch options given on the command line, checked."""
-    from tracegrade.atif import BatchOptions
+    from tracegrade.atif.modes import BatchOptions
 
     if fallback not in FALLBACKS:
         raise ConfigError(f"--judge-batch-fallback: one of {', '.join(FALLBACKS)}, got {fallback!r}")
@@ -113,7 +114,8 @@ def run_batch(paths: list[Path], options: Any, criteria: Any, target: JudgeTarge
               cache_path: Path | None, batch: BatchOptions, quiet: bool,
               ) -> tuple[EvaluationResults, dict[str, Path]] | None:
     """Run the job in batch rounds; None when a round's requests were exported instead (printed)."""
-    from tracegrade.atif import Exported, JobContext, run_batch_job
+    from tracegrade.atif import JobContext
+    from tracegrade.atif.modes import Exported, run_batch_job
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -146,7 +148,7 @@ def run_batch(paths: list[Path], options: Any, criteria: Any, target: JudgeTarge
 
 def cancel_recorded(target: JudgeTarget, options: ScoringOptions, output: Path, *, quiet: bool) -> None:
     """Ask the provider to cancel the unfinished batches recorded in ``output``; what finished stays usable."""
-    from tracegrade.atif import BATCH_STATE_NAME, cancel_batches, judge_settings
+    from tracegrade.atif.modes import BATCH_STATE_NAME, cancel_batches, judge_settings
 
     state = output / BATCH_STATE_NAME
     if not state.is_file():

@@ -18,7 +18,6 @@ from tracegrade.cli._judge import (
     JudgeResponseFormat,
     JudgeSharedCache,
     JudgeUrl,
-    _meter_provider,
     _target,
     tokens_line,
 )
@@ -81,7 +80,13 @@ def localise(
     """
     import asyncio
 
-    from tracegrade.atif import localise_inputs, localise_options, run_localise_job, write_localisation
+    from tracegrade.atif import (
+        localise_inputs,
+        localise_options,
+        otlp_meter_provider,
+        run_localise_job,
+        write_localisation,
+    )
     from tracegrade.judge import default_cache_path
     from tracegrade.runs import claim_output, job_id_for
 
@@ -95,8 +100,9 @@ def localise(
     material = {"paths": sorted(str(p.resolve()) for p in inputs.paths), "parameters": options.model_dump(mode="json"),
                 "judge": [target.url, target.model, target.local] if target else None}
     chosen_id = job_id or job_id_for(material, prefix="tl")
-    claim_output(output, kind="atif-localise", job_id=chosen_id, overwrite=overwrite)  # its own run: a resume
-    meters = _meter_provider()  # OTLP when an endpoint is set: the judge's atif.judge.* metrics, as for judge
+    if output != inputs.run_folder:  # a judge run's own folder gains its localisation.json, whole or not at all
+        claim_output(output, kind="atif-localise", job_id=chosen_id, overwrite=overwrite)  # its own run: a resume
+    meters = otlp_meter_provider()  # OTLP when an endpoint is set: the judge's atif.judge.* metrics, as for judge
     cache_path = None if no_cache else (cache or default_cache_path())
 
     async def main() -> LocalisationResults:
@@ -136,7 +142,7 @@ async def _batch(inputs: Any, options: LocaliseOptions, target: Any, job_id: str
                  cache_path: Path | None, stop: Any, quiet: bool, *, fallback: str,
                  poll_seconds: float) -> LocalisationResults:
     """The localisation through batch jobs (all-at-once), progress on stderr."""
-    from tracegrade.atif import Exported, run_localise_batch
+    from tracegrade.atif.modes import Exported, run_localise_batch
     from tracegrade.cli._judge_modes import batch_options
 
     batch = batch_options(fallback=fallback, export=None, imports=None, poll_seconds=poll_seconds,

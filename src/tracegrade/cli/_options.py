@@ -12,10 +12,12 @@ from pathlib import PurePath
 from typing import Annotated, Any, TypeVar
 
 import typer
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-__all__ = ["OptionGroup", "Overwrite", "with_model_options", "without_defaulted"]
+from tracegrade.errors import invalid_parameter
+
+__all__ = ["OptionGroup", "Overwrite", "validated", "with_model_options", "without_defaulted"]
 
 Overwrite = Annotated[bool, typer.Option(
     "--overwrite", help="Write into an output folder that holds something else (files of the same names are "
@@ -23,6 +25,19 @@ Overwrite = Annotated[bool, typer.Option(
 """The one overwrite switch of every command that writes a folder (README: "Output folders")."""
 
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=BaseModel)
+
+
+def validated(model: type[M], parameters: Mapping[str, Any], flags: Mapping[str, str] | None = None) -> M:
+    """The model of the generated options' values (others left out); a bad value is one line naming its flag.
+
+    Raises:
+        ConfigError: :func:`~tracegrade.errors.validation_message` of the first problem, with its flag.
+    """
+    try:
+        return model.model_validate({k: v for k, v in parameters.items() if k in model.model_fields})
+    except ValidationError as exc:
+        raise invalid_parameter(exc, flags=flags or {}) from None
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from rich.console import Console
 from tracegrade.errors import InputError, OutputError
 
 if TYPE_CHECKING:
-    from tracegrade.atif import ReviewOrder
+    from tracegrade.atif.reviewing import ReviewOrder
 
 __all__ = ["can_open_browser", "review"]
 
@@ -50,7 +50,7 @@ def review(
     import asyncio
     import signal
 
-    from tracegrade.atif import ReviewOrder, ReviewSettings, ReviewState, read_review_run, serve_review
+    from tracegrade.atif.reviewing import ReviewOrder, ReviewSettings, ReviewState, read_review_run, serve_review
 
     chosen = _order(order, ReviewOrder)
     name = reviewer if reviewer is not None else _login()

@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import orjson
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
 from tracegrade.cli._compare import GATE_OPTIONS
 from tracegrade.cli._help import App
 from tracegrade.cli._judge import JudgeKeyEnv, JudgeModel, JudgeUrl
-from tracegrade.cli._options import OptionGroup, with_model_options
+from tracegrade.cli._options import OptionGroup, validated, with_model_options
 from tracegrade.errors import ConfigError, Interrupted, OutputError
 from tracegrade.stats import GateOptions
 from tracegrade.suites import IntervalParameters, SuiteRunParameters
@@ -90,7 +89,7 @@ def run(
 
     The judge options are needed only when the dataset has `judge` checks.
     """
-    params = _validated(SuiteRunParameters, _renamed_concurrency(context, parameters, max_concurrency))
+    params = validated(SuiteRunParameters, _renamed_concurrency(context, parameters, max_concurrency))
     _refuse_existing(output, html)
     _require_writable(output, html, checkpoint)
     return _run(dataset, output, params, results, target_cmd, target_url, checkpoint, html, judge_url,
@@ -176,8 +175,7 @@ def compare(
     from tracegrade.suites import compare_reports, read_report, write_private
 
     baseline, candidate = _compare_sides(first, second, old_baseline)
-    params, gate = (_validated(model, {k: v for k, v in parameters.items() if k in model.model_fields})
-                    for model in (IntervalParameters, GateOptions))
+    params, gate = validated(IntervalParameters, parameters), validated(GateOptions, parameters)
     _refuse_existing(output, None)
     result = compare_reports(read_report(candidate), read_report(baseline), params, gate=gate,
                              paths=(str(baseline), str(candidate)))
@@ -238,15 +236,6 @@ def _renamed_concurrency(context: typer.Context, parameters: dict[str, Any],
     if source is not None and source.name == "COMMANDLINE":
         raise ConfigError("give --concurrency-limit only (--max-concurrency is its deprecated name)")
     return {**parameters, "concurrency_limit": max_concurrency}
-
-
-def _validated(model: Any, parameters: dict[str, Any]) -> Any:
-    from tracegrade.suites import parameters_error
-
-    try:
-        return model.model_validate(parameters)
-    except ValidationError as exc:
-        raise parameters_error(exc) from None
 
 
 def _refuse_existing(output: Path | None, html: Path | None) -> None:

@@ -20,7 +20,8 @@ from tracegrade.cli._options import OptionGroup, with_model_options
 from tracegrade.errors import ExitCode, InputError
 
 if TYPE_CHECKING:
-    from tracegrade.atif import FileReport, LoadResult
+    from tracegrade.atif import LoadResult
+    from tracegrade.atif.reading import FileReport
     from tracegrade.render import Column
 
 __all__ = ["render_validation", "validate"]

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from tracegrade.dabench._pipeline import PipelineResult as PipelineResult
     from tracegrade.dabench._pipeline import run_pipeline as run_pipeline
     from tracegrade.dabench.analyses._ablation import ablation_sections as ablation_sections
-    from tracegrade.dabench.analyses._compare import Comparison as Comparison
+    from tracegrade.dabench.analyses._compare import RunComparison as RunComparison
     from tracegrade.dabench.analyses._compare import compare_runs as compare_runs
     from tracegrade.dabench.analyses._compare import comparison_sections as comparison_sections
     from tracegrade.dabench.analyses._health import EngineeringHealth as EngineeringHealth

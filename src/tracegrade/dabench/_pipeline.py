@@ -18,7 +18,7 @@ import orjson
 from tracegrade._io import loads_written
 from tracegrade.dabench._params import PipelineOptions
 from tracegrade.dabench.analyses._auditor import AnalystTeam, analyst_team, format_auditor_report
-from tracegrade.dabench.analyses._compare import Comparison, compare_runs, comparison_sections
+from tracegrade.dabench.analyses._compare import RunComparison, compare_runs, comparison_sections
 from tracegrade.dabench.analyses._health import EngineeringHealth, assess_health, format_health, health_line
 from tracegrade.dabench.analyses._params import Mode
 from tracegrade.dabench.analyses._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
@@ -47,7 +47,7 @@ class PipelineResult:
     health: EngineeringHealth | None = None
     reconciliation: Reconciliation | None = None
     team: AnalystTeam | None = None
-    comparison: Comparison | None = None
+    comparison: RunComparison | None = None
     files: list[str] = field(default_factory=list)
 
 
@@ -116,7 +116,7 @@ class _Pass:
         for task_id, body in self.replays.items():
             folder.write_json(f"{task_id}/task_replay.json", finish_replay(loads_written(body), context))
 
-    def _compare(self, run: RunRows) -> Comparison | None:
+    def _compare(self, run: RunRows) -> RunComparison | None:
         if self.baseline is None:
             return None
         # the baseline's health is shown beside the comparison; the evaluation it ends is never refused for it

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade._io import JsonProblem, loads
-from tracegrade.atif import EvaluationResults, NodeResult, StepResult, StepStatus
+from tracegrade.atif import EvaluationResults
+from tracegrade.atif.scoring import NodeResult, StepResult, StepStatus
 from tracegrade.errors import ConfigError, InputError, OutputError
 from tracegrade.runs import MAX_INPUT_BYTES, UnreadableFile, read_capped
 

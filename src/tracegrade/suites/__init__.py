@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from tracegrade.suites.reporting._html import render_report_html as render_report_html
     from tracegrade.suites.reporting._params import IntervalParameters as IntervalParameters
     from tracegrade.suites.reporting._params import SuiteRunParameters as SuiteRunParameters
-    from tracegrade.suites.reporting._params import parameters_error as parameters_error
     from tracegrade.suites.reporting._report import SuiteReport as SuiteReport
     from tracegrade.suites.reporting._report import SuiteSection as SuiteSection
     from tracegrade.suites.reporting._report import dumps_report as dumps_report

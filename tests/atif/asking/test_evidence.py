@@ -170,26 +170,19 @@ def test_reference_answer_is_evidence_and_must_fit() -> None:
 
 
 @pytest.mark.parametrize("budget", [65536, 2048])  # the whole history, and only its newest steps
-def test_history_frames_kept_by_the_caller_give_the_same_evidence_with_one_projection_each(
-    budget: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from tracegrade.atif.asking import _evidence
-
+def test_history_frames_kept_by_the_caller_give_the_same_evidence_and_one_frame_per_step(budget: int) -> None:
     steps = [agent_step(i) for i in range(1, 13)]
     for step in steps:
         step.message = f"{step.message} " + "words " * 40
     fresh = [build_evidence("t", None, steps[:k], steps[k], None, budget) for k in range(len(steps))]
-    projected: list[int] = []
-    project = _evidence.project_step
-    monkeypatch.setattr(_evidence, "project_step", lambda step: projected.append(id(step)) or project(step))
     frames: Frames = {}
     kept = [build_evidence("t", None, steps[:k], steps[k], None, budget, frames=frames) for k in range(len(steps))]
     assert kept == fresh
     assert any(e.omitted_history for e in fresh) is (budget == 2048)  # the small budget drops older steps
-    # each step is projected once, as the current step, and its frame kept for the later steps that show it
-    assert sorted(projected) == sorted(id(step) for step in steps) and len(frames) == len(steps)
-    assert all(frames[id(step)][0] == project(step) for step in steps)
-    assert all(frames[id(step)][1] == orjson.dumps(project(step), option=orjson.OPT_SORT_KEYS).decode()
+    # each step's frame is kept once, as its projection and its text, for the later steps that show it
+    assert len(frames) == len(steps)
+    assert all(frames[id(step)][0] == project_step(step) for step in steps)
+    assert all(frames[id(step)][1] == orjson.dumps(project_step(step), option=orjson.OPT_SORT_KEYS).decode()
                for step in steps)
 
 

@@ -112,7 +112,8 @@ def test_aggregates() -> None:
 
 
 def test_compare_treats_the_panel_as_the_judge(tmp_path: Path, server: ScriptedJudgeServer) -> None:
-    from tracegrade.atif import compare_judges, compare_runs
+    from tracegrade.atif import compare_runs
+    from tracegrade.atif.output import compare_judges
     from tracegrade.errors import InputError
 
     _judge(tmp_path, server, "p1", "--panel-min-answers", "2")

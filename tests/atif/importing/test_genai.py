@@ -18,7 +18,7 @@ from tracegrade.atif.importing._genai import (
     tool_run,
     usage,
 )
-from tracegrade.atif.importing._messages import Message, ToolCall
+from tracegrade.atif.importing._messages import Message, RequestedToolCall
 from tracegrade.atif.importing._spans import Span, SpanEvent, Tally
 
 
@@ -61,7 +61,7 @@ def test_newer_message_attributes_of_a_real_chat_span(shared_corpus: Path) -> No
     assert inputs == [
         Message("user", "Weather in Paris?"),
         Message("assistant", "Absolutely! Let me check the weather for you.",
-                tool_calls=[ToolCall("1234", "get_weather", {"location": "Paris"})]),
+                tool_calls=[RequestedToolCall("1234", "get_weather", {"location": "Paris"})]),
         Message("tool", "rainy, 57°F", call_id="1234"),
     ]
     (answer,) = semconv_outputs(attributes, tally) or []
@@ -86,7 +86,7 @@ def test_any_agent_output_as_text_or_tool_calls() -> None:
     tally = Tally()
     calls = semconv_outputs({"gen_ai.output": '[{"tool.name": "f", "tool.args": "{\\"a\\": 1}"}]',
                              "gen_ai.output.type": "json"}, tally)
-    assert calls == [Message("assistant", tool_calls=[ToolCall(None, "f", {"a": 1})])]
+    assert calls == [Message("assistant", tool_calls=[RequestedToolCall(None, "f", {"a": 1})])]
     assert semconv_outputs({"gen_ai.output": "done", "gen_ai.output.type": "text"}, tally) == [
         Message("assistant", "done")]
 
@@ -118,7 +118,7 @@ def test_event_based_messages_as_log_bodies_and_span_event_attributes() -> None:
     inputs, outputs = event_messages(events, tally)
     assert [(m.role, m.text, m.call_id) for m in inputs or []] == [
         ("system", "sys", None), ("user", "hello", None), ("tool", "42", "c1")]
-    assert outputs == [Message("assistant", tool_calls=[ToolCall("c2", "f", {})])]
+    assert outputs == [Message("assistant", tool_calls=[RequestedToolCall("c2", "f", {})])]
     assert tally.as_dict() == {"span event 'something.else'": 1}
 
 
@@ -130,7 +130,8 @@ def test_google_adk_request_and_response() -> None:
     attributes = {"gcp.vertex.agent.llm_request": orjson.dumps(request).decode(),
                   "gcp.vertex.agent.llm_response": orjson.dumps(response).decode()}
     assert adk_inputs(attributes, tally) == [Message("system", "Route it."), Message("user", "refund 42")]
-    assert adk_outputs(attributes, tally) == [Message("assistant", tool_calls=[ToolCall(None, "refund", {"id": "42"})])]
+    asked = RequestedToolCall(None, "refund", {"id": "42"})
+    assert adk_outputs(attributes, tally) == [Message("assistant", tool_calls=[asked])]
 
 
 def test_usage_reads_every_convention_once() -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from tracegrade.atif.importing._messages import (
     Message,
-    ToolCall,
+    RequestedToolCall,
     as_arguments,
     message_from_dict,
     messages_from,
@@ -16,7 +16,7 @@ def test_genai_parts_text_reasoning_tool_calls_and_results() -> None:
     found = message_from_dict({"role": "assistant", "parts": [
         {"type": "reasoning", "content": "think"}, {"type": "text", "content": "doing it"},
         {"type": "tool_call", "id": "c1", "name": "f", "arguments": {"x": 1}}]}, tally)
-    assert found == [Message("assistant", "doing it", "think", [ToolCall("c1", "f", {"x": 1})])]
+    assert found == [Message("assistant", "doing it", "think", [RequestedToolCall("c1", "f", {"x": 1})])]
     results = message_from_dict({"role": "tool", "parts": [
         {"type": "tool_call_response", "id": "c1", "response": {"ok": True}},
         {"type": "tool_call_response", "id": "c2", "response": "two"}]}, tally)
@@ -27,7 +27,7 @@ def test_openai_shape_with_json_string_arguments_and_a_tool_message() -> None:
     tally = Tally()
     (call,) = message_from_dict({"role": "assistant", "content": None, "tool_calls": [
         {"id": "c9", "type": "function", "function": {"name": "g", "arguments": '{"q": "a"}'}}]}, tally)
-    assert call.tool_calls == [ToolCall("c9", "g", {"q": "a"})]
+    assert call.tool_calls == [RequestedToolCall("c9", "g", {"q": "a"})]
     (result,) = message_from_dict({"role": "tool", "tool_call_id": "c9", "content": "found"}, tally)
     assert (result.call_id, result.text) == ("c9", "found")
 
@@ -37,7 +37,7 @@ def test_gemini_parts_with_function_calls_responses_and_thoughts() -> None:
     found = message_from_dict({"role": "model", "parts": [
         {"text": "hmm", "thought": True}, {"function_call": {"name": "refund", "args": {"order": "42"}}},
         {"function_response": {"name": "refund", "response": {"result": "ok"}}}]}, tally)
-    assert found[0] == Message("assistant", "", "hmm", [ToolCall(None, "refund", {"order": "42"})])
+    assert found[0] == Message("assistant", "", "hmm", [RequestedToolCall(None, "refund", {"order": "42"})])
     assert (found[1].role, found[1].name, found[1].text) == ("tool", "refund", '{"result":"ok"}')
 
 

@@ -5,14 +5,14 @@ from typing import Any
 
 import orjson
 
-from tracegrade.atif.importing._messages import Message, ToolCall
+from tracegrade.atif.importing._messages import Message, RequestedToolCall
 from tracegrade.atif.importing._openinference import io_messages, messages, tool_definitions
 from tracegrade.atif.importing._spans import Tally
 
 CONVERSATION = [
     Message("user", "Weather in Paris?"),
     Message("assistant", "Absolutely! Let me check the weather for you.",
-            tool_calls=[ToolCall("1234", "get_weather", {"location": "Paris"})]),
+            tool_calls=[RequestedToolCall("1234", "get_weather", {"location": "Paris"})]),
     Message("tool", "rainy, 57°F", call_id="1234"),
 ]
 

@@ -6,7 +6,14 @@ from typing import Any
 import orjson
 import pytest
 
-from tracegrade.atif.importing._output import FileReport, ImportResult, ImportWriter, slug, trajectory_report, unique
+from tracegrade.atif.importing._output import (
+    ImportedFileReport,
+    ImportResult,
+    ImportWriter,
+    slug,
+    trajectory_report,
+    unique,
+)
 from tracegrade.errors import InputError
 
 
@@ -29,7 +36,7 @@ def test_counts_cover_the_whole_tree() -> None:
     assert (report.steps, report.tool_calls, report.subagents, report.agents) == (3, 3, 1, ["root", "sub"])
 
 
-def write(out: Path, documents: list[tuple[str, str, dict[str, Any]]], files: list[FileReport],
+def write(out: Path, documents: list[tuple[str, str, dict[str, Any]]], files: list[ImportedFileReport],
           validate: bool = True) -> ImportResult:
     with ImportWriter(out, validate=validate) as writer:
         for name, source, found in documents:
@@ -45,7 +52,8 @@ def test_validated_writes_refuse_an_invalid_document_naming_its_source(tmp_path:
 
 
 def test_the_report_lists_files_and_trajectories(tmp_path: Path) -> None:
-    files = [FileReport(path="in.json", formats=["otlp-json"], records=3, trajectories=["a"], not_mapped={"x": 1})]
+    files = [ImportedFileReport(path="in.json", formats=["otlp-json"], records=3, trajectories=["a"],
+                                not_mapped={"x": 1})]
     result = write(tmp_path, [("a", "in.json", document("a", [STEP]))], files)
     saved = orjson.loads(result.report_path.read_bytes())
     assert saved["importer"] == "otel" and saved["files"][0]["not_mapped"] == {"x": 1}

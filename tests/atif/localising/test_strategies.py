@@ -17,10 +17,10 @@ from tracegrade.atif import (
     LocalisationResults,
     LocaliseOptions,
     Strategy,
-    import_whowhen,
     localise_inputs,
     run_localise_job,
 )
+from tracegrade.atif.importing import import_whowhen
 from tracegrade.judge.testing import ScriptedJudgeServer
 
 ASKING = (Strategy.ALL_AT_ONCE, Strategy.STEP_BY_STEP, Strategy.BINARY_SEARCH)

@@ -8,7 +8,8 @@ import orjson
 
 from tests.atif.helpers import write
 from tests.atif.localising.plant import document, hand_crafted, planted_tree, steps
-from tracegrade.atif import LoadOptions, import_whowhen, load_trajectories
+from tracegrade.atif import LoadOptions, load_trajectories
+from tracegrade.atif.importing import import_whowhen
 from tracegrade.atif.localising._timeline import reference_answer, timeline
 
 

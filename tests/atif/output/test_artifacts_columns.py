@@ -16,6 +16,7 @@ from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
 from tracegrade.atif.output import _artifacts
 from tracegrade.atif.output._artifacts import _step_schema
+from tracegrade.atif.scoring._spool import ListedNodes
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
 
@@ -86,7 +87,7 @@ def test_a_table_written_in_parts_holds_the_rows_of_the_table_written_whole(
 def test_a_run_without_steps_writes_the_empty_table_pyarrow_writes() -> None:
     from tests.atif.output.test_report import sample_results
 
-    empty = sample_results().model_copy(update={"nodes": []})
+    empty = sample_results().model_copy(update={"nodes": ListedNodes()})
     buffer = io.BytesIO()
     (part,) = _artifacts.step_parts(empty)
     pq.write_table(part, buffer)

@@ -182,7 +182,7 @@ def test_an_evalhub_job_folder_is_read_through_its_results_folder(runs: dict[str
 
 
 def test_runs_of_two_endpoints_are_compared_with_a_warning_naming_both(runs: dict[str, Path], tmp_path: Path) -> None:
-    from tracegrade.atif import comparison_lines
+    from tracegrade.atif.output import comparison_lines
     from tracegrade.judge import endpoint_identity
 
     with ScriptedJudgeServer(marker_rule) as one, ScriptedJudgeServer(marker_rule) as two:

@@ -51,3 +51,20 @@ def test_odd_parameters_are_refused_naming_their_place(runs: dict[str, Path]) ->
 def test_another_format_is_refused() -> None:
     with pytest.raises(msgspec.ValidationError, match=r"at `\$\.format`"):
         decode_results(b'{"format": "something-else/1", "job_id": "x"}')
+
+
+@pytest.mark.parametrize(("view", "record"), [("ComparedStep", "StepResult"), ("ComparedNode", "NodeResult")])
+def test_the_comparison_view_is_a_subset_of_the_record_it_reads(view: str, record: str) -> None:
+    """The msgspec view declares no field of its own: each is the pydantic record's, with the same default."""
+    import msgspec
+    from pydantic_core import PydanticUndefined
+
+    from tracegrade.atif.output import _compared
+    from tracegrade.atif.scoring import _records
+
+    struct, model = getattr(_compared, view), getattr(_records, record).model_fields
+    for field in msgspec.structs.fields(struct):
+        assert field.name in model, f"{view}.{field.name} is not a field of {record}"
+        default = model[field.name].default
+        if field.default is not msgspec.NODEFAULT and default is not PydanticUndefined:
+            assert field.default == default, f"{view}.{field.name}: default {field.default!r}, {record}: {default!r}"

@@ -8,7 +8,8 @@ import pytest
 from tests.atif.output.test_compare import runs
 from tests.conftest import browse
 from tests.render.html_checks import check_report
-from tracegrade.atif import ComparisonOptions, compare_runs, comparison_lines, write_comparison
+from tracegrade.atif import ComparisonOptions, compare_runs
+from tracegrade.atif.output import comparison_lines, write_comparison
 from tracegrade.runs import read_manifest
 from tracegrade.stats import GateOptions
 

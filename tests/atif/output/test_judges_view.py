@@ -8,7 +8,8 @@ import orjson
 
 from tests.atif.output.comparing import judged, trajectory
 from tests.atif.output.test_judges import two_judges
-from tracegrade.atif import ComparisonOptions, compare_judges, judges_lines, write_judges
+from tracegrade.atif import ComparisonOptions
+from tracegrade.atif.output import compare_judges, judges_lines, write_judges
 from tracegrade.judge.testing import ScriptedJudgeServer
 
 

@@ -11,9 +11,10 @@ import pytest
 
 from tests.atif.scripted import judge_rule, trajectory, write
 from tests.conftest import EXAMPLES
-from tracegrade.atif import EvaluationResults, InputAccount, merge_results, parse_parameters, write_artifacts
+from tracegrade.atif import EvaluationResults, merge_results, parse_parameters, write_artifacts
 from tracegrade.atif._job import JudgeTarget, run_atif_job
 from tracegrade.atif._run import JobContext
+from tracegrade.atif.reading import InputAccount
 from tracegrade.atif.reading._records import InputStatus
 from tracegrade.atif.scoring._assemble import summarize
 from tracegrade.atif.scoring._maths import SubagentAggregation

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracegrade.atif import NodeResult
 from tracegrade.atif.output._pairing import matched_nodes, matched_steps, pair_roots
+from tracegrade.atif.scoring import NodeResult
 from tracegrade.atif.scoring._records import NodeStatusCode, StepResult, StepStatus
 
 

@@ -16,6 +16,7 @@ from tracegrade.atif.asking._content import StepContent, ToolCallContent
 from tracegrade.atif.output._report import render_report
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, RunSummary, StepResult
 from tracegrade.atif.scoring._results import InputRecord
+from tracegrade.atif.scoring._spool import ListedNodes
 from tracegrade.judge import Judge, JudgeSettings
 from tracegrade.judge.testing import ScriptedJudgeServer
 from tracegrade.runs import JobStatus
@@ -244,7 +245,8 @@ def _with_step_content(content: StepContent) -> EvaluationResults:
     results = sample_results()
     node = results.nodes[0]
     steps = [node.steps[0].model_copy(update={"content": content}), *node.steps[1:]]
-    return results.model_copy(update={"nodes": [node.model_copy(update={"steps": steps}), *results.nodes[1:]]})
+    nodes = ListedNodes([node.model_copy(update={"steps": steps}), *results.nodes[1:]])
+    return results.model_copy(update={"nodes": nodes})
 
 
 def test_multi_line_tool_arguments_show_their_real_lines_and_an_empty_observation_says_so() -> None:
@@ -263,7 +265,7 @@ def test_the_lowest_scoring_nodes_start_open() -> None:
     results = sample_results()
     scored = [results.nodes[0].model_copy(update={"node_id": f"n{i}.json", "own_score": score})
               for i, score in enumerate([0.9, 0.1, 0.5, 0.3, 0.7])]
-    page = render_report(results.model_copy(update={"nodes": scored}))
+    page = render_report(results.model_copy(update={"nodes": ListedNodes(scored)}))
     opened = re.findall(r'<details class="node" id="node-(n\d)[^"]*" open', page)
     assert sorted(opened) == ["n1", "n2", "n3"]
 
@@ -281,12 +283,14 @@ def test_the_options_the_local_judge_fixes_are_marked_in_the_run_parameters() ->
 
 def test_sections_kept_while_scoring_are_the_sections_the_macros_rendered_from_the_records() -> None:
     """A job's kept sections are the text the former Jinja2 macros rendered (tests/atif/output/test_step_list.py)."""
-    from tracegrade.atif.output import _report
+    from tracegrade.atif.output._step_list import KeptSections
 
     from .former_step_list import former_section
 
     nodes = sample_results().nodes
-    kept = _report.node_sections(nodes)
+    sections = KeptSections()
+    sections.add(0, nodes)
+    kept = list(sections.texts())
     assert kept == [former_section(node) for node in nodes]
     assert any("tool call" in text for text in kept) and any("<table class=\"data crit\">" in text for text in kept)
 

@@ -6,7 +6,8 @@ from typing import Any
 import pytest
 
 from tests.atif.output.test_compare import runs
-from tracegrade.atif import GUARDED_FIELDS, EvaluationResults, SubagentAggregation, read_results
+from tracegrade.atif import EvaluationResults, read_results
+from tracegrade.atif.output import GUARDED_FIELDS
 from tracegrade.atif.output._sides import (
     NODE_FIELDS,
     check_allowed,
@@ -15,6 +16,7 @@ from tracegrade.atif.output._sides import (
     read_side,
     run_differences,
 )
+from tracegrade.atif.scoring import SubagentAggregation
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.rubric import ScoringMode
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracegrade.atif.asking._content import ObservationContent, StepContent, ToolCallContent
-from tracegrade.atif.output._step_list import node_section
+from tracegrade.atif.output._step_list import KeptSections, node_section
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepResult, StepStatus
 from tracegrade.atif.scoring._repeat_records import StepRepeats
 
@@ -136,3 +136,12 @@ def test_each_kind_of_step_renders_as_before() -> None:
                  _node([], status=NodeStatusCode.INVALID, passed=None, own_score=None, aggregate=None)):
         assert node_section(node) == former_section(node)
         assert node_section(node, {2: hostile}) == former_section(node, {2: hostile})
+
+
+def test_kept_sections_come_back_in_root_order_whatever_order_roots_finished_in() -> None:
+    roots = [[_node([], node_id=f"r{i}.json", root_id=f"r{i}.json", message=f"<m{i}>")] for i in range(4)]
+    kept = KeptSections()
+    for index in (2, 0, 3, 1):
+        kept.add(index, roots[index])
+    assert len(kept) == 4
+    assert list(kept.texts()) == [node_section(root[0]) for root in roots]

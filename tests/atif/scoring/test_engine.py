@@ -10,7 +10,8 @@ import pytest
 
 from tests.atif.delayed import marker_answer, marker_judge
 from tests.atif.scripted import CUSTOM, marker_rule, trajectory, write
-from tracegrade.atif import EvaluationResults, JobContext, ScoringEngine, parse_parameters, score_paths
+from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
+from tracegrade.atif.scoring import ScoringEngine
 from tracegrade.atif.scoring._records import NodeStatusCode
 from tracegrade.judge import Judge, JudgeCache, JudgeOptions, JudgeSettings
 from tracegrade.judge.testing import FakeJudge, ScriptedJudgeServer
@@ -278,25 +279,19 @@ def test_an_unexpected_error_in_a_worker_fails_the_job_and_never_strands_it(tmp_
     assert sum(s.status.value == "not_run" for s in steps) >= 12 - 2  # queued work was skipped, not waited on
 
 
-def test_each_judged_step_is_projected_once_for_its_evidence_and_its_reviewer_copy(
-    nested: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from tracegrade.atif.asking import _content, _evidence
-
-    projected: list[int] = []
-    project = _evidence.project_step
-
-    def counting(step: Any) -> Any:
-        projected.append(id(step))
-        return project(step)
-
-    monkeypatch.setattr(_evidence, "project_step", counting)
-    monkeypatch.setattr(_content, "project_step", counting)
-    results = run([nested])
+def test_each_step_is_asked_once_and_its_reviewer_copy_is_what_the_judge_was_shown(nested: Path) -> None:
+    judge = marker_judge()
+    results = run([nested], judge)
     steps = [s for n in results.nodes for s in n.steps]
-    assert len(steps) == 4 and all(s.content is not None and s.content.message for s in steps)
-    # each step once as the current step; its delegation (parent step 2) once more for the child's evidence
-    assert len(projected) == len(steps) + 2 and len(set(projected)) == len(steps)
+    scoring = [r for r in judge.requests if r.purpose == "score"]
+    assert len(steps) == 4 and len(scoring) == len(steps)  # one scoring question per step, counted at the judge
+    shown = ["\n".join(m["content"] for m in r.messages) for r in scoring]
+    for step in steps:
+        assert step.content is not None and step.content.message
+        assert sum(step.content.message in text for text in shown) >= 1, step.content.message
+    delegation = by_id(results)["p.json"].steps[1].content
+    assert delegation is not None  # the parent's delegating step is in the child's evidence as well
+    assert sum(delegation.message in text for text in shown) >= 2
 
 
 def test_scored_frames_agent_scores_agent_steps_only_and_keeps_the_others_as_evidence(tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ import orjson
 import pytest
 
 from tests.atif.scripted import CUSTOM, current_message, scripted_answer, trajectory, write
-from tracegrade.atif import EvaluationResults, JobContext, StepStatus, parse_parameters, score_paths
+from tracegrade.atif import EvaluationResults, JobContext, parse_parameters, score_paths
 from tracegrade.atif.output._artifacts import write_artifacts
 from tracegrade.atif.output._merge import merge_results
+from tracegrade.atif.scoring import StepStatus
 from tracegrade.atif.scoring._repeats import repeat_seed
 from tracegrade.errors import JudgeError
 from tracegrade.judge import Judge, JudgeCache, JudgeRequest, JudgeSettings, cache_key

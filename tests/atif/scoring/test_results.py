@@ -8,7 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from tests.atif.helpers import recorded_parameters
-from tracegrade.atif import ScoringOptions, SubagentAggregation
+from tracegrade.atif import ScoringOptions
+from tracegrade.atif.scoring import SubagentAggregation
 from tracegrade.atif.scoring._results import EvaluationResults, RunParameters
 from tracegrade.rubric import ScoringMode
 from tracegrade.runs import dump_json

@@ -11,9 +11,10 @@ import pytest
 
 from tests.atif.delayed import marker_judge
 from tests.atif.scripted import CUSTOM, trajectory, write
-from tracegrade.atif import JobContext, NodeResult, parse_parameters, score_paths
+from tracegrade.atif import JobContext, parse_parameters, score_paths
+from tracegrade.atif.scoring import NodeResult
 from tracegrade.atif.scoring._records import StepResult
-from tracegrade.atif.scoring._spool import NodeSpool, SpooledNodes, brief_nodes
+from tracegrade.atif.scoring._spool import ListedNodes, NodeRecords, NodeSpool, SpooledNodes, brief_nodes
 
 
 @pytest.fixture
@@ -75,25 +76,15 @@ def test_brief_copies_keep_the_numbers_and_drop_what_only_reviewers_read(nodes: 
     assert isinstance(spooled, SpooledNodes) and repr(spooled) == "SpooledNodes(4 nodes)"
 
 
-def test_each_nodes_section_is_kept_beside_its_roots_records(nodes: list[NodeResult], tmp_path: Path) -> None:
-    spool = NodeSpool(tmp_path, sections=lambda root: [f"<p>{node.node_id} é</p>" for node in root])
+def test_roots_added_in_any_order_are_read_back_in_index_order(nodes: list[NodeResult], tmp_path: Path) -> None:
+    spool = NodeSpool(tmp_path)
     for index, root in reversed(list(enumerate(by_root(nodes)))):
         spool.add(index, root)
     spooled = spool.nodes()
-    assert spooled.has_sections
-    assert list(spooled.sections()) == [f"<p>{node.node_id} é</p>" for node in nodes]
-    assert list(spooled) == nodes and spooled[2] == nodes[2]  # the records are read around the sections
+    assert list(spooled) == nodes and spooled[2] == nodes[2]
     texts = list(spooled.texts())
     assert orjson.loads(b"[\n" + b",\n".join(texts) + b"\n]") == [n.model_dump(mode="json") for n in nodes]
     assert all(text.startswith(b"    {\n      ") for text in texts)  # as evaluation_results.json indents them
-
-
-def test_sections_are_one_per_node(nodes: list[NodeResult]) -> None:
-    plain = NodeSpool()
-    plain.add(0, nodes[:1])
-    assert not plain.nodes().has_sections
-    with pytest.raises(ValueError, match="1 sections for 2 nodes"):
-        NodeSpool(sections=lambda root: ["only one"]).add(0, nodes[1:3])
 
 
 def live_records() -> int:
@@ -115,3 +106,27 @@ def test_the_spool_holds_no_record_in_memory(nodes: list[NodeResult]) -> None:
     assert spooled.brief[1:3] == [spooled.brief[0]] * 2 and repr(spooled.brief) == "BriefNodes(200 nodes)"
     with pytest.raises(IndexError):
         spooled.brief[200]
+
+
+def test_the_results_nodes_are_node_records_held_or_spooled_and_read_alike(nodes: list[NodeResult]) -> None:
+    from tracegrade.atif import EvaluationResults
+
+    spool = NodeSpool()
+    for index, root in enumerate(by_root(nodes)):
+        spool.add(index, root)
+    spooled = spool.nodes()
+    results = EvaluationResults.model_validate(
+        {**_document(), "nodes": [node.model_dump(mode="json") for node in nodes]})
+    held = results.nodes
+    assert isinstance(held, ListedNodes) and isinstance(spooled, NodeRecords)
+    assert held == spooled == nodes and list(held.brief) == nodes
+    assert b",\n".join(held.texts()) == b",\n".join(spooled.texts())
+    kept = results.model_validate({**results.model_dump(), "nodes": spooled})
+    assert kept.nodes is spooled  # a job's records are not validated again
+    assert kept.model_dump(mode="json") == results.model_dump(mode="json")
+
+
+def _document() -> dict[str, object]:
+    from tests.atif.output.test_report import sample_results
+
+    return sample_results().model_dump(mode="json")

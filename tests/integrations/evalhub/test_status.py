@@ -8,7 +8,7 @@ from evalhub.adapter import DefaultCallbacks, JobPhase, JobStatus, JobStatusUpda
 
 from tests.integrations.conftest import JOB_ID, AdapterFactory, run
 from tests.integrations.servers import _Recorder, events
-from tracegrade.atif import RunProgress
+from tracegrade.atif.scoring import RunProgress
 from tracegrade.errors import TracegradeError
 from tracegrade.integrations.evalhub import failure_message
 from tracegrade.integrations.evalhub._status import StatusReporter

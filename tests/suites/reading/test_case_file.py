@@ -136,3 +136,19 @@ def test_what_is_read_fast_the_strict_reader_reads_alike(gold: bytes) -> None:
         if columns is not None:
             decoded = loads_strict(data)[0]["expectations"][0]["expected"]
             assert (type(columns.golds[0][0]), repr(columns.golds[0][0])) == (type(decoded), repr(decoded))
+
+
+def test_the_fast_reader_declares_the_case_records_field_for_field_as_the_models() -> None:
+    """The msgspec structs and the shape table follow the pydantic models: no field of their own, none missing."""
+    import dataclasses
+
+    import msgspec
+
+    from tracegrade.suites.reading import _case_file, _columns, _models
+
+    for struct, model in ((_case_file._Case, _models.Case), (_case_file._Input, _models.CaseInput),
+                          (_case_file._Expectation, _models.Expectation)):
+        assert [f.name for f in msgspec.structs.fields(struct)] == list(model.model_fields), struct.__name__
+    shaped = [name for name in _models.Expectation.model_fields if name != "expected"]
+    assert list(_case_file._FIELDS) == shaped
+    assert [f.name for f in dataclasses.fields(_columns.Shape) if f.init] == shaped

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from tracegrade.errors import ConfigError
-from tracegrade.suites import IntervalParameters, SuiteRunParameters, parameters_error
+from tracegrade.errors import ConfigError, invalid_parameter
+from tracegrade.suites import IntervalParameters, SuiteRunParameters
 
 
 def test_defaults() -> None:
@@ -21,9 +21,9 @@ def test_defaults() -> None:
 def test_a_bad_value_is_one_line_naming_its_flag(values: dict[str, object], flag: str) -> None:
     with pytest.raises(ValidationError) as info:
         SuiteRunParameters.model_validate(values)
-    error = parameters_error(info.value)
+    error = invalid_parameter(info.value, flags={})
     assert isinstance(error, ConfigError) and error.code == "invalid_parameter"
-    assert str(error).startswith(f"{flag}: ") and "\n" not in str(error)
+    assert str(error).startswith(f"{flag} {next(iter(values.values()))}: ") and "\n" not in str(error)
 
 
 def test_the_old_name_of_the_concurrency_limit_is_not_a_parameter() -> None:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Valida
 
 from tracegrade._io import JsonProblem, loads
 from tracegrade.atif.asking._prompts import CATEGORIES
-from tracegrade.errors import InputError
+from tracegrade.errors import InputError, validation_message
 from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
 __all__ = [
@@ -218,9 +218,7 @@ def _label(raw: bytes, where: str, number: int) -> Label:
     try:
         label = Label.model_validate({**value, "line": number})
     except ValidationError as exc:
-        error = exc.errors(include_url=False, include_input=False)[0]
-        field = ".".join(str(part) for part in error["loc"]) or "label"
-        raise InputError(f"{where}: {field}: {error['msg']}") from None
+        raise InputError(f"{where}: {validation_message(exc)}") from None
     _check_shape(label, where)
     return label
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tracegrade.atif.agreement._labels import Label
+from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._records import NodeResult, StepResult
 
 __all__ = [
@@ -36,11 +37,7 @@ class Match:
     step: StepResult | None
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Estimate(_Record):
+class Estimate(FrozenRecord):
     """A measure with its percentile bootstrap interval over trajectories."""
 
     value: float | None
@@ -62,7 +59,7 @@ class Estimate(_Record):
     gives every pair the same value, or the reviewers and judge use a single label)."""
 
 
-class ScoreAgreement(_Record):
+class ScoreAgreement(FrozenRecord):
     """Rank correlation of reviewer scores and judge scores."""
 
     n: int
@@ -71,7 +68,7 @@ class ScoreAgreement(_Record):
     """Kendall's tau-b (tie-corrected)."""
 
 
-class PassFailAgreement(_Record):
+class PassFailAgreement(FrozenRecord):
     """Failed/passed verdicts of reviewers and judge."""
 
     n: int
@@ -86,7 +83,7 @@ class PassFailAgreement(_Record):
     """Cohen's kappa."""
 
 
-class CategoryAgreement(_Record):
+class CategoryAgreement(FrozenRecord):
     """Reviewer failure categories against the judge's, over the taxonomy."""
 
     n: int
@@ -98,7 +95,7 @@ class CategoryAgreement(_Record):
     kappa: Estimate
 
 
-class LevelAgreement(_Record):
+class LevelAgreement(FrozenRecord):
     """Agreement for the labels of one level (steps or whole trajectories)."""
 
     labels: int
@@ -109,7 +106,7 @@ class LevelAgreement(_Record):
     """Step level only."""
 
 
-class LocalisationRow(_Record):
+class LocalisationRow(FrozenRecord):
     """One labelled trajectory: the reviewer's decisive step and the judge's lowest step."""
 
     node_id: str
@@ -122,7 +119,7 @@ class LocalisationRow(_Record):
     """Steps between the two (logical indices)."""
 
 
-class Localisation(_Record):
+class Localisation(FrozenRecord):
     """Failure localisation: how often the reviewer's decisive step is the judge's lowest-scoring step."""
 
     trajectories: int
@@ -132,7 +129,7 @@ class Localisation(_Record):
     rows: list[LocalisationRow] = Field(default_factory=list)
 
 
-class LabelIssue(_Record):
+class LabelIssue(FrozenRecord):
     """A label that could not be compared, and why."""
 
     line: int
@@ -144,7 +141,7 @@ class LabelIssue(_Record):
     """The measure the label was left out of (for judge_* reasons)."""
 
 
-class AgreementReport(_Record):
+class AgreementReport(FrozenRecord):
     """Everything ``tracegrade agree`` computed."""
 
     format: Literal["tracegrade.atif.agreement/1"] = AGREEMENT_FORMAT

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tracegrade.atif.agreement._agree import match_labels
 from tracegrade.atif.agreement._labels import Label, decisive_labels, names_step
@@ -24,6 +24,7 @@ from tracegrade.atif.localising._records import (
     LocatedStep,
     TrajectoryLocalisation,
 )
+from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._results import EvaluationResults
 
 __all__ = ["LOCALISATION_AGREEMENT_FORMAT", "LocalisationAgreement", "StrategyAgreement", "StrategyRow",
@@ -32,11 +33,7 @@ __all__ = ["LOCALISATION_AGREEMENT_FORMAT", "LocalisationAgreement", "StrategyAg
 LOCALISATION_AGREEMENT_FORMAT = "tracegrade.atif.localisation-agreement/1"
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class StrategyRow(_Record):
+class StrategyRow(FrozenRecord):
     """One labelled trajectory: what the labels say and what the strategy named."""
 
     node_id: str
@@ -52,7 +49,7 @@ class StrategyRow(_Record):
     """Steps between the named and the labelled step (null: none named, or another node)."""
 
 
-class StrategyAgreement(_Record):
+class StrategyAgreement(FrozenRecord):
     """How often one localisation run names the labelled agent and step."""
 
     strategy: str
@@ -72,7 +69,7 @@ class StrategyAgreement(_Record):
     """Labelled trajectories left out: not localised in this run, or the judge gave no usable answer."""
 
 
-class LocalisationAgreement(_Record):
+class LocalisationAgreement(FrozenRecord):
     """Everything ``tracegrade agree`` found comparing localisation runs with the labels."""
 
     format: str = LOCALISATION_AGREEMENT_FORMAT

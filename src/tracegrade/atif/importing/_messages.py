@@ -19,7 +19,7 @@ from tracegrade.atif.importing._spans import Tally
 
 __all__ = [
     "Message",
-    "ToolCall",
+    "RequestedToolCall",
     "as_arguments",
     "as_text",
     "decode_json",
@@ -39,7 +39,7 @@ _MEDIA = frozenset({"image", "image_url", "input_image", "audio", "input_audio",
 
 
 @dataclass(slots=True)
-class ToolCall:
+class RequestedToolCall:
     """A tool call a model asked for."""
 
     call_id: str | None
@@ -54,7 +54,7 @@ class Message:
     role: str
     text: str = ""
     reasoning: str = ""
-    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_calls: list[RequestedToolCall] = field(default_factory=list)
     call_id: str | None = None
     """For a tool result: the id of the call it answers."""
     name: str | None = None
@@ -185,7 +185,7 @@ def _read_part(
     elif kind == "reasoning":
         reasoning.append(as_text(part.get("content")))
     elif kind == "tool_call":
-        message.tool_calls.append(ToolCall(_call_id(part.get("id")), str(part.get("name") or ""),
+        message.tool_calls.append(RequestedToolCall(_call_id(part.get("id")), str(part.get("name") or ""),
                                            as_arguments(part.get("arguments"))))
     elif kind == "tool_call_response":
         results.append(Message("tool", as_text(part.get("response", part.get("result"))),
@@ -205,7 +205,7 @@ def _gemini_part(
         (reasoning if part.get("thought") else texts).append(as_text(part["text"]))
     elif isinstance(part.get("function_call"), dict):
         call = part["function_call"]
-        message.tool_calls.append(ToolCall(_call_id(call.get("id")), str(call.get("name") or ""),
+        message.tool_calls.append(RequestedToolCall(_call_id(call.get("id")), str(call.get("name") or ""),
                                            as_arguments(call.get("args"))))
     elif isinstance(part.get("function_response"), dict):
         response = part["function_response"]
@@ -215,14 +215,14 @@ def _gemini_part(
         tally.add("message part " + ", ".join(sorted(map(str, part))[:3]))
 
 
-def _tool_call(raw: Any) -> ToolCall | None:
+def _tool_call(raw: Any) -> RequestedToolCall | None:
     if not isinstance(raw, dict):
         return None
     function: dict[str, Any] = raw["function"] if isinstance(raw.get("function"), dict) else raw
     name = function.get("name")
     if not isinstance(name, str):
         return None
-    return ToolCall(_call_id(raw.get("id")), name, as_arguments(function.get("arguments")))
+    return RequestedToolCall(_call_id(raw.get("id")), name, as_arguments(function.get("arguments")))
 
 
 def _call_id(value: Any) -> str | None:

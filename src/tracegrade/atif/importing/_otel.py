@@ -25,8 +25,15 @@ from tracegrade.atif.importing._calls import (
 )
 from tracegrade.atif.importing._envelopes import TraceFile, read_trace_file
 from tracegrade.atif.importing._genai import ToolRun, span_role, tool_run
-from tracegrade.atif.importing._messages import Message, ToolCall
-from tracegrade.atif.importing._output import SCHEMA_VERSION, FileReport, ImportResult, ImportWriter, slug, unique
+from tracegrade.atif.importing._messages import Message, RequestedToolCall
+from tracegrade.atif.importing._output import (
+    SCHEMA_VERSION,
+    ImportedFileReport,
+    ImportResult,
+    ImportWriter,
+    slug,
+    unique,
+)
 from tracegrade.atif.importing._spans import Span, Tally, iso_time
 from tracegrade.errors import InputError
 
@@ -57,7 +64,7 @@ def import_otel(paths: Sequence[Path], out_dir: Path, *, task_attribute: str | N
         if not writer.reports:
             raise InputError(f"no GenAI agent, model or tool spans in {', '.join(str(p) for p in paths)}")
         reports = [
-            FileReport(path=str(f.path), formats=sorted(f.formats), records=count,
+            ImportedFileReport(path=str(f.path), formats=sorted(f.formats), records=count,
                        trajectories=roots_of.get(str(f.path), []), not_mapped=f.tally.as_dict(),
                        notes=f.tally.notes_dict())
             for f, count in zip(files, records, strict=True)
@@ -420,7 +427,7 @@ class _Steps:
             self.results[span.span_id] = self._attach(pending, content, span, run.call_id)
         else:
             self.tally_of(span).note("tool span without a model call asking for it (a step of its own)")
-            asked = Message("assistant", tool_calls=[ToolCall(run.call_id, run.name, run.arguments)])
+            asked = Message("assistant", tool_calls=[RequestedToolCall(run.call_id, run.name, run.arguments)])
             step = self.agent(asked, "", span, iso_time(span.start_ns), llm_calls=0,
                               more={"error": run.error} if run.error else None)
             own = self.by_id[step["tool_calls"][0]["tool_call_id"]].pop()
@@ -459,7 +466,7 @@ def _key(message: Message) -> tuple[str, str, tuple[str, ...]]:
     return message.role, message.text.strip(), tuple([call.name for call in message.tool_calls])
 
 
-def _calls(calls: list[ToolCall], span_id: str) -> list[dict[str, Any]]:
+def _calls(calls: list[RequestedToolCall], span_id: str) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     taken: set[str] = set()
     for index, call in enumerate(calls):

@@ -12,20 +12,21 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tracegrade._io import replace_path, write_atomic
 from tracegrade.atif.reading._document import validate_document
 from tracegrade.atif.reading._options import LoadOptions
+from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.errors import InputError, OutputError
 
 __all__ = [
     "REPORT_NAME",
     "SCHEMA_VERSION",
-    "FileReport",
     "ImportReport",
     "ImportResult",
     "ImportWriter",
+    "ImportedFileReport",
     "TrajectoryReport",
     "slug",
     "trajectory_report",
@@ -38,11 +39,7 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 _UNBOUNDED = LoadOptions(max_steps_per_trajectory=1 << 30)
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class FileReport(_Record):
+class ImportedFileReport(FrozenRecord):
     """What one input file held and what of it could not be carried into ATIF."""
 
     path: str
@@ -59,7 +56,7 @@ class FileReport(_Record):
     """Things carried in a way worth knowing (orphan spans under the root, a tool span without its call...)."""
 
 
-class TrajectoryReport(_Record):
+class TrajectoryReport(FrozenRecord):
     """One written trajectory tree, counted over the root and its sub-agents."""
 
     trajectory_id: str
@@ -75,12 +72,12 @@ class TrajectoryReport(_Record):
     derives its criteria from it, and refuses a run holding a root without one."""
 
 
-class ImportReport(_Record):
+class ImportReport(FrozenRecord):
     """``import_report.json``: every input file and every trajectory written."""
 
     importer: str
     """``otel`` or ``inspect``."""
-    files: list[FileReport]
+    files: list[ImportedFileReport]
     trajectories: list[TrajectoryReport]
 
     def not_mapped_total(self) -> int:
@@ -160,9 +157,8 @@ class ImportWriter:
     ``import_report.json`` beside it) is refused before anything is written.
 
     ``validate=False`` skips building each document into the ATIF models first: the OpenTelemetry importer
-    builds valid documents by construction (its tests check every output against the models), and the models
-    would cost twice the time of everything else an import of 100,000 spans does; ``judge`` and ``validate``
-    check every document again when they read it.
+    builds valid documents by construction (its tests check every output against the models); ``judge`` and
+    ``validate`` check every document again when they read it.
 
     Raises:
         InputError: a converted document is not valid ATIF (naming its source).
@@ -206,7 +202,7 @@ class ImportWriter:
         except OSError as exc:
             raise _unwritable(self.out_dir, exc) from None
 
-    def finish(self, importer: str, files: list[FileReport]) -> ImportResult:
+    def finish(self, importer: str, files: list[ImportedFileReport]) -> ImportResult:
         """Put the new ``trajectories/`` in place and write ``import_report.json``."""
         assert self.staging is not None, "use the writer as a context manager"
         report = ImportReport(importer=importer, files=files, trajectories=self.reports)
@@ -226,7 +222,7 @@ class ImportWriter:
 
 
 def _write_new(path: str, data: bytes) -> None:
-    """Write a file with plain system calls (imports write thousands; buffered file objects cost more)."""
+    """Write a file with plain system calls (no buffered file object: imports write thousands)."""
     handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
         view = memoryview(data)

@@ -30,7 +30,7 @@ from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.errors import InputError, OutputError
 from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
-__all__ = ["ImportResult", "ImportedLog", "convert_log", "import_whowhen", "iter_logs", "source_of"]
+__all__ = ["ImportedLog", "WhoWhenImport", "convert_log", "import_whowhen", "iter_logs", "source_of"]
 
 SCHEMA_VERSION = "ATIF-v1.7"
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
@@ -49,7 +49,7 @@ class ImportedLog:
 
 
 @dataclass(frozen=True, slots=True)
-class ImportResult:
+class WhoWhenImport:
     """What :func:`import_whowhen` wrote."""
 
     trajectories: tuple[Path, ...]
@@ -58,7 +58,7 @@ class ImportResult:
     warnings: tuple[str, ...]
 
 
-def import_whowhen(paths: Sequence[Path], out_dir: Path) -> ImportResult:
+def import_whowhen(paths: Sequence[Path], out_dir: Path) -> WhoWhenImport:
     """Convert every log under ``paths``: ``out_dir/trajectories/<name>.json`` and ``out_dir/labels.jsonl``.
 
     Every document is checked against the ATIF models before anything is written; files are
@@ -84,7 +84,7 @@ def import_whowhen(paths: Sequence[Path], out_dir: Path) -> ImportResult:
     except OSError as exc:
         raise OutputError(f"{out_dir}: cannot write the import ({type(exc).__name__})") from None
     warnings = tuple(w for log in imported for w in log.warnings)
-    return ImportResult(tuple(written), out_dir / "labels.jsonl", len(labels), warnings)
+    return WhoWhenImport(tuple(written), out_dir / "labels.jsonl", len(labels), warnings)
 
 
 def _convert_all(paths: Sequence[Path]) -> list[ImportedLog]:

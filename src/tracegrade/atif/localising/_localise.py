@@ -20,7 +20,7 @@ from tracegrade.atif.localising._records import (
     Share,
     TrajectoryLocalisation,
 )
-from tracegrade.atif.localising._strategies import STRATEGIES, Finding, Question, from_scores
+from tracegrade.atif.localising._strategies import STRATEGIES, Question, StrategyOutcome, from_scores
 from tracegrade.atif.localising._timeline import Timeline, reference_answer, timeline
 from tracegrade.atif.reading._records import LoadResult, TrajectoryNode
 from tracegrade.atif.reading._task import resolve_task
@@ -150,7 +150,7 @@ async def localise_root(root: TrajectoryNode, why: str, options: LocaliseOptions
     return _finished(base, line, findings, sum(q.calls for q in questions))
 
 
-def _finished(base: TrajectoryLocalisation, line: Timeline, findings: list[Finding],
+def _finished(base: TrajectoryLocalisation, line: Timeline, findings: list[StrategyOutcome],
               calls: int) -> TrajectoryLocalisation:
     kept = _modal(findings, line)
     located = None
@@ -167,7 +167,7 @@ def _finished(base: TrajectoryLocalisation, line: Timeline, findings: list[Findi
     })
 
 
-def _modal(findings: list[Finding], line: Timeline) -> Finding:
+def _modal(findings: list[StrategyOutcome], line: Timeline) -> StrategyOutcome:
     """The finding whose step was named most often (the earliest step on a tie; no step counts last)."""
     counts = Counter(f.step.ref if f.step else None for f in findings)
     order = {step.ref: place for place, step in enumerate(line.steps)}
@@ -175,12 +175,12 @@ def _modal(findings: list[Finding], line: Timeline) -> Finding:
     return next(f for f in findings if (f.step.ref if f.step else None) == best)
 
 
-def _modal_agent(findings: list[Finding]) -> str | None:
+def _modal_agent(findings: list[StrategyOutcome]) -> str | None:
     counts = Counter(f.agent for f in findings if f.agent is not None)
     return max(counts, key=lambda agent: counts[agent]) if counts else None
 
 
-def _agreement(findings: list[Finding], kept: Finding) -> RepeatAgreement:
+def _agreement(findings: list[StrategyOutcome], kept: StrategyOutcome) -> RepeatAgreement:
     steps = [f.step.ref if f.step else None for f in findings]
     agents = [f.agent for f in findings]
     kept_ref = kept.step.ref if kept.step else None

@@ -5,9 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tracegrade.atif.localising._params import LocaliseOptions, Strategy
+from tracegrade.atif.reading._records import FrozenRecord
 
 __all__ = [
     "LOCALISATION_FORMAT",
@@ -23,10 +24,6 @@ __all__ = [
 LOCALISATION_FORMAT: Literal["tracegrade.atif.localisation/1"] = "tracegrade.atif.localisation/1"
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 class LocaliseStatus(StrEnum):
     """How the localisation of one trajectory ended."""
 
@@ -39,7 +36,7 @@ class LocaliseStatus(StrEnum):
     """The judge gave no usable answer, or the request could not be built (``error_code`` says which)."""
 
 
-class LocatedStep(_Record):
+class LocatedStep(FrozenRecord):
     """A step of the tree, by every identity it has."""
 
     ref: str
@@ -55,7 +52,7 @@ class LocatedStep(_Record):
     """0-based place in time across the whole tree (subagent steps follow the step that delegated)."""
 
 
-class RepeatAgreement(_Record):
+class RepeatAgreement(FrozenRecord):
     """The N answers of a repeated localisation (``judge_repeats`` > 1)."""
 
     steps: list[str | None]
@@ -69,7 +66,7 @@ class RepeatAgreement(_Record):
     """Share of answers naming the step that was kept (the most frequent one; the earliest on a tie)."""
 
 
-class TrajectoryLocalisation(_Record):
+class TrajectoryLocalisation(FrozenRecord):
     """The decisive agent and step of one root trajectory tree."""
 
     node_id: str
@@ -104,7 +101,7 @@ class TrajectoryLocalisation(_Record):
     repeats: RepeatAgreement | None = None
 
 
-class Share(_Record):
+class Share(FrozenRecord):
     """A mean over trajectories with its percentile bootstrap interval (trajectories resampled)."""
 
     value: float
@@ -116,7 +113,7 @@ class Share(_Record):
     level: float
 
 
-class LocalisationSummary(_Record):
+class LocalisationSummary(FrozenRecord):
     """Counts over the localised trajectories."""
 
     trajectories: int
@@ -137,7 +134,7 @@ class LocalisationSummary(_Record):
     """Selected roots not localised because the job was interrupted (they are not in ``trajectories``)."""
 
 
-class LocalisationResults(_Record):
+class LocalisationResults(FrozenRecord):
     """Everything ``tracegrade localise`` found."""
 
     format: Literal["tracegrade.atif.localisation/1"] = LOCALISATION_FORMAT

@@ -15,7 +15,7 @@ from tracegrade.atif.scoring._records import StepResult, StepStatus
 from tracegrade.errors import JudgeError
 from tracegrade.judge import JudgeProtocol, JudgeRequest, Reply
 
-__all__ = ["Finding", "Question", "all_at_once", "binary_search", "from_scores", "step_by_step"]
+__all__ = ["Question", "StrategyOutcome", "all_at_once", "binary_search", "from_scores", "step_by_step"]
 
 
 @dataclass(slots=True)
@@ -42,7 +42,7 @@ class Question:
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
+class StrategyOutcome:
     """The outcome of one strategy on one timeline."""
 
     used: Strategy
@@ -53,7 +53,7 @@ class Finding:
     fallback: str | None = None
 
 
-async def all_at_once(timeline: Timeline, question: Question) -> Finding:
+async def all_at_once(timeline: Timeline, question: Question) -> StrategyOutcome:
     """One request with every step; over budget, binary search instead (the reason is kept)."""
     try:
         request = all_at_once_request(question.task or "", question.reference, timeline.steps, timeline.agents,
@@ -66,10 +66,10 @@ async def all_at_once(timeline: Timeline, question: Question) -> Finding:
         return dataclasses.replace(found, fallback=question.fallback)
     parse = attribution_parser({s.ref for s in timeline.candidates}, set(timeline.agents))
     answer = await question.ask(request, parse)
-    return Finding(Strategy.ALL_AT_ONCE, timeline.by_ref()[answer.step], answer.agent, answer.reason)
+    return StrategyOutcome(Strategy.ALL_AT_ONCE, timeline.by_ref()[answer.step], answer.agent, answer.reason)
 
 
-async def step_by_step(timeline: Timeline, question: Question) -> Finding:
+async def step_by_step(timeline: Timeline, question: Question) -> StrategyOutcome:
     """Each candidate step in time order until the judge calls one decisive (every earlier step shown)."""
     left_out = 0
     for place, step in enumerate(timeline.steps):
@@ -80,11 +80,11 @@ async def step_by_step(timeline: Timeline, question: Question) -> Finding:
         left_out += omitted
         answer = await question.ask(request, parse_decision)
         if answer.decisive:
-            return Finding(Strategy.STEP_BY_STEP, step, step.agent, answer.reason, left_out)
-    return Finding(Strategy.STEP_BY_STEP, None, None, None, left_out)
+            return StrategyOutcome(Strategy.STEP_BY_STEP, step, step.agent, answer.reason, left_out)
+    return StrategyOutcome(Strategy.STEP_BY_STEP, None, None, None, left_out)
 
 
-async def binary_search(timeline: Timeline, question: Question) -> Finding:
+async def binary_search(timeline: Timeline, question: Question) -> StrategyOutcome:
     """Halve the stretch of candidate steps that holds the decisive one until one is left (about log2(n) requests).
 
     A half shows every step of its stretch of the timeline (a user's turn goes with the candidates after it).
@@ -105,10 +105,12 @@ async def binary_search(timeline: Timeline, question: Question) -> Finding:
         left_out, reason = left_out + shortened, answer.reason
         low, high = (low, middle) if answer.first else (middle, high)
     step = candidates[low] if high > low else None
-    return Finding(Strategy.BINARY_SEARCH, step, step.agent if step else None, reason, left_out)
+    return StrategyOutcome(Strategy.BINARY_SEARCH, step, step.agent if step else None, reason, left_out)
 
 
-def from_scores(timeline: Timeline, verdicts: Mapping[tuple[str, int], StepResult], threshold: float) -> Finding:
+def from_scores(
+    timeline: Timeline, verdicts: Mapping[tuple[str, int], StepResult], threshold: float
+) -> StrategyOutcome:
     """The first step in time scored below ``threshold`` in a judge run; steps without a verdict are counted."""
     unscored = 0
     for step in timeline.candidates:
@@ -117,8 +119,8 @@ def from_scores(timeline: Timeline, verdicts: Mapping[tuple[str, int], StepResul
             unscored += 1
             continue
         if verdict.score < threshold:
-            return Finding(Strategy.FROM_SCORES, step, step.agent, verdict.rationale, unscored)
-    return Finding(Strategy.FROM_SCORES, None, None, None, unscored)
+            return StrategyOutcome(Strategy.FROM_SCORES, step, step.agent, verdict.rationale, unscored)
+    return StrategyOutcome(Strategy.FROM_SCORES, None, None, None, unscored)
 
 
 STRATEGIES = {Strategy.ALL_AT_ONCE: all_at_once, Strategy.STEP_BY_STEP: step_by_step,

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from tracegrade._io import Pieces, arrow_column, items_piece, write_document
 from tracegrade.atif.output._report import report_chunks
+from tracegrade.atif.output._step_list import KeptSections
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.errors import InputError
 from tracegrade.runs import (
     JSON_OPTIONS,
@@ -96,7 +96,7 @@ def step_parts(results: EvaluationResults, piece: int = _PIECE_STEPS) -> Iterato
     schema = _step_schema()
     kinds = [schema.field(name).type for name in schema.names]
     made = False
-    for columns in step_columns(brief_nodes(results.nodes), results.job_id, piece):
+    for columns in step_columns(results.nodes.brief, results.job_id, piece):
         made = True
         yield pa.Table.from_arrays(
             [arrow_column(values, kind) for values, kind in zip(columns.values(), kinds, strict=True)], schema=schema
@@ -147,11 +147,13 @@ class _Pieces(io.RawIOBase):
         return data
 
 
-def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> dict[str, Path]:
+def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder, *,
+                    sections: KeptSections | None = None) -> dict[str, Path]:
     """Write the four artifacts into the run folder, then its manifest; returns their paths by name.
 
     Spooled records (a job's results) are streamed into ``evaluation_results.json`` and ``report.html``
-    root by root; the step table is built from their brief copies.
+    root by root; the step table is built from their brief copies. The report's step list copies the
+    ``sections`` the job kept as its roots finished (one for every node), instead of rendering them again.
 
     Raises:
         OutputError: when the folder cannot be written.
@@ -160,7 +162,7 @@ def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder) -> di
     folder.write_chunks("evaluation_results.json", results_json(results))
     folder.write_json("summary.json", {"job_id": results.job_id, **results.summary.model_dump(mode="json")})
     folder.write_chunks("steps.parquet", steps_parquet(results))
-    folder.write_chunks("report.html", _encoded(report_chunks(results)))
+    folder.write_chunks("report.html", _encoded(report_chunks(results, sections=sections)))
     folder.finish(JobStatus(results.summary.job_status), {"atif_complete": results.summary.atif_complete})
     return {name: folder.path / name for name in ARTIFACT_NAMES}
 
@@ -176,7 +178,7 @@ def results_json(results: EvaluationResults) -> Iterator[bytes | memoryview]:
     Spooled nodes come one root at a time, and the input records a thousand or so at a time.
     """
     nodes = results.nodes
-    if not isinstance(nodes, SpooledNodes) or not nodes:
+    if not nodes:
         yield dump_json(results.model_dump(mode="json"))
         return
     document = results.model_copy(update={"nodes": [], "inputs": []}).model_dump(mode="json")

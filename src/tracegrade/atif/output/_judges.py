@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tracegrade import stats
 from tracegrade.atif.agreement._maths import Bootstrap, kappa_codes, spearman_rho
@@ -33,13 +33,14 @@ from tracegrade.atif.output._sides import (
     read_side,
     run_differences,
 )
+from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._records import StepStatus
 from tracegrade.errors import InputError
 
 __all__ = [
     "JUDGES_FORMAT",
     "JUDGE_FIELDS",
-    "JudgeComparison",
+    "JudgesComparison",
     "JudgesOutcome",
     "MatchedTree",
     "compare_judges",
@@ -60,11 +61,7 @@ _VERDICTS = ("low", "not_low")
 _UNCATEGORIZED = "uncategorized"
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class LevelAgreement(_Record):
+class JudgesLevelAgreement(FrozenRecord):
     """How the two judges agree at one level (steps or root trajectories)."""
 
     n: int = Field(description="Units scored by both judges.")
@@ -77,7 +74,7 @@ class LevelAgreement(_Record):
     shift: Estimate = Field(description="Mean score of judge B − judge A.")
 
 
-class CategoryAgreement(_Record):
+class JudgesCategoryAgreement(FrozenRecord):
     """Failure-category agreement over steps scored by both judges (``none``: not low)."""
 
     n: int
@@ -87,7 +84,7 @@ class CategoryAgreement(_Record):
     kappa: Estimate
 
 
-class ShiftGroup(_Record):
+class ShiftGroup(FrozenRecord):
     """The mean step-score shift (B − A) of one group of steps."""
 
     by: Literal["criterion", "source", "agent"]
@@ -95,7 +92,7 @@ class ShiftGroup(_Record):
     shift: Estimate
 
 
-class Disagreement(_Record):
+class Disagreement(FrozenRecord):
     """A step the two judges scored far apart."""
 
     pair: str
@@ -115,7 +112,7 @@ class Disagreement(_Record):
     rationale_b: str | None
 
 
-class Unscored(_Record):
+class Unscored(FrozenRecord):
     """Matched steps left out of the step measures because a judge did not score them."""
 
     only_a: int = Field(description="Scored by judge A only.")
@@ -123,7 +120,7 @@ class Unscored(_Record):
     neither: int
 
 
-class DisagreementGate(_Record):
+class DisagreementGate(FrozenRecord):
     """The ``--fail-on-disagreement KAPPA`` verdict.
 
     It fires when the upper bound of the step pass/fail kappa's interval is below KAPPA (the judges agree less
@@ -136,7 +133,7 @@ class DisagreementGate(_Record):
     checked: list[str]
 
 
-class JudgeComparison(_Record):
+class JudgesComparison(FrozenRecord):
     """What ``comparison.json`` holds for ``compare --judges``."""
 
     format: Literal["tracegrade.atif.judge_comparison/1"] = JUDGES_FORMAT
@@ -150,9 +147,9 @@ class JudgeComparison(_Record):
     resamples: int
     level: float
     seed: int
-    step: LevelAgreement
-    trajectory: LevelAgreement
-    categories: CategoryAgreement
+    step: JudgesLevelAgreement
+    trajectory: JudgesLevelAgreement
+    categories: JudgesCategoryAgreement
     shift_by: list[ShiftGroup] = Field(description="Where the step-score shift concentrates, largest first per group.")
     unscored: Unscored
     disagreements: list[Disagreement] = Field(description="Steps with the largest absolute shift.")
@@ -163,7 +160,7 @@ class JudgeComparison(_Record):
 class JudgesOutcome:
     """A finished judge comparison and the two runs behind it."""
 
-    comparison: JudgeComparison
+    comparison: JudgesComparison
     a: Side
     b: Side
 
@@ -271,7 +268,7 @@ def _mean(values: npt.NDArray[np.float64]) -> Callable[[npt.NDArray[np.intp]], f
 
 
 def _level(units: list[str], a: list[float], b: list[float], low_a: list[bool], low_b: list[bool], rule: str,
-           boot: Bootstrap) -> LevelAgreement:
+           boot: Bootstrap) -> JudgesLevelAgreement:
     x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
 
     def rank(idx: npt.NDArray[np.intp]) -> float | None:
@@ -284,7 +281,7 @@ def _level(units: list[str], a: list[float], b: list[float], low_a: list[bool], 
     verdict_b = [_VERDICTS[0] if low else _VERDICTS[1] for low in low_b]
     agree, kappa = label_agreement(verdict_a, verdict_b, _VERDICTS, units, boot)
     matrix = stats.confusion_matrix(verdict_a, verdict_b, labels=_VERDICTS)
-    return LevelAgreement(
+    return JudgesLevelAgreement(
         n=len(units),
         spearman=boot.estimate(units, rank, whole=stats.spearman(x, y)),
         pearson=boot.estimate(units, linear, whole=stats.pearson(x, y)),
@@ -297,7 +294,7 @@ def _root_score(node: ComparedNode) -> float | None:
     return node.aggregate if node.aggregate is not None else node.own_score
 
 
-def _trajectory(trees: Sequence[MatchedTree], completion: float, boot: Bootstrap) -> LevelAgreement:
+def _trajectory(trees: Sequence[MatchedTree], completion: float, boot: Bootstrap) -> JudgesLevelAgreement:
     units: list[str] = []
     a: list[float] = []
     b: list[float] = []
@@ -317,11 +314,11 @@ def _trajectory(trees: Sequence[MatchedTree], completion: float, boot: Bootstrap
     return _level(units, a, b, fail_a, fail_b, rule, boot)
 
 
-def _categories(cols: _Columns, boot: Bootstrap) -> CategoryAgreement:
+def _categories(cols: _Columns, boot: Bootstrap) -> JudgesCategoryAgreement:
     order = sorted(set(cols.cat_a) | set(cols.cat_b), key=lambda c: (c != "none", c))
     agree, kappa = label_agreement(cols.cat_a, cols.cat_b, order, cols.units, boot)
     matrix = stats.confusion_matrix(cols.cat_a, cols.cat_b, labels=order)
-    return CategoryAgreement(n=len(cols.units), labels=order, matrix=[list(r) for r in matrix.counts],
+    return JudgesCategoryAgreement(n=len(cols.units), labels=order, matrix=[list(r) for r in matrix.counts],
                              agreement=agree, kappa=kappa)
 
 
@@ -352,9 +349,9 @@ def gate_verdict(kappa: Estimate, threshold: float | None) -> DisagreementGate:
 class Measured:
     """Every agreement figure of two judges over matched trees."""
 
-    step: LevelAgreement
-    trajectory: LevelAgreement
-    categories: CategoryAgreement
+    step: JudgesLevelAgreement
+    trajectory: JudgesLevelAgreement
+    categories: JudgesCategoryAgreement
     shift_by: list[ShiftGroup]
     unscored: Unscored
     disagreements: list[Disagreement]
@@ -442,7 +439,7 @@ def compare_judges(a: Path, b: Path, options: ComparisonOptions | None = None,
     measured = measure_judges(trees, completion_threshold=parameters.completion_threshold,
                               failure_threshold=parameters.failure_threshold, resamples=options.resamples,
                               level=options.level, seed=options.seed)
-    comparison = JudgeComparison(
+    comparison = JudgesComparison(
         a=side_a.record(a), b=side_b.record(b), judge_a=_judge(side_a), judge_b=_judge(side_b),
         judge_differences=judge_diffs, allowed_differences=allowed, pairs=len(trees),
         resamples=options.resamples, level=options.level, seed=options.seed,

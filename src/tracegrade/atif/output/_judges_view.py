@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tracegrade.atif.agreement._records import Estimate
-from tracegrade.atif.output._judges import JudgeComparison, JudgesOutcome, LevelAgreement
+from tracegrade.atif.output._judges import JudgesComparison, JudgesLevelAgreement, JudgesOutcome
 from tracegrade.render import MISSING, render_html
 from tracegrade.runs import JobStatus, RunFolder
 
@@ -34,7 +34,7 @@ def _judge_name(judge: dict[str, object]) -> str:
     return str(judge.get("model", MISSING))
 
 
-def _level_lines(name: str, level: LevelAgreement) -> list[str]:
+def _level_lines(name: str, level: JudgesLevelAgreement) -> list[str]:
     return [
         f"{name} (n={level.n})",
         f"  spearman {estimate_text(level.spearman)}",
@@ -45,7 +45,7 @@ def _level_lines(name: str, level: LevelAgreement) -> list[str]:
     ]
 
 
-def judges_lines(comparison: JudgeComparison) -> list[str]:
+def judges_lines(comparison: JudgesComparison) -> list[str]:
     """The terminal summary of ``compare --judges``: every line at most 80 characters."""
     c = comparison
     lines = [f"judges: A {_judge_name(c.judge_a)} ({c.a.job_id}) vs B {_judge_name(c.judge_b)} ({c.b.job_id})"]
@@ -70,7 +70,7 @@ def judges_lines(comparison: JudgeComparison) -> list[str]:
     return [line if len(line) <= WIDTH else line[: WIDTH - 1] + "…" for line in lines]
 
 
-def _gate_lines(c: JudgeComparison) -> list[str]:
+def _gate_lines(c: JudgesComparison) -> list[str]:
     if not c.gate.checked:
         return ["gate: off (exit 0)"]
     if not c.gate.fired:
@@ -79,7 +79,7 @@ def _gate_lines(c: JudgeComparison) -> list[str]:
     return ["gate: FAILED: exit 1", *(line for rule in wrapped for line in rule)]
 
 
-def _rows(c: JudgeComparison) -> list[dict[str, Any]]:
+def _rows(c: JudgesComparison) -> list[dict[str, Any]]:
     rows = []
     for name, level in (("steps", c.step), ("trajectories", c.trajectory)):
         for measure, estimate in (("spearman", level.spearman), ("pearson", level.pearson),

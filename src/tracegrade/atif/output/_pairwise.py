@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tracegrade import stats
+from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.render import MISSING, render_html
 from tracegrade.runs import JobStatus, RunFolder
 from tracegrade.stats import GateOptions, GateVerdict
@@ -39,11 +40,7 @@ Choice = Literal["baseline", "candidate", "tie"]
 WIDTH = 80
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Answer(_Record):
+class Answer(FrozenRecord):
     """One order's answer, read back in the runs' terms."""
 
     order: Literal["baseline_first", "candidate_first"]
@@ -53,7 +50,7 @@ class Answer(_Record):
     error_code: str | None = None
 
 
-class PairVerdict(_Record):
+class PairVerdict(FrozenRecord):
     """One paired root and the judge's verdict on it."""
 
     id: str = Field(description="The baseline root's path relative to its input root.")
@@ -64,7 +61,7 @@ class PairVerdict(_Record):
     error: str | None = Field(None, description="Why an error or refused pair has no verdict.")
 
 
-class Rate(_Record):
+class Rate(FrozenRecord):
     """A share of the pairs with its percentile bootstrap interval over pairs."""
 
     value: float | None
@@ -73,7 +70,7 @@ class Rate(_Record):
     n: int
 
 
-class PairwiseComparison(_Record):
+class PairwiseComparison(FrozenRecord):
     """What ``comparison.json`` holds for ``compare --pairwise``."""
 
     format: Literal["tracegrade.atif.pairwise_comparison/1"] = PAIRWISE_FORMAT

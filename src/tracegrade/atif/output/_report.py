@@ -16,17 +16,23 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from tracegrade.atif.output._step_list import NOT_A_CANDIDATE, anchor, filter_category, node_section, yes_no
+from tracegrade.atif.output._step_list import (
+    NOT_A_CANDIDATE,
+    KeptSections,
+    anchor,
+    filter_category,
+    node_section,
+    yes_no,
+)
 from tracegrade.atif.scoring._records import NodeResult, RunSummary
 from tracegrade.atif.scoring._results import EvaluationResults
-from tracegrade.atif.scoring._spool import SpooledNodes, brief_nodes
 from tracegrade.render import MISSING, fmt_pct, fmt_score, render_html_chunks, score_bins
 
 if TYPE_CHECKING:
     from tracegrade.atif.agreement._records import AgreementReport
     from tracegrade.atif.localising._records import LocalisationResults, TrajectoryLocalisation
 
-__all__ = ["node_sections", "render_report", "report_chunks"]
+__all__ = ["render_report", "report_chunks"]
 
 LOWEST_LIMIT = 10
 """Trajectories listed in the "lowest" table."""
@@ -57,14 +63,15 @@ def render_report(results: EvaluationResults, agreement: AgreementReport | None 
 
 
 def report_chunks(results: EvaluationResults, agreement: AgreementReport | None = None, *,
-                  localisation: LocalisationResults | None = None) -> Iterator[str]:
+                  localisation: LocalisationResults | None = None,
+                  sections: KeptSections | None = None) -> Iterator[str]:
     """:func:`render_report`'s document in pieces: the nodes' records are read (spooled) one at a time.
 
-    The step list uses the node sections a job kept as its roots finished (:func:`node_sections`), when it
-    kept them and nothing is to be marked in them.
+    The step list copies the node ``sections`` a job kept as its roots finished, when it kept one for every
+    node and nothing is to be marked in them.
     """
     marks = None if localisation is None else _decisive_marks(localisation)
-    context = report_context(results, kept_sections=localisation is None, decisive=marks)
+    context = report_context(results, sections=sections if localisation is None else None, decisive=marks)
     if agreement is not None:
         from tracegrade.atif.agreement._report import agreement_rows, issue_rows, kappa_note
 
@@ -109,24 +116,16 @@ def _localisation_row(row: TrajectoryLocalisation) -> dict[str, Any]:
     }
 
 
-def node_sections(nodes: Sequence[NodeResult]) -> list[str]:
-    """Each node's part of the report's step list, after its opening tag (which says whether it starts open).
-
-    A job keeps these as each root finishes (``JobContext.sections``), so that writing the report copies them.
-    """
-    return [node_section(node) for node in nodes]
-
-
-def report_context(results: EvaluationResults, *, kept_sections: bool = True,
+def report_context(results: EvaluationResults, *, sections: KeptSections | None = None,
                    decisive: Mapping[str, Mapping[int, str]] | None = None) -> dict[str, Any]:
     """Everything the template shows, as plain values; ``nodes`` is an iterator, over the records themselves.
 
-    With ``kept_sections``, ``nodes`` uses the sections a job kept for them instead; ``decisive`` marks steps
-    (by node id, then step index) with a note. Everything else is computed from the brief records (spooled
+    ``nodes`` uses the ``sections`` a job kept for them when there is one for every node; ``decisive`` marks
+    steps (by node id, then step index) with a note. Everything else is computed from the brief records (spooled
     results: without step content).
     """
     summary = results.summary
-    found = _Aggregates.of(brief_nodes(results.nodes))
+    found = _Aggregates.of(results.nodes.brief)
     opened = set(found.opened)
     return {
         "agreement": None,
@@ -148,7 +147,8 @@ def report_context(results: EvaluationResults, *, kept_sections: bool = True,
         "parameters": _parameter_rows(results),
         "counts": _key_values(summary.counts),
         "judge_counts": _key_values(summary.judge),
-        "nodes": _nodes(results.nodes, opened, found.heads, kept_sections=kept_sections, decisive=decisive or {}),
+        "nodes": _nodes(results.nodes, opened, found.heads, kept=sections,
+                        decisive=decisive or {}),
         "status_options": sorted(found.statuses.items()),
         "category_options": sorted(found.categories.items()),
         "not_a_candidate": NOT_A_CANDIDATE,
@@ -310,15 +310,15 @@ def _node_row(node: NodeResult) -> dict[str, Any]:
     }
 
 
-def _nodes(nodes: Sequence[NodeResult], opened: set[str], heads: list[tuple[str, int]], *, kept_sections: bool,
+def _nodes(nodes: Sequence[NodeResult], opened: set[str], heads: list[tuple[str, int]], *, kept: KeptSections | None,
            decisive: Mapping[str, Mapping[int, str]]) -> Iterator[dict[str, Any]]:
-    """The step list's nodes: with the sections a job kept (and ``kept_sections``), else rendered from each record.
+    """The step list's nodes: with the sections a job ``kept``, else rendered from each record.
 
     ``heads`` are the nodes' ids and depths, in order (kept from an earlier walk: spooled nodes are read back
     each time they are walked).
     """
-    if kept_sections and isinstance(nodes, SpooledNodes) and nodes.has_sections:
-        for (node_id, depth), section in zip(heads, nodes.sections(), strict=True):
+    if kept is not None and heads and len(kept) == len(heads):
+        for (node_id, depth), section in zip(heads, kept.texts(), strict=True):
             yield {**_head(node_id, depth, opened), "section": Markup(section)}  # rendered (escaped) by _step_list
         return
     for node in nodes:

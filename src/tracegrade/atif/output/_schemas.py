@@ -13,7 +13,7 @@ import orjson
 
 from tracegrade.atif.localising._records import LocalisationResults
 from tracegrade.atif.output._compare import AtifComparison
-from tracegrade.atif.output._judges import JudgeComparison
+from tracegrade.atif.output._judges import JudgesComparison
 from tracegrade.atif.output._pairwise import PairwiseComparison
 from tracegrade.atif.scoring._records import RunSummary
 from tracegrade.atif.scoring._results import EvaluationResults
@@ -33,7 +33,7 @@ def json_schemas() -> dict[str, dict[str, Any]]:
     localisation["$id"] = "https://tracegrade.dev/schemas/localisation.schema.json"
     comparison = AtifComparison.model_json_schema()
     comparison["$id"] = "https://tracegrade.dev/schemas/comparison.schema.json"
-    judges = JudgeComparison.model_json_schema()
+    judges = JudgesComparison.model_json_schema()
     judges["$id"] = "https://tracegrade.dev/schemas/judge_comparison.schema.json"
     pairwise = PairwiseComparison.model_json_schema()
     pairwise["$id"] = "https://tracegrade.dev/schemas/pairwise_comparison.schema.json"

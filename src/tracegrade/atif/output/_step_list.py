@@ -10,8 +10,12 @@ markup took as Jinja2 macros). Every value from the results is escaped as autoes
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+import tempfile
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 
 import orjson
 
@@ -20,7 +24,7 @@ from tracegrade.atif.asking._content import StepContent
 from tracegrade.atif.scoring._records import NodeResult, StepResult, StepStatus
 from tracegrade.render import MISSING, badge, escape_text, fmt_int, fmt_score, long_text, status_kind
 
-__all__ = ["NOT_A_CANDIDATE", "anchor", "filter_category", "node_section", "yes_no"]
+__all__ = ["NOT_A_CANDIDATE", "KeptSections", "anchor", "filter_category", "node_section", "yes_no"]
 
 NOT_A_CANDIDATE = "not_a_candidate"
 """Category filter value of steps that did not score below the failure threshold."""
@@ -217,3 +221,51 @@ def anchor(node_id: str) -> str:
 
 def yes_no(value: bool | None) -> str:
     return MISSING if value is None else ("yes" if value else "no")
+
+
+class KeptSections:
+    """Every node's :func:`node_section`, rendered as its root finishes and kept in an unnamed file.
+
+    A job adds each root as it finishes (while others wait for the judge); writing the report then copies
+    the sections in root order instead of reading every record back to render it. Memory keeps a few
+    machine integers per root.
+    """
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self._handle = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115  # open until the report is written
+        self._size = 0
+        self._roots, self._offsets, self._ends = array("q"), array("q"), array("q")
+        self._lengths = array("q")
+        """Every root's section lengths, one root after the other (``_ends``: where each root's end)."""
+
+    def add(self, index: int, nodes: Sequence[NodeResult]) -> None:
+        """Render and keep the sections of the root at ``index`` (its nodes in tree order)."""
+        texts = [node_section(node).encode() for node in nodes]
+        data = b"".join(texts)
+        self._handle.write(data)
+        self._roots.append(index)
+        self._offsets.append(self._size)
+        self._lengths.extend(len(text) for text in texts)
+        self._ends.append(len(self._lengths))
+        self._size += len(data)
+
+    def __len__(self) -> int:
+        """Sections kept: one per node."""
+        return len(self._lengths)
+
+    def texts(self) -> Iterator[str]:
+        """Every node's section, roots in index order (the order the results list them)."""
+        self._handle.flush()
+        fd = self._handle.fileno()
+        for number in sorted(range(len(self._roots)), key=self._roots.__getitem__):
+            start = self._ends[number - 1] if number else 0
+            lengths = self._lengths[start:self._ends[number]]
+            data = os.pread(fd, sum(lengths), self._offsets[number])
+            offset = 0
+            for length in lengths:
+                yield data[offset:offset + length].decode()
+                offset += length
+
+    def close(self) -> None:
+        """Let the file go."""
+        self._handle.close()

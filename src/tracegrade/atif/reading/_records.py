@@ -6,10 +6,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from pydantic import BaseModel, ConfigDict
+
 from tracegrade.atif.reading._models import Step, SubagentTrajectoryRef, Trajectory
 
 __all__ = [
     "FileReport",
+    "FrozenRecord",
     "InputAccount",
     "InputStatus",
     "LoadResult",
@@ -18,6 +21,12 @@ __all__ = [
     "TrajectoryNode",
     "iter_nodes",
 ]
+
+
+class FrozenRecord(BaseModel):
+    """The base of the pydantic records every ATIF stage writes: immutable, unknown fields refused."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class InputStatus(StrEnum):

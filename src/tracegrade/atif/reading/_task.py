@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from tracegrade.atif.reading._models import Step, Trajectory
     from tracegrade.atif.reading._records import TrajectoryNode
 
-__all__ = ["TaskFacts", "normalize_task", "resolve_task", "task_facts", "task_hash"]
+__all__ = ["TaskSources", "normalize_task", "resolve_task", "task_facts", "task_hash"]
 
 
 def resolve_task(node: TrajectoryNode) -> str | None:
@@ -41,20 +41,20 @@ def resolve_task(node: TrajectoryNode) -> str | None:
     return _first_user_text(_node_steps(node, trajectory))
 
 
-class TaskFacts(NamedTuple):
+class TaskSources(NamedTuple):
     """What one document holds of a task: a declared one, and a user step with text."""
 
     declared: bool
     user_text: bool
 
 
-def task_facts(trajectory: Trajectory) -> TaskFacts:
+def task_facts(trajectory: Trajectory) -> TaskSources:
     """The task facts of one document, taken while it is read (a job's outline keeps no steps).
 
     A root has a task when its own document declares one or any of its segments (continuations
     joined) has a user step with text: what :func:`resolve_task` finds in its full tree.
     """
-    return TaskFacts(_declared_task(trajectory) is not None, _first_user_text(trajectory.steps) is not None)
+    return TaskSources(_declared_task(trajectory) is not None, _first_user_text(trajectory.steps) is not None)
 
 
 def normalize_task(text: str) -> str:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 from tracegrade.atif.criteria._params import DEFAULT_REFERENCE_RUBRIC, CriteriaParams, validate_criteria_params
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.scoring._maths import SubagentAggregation
-from tracegrade.errors import ConfigError
+from tracegrade.errors import ConfigError, invalid_parameter
 from tracegrade.judge import JudgeOptions
 from tracegrade.rubric import ScoringMode
 
@@ -175,7 +175,5 @@ def parse_parameters(parameters: Mapping[str, Any]) -> tuple[ScoringOptions, Cri
     try:
         options = ScoringOptions.model_validate({k: v for k, v in params.items() if k not in criteria_names})
     except ValidationError as exc:
-        error = exc.errors(include_url=False, include_input=False)[0]
-        name = ".".join(str(p) for p in error["loc"])
-        raise ConfigError(f"{name}: {error['msg']}") from None
+        raise invalid_parameter(exc) from None
     return options, criteria

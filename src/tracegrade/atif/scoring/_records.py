@@ -5,10 +5,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tracegrade.atif.asking._content import StepContent
 from tracegrade.atif.asking._panel import StepPanel
+from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._repeat_records import RepeatSummary, StepRepeats
 from tracegrade.runs import JobStatus
 
@@ -62,10 +63,6 @@ class NodeStatusCode(StrEnum):
     NOT_RUN = "not_run"
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 def _absent(value: object) -> bool:
     """Left out of the JSON when None: single-verdict runs keep the records they had before repeats existed."""
     return value is None
@@ -76,7 +73,7 @@ def _empty(value: object) -> bool:
     return value == {}
 
 
-class StepResult(_Record):
+class StepResult(FrozenRecord):
     """The result of one step."""
 
     index: int
@@ -111,7 +108,7 @@ class StepResult(_Record):
     """With a panel of judges: each member's own score, failures, spread, threshold straddling (absent otherwise)."""
 
 
-class NodeResult(_Record):
+class NodeResult(FrozenRecord):
     """The result of one trajectory node (a root or a subagent)."""
 
     node_id: str
@@ -148,7 +145,7 @@ class NodeResult(_Record):
     steps: list[StepResult] = Field(default_factory=list)
 
 
-class RunSummary(_Record):
+class RunSummary(FrozenRecord):
     """The headline numbers of a run (``summary.json``)."""
 
     atif_overall_score: float | None

@@ -6,16 +6,12 @@ They appear in the results only when a run asks for more than one verdict per st
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from tracegrade.atif.reading._records import FrozenRecord
 
 __all__ = ["RepeatSummary", "ScoreInterval", "StepRepeats"]
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class StepRepeats(_Record):
+class StepRepeats(FrozenRecord):
     """The independent verdicts on one step and how far they spread (the step's score is their mean)."""
 
     scores: list[float]
@@ -30,7 +26,7 @@ class StepRepeats(_Record):
     """True when the verdicts straddle failure_threshold: at least one below it and one at or above it."""
 
 
-class ScoreInterval(_Record):
+class ScoreInterval(FrozenRecord):
     """A percentile bootstrap interval of the run-level score."""
 
     low: float | None
@@ -43,7 +39,7 @@ class ScoreInterval(_Record):
     """Why the bounds are null."""
 
 
-class RepeatSummary(_Record):
+class RepeatSummary(FrozenRecord):
     """How stable the judge was on this run."""
 
     repeats: int

@@ -18,6 +18,7 @@ from pydantic import (
 from tracegrade.atif.reading._records import InputAccount
 from tracegrade.atif.scoring._params import ScoringOptions
 from tracegrade.atif.scoring._records import NodeResult, RunSummary
+from tracegrade.atif.scoring._spool import ListedNodes, NodeRecords
 from tracegrade.rubric import ScoringMode
 
 __all__ = ["RESULTS_FORMAT", "EvaluationResults", "InputRecord", "RunParameters"]
@@ -114,7 +115,7 @@ class EvaluationResults(BaseModel):
     """Judge model and settings, prompt version and template hashes."""
     summary: RunSummary
     inputs: list[InputRecord] = Field(default_factory=list)
-    nodes: list[NodeResult] = Field(default_factory=list)
+    nodes: NodeRecords = Field(default_factory=ListedNodes)
     """Every node's record, roots in order; a job's results hold them spooled to a file (``SpooledNodes``)."""
 
     @field_serializer("nodes", mode="wrap")

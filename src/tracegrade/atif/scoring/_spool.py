@@ -3,34 +3,35 @@
 Each root's records are kept as the text ``evaluation_results.json`` holds them (indented, keys sorted,
 one level inside the ``nodes`` list), so writing that file copies bytes. Beside them go the root's brief
 records (compact JSON: no step content, no criteria), which the summary, the step table and the report's
-aggregates walk, and optionally one more piece of text per node (the report's node sections, rendered as
-the root finishes). Memory keeps only where each root's pieces are.
+aggregates walk. Memory keeps only where each root's pieces are.
+
+:class:`NodeRecords` is the type of a run's node records (``EvaluationResults.nodes``): a sequence read
+the same way whether the records are spooled (:class:`SpooledNodes`) or held (:class:`ListedNodes`).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from abc import ABC, abstractmethod
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, overload
 
 import orjson
-from pydantic import TypeAdapter
+from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidatorFunctionWrapHandler
+from pydantic_core import CoreSchema, core_schema
 
 from tracegrade._io import loads_written
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.errors import OutputError
 from tracegrade.runs import JSON_OPTIONS
 
-__all__ = ["BriefNodes", "NodeSpool", "Sections", "SpooledNodes", "brief_nodes", "listed_items"]
-
-Sections = Callable[[Sequence[NodeResult]], Sequence[str]]
-"""Text kept beside a finished root's records, one piece per node in tree order."""
+__all__ = ["BriefNodes", "ListedNodes", "NodeRecords", "NodeSpool", "SpooledNodes", "brief_nodes", "listed_items"]
 
 _INDENT = b"    "
 """A node record's indent in ``evaluation_results.json`` (inside the top-level ``nodes`` list)."""
@@ -38,9 +39,81 @@ _INDENT = b"    "
 _ROOT_RECORDS: TypeAdapter[list[NodeResult]] = TypeAdapter(list[NodeResult])
 
 
+class NodeRecords(Sequence[NodeResult], ABC):
+    """Every node's record of a run, roots in order: the type of ``EvaluationResults.nodes``.
+
+    Every reader walks it as a sequence; :attr:`brief` is the same nodes without what only reviewers read
+    (step content, criteria), and :meth:`texts` the records as ``evaluation_results.json`` holds them.
+    It is validated from a list of records (into :class:`ListedNodes`); a job's :class:`SpooledNodes`
+    are kept as they are (their records were validated when they were made) and read back when walked.
+    """
+
+    @property
+    @abstractmethod
+    def brief(self) -> Sequence[NodeResult]:
+        """Every node, in order, without step content and criteria (what summaries and step tables read)."""
+
+    def texts(self) -> Iterator[bytes]:
+        """The records as pieces of ``evaluation_results.json``'s ``nodes`` list (:func:`listed_items`)."""
+        if len(self):
+            yield listed_items(node.model_dump(mode="json") for node in self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __add__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
+        return [*self, *other]
+
+    def __radd__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
+        return [*other, *self]
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, like the list it stands for
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Validated as a list of records (the JSON Schema says so); node records are kept as they are."""
+        return core_schema.no_info_wrap_validator_function(_records_of, handler.generate_schema(list[NodeResult]))
+
+
+def _records_of(value: Any, validate: ValidatorFunctionWrapHandler) -> NodeRecords:
+    return value if isinstance(value, NodeRecords) else ListedNodes(validate(value))
+
+
+class ListedNodes(NodeRecords):
+    """Node records held in memory (results read from a file, merged shards, tests)."""
+
+    def __init__(self, nodes: Iterable[NodeResult] = ()) -> None:
+        self._nodes = list(nodes)
+
+    @property
+    def brief(self) -> Sequence[NodeResult]:
+        """The records themselves (a reader of brief records reads no more than it needs)."""
+        return self._nodes
+
+    def __iter__(self) -> Iterator[NodeResult]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeResult]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeResult | list[NodeResult]:
+        return self._nodes[index]
+
+    def __repr__(self) -> str:
+        return f"ListedNodes({self._nodes!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class _Block:
-    """Where one root's pieces are in the spool file: records, brief records, sections, in that order."""
+    """Where one root's pieces are in the spool file: records, then brief records."""
 
     offset: int
     length: int
@@ -48,16 +121,10 @@ class _Block:
     count: int
     brief: int
     """Bytes of the brief records (one compact JSON array), right after the records."""
-    sections: tuple[int, ...] = ()
-    """Byte lengths of its nodes' sections, which follow the brief records; empty without sections."""
 
     @property
     def brief_offset(self) -> int:
         return self.offset + self.length
-
-    @property
-    def sections_offset(self) -> int:
-        return self.offset + self.length + self.brief
 
 
 class _Blocks:
@@ -65,10 +132,6 @@ class _Blocks:
 
     def __init__(self) -> None:
         self.roots, self.offsets, self.lengths, self.counts, self.briefs = (array("q") for _ in range(5))
-        self.sections = array("q")
-        """Every block's section lengths, one after the other."""
-        self.ends = array("q", [0])
-        """Where each block's section lengths start in :attr:`sections`, and one more: where the last block's end."""
 
     def append(self, root: int, block: _Block) -> None:
         """Add the block of the root at index ``root``."""
@@ -77,8 +140,6 @@ class _Blocks:
         self.lengths.append(block.length)
         self.counts.append(block.count)
         self.briefs.append(block.brief)
-        self.sections.extend(block.sections)
-        self.ends.append(len(self.sections))
 
     def in_order(self) -> _Blocks:
         """The blocks sorted by root index."""
@@ -91,8 +152,7 @@ class _Blocks:
         return len(self.roots)
 
     def __getitem__(self, number: int) -> _Block:
-        sections = tuple(self.sections[self.ends[number]:self.ends[number + 1]])
-        return _Block(self.offsets[number], self.lengths[number], self.counts[number], self.briefs[number], sections)
+        return _Block(self.offsets[number], self.lengths[number], self.counts[number], self.briefs[number])
 
     def __iter__(self) -> Iterator[_Block]:
         return map(self.__getitem__, range(len(self)))
@@ -104,35 +164,26 @@ class NodeSpool:
     The records go to an unnamed temporary file (in ``directory``, else the system's temporary folder;
     nothing is left behind when the process ends, however it ends), with a brief copy of each node
     (:class:`BriefNodes`: no step content, no criteria) for the summary, the step table and the report's
-    aggregates. With ``sections``, the text it returns for each root's nodes is kept too
-    (:meth:`SpooledNodes.sections`). Memory holds one small record per root.
+    aggregates. Memory holds one small record per root.
     """
 
-    def __init__(self, directory: Path | None = None, sections: Sections | None = None) -> None:
+    def __init__(self, directory: Path | None = None) -> None:
         self._file = _File(directory)
         self._size = 0
         self._blocks = _Blocks()
         """Where each root's records are, roots in the order they finished."""
-        self._sections = sections
 
     def add(self, index: int, nodes: Sequence[NodeResult]) -> None:
         """Keep the records of the root at ``index`` (its nodes in tree order)."""
         values = [node.model_dump(mode="json") for node in nodes]
         records = listed_items(values)
         brief = orjson.dumps([_brief(value) for value in values])
-        lengths: tuple[int, ...] = ()
-        texts: list[bytes] = []
-        if self._sections is not None:
-            texts = [text.encode() for text in self._sections(nodes)]
-            if len(texts) != len(nodes):
-                raise ValueError(f"{len(texts)} sections for {len(nodes)} nodes")
-            lengths = tuple(len(text) for text in texts)
-        data = b"".join([records, brief, *texts])
+        data = records + brief
         try:
             self._file.handle.write(data)
         except OSError as exc:
             raise self._file.unwritable(exc) from None
-        self._blocks.append(index, _Block(self._size, len(records), len(nodes), len(brief), lengths))
+        self._blocks.append(index, _Block(self._size, len(records), len(nodes), len(brief)))
         self._size += len(data)
 
     def nodes(self) -> SpooledNodes:
@@ -148,7 +199,7 @@ class NodeSpool:
         return SpooledNodes(self._file, self._blocks.in_order())
 
 
-class SpooledNodes(Sequence[NodeResult]):
+class SpooledNodes(NodeRecords):
     """Result records read back from a :class:`NodeSpool`'s file each time they are walked.
 
     Only one root's records are in memory at a time while iterating; :attr:`brief` reads every node
@@ -159,8 +210,12 @@ class SpooledNodes(Sequence[NodeResult]):
         self._file = file  # kept open (and the unnamed file alive) for as long as the records are used
         self._blocks = blocks
         self._starts = array("q", [0, *accumulate(blocks.counts)])
-        self.brief = BriefNodes(file, blocks, self._starts)
-        """Every node, in order, without step content and criteria (what summaries and step tables read)."""
+        self._brief = BriefNodes(file, blocks, self._starts)
+
+    @property
+    def brief(self) -> BriefNodes:
+        """Every node, in order, without step content and criteria, read back root by root."""
+        return self._brief
 
     def texts(self) -> Iterator[bytes]:
         """Each root's records as ``evaluation_results.json`` holds them.
@@ -177,21 +232,6 @@ class SpooledNodes(Sequence[NodeResult]):
         for text in self.texts():
             values: list[dict[str, Any]] = loads_written(b"[" + text + b"]")
             yield values
-
-    @property
-    def has_sections(self) -> bool:
-        """Whether a section was kept for every node (the spool had ``sections``; no nodes: False)."""
-        return bool(self._blocks) and all(len(block.sections) == block.count for block in self._blocks)
-
-    def sections(self) -> Iterator[str]:
-        """Every node's kept section, in order (see :attr:`has_sections`)."""
-        fd = self._file.handle.fileno()
-        for block in self._blocks:
-            data = os.pread(fd, sum(block.sections), block.sections_offset)
-            start = 0
-            for length in block.sections:
-                yield data[start:start + length].decode()
-                start += length
 
     def __iter__(self) -> Iterator[NodeResult]:
         for values in self.raw():
@@ -217,19 +257,6 @@ class SpooledNodes(Sequence[NodeResult]):
         block = self._blocks[number]
         values = loads_written(b"[" + os.pread(self._file.handle.fileno(), block.length, block.offset) + b"]")
         return NodeResult.model_validate(values[position - self._starts[number]])
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    def __add__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
-        return [*self, *other]
-
-    def __radd__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
-        return [*other, *self]
-
-    __hash__ = None  # type: ignore[assignment]  # compared by value, like the list it stands for
 
     def __repr__(self) -> str:
         return f"SpooledNodes({len(self)} nodes)"
@@ -320,8 +347,8 @@ def listed_items(values: Iterable[Any]) -> bytes:
 
 
 def brief_nodes(nodes: Sequence[NodeResult]) -> Sequence[NodeResult]:
-    """The nodes a summary or step table reads: :attr:`SpooledNodes.brief` for spooled ones, else ``nodes``."""
-    return nodes.brief if isinstance(nodes, SpooledNodes) else nodes
+    """The nodes a summary or step table reads: :attr:`NodeRecords.brief`, or ``nodes`` when a plain list."""
+    return nodes.brief if isinstance(nodes, NodeRecords) else nodes
 
 
 def _brief(value: dict[str, Any]) -> dict[str, Any]:

@@ -22,12 +22,12 @@ from tracegrade.dabench.tables._evaluated import Row, RunRows
 from tracegrade.errors import InputError
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison
 
-__all__ = ["ComparedRun", "Comparison", "TaskPair", "compare_runs", "comparison_sections"]
+__all__ = ["ComparedEvalRun", "RunComparison", "TaskPair", "compare_runs", "comparison_sections"]
 
 SCORING_PARAMETERS = ("lam", "success_threshold")
 
 
-class ComparedRun(BaseModel):
+class ComparedEvalRun(BaseModel):
     """One side of the comparison."""
 
     run_id: str
@@ -50,12 +50,12 @@ class TaskPair(BaseModel):
     delta: float
 
 
-class Comparison(PairedComparison):
+class RunComparison(PairedComparison):
     """The paired comparison of one metric, baseline (A) against candidate (B): the shared shape and more."""
 
     format: Literal["tracegrade.dabench.comparison/1"] = "tracegrade.dabench.comparison/1"
-    baseline: ComparedRun
-    candidate: ComparedRun
+    baseline: ComparedEvalRun
+    candidate: ComparedEvalRun
     comparable: bool = True
     """Always true here: runs scored with different parameters are refused."""
     allowed_differences: list[str] = Field(default_factory=list)
@@ -115,18 +115,18 @@ def _value(row: Row, metric: str, run: RunRows) -> float | None:
     return number
 
 
-def _side(run: RunRows) -> ComparedRun:
+def _side(run: RunRows) -> ComparedEvalRun:
     report = run.metadata.get("report")
     report = report if isinstance(report, dict) else {}
     health, score = report.get("harness_health"), report.get("harness_score")
     missing = (run.metadata.get("named_files_missing") or {}).get("prediction.csv") or []
-    return ComparedRun(run_id=run.run_id, path=str(run.folder), success_threshold=run.success_threshold,
+    return ComparedEvalRun(run_id=run.run_id, path=str(run.folder), success_threshold=run.success_threshold,
                        health=health if isinstance(health, str) else None,
                        health_score=float(score) if isinstance(score, int | float) else None,
                        missing_predictions=sorted(str(t) for t in missing))
 
 
-def _check_health(sides: tuple[ComparedRun, ComparedRun], allow_unhealthy: bool) -> bool:
+def _check_health(sides: tuple[ComparedEvalRun, ComparedEvalRun], allow_unhealthy: bool) -> bool:
     unhealthy = [side for side in sides if side.health == "UNHEALTHY"]
     if unhealthy and not allow_unhealthy:
         named = "; ".join(f"{side.path}: harness health UNHEALTHY ({side.health_score}/10)" for side in unhealthy)
@@ -145,7 +145,7 @@ def compare_runs(
     strict: bool = False,
     gate: GateOptions | None = None,
     allow_unhealthy: bool = False,
-) -> Comparison:
+) -> RunComparison:
     """Pair the tasks of the baseline ``a`` and the candidate ``b`` and test the difference of ``metric`` (B − A).
 
     Raises:
@@ -177,7 +177,7 @@ def compare_runs(
                         candidate_passed=[y >= thr for y in ys])
     paired = compare_paired(units, min_delta=gate.min_delta, **resampling.model_dump())
     changed = {**dict.fromkeys(paired.improved, "improved"), **dict.fromkeys(paired.regressed, "regressed")}
-    return Comparison(
+    return RunComparison(
         **dict(paired),
         baseline=sides[0], candidate=sides[1], unhealthy_allowed=allowed,
         primary=metric, only_in_baseline=only_a, only_in_candidate=only_b, unscored=unscored, missing_artefact=missing,
@@ -211,13 +211,13 @@ def _names(ids: list[str], limit: int) -> str:
     return shown + (f", … (+{len(ids) - limit} more in --format json)" if len(ids) > limit else "")
 
 
-def _gate(c: Comparison) -> str:
+def _gate(c: RunComparison) -> str:
     if not c.gate.checked:
         return "off (exit 0)"
     return "FAILED (exit 1)" if c.gate.fired else "passed (exit 0)"
 
 
-def _health(side: ComparedRun) -> str:
+def _health(side: ComparedEvalRun) -> str:
     if side.health is None:
         return "— (not in its manifest)"
     score = f" ({side.health_score:.1f}/10)" if side.health_score is not None else ""
@@ -225,7 +225,7 @@ def _health(side: ComparedRun) -> str:
     return f"{side.health}{score}{missing}"
 
 
-def comparison_sections(c: Comparison) -> list[Section]:
+def comparison_sections(c: RunComparison) -> list[Section]:
     """The comparison as report sections: both runs' health first, then the summary, statistics and task sets."""
     measure = [column("measure", "Measure", min_width=22), column("value", "Value", min_width=14)]
     health = Section(

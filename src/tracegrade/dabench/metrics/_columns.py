@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from tracegrade.dabench.metrics._aat import stage_column
 from tracegrade.dabench.reading._vocab import ACTION_COLUMNS
 
-__all__ = ["CATEGORIES", "TASK_COLUMNS", "Column"]
+__all__ = ["CATEGORIES", "TASK_COLUMNS", "MetricColumn"]
 
 
 @dataclass(frozen=True, slots=True)
-class Column:
+class MetricColumn:
     """One column of task_metrics.csv."""
 
     name: str
@@ -301,6 +301,6 @@ _SPEC["Per-Action"] = [
 ]
 
 CATEGORIES = tuple(_SPEC)
-TASK_COLUMNS: tuple[Column, ...] = tuple(
-    Column(n, cat, d, r, f, s) for cat, rows in _SPEC.items() for n, d, r, f, s in rows
+TASK_COLUMNS: tuple[MetricColumn, ...] = tuple(
+    MetricColumn(n, cat, d, r, f, s) for cat, rows in _SPEC.items() for n, d, r, f, s in rows
 )

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from tracegrade.dabench.metrics._families import MetricContext, Out
 from tracegrade.dabench.reading._records import Phase
 
-__all__ = ["ATTRIBUTION", "HARNESS_BUCKET", "HARNESS_OUTCOME", "Attribution", "evaluation_bucket", "failure_taxonomy"]
+__all__ = ["ATTRIBUTION", "HARNESS_BUCKET", "HARNESS_OUTCOME", "BucketMeaning", "evaluation_bucket", "failure_taxonomy"]
 
 
 @dataclass(frozen=True, slots=True)
-class Attribution:
+class BucketMeaning:
     """What one evaluation bucket means."""
 
     category: str
@@ -29,8 +29,8 @@ HARNESS_OUTCOME = "missing_artefact"
 """Its ``outcome_status``: the agent's answer is unknown, so the task is no agent failure and is left out of the
 statistics of agent behaviour (failure taxonomy, multi-agent sections, comparisons); health counts it."""
 
-ATTRIBUTION: dict[str, Attribution] = {
-    HARNESS_BUCKET: Attribution(
+ATTRIBUTION: dict[str, BucketMeaning] = {
+    HARNESS_BUCKET: BucketMeaning(
         "HARNESS_INPUT_FAILURE",
         "missing_artefact",
         None,
@@ -38,7 +38,7 @@ ATTRIBUTION: dict[str, Attribution] = {
         False,
         "Collect the run's files again: summary.json lists a prediction.csv the task folder does not hold.",
     ),
-    "missing_prediction": Attribution(
+    "missing_prediction": BucketMeaning(
         "TOOL_EXECUTION_FAILURE",
         "no_prediction",
         Phase.EXECUTE,
@@ -46,7 +46,7 @@ ATTRIBUTION: dict[str, Attribution] = {
         False,
         "Keep a time and step budget and write a best-effort prediction.csv before it runs out.",
     ),
-    "execution_failure": Attribution(
+    "execution_failure": BucketMeaning(
         "TOOL_EXECUTION_FAILURE",
         "execution_failure",
         Phase.EXECUTE,
@@ -54,7 +54,7 @@ ATTRIBUTION: dict[str, Attribution] = {
         False,
         "Find why the task process stopped (timeout, crash) in its failure_reason and trace.",
     ),
-    "max_steps_exhausted": Attribution(
+    "max_steps_exhausted": BucketMeaning(
         "PLANNING_FAILURE",
         "max_steps_exhausted",
         Phase.PLAN,
@@ -62,7 +62,7 @@ ATTRIBUTION: dict[str, Attribution] = {
         False,
         "Plan fewer exploratory steps and submit as soon as a candidate answer exists.",
     ),
-    "invalid_prediction": Attribution(
+    "invalid_prediction": BucketMeaning(
         "ANSWER_FORMAT_FAILURE",
         "unreadable_prediction_csv",
         Phase.AGGREGATE,
@@ -70,7 +70,7 @@ ATTRIBUTION: dict[str, Attribution] = {
         True,
         "Write prediction.csv with a CSV writer: UTF-8, one header row, the same field count on every line.",
     ),
-    "extra_columns": Attribution(
+    "extra_columns": BucketMeaning(
         "ANSWER_FORMAT_FAILURE",
         "extra_columns",
         Phase.AGGREGATE,
@@ -78,7 +78,7 @@ ATTRIBUTION: dict[str, Attribution] = {
         True,
         "Return only the columns the question asks for.",
     ),
-    "wrong_schema": Attribution(
+    "wrong_schema": BucketMeaning(
         "DATA_UNDERSTANDING_FAILURE",
         "schema_misunderstanding",
         Phase.UNDERSTAND,
@@ -86,7 +86,7 @@ ATTRIBUTION: dict[str, Attribution] = {
         True,
         "Map the question's entities to tables and columns (schema, knowledge.md) before querying.",
     ),
-    "wrong_row_count": Attribution(
+    "wrong_row_count": BucketMeaning(
         "REASONING_FAILURE",
         "filter_logic_error",
         Phase.EXECUTE,
@@ -94,7 +94,7 @@ ATTRIBUTION: dict[str, Attribution] = {
         True,
         "Check filters, joins and DISTINCT against every condition in the question.",
     ),
-    "wrong_aggregate": Attribution(
+    "wrong_aggregate": BucketMeaning(
         "AGGREGATION_FAILURE",
         "aggregation_error",
         Phase.AGGREGATE,
@@ -102,7 +102,7 @@ ATTRIBUTION: dict[str, Attribution] = {
         True,
         "Check the aggregate function, its grouping and the rows it runs over.",
     ),
-    "wrong_values": Attribution(
+    "wrong_values": BucketMeaning(
         "DATA_UNDERSTANDING_FAILURE",
         "value_semantics_error",
         Phase.UNDERSTAND,
@@ -110,7 +110,7 @@ ATTRIBUTION: dict[str, Attribution] = {
         True,
         "Check what the values mean (codes, units, formats) in knowledge.md and the documents.",
     ),
-    "low_recall": Attribution(
+    "low_recall": BucketMeaning(
         "REASONING_FAILURE",
         "missing_columns",
         Phase.PLAN,
@@ -226,7 +226,7 @@ def _explain(ctx: MetricContext, bucket: str) -> str:
     )
 
 
-def _agent(ctx: MetricContext, meaning: Attribution) -> str:
+def _agent(ctx: MetricContext, meaning: BucketMeaning) -> str:
     steps = ctx.record.steps
     failed = next((s.agent for s in steps if not s.ok and s.agent), None)
     if failed:

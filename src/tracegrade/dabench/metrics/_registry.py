@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tracegrade.dabench.metrics._aat import aat, mas_effectiveness, per_action, per_stage
 from tracegrade.dabench.metrics._answer import AnswerScore, score_answer
-from tracegrade.dabench.metrics._columns import TASK_COLUMNS, Column
+from tracegrade.dabench.metrics._columns import TASK_COLUMNS, MetricColumn
 from tracegrade.dabench.metrics._failure import failure_taxonomy
 from tracegrade.dabench.metrics._families import Family, MetricContext, Out
 from tracegrade.dabench.metrics._outcome import correctness, execution, identification, task_metadata
@@ -53,7 +53,7 @@ _BY_CATEGORY = {
 }
 
 
-def column_family(column: Column) -> str:
+def column_family(column: MetricColumn) -> str:
     """The name of the family that fills ``column``."""
     return "mas_effectiveness" if column.name in _MAS else _BY_CATEGORY[column.category][0]
 

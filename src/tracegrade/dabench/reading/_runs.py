@@ -15,7 +15,7 @@ from tracegrade.dabench.reading._records import AnswerTable, TaskInput, TaskReco
 from tracegrade.dabench.reading._traces import ParsedTrace, read_json_file, read_trace
 from tracegrade.errors import ConfigError, InputError
 
-__all__ = ["RunSummary", "SummaryEntry", "missing_artefacts", "read_summary", "read_task", "read_task_input",
+__all__ = ["RunTaskList", "SummaryEntry", "missing_artefacts", "read_summary", "read_task", "read_task_input",
            "resolve_run", "usable_task_id"]
 
 _TASK_DIR = re.compile(r"task_(\d+)")
@@ -48,7 +48,7 @@ class SummaryEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class RunSummary:
+class RunTaskList:
     """What a run folder holds: its id, its task list (summary order, then unlisted folders) and extras."""
 
     run_id: str
@@ -79,7 +79,7 @@ def _task_key(task_id: str) -> tuple[int, str]:
     return (int(match.group(1)), task_id) if match else (1 << 62, task_id)
 
 
-def read_summary(run_dir: Path) -> RunSummary:
+def read_summary(run_dir: Path) -> RunTaskList:
     """Read ``summary.json`` (any variant: indented or compact, extra keys) or list the task folders.
 
     Raises:
@@ -89,7 +89,7 @@ def read_summary(run_dir: Path) -> RunSummary:
     path = run_dir / "summary.json"
     if not path.exists():
         entries = tuple(SummaryEntry(t, None, None, None, False) for t in folders)
-        return RunSummary(run_dir.name, entries, False, (), ())
+        return RunTaskList(run_dir.name, entries, False, (), ())
     document = read_json_file(path, code="invalid_summary")
     if not isinstance(document, dict) or not isinstance(document.get("tasks"), list):
         raise InputError(f"{path}: expected an object with a 'tasks' list", code="invalid_summary")
@@ -106,7 +106,7 @@ def read_summary(run_dir: Path) -> RunSummary:
     run_id = document.get("run_id") if isinstance(document.get("run_id"), str) else run_dir.name
     unlisted = tuple(t for t in folders if t not in listed)
     extra = tuple(SummaryEntry(t, None, None, None, False) for t in unlisted)
-    return RunSummary(str(run_id), (*parsed, *extra), True, unlisted, tuple(errors))
+    return RunTaskList(str(run_id), (*parsed, *extra), True, unlisted, tuple(errors))
 
 
 def usable_task_id(task_id: str) -> bool:

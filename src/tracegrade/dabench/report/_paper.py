@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from tracegrade.dabench.analyses._compare import Comparison
+from tracegrade.dabench.analyses._compare import RunComparison
 from tracegrade.dabench.analyses._mas import missing_artefact_note
 from tracegrade.dabench.analyses._overview import DIFFICULTY_ORDER
 from tracegrade.dabench.analyses._params import Resampling, ci_label
@@ -124,7 +124,7 @@ def _root_causes(run: RunRows) -> PaperTable:
     return PaperTable(5, "Top root causes", ("Root cause", "Tasks", "Share of failed"), rows, note)
 
 
-def _comparison(c: Comparison) -> PaperTable:
+def _comparison(c: RunComparison) -> PaperTable:
     def f(value: float | None, spec: str = ".3f") -> str:
         return DASH if value is None else format(value, spec)
 
@@ -151,7 +151,7 @@ def _comparison(c: Comparison) -> PaperTable:
 
 
 def paper_tables(
-    run: RunRows, comparison: Comparison | None = None, *, resampling: Resampling | None = None
+    run: RunRows, comparison: RunComparison | None = None, *, resampling: Resampling | None = None
 ) -> list[PaperTable]:
     """Tables 1–5, plus 6 when a baseline comparison is given."""
     main = _main(run, resampling or Resampling())

@@ -20,13 +20,12 @@ from tracegrade.atif import (
     EvaluationResults,
     JobContext,
     JudgeTarget,
-    RunProgress,
-    ScoringEngine,
     ScoringOptions,
     parse_parameters,
     run_atif_job,
     write_artifacts,
 )
+from tracegrade.atif.scoring import RunProgress, ScoringEngine
 from tracegrade.errors import TracegradeError
 from tracegrade.integrations.evalhub._mlflow import save_run
 from tracegrade.integrations.evalhub._params import job_parameters, judge_target

@@ -9,7 +9,7 @@ import threading
 
 from evalhub.adapter import JobCallbacks, JobPhase, JobStatus, JobStatusUpdate, MessageInfo
 
-from tracegrade.atif import RunProgress
+from tracegrade.atif.scoring import RunProgress
 from tracegrade.errors import TracegradeError
 
 __all__ = ["StatusReporter", "failure_message"]

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from tracegrade.errors import ConfigError
-
-__all__ = ["IntervalParameters", "SuiteRunParameters", "parameters_error"]
+__all__ = ["IntervalParameters", "SuiteRunParameters"]
 
 Label = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r"\S")]
 
@@ -36,9 +34,3 @@ class SuiteRunParameters(IntervalParameters):
     configuration_revision: Label | None = Field(
         None, description="Revision of the system's configuration (recorded; compare and replay check it).")
 
-
-def parameters_error(exc: ValidationError) -> ConfigError:
-    """A one-line error naming the first invalid parameter and its rule."""
-    first = exc.errors(include_url=False, include_input=False)[0]
-    name = ".".join(str(part) for part in first["loc"]) or "parameters"
-    return ConfigError(f"--{name.replace('_', '-')}: {first['msg']}", code="invalid_parameter")
