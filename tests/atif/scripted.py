@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from tracegrade.atif.asking._evidence import TASK_MARKER
-from tracegrade.judge._rules import read_request, request_kind
+from tracegrade.judge._scripted import read_request, request_kind
 from tracegrade.judge.testing import (
     KINDS,
     ReceivedRequest,

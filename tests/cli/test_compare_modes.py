@@ -8,7 +8,7 @@ import pytest
 
 from tests.atif.output.comparing import judged, trajectory
 from tests.atif.output.test_judges import two_judges
-from tests.atif.scripted import marker_rule
+from tests.atif.scripted import cue_rule
 from tracegrade.cli._app import app, run_app
 from tracegrade.judge.testing import ScriptedJudgeServer
 
@@ -33,7 +33,7 @@ def test_judges_mode_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
 def test_pairwise_mode_on_the_examples(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     examples = Path(__file__).resolve().parents[2] / "examples"
     out = tmp_path / "out"
-    with ScriptedJudgeServer(marker_rule) as server:
+    with ScriptedJudgeServer(cue_rule) as server:
         args = ["compare", str(examples / "atif"), str(examples / "atif-regressed"), "--pairwise",
                 "--judge-url", server.base_url, "--judge-model", "scripted", "--cache", str(tmp_path / "c.sqlite"),
                 "--concurrency-limit", "2", "-o", str(out)]

@@ -13,7 +13,7 @@ from tracegrade.atif.asking._prompts import Purpose
 from tracegrade.atif.localising._prompts import Question
 from tracegrade.cli._app import app, run_app
 from tracegrade.judge import JudgeRequest
-from tracegrade.judge._rules import Asked, grade, read_request, request_kind, step_text
+from tracegrade.judge._scripted import Asked, grade, read_request, request_kind, step_text
 from tracegrade.judge.testing import (
     DEFAULT_RULES,
     KINDS,
@@ -185,6 +185,6 @@ def test_the_docs_list_the_built_in_cues_as_the_code_has_them() -> None:
 
 def test_the_task_stand_in_is_the_one_atif_prompts_send() -> None:
     from tracegrade.atif.asking._evidence import TASK_MARKER
-    from tracegrade.judge._rules import TASK_STANDIN
+    from tracegrade.judge._scripted import TASK_STANDIN
 
     assert TASK_STANDIN == TASK_MARKER

@@ -16,13 +16,11 @@ from tracegrade.cli._compare import EXIT_CODES_HELP as COMPARE_EXIT_CODES
 from tracegrade.cli._compare import compare
 from tracegrade.cli._dabench import dabench_app
 from tracegrade.cli._evalhub import evalhub_app
-from tracegrade.cli._export import export_app
 from tracegrade.cli._help import NOTHING_KEPT, App
-from tracegrade.cli._import import import_app
-from tracegrade.cli._judge import judge
+from tracegrade.cli._import import export_app, import_app
+from tracegrade.cli._judge import judge, merge
 from tracegrade.cli._judge_server import judge_server
 from tracegrade.cli._localise import localise
-from tracegrade.cli._merge import merge
 from tracegrade.cli._review import review
 from tracegrade.cli._suite import suite_app
 from tracegrade.cli._validate import validate

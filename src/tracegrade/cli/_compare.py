@@ -1,4 +1,7 @@
-"""``tracegrade compare BASELINE CANDIDATE``: two judge runs side by side, with a CI gate."""
+"""``tracegrade compare BASELINE CANDIDATE``: two judge runs side by side, with a CI gate.
+
+Its other modes, ``--judges`` (judge against judge) and ``--pairwise`` (which trajectory is better), are here too.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +11,14 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from tracegrade.atif import ComparisonOptions
+from tracegrade.atif import ComparisonOptions, JudgeTarget
 from tracegrade.cli._judge import _JUDGE, JudgeKeyEnv, JudgeKind, JudgeModel, JudgeResponseFormat, JudgeUrl, _target
 from tracegrade.cli._options import OptionGroup, Overwrite, validated, with_model_options
-from tracegrade.errors import ConfigError
+from tracegrade.errors import ConfigError, ExitCode
 from tracegrade.judge import JudgeOptions, ResponseFormat
 from tracegrade.stats import GateOptions
 
-__all__ = ["GATE_OPTIONS", "compare"]
+__all__ = ["GATE_OPTIONS", "compare", "compare_judges_command", "compare_pairwise_command"]
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 compared and the gate passed (or was off); 1 the gate failed; 2 invalid input, a run folder "
@@ -95,7 +98,7 @@ def compare(
     if judges and pairwise:
         raise ConfigError("--judges and --pairwise are two different comparisons; give one")
     if pairwise:
-        from tracegrade.cli._compare_modes import compare_pairwise_command
+        from tracegrade.cli._compare import compare_pairwise_command
         from tracegrade.judge import default_cache_path
 
         target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
@@ -103,7 +106,7 @@ def compare(
                                         validated(GateOptions, parameters), output, quiet=quiet,
                                         cache_path=None if no_cache else (cache or default_cache_path()))
     if judges or fail_on_disagreement is not None:
-        from tracegrade.cli._compare_modes import compare_judges_command
+        from tracegrade.cli._compare import compare_judges_command
 
         return compare_judges_command(baseline, candidate, options, output, quiet=quiet, judges=judges,
                                       fail_on_disagreement=fail_on_disagreement)
@@ -136,3 +139,57 @@ compare = with_model_options(
     OptionGroup(ComparisonOptions, "Comparison", exclude=("allow_different",)), GATE_OPTIONS,
     OptionGroup(JudgeOptions, _JUDGE),
 )(compare)
+
+def compare_judges_command(a: Path, b: Path, options: ComparisonOptions, output: Path | None, *, quiet: bool,
+                           judges: bool, fail_on_disagreement: float | None) -> int:
+    """Run ``compare --judges``: print the summary, write the folder, return the gate's exit code.
+
+    Raises:
+        ConfigError: ``--fail-on-disagreement`` without ``--judges``.
+    """
+    from tracegrade.atif.output import compare_judges, judges_lines, write_judges
+
+    if not judges:
+        raise ConfigError("--fail-on-disagreement applies to compare --judges only")
+    outcome = compare_judges(a, b, options, fail_on_disagreement)
+    if output is not None:
+        write_judges(outcome, output)
+    lines = judges_lines(outcome.comparison)
+    if quiet:
+        lines = lines[next((i for i, line in enumerate(lines) if line.startswith("gate: FAILED")), len(lines)):]
+    console = Console(highlight=False, width=80)
+    for line in lines:
+        console.print(line, markup=False)
+    if not quiet and output is not None:
+        console.print(f"-> {output}/ (comparison.json, comparison.html, manifest.json)", markup=False)
+    return outcome.comparison.gate.exit_code
+
+
+def compare_pairwise_command(baseline: Path, candidate: Path, target: JudgeTarget, judge_options: JudgeOptions,
+                             options: ComparisonOptions, gate: GateOptions, output: Path | None, *, quiet: bool,
+                             cache_path: Path | None) -> int:
+    """Run ``compare --pairwise``: ask the judge, print the summary, write the folder, return the gate's exit code.
+
+    Exit 4 when no pair got a usable answer in both orders (every pair an error), after writing everything.
+    """
+    import asyncio
+
+    from tracegrade.atif.modes import compare_pairwise
+    from tracegrade.atif.output import pairwise_lines, write_pairwise
+
+    outcome = asyncio.run(compare_pairwise(baseline, candidate, target, judge_options, options=options, gate=gate,
+                                           cache_path=cache_path))
+    c = outcome.comparison
+    if output is not None:
+        write_pairwise(c, outcome.steps, output)
+    lines = pairwise_lines(c)
+    if quiet:
+        lines = lines[next((i for i, line in enumerate(lines) if line.startswith("gate: FAILED")), len(lines)):]
+    console = Console(highlight=False, width=80)
+    for line in lines:
+        console.print(line, markup=False)
+    if not quiet and output is not None:
+        console.print(f"-> {output}/ (comparison.json, comparison.html, manifest.json)", markup=False)
+    if c.gate.exit_code:
+        return c.gate.exit_code
+    return int(ExitCode.OPERATIONAL) if c.counts["error"] and c.n == 0 else 0

@@ -43,18 +43,21 @@ import orjson
 from tracegrade._io import loads
 from tracegrade.judge._fake import FakeJudge
 from tracegrade.judge._faults import Fault, FaultInjector
-from tracegrade.judge._rules import (
+from tracegrade.judge._scripted import (
     DEFAULT_RULES,
     KINDS,
+    REASONS,
     SCRIPTED_MODEL,
     Cue,
     Kind,
+    ReceivedRequest,
+    Rule,
     Rules,
     RulesError,
+    ScriptedReply,
     rules_from_mapping,
     scripted_rule,
 )
-from tracegrade.judge._scripted import REASONS, ReceivedRequest, Rule, ScriptedReply
 
 __all__ = [
     "DEFAULT_RULES",
