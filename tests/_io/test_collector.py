@@ -61,6 +61,8 @@ def test_an_offline_command_runs_without_the_collector_and_gets_it_back() -> Non
     (["suite", "run", "d.json", "--results", "r.jsonl", "--judge-url", "http://x", "-o", "r.json"], False),
     (["suite", "run", "d.json", "--target-cmd", "python sut.py", "-o", "r.json"], False),
     (["judge", "runs/", "--judge-url", "http://x"], False),
+    (["compare", "base", "cand", "-o", "cmp"], True),
+    (["compare", "base", "cand", "--pairwise", "--judge-url", "http://x"], False),
     (["localise", "run-1", "--strategy", "from-scores"], False),
     (["--help"], False),
     ([], False),

@@ -21,9 +21,10 @@ _RECORDED = {("suite", "run"), ("suite", "replay")}
 def offline_command(argv: Sequence[str]) -> bool:
     """Whether ``tracegrade`` ``argv`` names a command that only reads and writes files (no network, no figures)."""
     words = tuple(word for word in argv[:2] if not word.startswith("-"))
-    if words[:1] in _OFFLINE or words in _OFFLINE:
+    judged = any(arg.startswith(("--judge-url", "--judge-kind", "--target-url", "--target-cmd", "--pairwise"))
+                 for arg in argv)
+    if (words[:1] in _OFFLINE or words in _OFFLINE) and not judged:
         return True
-    judged = any(arg.startswith(("--judge-url", "--target-url", "--target-cmd")) for arg in argv)
     return words in _RECORDED and not judged and any(arg.startswith("--results") for arg in argv)
 
 
