@@ -95,8 +95,17 @@ MARKER_RULES: dict[str, Any] = {
 }
 """The verdict markers of the test trajectories, as a rules document."""
 
-marker_rule: Rule = scripted_rule(rules_from_mapping(MARKER_RULES, Rules()))
-"""Verdicts written into the trajectories (``SCORE:x``, ``FAIL``, ``CAT:name``)."""
+_MARKERS: Rule = scripted_rule(rules_from_mapping(MARKER_RULES, Rules()))
+
+
+def marker_rule(request: ReceivedRequest) -> ScriptedReply:
+    """Verdicts written into the trajectories (``SCORE:x``, ``FAIL``, ``CAT:name``); pairwise questions by bad cues."""
+    body = request.json()
+    messages = body.get("messages") if isinstance(body, dict) else None
+    prompt = messages[-1].get("content", "") if isinstance(messages, list) and messages else ""
+    if isinstance(prompt, str) and "<first>" in prompt and "<second>" in prompt:
+        return pairwise_by_cues(prompt)
+    return _MARKERS(request)
 
 
 def quoted_step(request: ReceivedRequest) -> str:

@@ -113,7 +113,7 @@ def test_a_judge_job_that_scores_everything_passes(judge_server: ScriptedJudgeSe
 def test_a_score_below_the_threshold_says_so(judge_server: ScriptedJudgeServer, folder: Path, tmp_path: Path) -> None:
     run = run_judge_job(judge_job(judge_server.base_url, folder, tmp_path / "run", fail_under=0.9))
     assert run.outcome is JobOutcome.BELOW_THRESHOLD
-    assert run.message == f"collection score {run.results.summary.atif_overall_score} is below --fail-under 0.9"
+    assert run.message == f"collection score {run.results.summary.atif_overall_score:.4f} is below --fail-under 0.9"
 
 
 def test_an_unreachable_judge_fails_the_job_naming_it_without_credentials(folder: Path, tmp_path: Path) -> None:

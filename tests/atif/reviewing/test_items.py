@@ -18,7 +18,8 @@ def test_an_item_shows_the_task_the_step_and_the_history_the_judge_kept(examples
     assert item["task"].startswith("The test tests/test_dates.py::test_leap_year fails")
     assert [h["step"] for h in item["history"]] == [1, 2, 3][(step.omitted_history or 0):]
     assert item["content"] == step.content.model_dump(mode="json") if step.content else item["content"] is None
-    assert item["judge"]["score"] == step.score and item["judge"]["rationale"] == "scripted verdict"
+    assert item["judge"]["score"] == step.score
+    assert item["judge"]["rationale"] == "Scripted judge: no cue matched this step."
     hidden = item_view(index, node, step, reveal=False, failure_threshold=0.5, position=3, contested=None)
     assert hidden["judge"] is None
     assert index.step("bugfix-session/trajectory.json", 99) is None and index.step("nope", 1) is None

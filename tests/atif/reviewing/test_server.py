@@ -177,7 +177,8 @@ async def test_blind_review_hides_the_verdict_until_answered(examples_run: Path,
         raw = orjson.dumps(data)
         assert b"rationale" not in raw and b"criterion_scores" not in raw
         _, saved = await review.post("api/answer", {"node_id": item["node_id"], "step": item["step"], "failed": True})
-        assert saved["revealed"]["rationale"] == "scripted verdict" and saved["state"]["item"]["judge"] is None
+        assert saved["revealed"]["rationale"] == "Scripted judge: no cue matched this step."
+        assert saved["state"]["item"]["judge"] is None
         line = orjson.loads((tmp_path / "labels.jsonl").read_bytes())
         assert line["extra"]["order"] == "random" and line["extra"]["seed"] == 3
 
