@@ -389,8 +389,8 @@ def _print_summary(results: EvaluationResults, output: Path) -> None:
 
 def _tokens_row(counts: dict[str, int]) -> str:
     """Input tokens and the provider's cached share; '—' for the cached count when the provider never said."""
-    cached = f"{counts.get('cached_input_tokens', 0)}" if counts.get("cached_input_reported") else "—"
-    return f"{counts.get('input_tokens', 0)} / {cached}"
+    cached = f"{counts.get('cached_input_tokens', 0):,}" if counts.get("cached_input_reported") else "—"
+    return f"{counts.get('input_tokens', 0):,} / {cached}"
 
 
 _REFUSED_SHOWN = 10
