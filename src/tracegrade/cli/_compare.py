@@ -154,14 +154,7 @@ def compare_judges_command(a: Path, b: Path, options: ComparisonOptions, output:
     outcome = compare_judges(a, b, options, fail_on_disagreement)
     if output is not None:
         write_judges(outcome, output)
-    lines = judges_lines(outcome.comparison)
-    if quiet:
-        lines = lines[next((i for i, line in enumerate(lines) if line.startswith("gate: FAILED")), len(lines)):]
-    console = Console(highlight=False, width=80)
-    for line in lines:
-        console.print(line, markup=False)
-    if not quiet and output is not None:
-        console.print(f"-> {output}/ (comparison.json, comparison.html, manifest.json)", markup=False)
+    _print_mode(judges_lines(outcome.comparison), output, quiet=quiet)
     return outcome.comparison.gate.exit_code
 
 
@@ -182,7 +175,14 @@ def compare_pairwise_command(baseline: Path, candidate: Path, target: JudgeTarge
     c = outcome.comparison
     if output is not None:
         write_pairwise(c, outcome.steps, output)
-    lines = pairwise_lines(c)
+    _print_mode(pairwise_lines(c), output, quiet=quiet)
+    if c.gate.exit_code:
+        return c.gate.exit_code
+    return int(ExitCode.OPERATIONAL) if c.counts["error"] and c.n == 0 else 0
+
+
+def _print_mode(lines: list[str], output: Path | None, *, quiet: bool) -> None:
+    """A mode's summary at 80 columns (only from a failed gate on, when quiet), then where its files went."""
     if quiet:
         lines = lines[next((i for i, line in enumerate(lines) if line.startswith("gate: FAILED")), len(lines)):]
     console = Console(highlight=False, width=80)
@@ -190,6 +190,3 @@ def compare_pairwise_command(baseline: Path, candidate: Path, target: JudgeTarge
         console.print(line, markup=False)
     if not quiet and output is not None:
         console.print(f"-> {output}/ (comparison.json, comparison.html, manifest.json)", markup=False)
-    if c.gate.exit_code:
-        return c.gate.exit_code
-    return int(ExitCode.OPERATIONAL) if c.counts["error"] and c.n == 0 else 0
