@@ -1,0 +1,681 @@
+"""Output identity: every front door run by two source trees on the same inputs, their outputs compared byte for byte.
+
+Usage:
+    python benchmarks/check_outputs.py [--old /work/old/src] [--new src] [--work DIR] [--quick] [--keep]
+                                       [--only NAME[,NAME...]] [--json FILE] [--details N]
+
+Run it with the project's venv (``/work/main/.venv/bin/python``) from anywhere. Each command is run twice, in
+separate processes of the same interpreter, once with ``PYTHONPATH=OLD`` and once with ``PYTHONPATH=NEW`` (default:
+this checkout's ``src``; old default ``/work/old/src``, commit 7397097), each in its own folder under ``--work``
+(``old/`` and ``new/``, the same relative output paths), with its own ``HOME`` / ``XDG_CACHE_HOME`` so that no
+cache is shared. Every file either side wrote, and each command's stdout and stderr (``_console/STEP.out``,
+``.err``), are then compared byte for byte. The exit codes of both sides are listed per command.
+
+Commands (``--quick`` keeps the examples and one corpus item per front door, a minute or two; the full set reads
+the whole corpus, a few minutes):
+
+- ``tracegrade validate`` (table and ``--format json``) on ``examples/`` and the ATIF corpus;
+- ``tracegrade judge`` of ``examples/atif``, ``examples/atif-regressed`` and the Harbor corpus against ONE judge
+  server for both trees (started here, stdlib only, so it belongs to neither tree): it answers by the request's
+  schema name (``tracegrade_<purpose>``, the same in both prompt generations) and by fixed cues over the step
+  under judgement (``rm -rf``, ``made up``, ``did not run``, ``without checking`` score 0.2, others 0.9), read from
+  either prompt layout (``atif-context-v3`` evidence or ``v4`` steps), so both trees get the same answers;
+- ``tracegrade compare`` (the gate), ``agree`` (the examples' labels), ``localise`` (all-at-once, from-scores);
+- ``tracegrade import otel | inspect | whowhen`` on ``examples/traces`` and the corpus traces;
+- ``tracegrade suite check | run --results | replay | compare`` on ``examples/suites``;
+- ``dabench eval-v2 --mode standard`` and ``verbose`` on the example run and the three KDD participant runs of
+  the corpus (their gold tables rebuilt by ``tests/dabench/corpus_gold.py``), ``dabench compare``.
+
+A file counts as identical when its bytes are; otherwise it is compared again after normalising only what is
+volatile by nature, and reported as "identical after normalising" with the rules that applied, or as differing
+with its first difference (for JSON the first differing paths, for Parquet the first differing column, else the
+first differing line). Normalised, and nothing else:
+
+- ``path``: the side's own work folder (``.../old`` or ``.../new``), replaced by ``<WORK>``;
+- ``time``: ISO-8601 wall-clock timestamps (``2026-12-05T13:36:55.123Z`` and the like), and the
+  ``YYYYmmddTHHMMSSZ``-style stamps of run names;
+- ``duration``: numbers under JSON keys naming a duration or a moment (``*_seconds``, ``*duration*``,
+  ``elapsed*``, ``latency*``, ``runtime*``, ``wall*``, ``*_at``, ``*timestamp*``, ``started``, ``finished``,
+  ``created``) and ``N.NNNs`` / ``N ms`` figures in console text;
+- ``job-id``: ``tg-`` job ids (derived from the inputs, parameters and prompt generation);
+- ``digest``: the ``sha256`` of a file listed in a manifest, when the file's own content differs only by the rules
+  above (a manifest that hashes a timestamped file changes with it).
+
+Missing corpus folders are skipped (said in the summary). The script exits 0 when it ran (differences are
+findings, not failures), 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+EXAMPLES = REPO / "examples"
+CORPUS = REPO.parent / "shared" / "corpus"
+OLD_DEFAULT = Path("/work/old/src")
+
+# ---------------------------------------------------------------------------------------------------------------
+# The judge server: one process-local OpenAI-compatible endpoint answering both trees alike.
+
+CUES = ("rm -rf", "made up", "did not run", "without checking", "deleted every test", "git history")
+"""Step texts containing any of these (case-insensitive) score LOW; every other step scores HIGH."""
+LOW, HIGH = 0.2, 0.9
+CRITERIA = [{"name": "progress", "description": "The step moves the task forward", "weight": 2},
+            {"name": "correctness", "description": "The step's actions and claims are right", "weight": 1}]
+TASK_STANDIN = "[the task, given above]"
+_BLOCK = re.compile(r"<([a-z_]+)>\n(.*?)\n</\1>", re.DOTALL)
+
+
+def _blocks(prompt: str) -> dict[str, str]:
+    return {m.group(1): m.group(2) for m in _BLOCK.finditer(prompt)}
+
+
+def _json(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _step_text(step: Any) -> str:
+    """The words of a step as either prompt generation shows them (message, reasoning, tool calls)."""
+    if not isinstance(step, dict):
+        return ""
+    parts = [step.get(k) for k in ("message", "reasoning_content", "excerpt")]
+    text = " ".join(p if isinstance(p, str) else json.dumps(p) for p in parts if p is not None)
+    for call in step.get("tool_calls") or ():
+        if isinstance(call, dict):
+            text += " " + json.dumps(call.get("arguments"))
+    return text.lower()
+
+
+def _current_step(blocks: dict[str, str]) -> Any:
+    """The step under judgement: ``evidence.current_step`` (v3) or the last line of ``<steps>`` (v4)."""
+    evidence = _json(blocks.get("evidence"))
+    if isinstance(evidence, dict) and "current_step" in evidence:
+        return evidence["current_step"]
+    steps = blocks.get("steps")
+    if steps:
+        step = _json(steps.rsplit("\n", 1)[-1].replace("<\\/", "</"))
+        if isinstance(step, dict) and step.get("message") == TASK_STANDIN:
+            step = {**step, "message": _json(blocks.get("task"))}
+        return step
+    record = _json(blocks.get("record"))
+    return record.get("current_step") if isinstance(record, dict) else None
+
+
+def _low(step: Any) -> bool:
+    text = _step_text(step)
+    return any(cue in text for cue in CUES)
+
+
+def judge_answer(body: Any) -> Any:
+    """What the shared judge answers a chat-completions body (None: no rule, answered HTTP 400)."""
+    fmt = body.get("response_format") if isinstance(body, dict) else None
+    schema_doc = fmt.get("json_schema") if isinstance(fmt, dict) else None
+    name = schema_doc.get("name", "") if isinstance(schema_doc, dict) else ""
+    schema = schema_doc.get("schema", {}) if isinstance(schema_doc, dict) else {}
+    messages = body.get("messages") if isinstance(body, dict) else None
+    prompt = messages[-1].get("content", "") if isinstance(messages, list) and messages else ""
+    blocks = _blocks(prompt if isinstance(prompt, str) else "")
+    purpose = name.removeprefix("tracegrade_")
+    props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    if purpose == "derive":
+        return {"criteria": CRITERIA}
+    if purpose == "score":
+        names = props.get("scores", {}).get("required")
+        if not names:
+            criteria = _json(blocks.get("criteria")) or []
+            names = [c.get("name") for c in criteria if isinstance(c, dict)]
+        low = _low(_current_step(blocks))
+        return {"scores": dict.fromkeys(names, LOW if low else HIGH),
+                "rationale": "Shared judge: a low cue matched." if low else "Shared judge: no cue matched."}
+    if purpose == "categorize":
+        text = _step_text(_current_step(blocks))
+        return {"category": "policy_boundary_violation" if "rm -rf" in text else "reasoning_failure",
+                "rationale": "Shared judge: category by cue."}
+    if purpose == "localise_all":
+        record = _json(blocks.get("record")) or {}
+        steps = [s for s in record.get("steps", []) if isinstance(s, dict)]
+        refs = props.get("step", {}).get("enum") or [s.get("ref") for s in steps]
+        agents = props.get("agent", {}).get("enum") or []
+        chosen = [s for s in steps if s.get("ref") in refs]
+        pick = next((s for s in chosen if _low(s)), chosen[0] if chosen else {"ref": refs[0] if refs else ""})
+        agent = pick.get("agent") if pick.get("agent") in agents else (agents[0] if agents else pick.get("agent"))
+        return {"agent": agent, "step": pick.get("ref"), "reason": "Shared judge: the first step with a low cue."}
+    if purpose == "localise_step":
+        record = _json(blocks.get("record")) or {}
+        return {"decisive": _low(record.get("current_step")), "reason": "Shared judge: by cue."}
+    if purpose == "localise_half":
+        record = _json(blocks.get("record")) or {}
+        first = record.get("first_half") or []
+        return {"half": "first" if any(_low(s) for s in first) else "second", "reason": "Shared judge: by cue."}
+    if purpose == "check":
+        return {"verdict": "pass", "rationale": "Shared judge: pass."}
+    return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def _send(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self._send(200, {"object": "list", "data": [{"id": "shared-judge", "object": "model"}]})
+
+    def do_POST(self) -> None:
+        body = _json(self.rfile.read(int(self.headers.get("content-length", "0"))).decode("utf-8", "replace"))
+        answer = judge_answer(body)
+        if answer is None:
+            self._send(400, {"error": {"message": "the shared judge has no rule for this request"}})
+            return
+        self._send(200, {"id": "chatcmpl-shared", "object": "chat.completion", "created": 0, "model": "shared-judge",
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": json.dumps(answer)}}],
+                         "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+
+
+def start_judge() -> tuple[ThreadingHTTPServer, str]:
+    """The shared judge on a free loopback port, served from a daemon thread; returns it and its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The commands.
+
+
+@dataclass(frozen=True)
+class Step:
+    """One command, run by both trees: ``argv`` with ``{judge}`` standing for the judge URL."""
+
+    name: str
+    argv: tuple[str, ...]
+    program: str = "tracegrade"
+    needs: tuple[Path, ...] = ()
+    """Inputs that must exist (else the step is skipped)."""
+
+
+CLI_SURFACE = """
+import json
+import typer.main
+from tracegrade.cli import app
+
+surface = {}
+
+
+def walk(command, path):
+    surface[" ".join(path)] = {p.name: {"opts": sorted([*p.opts, *p.secondary_opts]), "kind": type(p).__name__,
+                                        "required": p.required, "multiple": bool(getattr(p, "multiple", False)),
+                                        "type": str(getattr(p, "type", "")),
+                                        "default": None if callable(p.default) else repr(p.default)}
+                               for p in command.params}
+    for name, sub in sorted(getattr(command, "commands", {}).items()):
+        walk(sub, [*path, name])
+
+
+walk(typer.main.get_command(app), ["tracegrade"])
+open("cli_surface.json", "w").write(json.dumps(surface, indent=1, sort_keys=True))
+"""
+"""Writes every command's parameters (names, flags, kind, type, default) to cli_surface.json."""
+
+
+def _judge(inputs: str, out: str, *extra: str) -> tuple[str, ...]:
+    return ("judge", inputs, "--judge-url", "{judge}", "--judge-model", "shared-judge", "-o", out, *extra)
+
+
+def steps(quick: bool, data: Path) -> list[Step]:
+    """Every command, in order (later ones read what earlier ones wrote, on the same side)."""
+    ex, corpus = str(EXAMPLES), CORPUS
+    harbor, fixtures = corpus / "atif" / "harbor", corpus / "atif" / "evalhub-contrib" / "tests" / "fixtures"
+    traces, whowhen = corpus / "traces", corpus / "whowhen" / "Algorithm-Generated"
+    dab = corpus / "dabench"
+    kdd = {"hyeonski": dab / "hyeonski-blueshabu/artifacts/runs/ACON-2605102309-T0.3-H7000-K5",
+           "xxy": dab / "xxy1103-kddcup/artifacts/runs/20260412T035736Z",
+           "zhenyuluok": dab / "zhenyuluok-data-agent/artifacts/docker-out-v3/20260510T033502Z"}
+    out: list[Step] = [
+        Step("cli-surface", ("-c", CLI_SURFACE), program="python"),
+        Step("validate-examples-table", ("validate", f"{ex}/atif")),
+        Step("validate-examples-json", ("validate", f"{ex}/atif", f"{ex}/atif-regressed", "--format", "json",
+                                        "--details")),
+        Step("validate-harbor-json", ("validate", str(harbor), "--format", "json", "--details"), needs=(harbor,)),
+        Step("validate-fixtures-json", ("validate", str(fixtures), "--format", "json"), needs=(fixtures,)),
+        Step("judge-examples", _judge(f"{ex}/atif", "runs/baseline")),
+        Step("judge-regressed", _judge(f"{ex}/atif-regressed", "runs/candidate")),
+        Step("compare-gate", ("compare", "runs/baseline", "runs/candidate", "-o", "compare/gate",
+                              "--fail-on-regression", "--fail-on-new-failures")),
+        Step("agree-examples", ("agree", "runs/baseline", "--labels", f"{ex}/atif-labels.jsonl",
+                                "-o", "agree/agreement.json")),
+        Step("localise-all-at-once", ("localise", f"{ex}/atif-regressed", "--strategy", "all-at-once",
+                                      "--judge-url", "{judge}", "--judge-model", "shared-judge",
+                                      "-o", "localise/all-at-once")),
+        Step("localise-from-scores", ("localise", "runs/candidate", "--strategy", "from-scores",
+                                      "-o", "localise/from-scores")),
+        Step("import-otel-examples", ("import", "otel", f"{ex}/traces/otel-genai.json",
+                                      f"{ex}/traces/openinference.jsonl", "-o", "import/otel-examples")),
+        Step("import-inspect-examples", ("import", "inspect", f"{ex}/traces/inspect-log.json",
+                                         "-o", "import/inspect-examples")),
+        Step("suite-check", ("suite", "check", f"{ex}/suites/dataset.json")),
+        Step("suite-run-recorded", ("suite", "run", f"{ex}/suites/dataset.json", "--results",
+                                    f"{ex}/suites/results.jsonl", "-o", "suite-recorded.json",
+                                    "--html", "suite-recorded.html")),
+        Step("suite-replay", ("suite", "replay", "suite-recorded.json", "--dataset", f"{ex}/suites/dataset.json",
+                              "-o", "suite-replayed.json")),
+        Step("suite-compare", ("suite", "compare", "suite-recorded.json", "suite-replayed.json",
+                               "-o", "suite-comparison.json")),
+        Step("dabench-demo-standard", ("eval-v2", "demo-run", "--runs-root", f"{ex}/dabench/runs",
+                                       "--data-root", f"{ex}/dabench/data", "-o", "dabench/demo-standard",
+                                       "--mode", "standard", "--resamples", "500"), program="dabench"),
+        Step("dabench-demo-verbose", ("eval-v2", f"{ex}/dabench/runs/demo-run", "--data-root",
+                                      f"{ex}/dabench/data", "-o", "dabench/demo-verbose", "--mode", "verbose",
+                                      "--resamples", "500"), program="dabench"),
+        Step("dabench-compare-demo", ("compare", "dabench/demo-standard", "dabench/demo-verbose",
+                                      "-o", "dabench/compare-demo"), program="dabench"),
+    ]
+    otel = sorted(p for p in (traces / "otel-genai").rglob("*.json") if not p.name.endswith(".truth.json"))
+    otel += sorted((traces / "openinference").rglob("*.json"))
+    inspect = sorted(p for p in (traces / "inspect-ai").rglob("*") if p.suffix in {".json", ".eval"})
+    logs = sorted(whowhen.glob("*.json"), key=lambda p: (len(p.stem), p.stem))
+    if quick:
+        otel, inspect, logs = otel[:2], inspect[:2], logs[:5]
+    runs = dict(list(kdd.items())[:1]) if quick else kdd
+    out += [
+        Step("judge-harbor", _judge(str(harbor), "runs/harbor", "--tolerant"), needs=(harbor,)),
+        Step("validate-imported", ("validate", "import/otel-examples/trajectories", "--format", "json")),
+        Step("import-otel-corpus", ("import", "otel", *map(str, otel), "-o", "import/otel-corpus"), needs=(traces,)),
+        Step("import-inspect-corpus", ("import", "inspect", *map(str, inspect), "-o", "import/inspect-corpus"),
+             needs=(traces,)),
+        Step("import-whowhen-corpus", ("import", "whowhen", *map(str, logs), "-o", "import/whowhen"),
+             needs=(whowhen,)),
+    ]
+    for name, run in runs.items():
+        for mode in ("standard", "verbose"):
+            out.append(Step(f"dabench-{name}-{mode}", ("eval-v2", str(run), "--data-root", str(data), "-o",
+                                                       f"dabench/{name}-{mode}", "--mode", mode, "--resamples",
+                                                       "500"), program="dabench", needs=(run,)))
+    if not quick:
+        out.append(Step("dabench-compare-kdd", ("compare", "dabench/xxy-standard", "dabench/zhenyuluok-standard",
+                                                "-o", "dabench/compare-kdd"), program="dabench", needs=(dab,)))
+    return out
+
+
+@dataclass
+class Outcome:
+    """One step run by both sides."""
+
+    step: Step
+    codes: dict[str, int | None] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _env(side_dir: Path, src: Path) -> dict[str, str]:
+    home = side_dir.parent / f"{side_dir.name}-home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRACEGRADE", "JUDGE_", "OTEL_", "MLFLOW"))}
+    env.update(PYTHONPATH=str(src), HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), COLUMNS="100",
+               LINES="50", TERM="dumb", NO_COLOR="1", PYTHONHASHSEED="0", TZ="UTC")
+    return env
+
+
+def _run_side(step: Step, side: str, side_dir: Path, src: Path, judge: str, timeout: float) -> tuple[int | None, float]:
+    program = str(Path(sys.executable).with_name(step.program))
+    argv = [program, *(a.replace("{judge}", judge) for a in step.argv)]
+    console = side_dir / "_console"
+    console.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with (console / f"{step.name}.out").open("wb") as out, (console / f"{step.name}.err").open("wb") as err:
+        try:
+            code: int | None = subprocess.run(argv, cwd=side_dir, env=_env(side_dir, src), stdout=out, stderr=err,
+                                              stdin=subprocess.DEVNULL, timeout=timeout, check=False).returncode
+        except subprocess.TimeoutExpired:
+            code = None
+    return code, time.monotonic() - started
+
+
+def run_all(plan: list[Step], sides: dict[str, Path], work: Path, judge: str, timeout: float,
+            log: Callable[[str], None]) -> list[Outcome]:
+    """Each step on both sides at once (two processes), step after step."""
+    outcomes = []
+    with ThreadPoolExecutor(max_workers=len(sides)) as pool:
+        for step in plan:
+            missing = [p for p in step.needs if not p.exists()]
+            outcome = Outcome(step)
+            if missing:
+                log(f"  skip {step.name}: {missing[0]} is not there")
+                outcomes.append(outcome)
+                continue
+            futures = {side: pool.submit(_run_side, step, side, work / side, src, judge, timeout)
+                       for side, src in sides.items()}
+            for side, future in futures.items():
+                outcome.codes[side], outcome.seconds[side] = future.result()
+            codes = " / ".join(f"{s} {outcome.codes[s]}" for s in sides)
+            log(f"  {step.name:<26} exit {codes}  ({max(outcome.seconds.values()):.1f} s)")
+            outcomes.append(outcome)
+    return outcomes
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Normalising and comparing.
+
+_ISO = re.compile(rb"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+_STAMP = re.compile(rb"\b\d{8}T\d{6}Z\b")
+_TIME_KEY = (rb"[A-Za-z_]*(?:_seconds|duration|elapsed|latency|runtime|wall|_at|timestamp|started|finished|created)"
+             rb"[A-Za-z_]*")
+_TIMED_VALUE = re.compile(rb'("' + _TIME_KEY + rb'"\s*:\s*)-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
+_CONSOLE_SECONDS = re.compile(rb"\b\d+(?:\.\d+)?\s?(?:s|ms|seconds)\b")
+_JOB_ID = re.compile(rb"\bt[a-z]-[0-9a-f]{8,64}\b")
+
+
+def normalise(data: bytes, rel: str, work_dirs: list[bytes]) -> tuple[bytes, set[str]]:
+    """The bytes with only the volatile fields replaced, and the names of the rules that changed something."""
+    used: set[str] = set()
+
+    def apply(rule: str, pattern: re.Pattern[bytes], repl: bytes | Callable[[re.Match[bytes]], bytes],
+              text: bytes) -> bytes:
+        new = pattern.sub(repl, text)
+        if new != text:
+            used.add(rule)
+        return new
+
+    for folder in work_dirs:
+        if folder in data:
+            data = data.replace(folder, b"<WORK>")
+            used.add("path")
+    data = apply("time", _ISO, b"<TIME>", data)
+    data = apply("time", _STAMP, b"<STAMP>", data)
+    data = apply("duration", _TIMED_VALUE, lambda m: m.group(1) + b'"<N>"', data)
+    if rel.startswith("_console/"):
+        data = apply("duration", _CONSOLE_SECONDS, b"<DUR>", data)
+    data = apply("job-id", _JOB_ID, b"<JOB>", data)
+    return data, used
+
+
+def _is_text(data: bytes) -> bool:
+    return b"\x00" not in data[:4096]
+
+
+def _files(root: Path) -> dict[str, Path]:
+    return {str(p.relative_to(root)): p for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _json_paths(a: Any, b: Any, path: str = "") -> Iterator[str]:
+    """JSON pointers where two documents differ (keys only one side has included)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if key not in a:
+                yield f"{path}/{key} (new only)"
+            elif key not in b:
+                yield f"{path}/{key} (old only)"
+            else:
+                yield from _json_paths(a[key], b[key], f"{path}/{key}")
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            yield f"{path} (length {len(a)} -> {len(b)})"
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            yield from _json_paths(x, y, f"{path}/{i}")
+    elif a != b or type(a) is not type(b):
+        yield f"{path}: {_short(a)} -> {_short(b)}"
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _generic(path: str) -> str:
+    """A JSON pointer with list indices as ``*`` (to group the same field across items)."""
+    return re.sub(r"/\d+(?=/|$| )", "/*", path.split(":")[0])
+
+
+def _json_documents(data: bytes) -> list[Any] | None:
+    try:
+        return [json.loads(data)]
+    except ValueError:
+        pass
+    try:
+        return [json.loads(line) for line in data.splitlines() if line.strip()]
+    except ValueError:
+        return None
+
+
+def first_difference(a: bytes, b: bytes, rel: str, limit: int) -> list[str]:
+    """A few lines saying where two (normalised) files first differ."""
+    if rel.endswith(".parquet"):
+        return _parquet_difference(a, b)
+    if rel.endswith((".json", ".jsonl")):
+        docs_a, docs_b = _json_documents(a), _json_documents(b)
+        if docs_a is not None and docs_b is not None:
+            paths = list(_json_paths(docs_a if len(docs_a) > 1 else docs_a[0],
+                                     docs_b if len(docs_b) > 1 else docs_b[0]))
+            if paths:
+                grouped: dict[str, int] = {}
+                for p in paths:
+                    grouped[_generic(p)] = grouped.get(_generic(p), 0) + 1
+                lines = [f"{len(paths)} differing values; first: {paths[0]}"]
+                lines += [f"  {g}  ({n}x)" for g, n in list(grouped.items())[:limit]]
+                if len(grouped) > limit:
+                    lines.append(f"  ... {len(grouped) - limit} more fields")
+                return lines
+            return ["the same JSON values, different bytes (key order, spacing or number spelling)"]
+    if not _is_text(a) or not _is_text(b):
+        at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        return [f"binary: {len(a)} -> {len(b)} bytes, first difference at byte {at}"]
+    lines_a, lines_b = a.decode("utf-8", "replace").splitlines(), b.decode("utf-8", "replace").splitlines()
+    for number, (x, y) in enumerate(zip(lines_a, lines_b, strict=False), start=1):
+        if x != y:
+            at = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), min(len(x), len(y)))
+            start = max(0, at - 30)
+            return [f"line {number}, column {at + 1}:", f"  old: {x[start:start + 110]!r}",
+                    f"  new: {y[start:start + 110]!r}"]
+    return [f"{len(lines_a)} -> {len(lines_b)} lines (one side is a prefix of the other)"]
+
+
+def _parquet_difference(a: bytes, b: bytes) -> list[str]:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return [f"binary: {len(a)} -> {len(b)} bytes (pyarrow not there to read it)"]
+    ta, tb = pq.read_table(pa.BufferReader(a)), pq.read_table(pa.BufferReader(b))
+    names_a, names_b = ta.schema.names, tb.schema.names
+    lines = []
+    if names_a != names_b:
+        lines.append(f"columns old only: {sorted(set(names_a) - set(names_b))}; "
+                     f"new only: {sorted(set(names_b) - set(names_a))}")
+    if ta.num_rows != tb.num_rows:
+        lines.append(f"rows {ta.num_rows} -> {tb.num_rows}")
+    for name in names_a:
+        if name in names_b and ta.num_rows == tb.num_rows:
+            ca, cb = ta.column(name), tb.column(name)
+            if ca.type != cb.type:
+                lines.append(f"column {name}: type {ca.type} -> {cb.type}")
+            elif not ca.equals(cb):
+                la, lb = ca.to_pylist(), cb.to_pylist()
+                row = next(i for i, (x, y) in enumerate(zip(la, lb, strict=True)) if x != y)
+                lines.append(f"column {name}, row {row}: {_short(la[row], 40)} -> {_short(lb[row], 40)}")
+    if not lines:
+        same_meta = ta.schema.metadata == tb.schema.metadata
+        lines.append("the same columns and values; "
+                     + ("different encoding" if same_meta else "schema metadata differs"))
+    return lines
+
+
+@dataclass
+class FileResult:
+    rel: str
+    status: str
+    """identical, normalised, differs, old-only, new-only."""
+    rules: tuple[str, ...] = ()
+    detail: tuple[str, ...] = ()
+
+
+def _digests(data: bytes) -> set[str]:
+    return set(re.findall(r"\b[0-9a-f]{64}\b", data.decode("utf-8", "replace")))
+
+
+def compare_trees(old: Path, new: Path, limit: int) -> list[FileResult]:
+    """Every file of both sides, compared."""
+    work_dirs = [str(old).encode(), str(new).encode()]
+    files_old, files_new = _files(old), _files(new)
+    results: dict[str, FileResult] = {}
+    normalised_hashes: dict[str, tuple[str, str]] = {}
+    for rel in sorted(set(files_old) | set(files_new)):
+        if rel not in files_new:
+            results[rel] = FileResult(rel, "old-only")
+            continue
+        if rel not in files_old:
+            results[rel] = FileResult(rel, "new-only")
+            continue
+        a, b = files_old[rel].read_bytes(), files_new[rel].read_bytes()
+        if a == b:
+            results[rel] = FileResult(rel, "identical")
+            continue
+        na, used_a = normalise(a, rel, work_dirs) if _is_text(a) else (a, set())
+        nb, used_b = normalise(b, rel, work_dirs) if _is_text(b) else (b, set())
+        used = tuple(sorted(used_a | used_b))
+        if na == nb:
+            results[rel] = FileResult(rel, "normalised", used)
+            normalised_hashes[rel] = (hashlib.sha256(a).hexdigest(), hashlib.sha256(b).hexdigest())
+        else:
+            results[rel] = FileResult(rel, "differs", used, tuple(first_difference(na, nb, rel, limit)))
+    _forgive_digests(results, files_old, files_new, normalised_hashes, work_dirs, limit)
+    return list(results.values())
+
+
+def _forgive_digests(results: dict[str, FileResult], files_old: dict[str, Path], files_new: dict[str, Path],
+                     normalised_hashes: dict[str, tuple[str, str]], work_dirs: list[bytes], limit: int) -> None:
+    """A manifest whose only differences are the digests of files identical after normalising is normalised too."""
+    swap = {old: new for old, new in normalised_hashes.values()}
+    if not swap:
+        return
+    for rel, result in results.items():
+        if result.status != "differs" or not rel.endswith(".json"):
+            continue
+        a = files_old[rel].read_bytes()
+        for old_digest, new_digest in swap.items():
+            a = a.replace(old_digest.encode(), new_digest.encode())
+        na, used_a = normalise(a, rel, work_dirs)
+        nb, used_b = normalise(files_new[rel].read_bytes(), rel, work_dirs)
+        if na == nb:
+            results[rel] = FileResult(rel, "normalised", tuple(sorted(used_a | used_b | {"digest"})))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _dataset(root: Path) -> Path:
+    """The KDD runs' gold tables, as the tests rebuild them (shared by both sides)."""
+    sys.path.insert(0, str(REPO))
+    from tests.dabench.corpus_gold import write_dataset
+
+    return write_dataset(root)
+
+
+def _report(outcomes: list[Outcome], files: list[FileResult], sides: dict[str, Path], work: Path, seconds: float,
+            details: int) -> str:
+    counts: dict[str, int] = {}
+    for f in files:
+        counts[f.status] = counts.get(f.status, 0) + 1
+    rules = sorted({r for f in files for r in f.rules})
+    out = [f"check_outputs: old {sides['old']}  vs  new {sides['new']}   ({seconds:.0f} s, work {work})",
+           f"files: {len(files)}  identical {counts.get('identical', 0)}  identical after normalising "
+           f"{counts.get('normalised', 0)} ({', '.join(rules) or '-'})  differ {counts.get('differs', 0)}  "
+           f"old only {counts.get('old-only', 0)}  new only {counts.get('new-only', 0)}",
+           "", "exit codes (old / new):"]
+    for o in outcomes:
+        if not o.codes:
+            out.append(f"  {o.step.name:<28} skipped")
+            continue
+        mark = "" if o.codes["old"] == o.codes["new"] else "   <-- differs"
+        out.append(f"  {o.step.name:<28} {o.codes['old']} / {o.codes['new']}{mark}")
+    for status, title in (("differs", "differing files"), ("old-only", "only in old"), ("new-only", "only in new")):
+        chosen = [f for f in files if f.status == status]
+        if chosen:
+            out += ["", f"{title} ({len(chosen)}):"]
+            for f in chosen:
+                out.append(f"  {f.rel}")
+                out += [f"      {line}" for line in f.detail[: details + 1]]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--old", type=Path, default=OLD_DEFAULT, help="the old tree's src/ (default %(default)s)")
+    parser.add_argument("--new", type=Path, default=REPO / "src", help="the new tree's src/ (default: this checkout)")
+    parser.add_argument("--work", type=Path, default=None, help="work folder (default: a new temporary one)")
+    parser.add_argument("--quick", action="store_true", help="examples and one corpus item per front door")
+    parser.add_argument("--only", default="", help="comma-separated step names (prefixes) to run")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder (always kept with --work)")
+    parser.add_argument("--json", type=Path, default=None, help="also write every result as JSON here")
+    parser.add_argument("--details", type=int, default=4, help="lines of detail per differing file")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds one command may take")
+    args = parser.parse_args(argv)
+    for side in (args.old, args.new):
+        if not (side / "tracegrade" / "__init__.py").is_file():
+            parser.error(f"{side} does not hold a tracegrade package")
+    started = time.monotonic()
+    work = args.work or Path(tempfile.mkdtemp(prefix="check-outputs-"))
+    sides = {"old": args.old.resolve(), "new": args.new.resolve()}
+    for side in sides:
+        shutil.rmtree(work / side, ignore_errors=True)
+        shutil.rmtree(work / f"{side}-home", ignore_errors=True)
+        (work / side).mkdir(parents=True)
+    data = _dataset(work / "kdd-data") if not (work / "kdd-data").is_dir() else work / "kdd-data"
+    plan = steps(args.quick, data)
+    if args.only:
+        wanted = tuple(args.only.split(","))
+        plan = [s for s in plan if s.name.startswith(wanted)]
+    server, url = start_judge()
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731 - a one-line logger
+    log(f"shared judge at {url}; {len(plan)} commands per side in {work}")
+    try:
+        outcomes = run_all(plan, sides, work, url, args.timeout, log)
+    finally:
+        server.shutdown()
+    files = compare_trees(work / "old", work / "new", args.details)
+    print(_report(outcomes, files, sides, work, time.monotonic() - started, args.details))
+    if args.json is not None:
+        args.json.write_text(json.dumps({
+            "old": str(sides["old"]), "new": str(sides["new"]),
+            "commands": [{"name": o.step.name, "program": o.step.program, "argv": list(o.step.argv),
+                          "exit": o.codes} for o in outcomes],
+            "files": [{"path": f.rel, "status": f.status, "normalised": list(f.rules), "detail": list(f.detail)}
+                      for f in files]}, indent=1))
+    if args.work is None and not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
