@@ -279,6 +279,18 @@ def steps(quick: bool, data: Path) -> list[Step]:
         Step("localise-all-at-once", ("localise", f"{ex}/atif-regressed", "--strategy", "all-at-once",
                                       "--judge-url", "{judge}", "--judge-model", "shared-judge",
                                       "-o", "localise/all-at-once")),
+        Step("localise-step-by-step", ("localise", f"{ex}/atif-regressed", "--strategy", "step-by-step",
+                                       "--judge-url", "{judge}", "--judge-model", "shared-judge",
+                                       "-o", "localise/step-by-step")),
+        Step("localise-binary-search", ("localise", f"{ex}/atif-regressed", "--strategy", "binary-search",
+                                        "--judge-url", "{judge}", "--judge-model", "shared-judge",
+                                        "-o", "localise/binary-search")),
+        Step("judge-shard-0", _judge(f"{ex}/atif", "runs/shard-0", "--shard", "0/2")),
+        Step("judge-shard-1", _judge(f"{ex}/atif", "runs/shard-1", "--shard", "1/2")),
+        Step("merge-shards", ("merge", "runs/shard-0", "runs/shard-1", "-o", "runs/merged")),
+        Step("judge-repeats", _judge(f"{ex}/atif", "runs/repeats", "--judge-repeats", "2")),
+        Step("judge-custom-rubric", _judge(f"{ex}/atif", "runs/custom", "--scoring-mode", "custom", "--rubric",
+                                           "criteria: [{name: quality, description: A good step, weight: 1}]")),
         Step("localise-from-scores", ("localise", "runs/candidate", "--strategy", "from-scores",
                                       "-o", "localise/from-scores")),
         Step("import-otel-examples", ("import", "otel", f"{ex}/traces/otel-genai.json",
@@ -311,6 +323,12 @@ def steps(quick: bool, data: Path) -> list[Step]:
     runs = dict(list(kdd.items())[:1]) if quick else kdd
     out += [
         Step("judge-harbor", _judge(str(harbor), "runs/harbor", "--tolerant"), needs=(harbor,)),
+        Step("judge-reference", _judge(f"{ex}/atif", "runs/reference", "--scoring-mode", "reference",
+                                       "--reference-registry-path", str(fixtures / "reference_registry.json"),
+                                       "--reference-rubric", "answer_quality"), needs=(fixtures,)),
+        Step("judge-failure-corpus", _judge(str(fixtures / "failure_corpus"), "runs/failure-corpus", "--tolerant"),
+             needs=(fixtures,)),
+        Step("judge-imported-otel", _judge("import/otel-examples/trajectories", "runs/imported-otel")),
         Step("validate-imported", ("validate", "import/otel-examples/trajectories", "--format", "json")),
         Step("import-otel-corpus", ("import", "otel", *map(str, otel), "-o", "import/otel-corpus"), needs=(traces,)),
         Step("import-inspect-corpus", ("import", "inspect", *map(str, inspect), "-o", "import/inspect-corpus"),
@@ -323,6 +341,10 @@ def steps(quick: bool, data: Path) -> list[Step]:
             out.append(Step(f"dabench-{name}-{mode}", ("eval-v2", str(run), "--data-root", str(data), "-o",
                                                        f"dabench/{name}-{mode}", "--mode", mode, "--resamples",
                                                        "500"), program="dabench", needs=(run,)))
+    out.append(Step("validate-imported-whowhen", ("validate", "import/whowhen/trajectories", "--format", "json"),
+                    needs=(whowhen,)))
+    out.append(Step("dabench-ablation-demo", ("ablation", "dabench/demo-standard", "-o", "dabench/ablation-demo.json"),
+                    program="dabench"))
     if not quick:
         out.append(Step("dabench-compare-kdd", ("compare", "dabench/xxy-standard", "dabench/zhenyuluok-standard",
                                                 "-o", "dabench/compare-kdd"), program="dabench", needs=(dab,)))
@@ -474,7 +496,7 @@ def first_difference(a: bytes, b: bytes, rel: str, limit: int) -> list[str]:
         return _parquet_difference(a, b)
     if rel.endswith((".json", ".jsonl")):
         docs_a, docs_b = _json_documents(a), _json_documents(b)
-        if docs_a is not None and docs_b is not None:
+        if docs_a and docs_b:
             paths = list(_json_paths(docs_a if len(docs_a) > 1 else docs_a[0],
                                      docs_b if len(docs_b) > 1 else docs_b[0]))
             if paths:
