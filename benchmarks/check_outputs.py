@@ -586,6 +586,13 @@ def _parquet_rows(data: bytes, work_dirs: list[bytes], used: set[str]) -> tuple[
     return table.schema, {name: [norm(v) for v in table.column(name).to_pylist()] for name in table.schema.names}
 
 
+def _pairs(value: Any) -> Any:
+    """A list of (key, value) pairs as a sorted list (other values as they are)."""
+    if isinstance(value, list) and all(isinstance(v, (list, tuple)) and len(v) == 2 for v in value):
+        return sorted((str(k), repr(v)) for k, v in value)
+    return value
+
+
 def _parquet_items(a: bytes, b: bytes, work_dirs: list[bytes], used: set[str]) -> list[str]:
     """Parquet files compared by schema and values, string values normalised (not byte for byte)."""
     schema_a, cols_a = _parquet_rows(a, work_dirs, used)
@@ -602,6 +609,8 @@ def _parquet_items(a: bytes, b: bytes, work_dirs: list[bytes], used: set[str]) -
             rows = [i for i, (x, y) in enumerate(zip(cols_a[name], cols_b[name], strict=False)) if x != y]
             if len(cols_a[name]) != len(cols_b[name]):
                 items.append(f"column {name}: rows {len(cols_a[name])} -> {len(cols_b[name])}")
+            elif all(_pairs(cols_a[name][i]) == _pairs(cols_b[name][i]) for i in rows):
+                items.append(f"column {name}: order of pairs only ({len(rows)} rows, first {rows[0]})")
             elif rows:
                 row = rows[0]
                 items.append(f"column {name}: {len(rows)} rows, first {row}: {_short(cols_a[name][row], 40)} -> "
@@ -710,6 +719,8 @@ KNOWN: tuple[Known, ...] = (
     Known("(manifest)", "a manifest's size and digest of a listed file that changed", r"manifest\.json$",
           r"^/files/.*/(bytes|sha256)"),
     Known("#39", "job ids derive from the prompt generation", r"\.parquet$", r"^column job_id: "),
+    Known("(both trees)", "criterion_scores pairs in judge order, or sorted for a cached answer (#39 caches more)",
+          r"steps\.parquet$", r"^column criterion_scores: order of pairs only"),
 )
 """Each deliberate change of the round, with the issue that asked for it; a difference no entry matches is
 reported as unexplained (a possible regression of the floor, #38)."""
