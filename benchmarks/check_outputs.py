@@ -1,35 +1,39 @@
 """Output identity: every front door run by two source trees on the same inputs, their outputs compared byte for byte.
 
 Usage:
-    python benchmarks/check_outputs.py [--old /work/old/src] [--new src] [--work DIR] [--quick] [--keep]
-                                       [--only NAME[,NAME...]] [--json FILE] [--details N]
+    python benchmarks/check_outputs.py [--old /work/old/src] [--new src] [--work DIR] [--quick] [--only NAMES]
+                                       [--compare-only] [--every] [--json FILE] [--details N] [--keep]
 
 Run it with the project's venv (``/work/main/.venv/bin/python``) from anywhere. Each command is run twice, in
 separate processes of the same interpreter, once with ``PYTHONPATH=OLD`` and once with ``PYTHONPATH=NEW`` (default:
 this checkout's ``src``; old default ``/work/old/src``, commit 7397097), each in its own folder under ``--work``
-(``old/`` and ``new/``, the same relative output paths), with its own ``HOME`` / ``XDG_CACHE_HOME`` so that no
-cache is shared. Every file either side wrote, and each command's stdout and stderr (``_console/STEP.out``,
-``.err``), are then compared byte for byte. The exit codes of both sides are listed per command.
+(``old/`` and ``new/``, the same relative output paths; both sides of a command run at once), with its own
+``HOME`` / ``XDG_CACHE_HOME`` (so no judge cache is shared) and ``COLUMNS=100``. Every file either side wrote, each
+command's stdout and stderr (``_console/STEP.out``, ``.err``) and the CLI's surface (``cli_surface.json``: every
+command's parameters, flags, types and defaults) are then compared; the exit codes of both sides are listed.
+``--compare-only`` compares what ``--work`` already holds. ``--old src`` (the tree against itself) is the control:
+it must report no difference.
 
-Commands (``--quick`` keeps the examples and one corpus item per front door, a minute or two; the full set reads
-the whole corpus, a few minutes):
+Commands (``--quick`` keeps the examples and one corpus item per front door, 1-3 minutes; the full set reads the
+whole corpus, 2-4 minutes on a shared machine):
 
-- ``tracegrade validate`` (table and ``--format json``) on ``examples/`` and the ATIF corpus;
-- ``tracegrade judge`` of ``examples/atif``, ``examples/atif-regressed`` and the Harbor corpus against ONE judge
-  server for both trees (started here, stdlib only, so it belongs to neither tree): it answers by the request's
-  schema name (``tracegrade_<purpose>``, the same in both prompt generations) and by fixed cues over the step
-  under judgement (``rm -rf``, ``made up``, ``did not run``, ``without checking`` score 0.2, others 0.9), read from
-  either prompt layout (``atif-context-v3`` evidence or ``v4`` steps), so both trees get the same answers;
-- ``tracegrade compare`` (the gate), ``agree`` (the examples' labels), ``localise`` (all-at-once, from-scores);
-- ``tracegrade import otel | inspect | whowhen`` on ``examples/traces`` and the corpus traces;
-- ``tracegrade suite check | run --results | replay | compare`` on ``examples/suites``;
+- ``tracegrade validate`` (table and ``--format json``) on ``examples/``, the ATIF corpus and imported trajectories;
+- ``tracegrade judge`` of ``examples/atif``, ``examples/atif-regressed``, the Harbor corpus, the EvalHub failure
+  corpus, imported traces; with ``--shard`` then ``merge``, ``--judge-repeats``, custom and reference rubrics. ONE
+  judge server answers both trees (started here, stdlib only, so it belongs to neither tree): it answers by the
+  request's schema name (``tracegrade_<purpose>``, the same in both prompt generations) and by fixed cues over the
+  step under judgement (``rm -rf``, ``made up``, ``did not run``, ``without checking``... score 0.2, others 0.9),
+  read from either prompt layout (``atif-context-v3`` evidence or ``v4`` steps), so both trees get the same answers.
+  The new tree has no option to ask with the old prompt generation, so its provenance shows ``atif-context-v4``;
+- ``tracegrade compare`` (the gate), ``agree`` (the examples' labels), ``localise`` (every strategy);
+- ``tracegrade import otel | inspect | whowhen`` on ``examples/traces`` and the corpus traces and logs;
+- ``tracegrade suite check | run --results | replay | compare`` on ``examples/suites`` (the corpus has no suite);
 - ``dabench eval-v2 --mode standard`` and ``verbose`` on the example run and the three KDD participant runs of
-  the corpus (their gold tables rebuilt by ``tests/dabench/corpus_gold.py``), ``dabench compare``.
+  the corpus (their gold tables rebuilt by ``tests/dabench/corpus_gold.py``), ``dabench compare``, ``ablation``.
 
-A file counts as identical when its bytes are; otherwise it is compared again after normalising only what is
-volatile by nature, and reported as "identical after normalising" with the rules that applied, or as differing
-with its first difference (for JSON the first differing paths, for Parquet the first differing column, else the
-first differing line). Normalised, and nothing else:
+A file counts as identical when its bytes are. Otherwise it is compared again after normalising only what is
+volatile by nature (below), and is "identical after normalising" (the rules that applied are listed) or differs.
+Normalised, and nothing else:
 
 - ``path``: the side's own work folder (``.../old`` or ``.../new``), replaced by ``<WORK>``;
 - ``time``: ISO-8601 wall-clock timestamps (``2026-12-05T13:36:55.123Z`` and the like), and the
@@ -37,9 +41,20 @@ first differing line). Normalised, and nothing else:
 - ``duration``: numbers under JSON keys naming a duration or a moment (``*_seconds``, ``*duration*``,
   ``elapsed*``, ``latency*``, ``runtime*``, ``wall*``, ``*_at``, ``*timestamp*``, ``started``, ``finished``,
   ``created``) and ``N.NNNs`` / ``N ms`` figures in console text;
-- ``job-id``: ``tg-`` job ids (derived from the inputs, parameters and prompt generation);
+- ``job-id``: ``tg-`` / ``tl-`` job ids (derived from the inputs, parameters and prompt generation);
+- ``pid``: the process id in an output folder's lock file (``pid N``);
 - ``digest``: the ``sha256`` of a file listed in a manifest, when the file's own content differs only by the rules
-  above (a manifest that hashes a timestamped file changes with it).
+  above (a manifest that hashes a timestamped file changes with it);
+- ``values``: a Parquet file is compared by schema and values (string values normalised as above), not by bytes.
+
+A differing file is broken into its differences: JSON (any file whose text is JSON) into JSON pointers with both
+values, CSV into changed cells, Parquet into changed columns, HTML into changed text (tags without text are
+counted, not shown), other text into changed lines (``old => new``); a line or cell that changed only its spacing
+or table borders (a widened table) is left out. Each difference is matched against :data:`KNOWN`, the deliberate
+changes of the round with the issue that asked for them (#39-#43); what no entry explains is listed as
+UNEXPLAINED: a possible regression of the floor (#38), to be read by a person. The one-screen summary gives the
+counts, the exit codes that changed (with :data:`EXIT_KNOWN`), the changes behind the differing files, and every
+unexplained difference; ``--every`` lists each differing file, ``--json`` writes everything.
 
 Missing corpus folders are skipped (said in the summary). The script exits 0 when it ran (differences are
 findings, not failures), 2 on bad arguments.
@@ -421,6 +436,7 @@ _TIME_KEY = (rb"[A-Za-z_]*(?:_seconds|duration|elapsed|latency|runtime|wall|_at|
 _TIMED_VALUE = re.compile(rb'("' + _TIME_KEY + rb'"\s*:\s*)-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
 _CONSOLE_SECONDS = re.compile(rb"\b\d+(?:\.\d+)?\s?(?:s|ms|seconds)\b")
 _JOB_ID = re.compile(rb"\bt[a-z]-[0-9a-f]{8,64}\b")
+_PID = re.compile(rb"\bpid \d+")
 
 
 def normalise(data: bytes, rel: str, work_dirs: list[bytes]) -> tuple[bytes, set[str]]:
@@ -444,6 +460,7 @@ def normalise(data: bytes, rel: str, work_dirs: list[bytes]) -> tuple[bytes, set
     if rel.startswith("_console/"):
         data = apply("duration", _CONSOLE_SECONDS, b"<DUR>", data)
     data = apply("job-id", _JOB_ID, b"<JOB>", data)
+    data = apply("pid", _PID, b"pid <PID>", data)
     return data, used
 
 
@@ -793,6 +810,7 @@ def compare_trees(old: Path, new: Path) -> list[FileResult]:
         items = differences(na, nb, rel, work_dirs, used)
         if not items:
             results[rel] = FileResult(rel, "normalised", tuple(sorted(used | {"values"})))
+            normalised_hashes[rel] = (hashlib.sha256(a).hexdigest(), hashlib.sha256(b).hexdigest())
             continue
         known, unexplained = attribute(rel, items)
         results[rel] = FileResult(rel, "differs", tuple(sorted(used)), tuple(items), tuple(known),
