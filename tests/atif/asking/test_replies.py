@@ -26,6 +26,12 @@ def test_valid_scores_including_a_genuine_zero() -> None:
     assert reply.rationale == "ok"
 
 
+def test_scores_come_in_name_order_whatever_order_the_judge_wrote() -> None:
+    """A fresh answer and the same answer replayed from the cache fill steps.parquet's map alike."""
+    reply = parse_scores({"scores": {"b": 0.25, "a": 0.75}, "rationale": "ok"}, NAMES)
+    assert list(reply.scores.items()) == [("a", 0.75), ("b", 0.25)]
+
+
 @pytest.mark.parametrize(
     "scores",
     [

@@ -38,7 +38,7 @@ class ScoreReply:
     """Validated per-criterion scores for one step."""
 
     scores: dict[str, float]
-    """Exactly the rubric's criteria, each a finite number in [0, 1]."""
+    """Exactly the rubric's criteria in name order, each a finite number in [0, 1]."""
     rationale: str
     """The judge's explanation, at most 2,000 characters."""
 
@@ -99,7 +99,7 @@ def parse_scores(answer: dict[str, Any], names: frozenset[str]) -> ScoreReply:
         raise protocol_error("schema_violation", "\"scores\" is not an object")
     if set(scores) != names:
         raise protocol_error("schema_violation", "the scored criteria differ from the rubric's")
-    checked = {name: _unit_score(value) for name, value in scores.items()}
+    checked = {name: _unit_score(scores[name]) for name in sorted(names)}  # one order, however the judge wrote it
     return ScoreReply(checked, _rationale(answer))
 
 
