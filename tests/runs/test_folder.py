@@ -170,6 +170,16 @@ def test_a_second_job_into_a_folder_another_process_writes_is_refused_naming_it(
     assert not (tmp_path / ".tracegrade.lock").exists() and read_manifest(tmp_path)["job_id"] == "second"
 
 
+def test_a_process_that_ends_on_an_error_leaves_no_lock_file_naming_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    failing = HOLDER.replace('print("HOLDING", flush=True)\ntime.sleep(60)', 'raise SystemExit(2)')
+    ended = subprocess.run([sys.executable, "-c", failing, str(tmp_path)], capture_output=True, text=True)
+    assert ended.returncode == 2, ended.stderr
+    assert not (tmp_path / ".tracegrade.lock").exists()
+
+
 def test_a_job_of_this_process_takes_over_its_own_lock_and_finishing_frees_the_folder(tmp_path: Path) -> None:
     first = RunFolder(tmp_path, kind="test", job_id="a")  # e.g. a failed job whose folder object is still alive
     second = RunFolder(tmp_path, kind="test", job_id="b")

@@ -13,6 +13,7 @@ a comparison) is never written over by a job of a different kind.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import hashlib
@@ -387,8 +388,17 @@ class _FolderLock:
         os.close(descriptor)
 
     def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # also at interpreter exit, when modules are being torn down
+        with contextlib.suppress(Exception):
             self.release()
+
+    @classmethod
+    def release_all(cls) -> None:
+        """Release every lock still held (a job that ended on an error): no lock file naming a dead process."""
+        for lock in list(cls._held.values()):
+            lock.release()
+
+
+atexit.register(_FolderLock.release_all)
 
 
 def _locked_descriptor(file: Path) -> int | None:
