@@ -18,7 +18,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from tracegrade.stats._arrays import as_pair, check_level
-from tracegrade.stats._bootstrap import _CHUNK_ELEMENTS, percentile_bounds
+from tracegrade.stats._bootstrap import percentile_bounds, resample_weights
 from tracegrade.stats._gate import FEW_PAIRS, TOLERANCE, GateOptions, GateVerdict
 from tracegrade.stats._rank_tests import wilcoxon_signed_rank
 from tracegrade.stats._records import Interval, TestResult
@@ -114,17 +114,9 @@ def paired_ratio_bootstrap(
 
 def _resampled_sums(columns: npt.NDArray[np.float64], *, resamples: int, seed: int) -> npt.NDArray[np.float64]:
     """Column sums of each bootstrap resample of the rows (the draws of the single-measure bootstrap)."""
-    rng = np.random.default_rng(seed)
-    units = columns.shape[0]
-    rows = max(1, _CHUNK_ELEMENTS // units)
     sums = np.empty((resamples, columns.shape[1]), dtype=np.float64)
-    index_type = np.int32 if units < np.iinfo(np.int32).max else np.int64
-    for start in range(0, resamples, rows):
-        stop = min(start + rows, resamples)
-        picks = rng.integers(0, units, size=(stop - start, units), dtype=index_type)
-        offsets = (np.arange(stop - start, dtype=np.int64) * units)[:, None]
-        weights = np.bincount((picks + offsets).ravel(), minlength=(stop - start) * units)
-        sums[start:stop] = weights.reshape(stop - start, units).astype(np.float64) @ columns
+    for start, stop, weights in resample_weights(columns.shape[0], resamples, seed):
+        sums[start:stop] = weights @ columns
     return sums
 
 
