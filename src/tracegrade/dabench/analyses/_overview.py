@@ -33,14 +33,12 @@ def _of(hits: int, known: int) -> str:
 def health_sections(health: EngineeringHealth) -> list[Section]:
     """The two separate assessments: harness health (infrastructure) and run quality (outcomes)."""
     h, q = health.harness, health.quality
-    harness = Section(
-        id="harness-health",
-        title="Harness health",
-        panel=True,
-        columns=MEASURE_COLUMNS,
-        status=h.status,
-        headline=f"{h.score:.1f}/10 {h.status} — is the evaluation trustworthy?",
-        rows=[
+    harness = _panel(
+        "harness-health",
+        "Harness health",
+        h.status,
+        f"{h.score:.1f}/10 {h.status} — is the evaluation trustworthy?",
+        [
             value_row("Evaluated from", _evaluated(health.evaluated_from), health.evaluated_from.get("with_trace")),
             value_row("Reconciliation pass rate", _pct(h.reconciliation_pass_rate), h.reconciliation_pass_rate),
             value_row("Reconciliation errors", str(h.reconciliation_errors), h.reconciliation_errors),
@@ -51,21 +49,17 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
                 h.attribution_coverage,
             ),
         ],
+        "Harness health verdicts (score 0-10, one scale): "
+        + "; ".join(f"{verdict}: {when}, {action}" for verdict, when, action in HEALTH_SCALE) + ".",
     )
-    harness.notes = ["Harness health verdicts (score 0-10, one scale): " + "; ".join(
-        f"{verdict}: {when}, {action}" for verdict, when, action in HEALTH_SCALE) + "."]
-    quality = Section(
-        id="run-quality",
-        title="Run quality",
-        panel=True,
-        columns=MEASURE_COLUMNS,
-        status=q.status,
-        headline=(
-            f"{q.status} {_pct(q.answer_accuracy)} accuracy — how well did the agent do?"
-            if q.answer_accuracy is not None
-            else f"{q.status} (no gold answers) — how well did the agent do?"
-        ),
-        rows=[
+    quality = _panel(
+        "run-quality",
+        "Run quality",
+        q.status,
+        f"{q.status} {_pct(q.answer_accuracy)} accuracy — how well did the agent do?"
+        if q.answer_accuracy is not None
+        else f"{q.status} (no gold answers) — how well did the agent do?",
+        [
             value_row(
                 "Answer accuracy", f"{_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold"
                 + (f" ({q.missing_artefacts} missing artefacts left out)" if q.missing_artefacts else ""),
@@ -77,10 +71,16 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
                 q.execution_success_rate,
             ),
         ],
+        "Run quality (the agent, not the harness): GOOD at 80 % answer accuracy or more, DEGRADED at "
+        "50 % or more, POOR below, UNKNOWN without gold answers.",
     )
-    quality.notes = ["Run quality (the agent, not the harness): GOOD at 80 % answer accuracy or more, DEGRADED at "
-                     "50 % or more, POOR below, UNKNOWN without gold answers."]
     return [harness, quality]
+
+
+def _panel(id_: str, title: str, status: str, headline: str, rows: list[dict[str, Cell]], note: str) -> Section:
+    """A framed measure/value panel with a status badge, a headline and one note."""
+    return Section(id=id_, title=title, panel=True, columns=MEASURE_COLUMNS, status=status, headline=headline,
+                   rows=rows, notes=[note])
 
 
 def _evaluated(counts: dict[str, int]) -> str:
