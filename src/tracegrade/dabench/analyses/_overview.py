@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from statistics import fmean
 
 from tracegrade.dabench.analyses._health import HEALTH_SCALE, EngineeringHealth
-from tracegrade.dabench.analyses._sections import Cell, Section, column
+from tracegrade.dabench.analyses._sections import Cell, Section, column, pct, pct_of
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
 
 __all__ = ["difficulty_section", "health_sections", "overall_section", "per_task_section", "value_row"]
@@ -22,14 +22,6 @@ def value_row(measure: str, value: str, raw: Cell = None) -> dict[str, Cell]:
 MEASURE_COLUMNS = [column("measure", "Measure", min_width=20), column("value", "Value", min_width=12)]
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"
-
-
-def _of(hits: int, known: int) -> str:
-    return f"{_pct(rate(hits, known))} ({hits}/{known})" if known else "— (no data)"
-
-
 def health_sections(health: EngineeringHealth) -> list[Section]:
     """The two separate assessments: harness health (infrastructure) and run quality (outcomes)."""
     h, q = health.harness, health.quality
@@ -40,12 +32,12 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
         f"{h.score:.1f}/10 {h.status} — is the evaluation trustworthy?",
         [
             value_row("Evaluated from", _evaluated(health.evaluated_from), health.evaluated_from.get("with_trace")),
-            value_row("Reconciliation pass rate", _pct(h.reconciliation_pass_rate), h.reconciliation_pass_rate),
+            value_row("Reconciliation pass rate", pct(h.reconciliation_pass_rate), h.reconciliation_pass_rate),
             value_row("Reconciliation errors", str(h.reconciliation_errors), h.reconciliation_errors),
             value_row("Validator errors", f"{h.validator_errors} tasks", h.validator_errors),
             value_row(
                 "Attribution coverage",
-                _pct(h.attribution_coverage) if h.attribution_coverage is not None else "— (no failed task)",
+                pct(h.attribution_coverage) if h.attribution_coverage is not None else "— (no failed task)",
                 h.attribution_coverage,
             ),
         ],
@@ -56,18 +48,18 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
         "run-quality",
         "Run quality",
         q.status,
-        f"{q.status} {_pct(q.answer_accuracy)} accuracy — how well did the agent do?"
+        f"{q.status} {pct(q.answer_accuracy)} accuracy — how well did the agent do?"
         if q.answer_accuracy is not None
         else f"{q.status} (no gold answers) — how well did the agent do?",
         [
             value_row(
-                "Answer accuracy", f"{_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold"
+                "Answer accuracy", f"{pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold"
                 + (f" ({q.missing_artefacts} missing artefacts left out)" if q.missing_artefacts else ""),
                 q.answer_accuracy,
             ),
             value_row(
                 "Execution success",
-                f"{_pct(q.execution_success_rate)} of {q.tasks_with_execution}",
+                f"{pct(q.execution_success_rate)} of {q.tasks_with_execution}",
                 q.execution_success_rate,
             ),
         ],
@@ -141,8 +133,8 @@ def overall_section(run: RunRows) -> Section:
     times, tokens = numbers(rows, "execution_time"), numbers(rows, "total_tokens")
     out = [
         value_row("Tasks", str(len(rows)), len(rows)),
-        value_row("Execution success", _of(executed, known), rate(executed, known)),
-        value_row(f"Answer accuracy (≥ {thr:g})", _of(correct, len(scores)), rate(correct, len(scores))),
+        value_row("Execution success", pct_of(executed, known), rate(executed, known)),
+        value_row(f"Answer accuracy (≥ {thr:g})", pct_of(correct, len(scores)), rate(correct, len(scores))),
         value_row("Partial answers", str(partial) if scores else "— (no gold)", partial if scores else None),
         value_row(
             "Mean final score", f"{fmean(scores):.3f} (n={len(scores)})" if scores else "— (no gold)",
