@@ -16,13 +16,13 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from tracegrade.dabench.analyses._params import Resampling, ci_label
-from tracegrade.dabench.analyses._sections import Section, column
+from tracegrade.dabench.analyses._sections import Section, column, fmt
 from tracegrade.dabench.metrics._columns import TASK_COLUMNS
 from tracegrade.dabench.tables._evaluated import Row, RunRows
 from tracegrade.errors import InputError
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison
 
-__all__ = ["ComparedEvalRun", "RunComparison", "TaskPair", "compare_runs", "comparison_sections"]
+__all__ = ["ComparedEvalRun", "RunComparison", "TaskPair", "compare_runs", "comparison_sections", "interval_text"]
 
 SCORING_PARAMETERS = ("lam", "success_threshold")
 
@@ -202,10 +202,6 @@ def _pairs(left: dict[str, Row], right: dict[str, Row], metric: str, a: RunRows,
     return pairs, unscored
 
 
-def _fmt(value: float | None, spec: str = ".3f") -> str:
-    return "—" if value is None else format(value, spec)
-
-
 def _names(ids: list[str], limit: int) -> str:
     shown = ", ".join(ids[:limit])
     return shown + (f", … (+{len(ids) - limit} more in --format json)" if len(ids) > limit else "")
@@ -225,6 +221,12 @@ def _health(side: ComparedEvalRun) -> str:
     return f"{side.health}{score}{missing}"
 
 
+def interval_text(c: RunComparison) -> str:
+    """The interval of the mean difference as ``[low, high]`` with signs, or ``—``."""
+    low, high = c.interval.low, c.interval.high
+    return "—" if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
+
+
 def comparison_sections(c: RunComparison) -> list[Section]:
     """The comparison as report sections: both runs' health first, then the summary, statistics and task sets."""
     measure = [column("measure", "Measure", min_width=22), column("value", "Value", min_width=14)]
@@ -238,19 +240,17 @@ def comparison_sections(c: RunComparison) -> list[Section]:
     if c.unhealthy_allowed:
         health.notes = ["An UNHEALTHY run is compared because --allow-unhealthy was given: its differences may "
                         "describe the harness, not the agent."]
-    interval = c.interval
-    ci = "—" if interval.low is None or interval.high is None else f"[{interval.low:+.3f}, {interval.high:+.3f}]"
     summary = Section(
         id="comparison",
         title=f"{c.primary}: {c.baseline.run_id} (A) vs {c.candidate.run_id} (B)",
         columns=measure,
         rows=[
             {"measure": "Paired tasks", "value": str(c.n)},
-            {"measure": "Mean A / Mean B", "value": f"{_fmt(c.baseline_score)} / {_fmt(c.candidate_score)}"},
+            {"measure": "Mean A / Mean B", "value": f"{fmt(c.baseline_score)} / {fmt(c.candidate_score)}"},
             {"measure": "Accuracy A / B",
-             "value": f"{_fmt(c.accuracy_baseline, '.1%')} / {_fmt(c.accuracy_candidate, '.1%')}"},
-            {"measure": "Mean difference B − A", "value": _fmt(c.mean_delta, "+.3f")},
-            {"measure": f"{ci_label(c.level)} (paired bootstrap)", "value": ci},
+             "value": f"{fmt(c.accuracy_baseline, '.1%')} / {fmt(c.accuracy_candidate, '.1%')}"},
+            {"measure": "Mean difference B − A", "value": fmt(c.mean_delta, "+.3f")},
+            {"measure": f"{ci_label(c.level)} (paired bootstrap)", "value": interval_text(c)},
             {
                 "measure": "Improved / regressed / unchanged",
                 "value": f"{len(c.improved)} / {len(c.regressed)} / {len(c.unchanged)}",
@@ -258,9 +258,9 @@ def comparison_sections(c: RunComparison) -> list[Section]:
             {"measure": "Newly failing / passing", "value": f"{len(c.newly_failing)} / {len(c.newly_passing)}"},
             {
                 "measure": "Wilcoxon signed-rank",
-                "value": f"W = {_fmt(c.wilcoxon.statistic, '.1f')}, p = {_fmt(c.p_value, '.4f')}",
+                "value": f"W = {fmt(c.wilcoxon.statistic, '.1f')}, p = {fmt(c.p_value, '.4f')}",
             },
-            {"measure": "Cohen's d (paired)", "value": _fmt(c.cohens_d)},
+            {"measure": "Cohen's d (paired)", "value": fmt(c.cohens_d)},
             {"measure": "Gate", "value": _gate(c)},
         ],
     )

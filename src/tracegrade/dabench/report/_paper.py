@@ -12,11 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from tracegrade.dabench.analyses._compare import RunComparison
+from tracegrade.dabench.analyses._compare import RunComparison, interval_text
 from tracegrade.dabench.analyses._mas import missing_artefact_note
 from tracegrade.dabench.analyses._overview import DIFFICULTY_ORDER
 from tracegrade.dabench.analyses._params import Resampling, ci_label
 from tracegrade.dabench.analyses._research import describe
+from tracegrade.dabench.analyses._sections import fmt
 from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
 
@@ -125,21 +126,16 @@ def _root_causes(run: RunRows) -> PaperTable:
 
 
 def _comparison(c: RunComparison) -> PaperTable:
-    def f(value: float | None, spec: str = ".3f") -> str:
-        return DASH if value is None else format(value, spec)
-
-    interval = c.interval
-    ci = DASH if interval.low is None or interval.high is None else f"[{interval.low:+.3f}, {interval.high:+.3f}]"
     row = (
         c.primary,
         str(c.n),
-        f(c.baseline_score),
-        f(c.candidate_score),
-        f(c.mean_delta, "+.3f"),
-        ci,
-        f(c.wilcoxon.statistic, ".1f"),
-        f(c.p_value, ".4f"),
-        f(c.cohens_d),
+        fmt(c.baseline_score),
+        fmt(c.candidate_score),
+        fmt(c.mean_delta, "+.3f"),
+        interval_text(c),
+        fmt(c.wilcoxon.statistic, ".1f"),
+        fmt(c.p_value, ".4f"),
+        fmt(c.cohens_d),
     )
     header = ("Metric", "Pairs", "Baseline", "Proposed", "Δ", ci_label(c.level), "Wilcoxon W", "p", "Cohen's d")
     note = (
