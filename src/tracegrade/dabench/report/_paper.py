@@ -20,6 +20,7 @@ from tracegrade.dabench.analyses._research import describe
 from tracegrade.dabench.analyses._sections import fmt
 from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
+from tracegrade.render import fmt_pct
 
 __all__ = ["PaperTable", "paper_tables", "render_latex", "render_markdown"]
 
@@ -45,10 +46,6 @@ def _pm(values: list[float]) -> str:
         return DASH
     spread = std(values)
     return f"{fmean(values):.3f} ± {spread:.3f}" if spread is not None else f"{fmean(values):.3f}"
-
-
-def _pct(value: float | None) -> str:
-    return DASH if value is None else f"{value * 100:.1f}%"
 
 
 def _main(run: RunRows, resampling: Resampling) -> PaperTable:
@@ -79,7 +76,7 @@ def _difficulty(run: RunRows) -> PaperTable:
         scores = numbers(group, "final_score")
         executed, known = count_true(group, "execution_success")
         accuracy = rate(sum(s >= run.success_threshold for s in scores), len(scores))
-        rows.append((name, str(len(group)), _pct(rate(executed, known)), _pct(accuracy), _pm(scores)))
+        rows.append((name, str(len(group)), fmt_pct(rate(executed, known)), fmt_pct(accuracy), _pm(scores)))
     header = ("Difficulty", "n", "Execution success", "Answer accuracy", "Final score")
     return PaperTable(
         2, "Breakdown by difficulty", header, tuple(rows), f"Answer accuracy: final_score ≥ {run.success_threshold:g}."
@@ -116,7 +113,7 @@ def _mean(values: list[float]) -> str:
 def _root_causes(run: RunRows) -> PaperTable:
     failed = [r for r in run.rows if r.get("outcome_status") in ("failed", "partial")]
     counts = Counter(str(r["root_cause"]) for r in failed if r.get("root_cause"))
-    rows = tuple((cause, str(n), _pct(n / len(failed))) for cause, n in counts.most_common(10))
+    rows = tuple((cause, str(n), fmt_pct(n / len(failed))) for cause, n in counts.most_common(10))
     note = f"Failed or partial tasks (final_score < {run.success_threshold:g} or no answer): {len(failed)}."
     note = note if failed else "No failed task."
     missing = sum(1 for r in run.rows if r.get("outcome_status") == HARNESS_OUTCOME)
