@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from tracegrade.dabench.analyses._params import Resampling, ci_label
-from tracegrade.dabench.analyses._sections import Section, column, fmt
+from tracegrade.dabench.analyses._sections import Section, column, fmt, pct
 from tracegrade.dabench.metrics._columns import TASK_COLUMNS
 from tracegrade.dabench.tables._evaluated import Row, RunRows
 from tracegrade.errors import InputError
@@ -248,7 +248,7 @@ def comparison_sections(c: RunComparison) -> list[Section]:
             {"measure": "Paired tasks", "value": str(c.n)},
             {"measure": "Mean A / Mean B", "value": f"{fmt(c.baseline_score)} / {fmt(c.candidate_score)}"},
             {"measure": "Accuracy A / B",
-             "value": f"{fmt(c.accuracy_baseline, '.1%')} / {fmt(c.accuracy_candidate, '.1%')}"},
+             "value": f"{pct(c.accuracy_baseline)} / {pct(c.accuracy_candidate)}"},
             {"measure": "Mean difference B − A", "value": fmt(c.mean_delta, "+.3f")},
             {"measure": f"{ci_label(c.level)} (paired bootstrap)", "value": interval_text(c)},
             {
