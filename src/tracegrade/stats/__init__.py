@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from tracegrade.stats._paired import signed_places as signed_places
     from tracegrade.stats._rank_tests import mann_whitney_u as mann_whitney_u
     from tracegrade.stats._rank_tests import wilcoxon_signed_rank as wilcoxon_signed_rank
+    from tracegrade.stats._ratio import ratio as ratio
     from tracegrade.stats._records import ConfusionMatrix as ConfusionMatrix
     from tracegrade.stats._records import Interval as Interval
     from tracegrade.stats._records import TestResult as TestResult

@@ -20,7 +20,8 @@ from pydantic import BaseModel, Field
 from tracegrade.dabench.analyses._reconcile import Reconciliation
 from tracegrade.dabench.analyses._sections import pct
 from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
-from tracegrade.dabench.tables._evaluated import Row, count_true, numbers, rate
+from tracegrade.dabench.tables._evaluated import Row, count_true, numbers
+from tracegrade.stats import ratio
 
 __all__ = [
     "HEALTH_SCALE",
@@ -121,7 +122,7 @@ def run_quality(rows: Sequence[Row], threshold: float) -> RunQuality:
     """
     missing = sum(1 for r in rows if r.get("outcome_status") == HARNESS_OUTCOME)
     scores = numbers((r for r in rows if r.get("outcome_status") != HARNESS_OUTCOME), "final_score")
-    accuracy = rate(sum(s >= threshold for s in scores), len(scores))
+    accuracy = ratio(sum(s >= threshold for s in scores), len(scores))
     executed, known = count_true(rows, "execution_success")
     status = "UNKNOWN"
     if accuracy is not None:
@@ -130,7 +131,7 @@ def run_quality(rows: Sequence[Row], threshold: float) -> RunQuality:
         status=status,
         answer_accuracy=accuracy,
         tasks_with_gold=len(scores),
-        execution_success_rate=rate(executed, known),
+        execution_success_rate=ratio(executed, known),
         tasks_with_execution=known,
         missing_artefacts=missing,
     )

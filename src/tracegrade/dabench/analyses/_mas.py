@@ -10,7 +10,8 @@ from tracegrade.dabench.analyses._overview import MEASURE_COLUMNS, value_row
 from tracegrade.dabench.analyses._sections import Cell, Section, column, pct, pct_of
 from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
 from tracegrade.dabench.reading._vocab import SPECIALISTS
-from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
+from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers
+from tracegrade.stats import ratio
 
 __all__ = [
     "aat_section",
@@ -60,7 +61,7 @@ def _intervention(label: str, rows: Sequence[Row], kind: str) -> dict[str, Cell]
         "tasks": sum(1 for v in requested if v > 0),
         "requests": int(sum(requested)),
         "successful": successes,
-        "rate": rate(successes, known),
+        "rate": ratio(successes, known),
     }
 
 
@@ -84,7 +85,7 @@ def coordinator_section(run: RunRows) -> Section:
 
 def _accuracy(rows: Sequence[Row]) -> float | None:
     hits, known = count_true(rows, "final_answer_correct")
-    return rate(hits, known)
+    return ratio(hits, known)
 
 
 def specialist_section(run: RunRows) -> Section:
@@ -174,7 +175,7 @@ def aat_section(run: RunRows) -> Section:
     ):
         hits, known = count_true(rows, key)
         if known:
-            out.append(value_row(label, pct_of(hits, known), rate(hits, known)))
+            out.append(value_row(label, pct_of(hits, known), ratio(hits, known)))
     section = Section(id="aat", title="AAT metrics", columns=MEASURE_COLUMNS, rows=out)
     if not out:
         section.empty = NO_COORDINATOR

@@ -7,7 +7,8 @@ from statistics import fmean
 
 from tracegrade.dabench.analyses._health import HEALTH_SCALE, EngineeringHealth
 from tracegrade.dabench.analyses._sections import Cell, Section, column, pct, pct_of
-from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
+from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers
+from tracegrade.stats import ratio
 
 __all__ = ["difficulty_section", "health_sections", "overall_section", "per_task_section", "value_row"]
 
@@ -133,8 +134,8 @@ def overall_section(run: RunRows) -> Section:
     times, tokens = numbers(rows, "execution_time"), numbers(rows, "total_tokens")
     out = [
         value_row("Tasks", str(len(rows)), len(rows)),
-        value_row("Execution success", pct_of(executed, known), rate(executed, known)),
-        value_row(f"Answer accuracy (≥ {thr:g})", pct_of(correct, len(scores)), rate(correct, len(scores))),
+        value_row("Execution success", pct_of(executed, known), ratio(executed, known)),
+        value_row(f"Answer accuracy (≥ {thr:g})", pct_of(correct, len(scores)), ratio(correct, len(scores))),
         value_row("Partial answers", str(partial) if scores else "— (no gold)", partial if scores else None),
         value_row(
             "Mean final score", f"{fmean(scores):.3f} (n={len(scores)})" if scores else "— (no gold)",
@@ -167,8 +168,8 @@ def _difficulty_row(name: str, rows: Sequence[Row], thr: float) -> dict[str, Cel
     return {
         "difficulty": name,
         "tasks": len(rows),
-        "exec": rate(executed, known),
-        "accuracy": rate(sum(s >= thr for s in scores), len(scores)),
+        "exec": ratio(executed, known),
+        "accuracy": ratio(sum(s >= thr for s in scores), len(scores)),
         "mean_score": fmean(scores) if scores else None,
         "runtime": fmean(times) if times else None,
         "tokens": fmean(tokens) if tokens else None,

@@ -19,8 +19,9 @@ from tracegrade.dabench.analyses._params import Resampling, ci_label
 from tracegrade.dabench.analyses._research import describe
 from tracegrade.dabench.analyses._sections import fmt
 from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
-from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
+from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers
 from tracegrade.render import fmt_pct
+from tracegrade.stats import ratio
 
 __all__ = ["PaperTable", "paper_tables", "render_latex", "render_markdown"]
 
@@ -75,8 +76,8 @@ def _difficulty(run: RunRows) -> PaperTable:
         group = groups[name]
         scores = numbers(group, "final_score")
         executed, known = count_true(group, "execution_success")
-        accuracy = rate(sum(s >= run.success_threshold for s in scores), len(scores))
-        rows.append((name, str(len(group)), fmt_pct(rate(executed, known)), fmt_pct(accuracy), _pm(scores)))
+        accuracy = ratio(sum(s >= run.success_threshold for s in scores), len(scores))
+        rows.append((name, str(len(group)), fmt_pct(ratio(executed, known)), fmt_pct(accuracy), _pm(scores)))
     header = ("Difficulty", "n", "Execution success", "Answer accuracy", "Final score")
     return PaperTable(
         2, "Breakdown by difficulty", header, tuple(rows), f"Answer accuracy: final_score ≥ {run.success_threshold:g}."
