@@ -33,9 +33,7 @@ def paired_bootstrap_many(
     Raises:
         ValueError: as :func:`~tracegrade.stats.paired_bootstrap_ci`.
     """
-    check_level(level)
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    check_level(level, resamples)
     return _intervals({name: _prepare(name, sample) for name, sample in samples.items()}, resamples, level, seed)
 
 
@@ -50,9 +48,7 @@ def unit_bootstrap_many(
     Raises:
         ValueError: when a sample's columns differ in length or the level or resamples are invalid.
     """
-    check_level(level)
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    check_level(level, resamples)
     prepared = {}
     for name, (units, sums, counts) in totals.items():
         if not len(units) == len(sums) == len(counts):

@@ -94,9 +94,7 @@ def paired_ratio_bootstrap(
         ValueError: the sides differ in length, a value is not finite, a count is not positive, or
             ``level`` / ``resamples`` is out of range.
     """
-    check_level(level)
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    check_level(level, resamples)
     cand, base = as_pair(units.candidate, units.baseline, ("candidate", "baseline"))
     cand_n = _counts(units.candidate_counts, cand.size, "candidate_counts")
     base_n = _counts(units.baseline_counts, base.size, "baseline_counts")
