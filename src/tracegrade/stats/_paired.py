@@ -9,9 +9,9 @@ by trajectory without being redefined.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -23,7 +23,8 @@ from tracegrade.stats._gate import FEW_PAIRS, TOLERANCE, GateOptions, GateVerdic
 from tracegrade.stats._rank_tests import wilcoxon_signed_rank
 from tracegrade.stats._records import Interval, TestResult
 
-__all__ = ["PairedComparison", "PairedUnits", "apply_gate", "compare_paired", "paired_ratio_bootstrap"]
+__all__ = ["PairChange", "PairedComparison", "PairedUnits", "apply_gate", "compare_paired", "pair_changes",
+           "paired_ratio_bootstrap"]
 
 @dataclass(frozen=True)
 class PairedUnits:
@@ -71,6 +72,26 @@ class PairedComparison(BaseModel):
 
 
 _LEADING = ("format", "baseline", "candidate", "comparable", "allowed_differences", "primary")
+
+
+class PairChange(BaseModel):
+    """One paired unit (a task, a source case): its score on each side, the delta and how it changed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    outcome: Literal["improved", "regressed", "unchanged"]
+    baseline_score: float
+    candidate_score: float
+    delta: float
+
+
+def pair_changes(paired: PairedComparison, scores: Iterable[tuple[str, float, float]]) -> list[PairChange]:
+    """Each ``(id, baseline, candidate)`` with its delta and outcome in ``paired``, biggest regression first."""
+    changed = {**dict.fromkeys(paired.improved, "improved"), **dict.fromkeys(paired.regressed, "regressed")}
+    pairs = [PairChange(id=i, outcome=changed.get(i, "unchanged"), baseline_score=b, candidate_score=c, delta=c - b)
+             for i, b, c in scores]
+    return sorted(pairs, key=lambda p: (p.delta, p.id))
 
 
 def _counts(values: Sequence[float] | None, size: int, name: str) -> npt.NDArray[np.float64]:

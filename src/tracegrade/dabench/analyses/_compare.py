@@ -20,9 +20,9 @@ from tracegrade.dabench.analyses._sections import Section, column, fmt, pct
 from tracegrade.dabench.metrics._columns import TASK_COLUMNS
 from tracegrade.dabench.tables._evaluated import Row, RunRows
 from tracegrade.errors import InputError
-from tracegrade.stats import GateOptions, GateVerdict, PairedComparison
+from tracegrade.stats import GateOptions, GateVerdict, PairChange, PairedComparison
 
-__all__ = ["ComparedEvalRun", "RunComparison", "TaskPair", "compare_runs", "comparison_sections", "interval_text"]
+__all__ = ["ComparedEvalRun", "RunComparison", "compare_runs", "comparison_sections", "interval_text"]
 
 SCORING_PARAMETERS = ("lam", "success_threshold")
 
@@ -38,16 +38,6 @@ class ComparedEvalRun(BaseModel):
     health_score: float | None = None
     missing_predictions: list[str] = Field(default_factory=list)
     """Tasks whose prediction summary.json lists but the run folder lacks."""
-
-
-class TaskPair(BaseModel):
-    """One task scored in both runs."""
-
-    id: str
-    outcome: Literal["improved", "regressed", "unchanged"]
-    baseline_score: float
-    candidate_score: float
-    delta: float
 
 
 class RunComparison(PairedComparison):
@@ -76,7 +66,7 @@ class RunComparison(PairedComparison):
     level: float
     """Confidence level of the interval."""
     gate: GateVerdict
-    pairs: list[TaskPair]
+    pairs: list[PairChange]
     """Every paired task, biggest regression first."""
 
 
@@ -152,7 +142,7 @@ def compare_runs(
         InputError: different scoring parameters, no scored pair, (``strict``) different task sets, a metric
             that is not a finite number in its range, or (without ``allow_unhealthy``) an UNHEALTHY run.
     """
-    from tracegrade.stats import PairedUnits, apply_gate, cohens_d_paired, compare_paired, signed_places
+    from tracegrade.stats import PairedUnits, apply_gate, cohens_d_paired, compare_paired, pair_changes, signed_places
 
     _check_parameters(a, b)
     sides = (_side(a), _side(b))
@@ -176,7 +166,6 @@ def compare_runs(
     units = PairedUnits(ids=ids, baseline=xs, candidate=ys, baseline_passed=[x >= thr for x in xs],
                         candidate_passed=[y >= thr for y in ys])
     paired = compare_paired(units, min_delta=gate.min_delta, **resampling.model_dump())
-    changed = {**dict.fromkeys(paired.improved, "improved"), **dict.fromkeys(paired.regressed, "regressed")}
     return RunComparison(
         **dict(paired),
         baseline=sides[0], candidate=sides[1], unhealthy_allowed=allowed,
@@ -184,8 +173,7 @@ def compare_runs(
         cohens_d=cohens_d_paired(ys, xs),
         accuracy_baseline=sum(x >= thr for x in xs) / len(xs), accuracy_candidate=sum(y >= thr for y in ys) / len(ys),
         level=resampling.level, gate=apply_gate(paired, gate, signed_places(3)),
-        pairs=sorted((TaskPair(id=t, outcome=changed.get(t, "unchanged"), baseline_score=x, candidate_score=y,
-                               delta=y - x) for t, x, y in pairs), key=lambda p: (p.delta, p.id)),
+        pairs=pair_changes(paired, pairs),
     )
 
 
