@@ -5,7 +5,14 @@ import itertools
 import numpy as np
 import pytest
 
-from tracegrade.stats import Interval, PairedUnits, compare_paired, paired_bootstrap_ci, paired_ratio_bootstrap
+from tracegrade.stats import (
+    Interval,
+    PairedUnits,
+    compare_paired,
+    pair_changes,
+    paired_bootstrap_ci,
+    paired_ratio_bootstrap,
+)
 
 # A worked signed-rank example: ten paired measurements, one tie at zero (dropped) and one tied |difference|.
 BEFORE = [110, 122, 125, 120, 140, 124, 123, 137, 135, 145]
@@ -113,3 +120,10 @@ def test_bad_input_is_refused() -> None:
         paired_ratio_bootstrap(PairedUnits(["a"], [0.1], [0.1], baseline_counts=[0]))
     with pytest.raises(ValueError, match="min_delta"):
         compare_paired(_units([0.1], [0.1]), min_delta=-1)
+
+
+def test_pair_changes_name_each_unit_s_outcome_biggest_regression_first() -> None:
+    units = PairedUnits(ids=["a", "b", "c"], baseline=[0.5, 0.5, 0.5], candidate=[1.0, 0.0, 0.5])
+    changes = pair_changes(compare_paired(units), [("a", 0.5, 1.0), ("b", 0.5, 0.0), ("c", 0.5, 0.5)])
+    assert [(p.id, p.outcome, p.delta) for p in changes] == [
+        ("b", "regressed", -0.5), ("c", "unchanged", 0.0), ("a", "improved", 0.5)]

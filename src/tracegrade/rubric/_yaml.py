@@ -85,13 +85,9 @@ def parse_json(text: str) -> Any:
         raise TextParseError(exc.message, exc.where or None) from None
 
 
-def _long_number_reason(literal: str) -> str:
-    return f"a number literal of {len(literal):,} characters; at most {MAX_NUMBER_CHARS} are accepted"
-
-
 def _parse_yaml(text: str) -> Any:
-    _check_tokens(text)
     try:
+        _check_tokens(text)
         return yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.MarkedYAMLError as exc:
         raise TextParseError(_yaml_reason(exc), _mark_location(exc.problem_mark)) from None
@@ -101,19 +97,14 @@ def _parse_yaml(text: str) -> Any:
 
 def _check_tokens(text: str) -> None:
     depth = 0
-    try:
-        for token in yaml.scan(text, Loader=yaml.SafeLoader):
-            _refuse_forbidden(token)
-            if isinstance(token, _OPENERS):
-                depth += 1
-                if depth > MAX_NESTING:
-                    raise TextParseError(f"nesting deeper than {MAX_NESTING}", _mark_location(token.start_mark))
-            elif isinstance(token, _CLOSERS):
-                depth -= 1
-    except yaml.MarkedYAMLError as exc:
-        raise TextParseError(_yaml_reason(exc), _mark_location(exc.problem_mark)) from None
-    except yaml.YAMLError as exc:
-        raise TextParseError(str(exc)) from None
+    for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        _refuse_forbidden(token)
+        if isinstance(token, _OPENERS):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise TextParseError(f"nesting deeper than {MAX_NESTING}", _mark_location(token.start_mark))
+        elif isinstance(token, _CLOSERS):
+            depth -= 1
 
 
 def _refuse_forbidden(token: yaml.Token) -> None:
@@ -156,7 +147,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 def _check_number_node(node: yaml.ScalarNode) -> None:
     if len(node.value) > MAX_NUMBER_CHARS:
-        raise TextParseError(_long_number_reason(node.value), _mark_location(node.start_mark))
+        reason = f"a number literal of {len(node.value):,} characters; at most {MAX_NUMBER_CHARS} are accepted"
+        raise TextParseError(reason, _mark_location(node.start_mark))
 
 
 _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _UniqueKeyLoader.construct_yaml_int)

@@ -31,14 +31,17 @@ if TYPE_CHECKING:
     from tracegrade.stats._many import UnitTotals as UnitTotals
     from tracegrade.stats._many import paired_bootstrap_many as paired_bootstrap_many
     from tracegrade.stats._many import unit_bootstrap_many as unit_bootstrap_many
+    from tracegrade.stats._paired import PairChange as PairChange
     from tracegrade.stats._paired import PairedComparison as PairedComparison
     from tracegrade.stats._paired import PairedUnits as PairedUnits
     from tracegrade.stats._paired import apply_gate as apply_gate
     from tracegrade.stats._paired import compare_paired as compare_paired
+    from tracegrade.stats._paired import pair_changes as pair_changes
     from tracegrade.stats._paired import paired_ratio_bootstrap as paired_ratio_bootstrap
     from tracegrade.stats._paired import signed_places as signed_places
     from tracegrade.stats._rank_tests import mann_whitney_u as mann_whitney_u
     from tracegrade.stats._rank_tests import wilcoxon_signed_rank as wilcoxon_signed_rank
+    from tracegrade.stats._ratio import ratio as ratio
     from tracegrade.stats._records import ConfusionMatrix as ConfusionMatrix
     from tracegrade.stats._records import Interval as Interval
     from tracegrade.stats._records import TestResult as TestResult

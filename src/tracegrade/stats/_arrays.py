@@ -39,11 +39,13 @@ def as_pair(
     return first, second
 
 
-def check_level(level: float) -> None:
-    """Refuse a confidence level outside (0, 1).
+def check_level(level: float, resamples: int = 1) -> None:
+    """Refuse a confidence level outside (0, 1), or fewer than one bootstrap resample.
 
     Raises:
-        ValueError: ``level`` is not strictly between 0 and 1.
+        ValueError: ``level`` is not strictly between 0 and 1, or ``resamples`` is below 1.
     """
     if not 0.0 < level < 1.0:
         raise ValueError(f"confidence level must be strictly between 0 and 1, got {level}")
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["bootstrap_means", "group_totals", "percentile_bounds"]
+__all__ = ["bootstrap_means", "group_totals", "percentile_bounds", "resample_weights"]
 
 _CHUNK_ELEMENTS = 1 << 22
 """Indices drawn per chunk (about 16 MiB of int32): bounds memory for any sample size."""
@@ -53,6 +53,23 @@ def bootstrap_means(
         totals = sums[picks].sum(axis=1)
         means[start:stop] = totals / (counts[picks].sum(axis=1) if counts is not None else units)
     return means
+
+
+def resample_weights(units: int, resamples: int, seed: int) -> Iterator[tuple[int, int, npt.NDArray[np.float64]]]:
+    """Bootstrap resamples of ``units`` units as ``(start, stop, weights)`` chunks of rows.
+
+    Row ``r`` of ``weights`` counts how often resample ``start + r`` drew each unit; the draws are those
+    of :func:`bootstrap_means` with the same seed.
+    """
+    rng = np.random.default_rng(seed)
+    rows = max(1, _CHUNK_ELEMENTS // units)
+    index_type = np.int32 if units < np.iinfo(np.int32).max else np.int64
+    for start in range(0, resamples, rows):
+        stop = min(start + rows, resamples)
+        picks = rng.integers(0, units, size=(stop - start, units), dtype=index_type)
+        offsets = (np.arange(stop - start, dtype=np.int64) * units)[:, None]
+        drawn = np.bincount((picks + offsets).ravel(), minlength=(stop - start) * units)
+        yield start, stop, drawn.reshape(stop - start, units).astype(np.float64)
 
 
 def percentile_bounds(means: npt.NDArray[np.float64], level: float) -> tuple[float, float]:

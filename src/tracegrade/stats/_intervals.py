@@ -42,8 +42,7 @@ def bootstrap_mean_ci(values: npt.ArrayLike, *, resamples: int = 2000, level: fl
     Raises:
         ValueError: ``level`` is outside (0, 1), ``resamples`` < 1, or the values contain NaN, infinity or None.
     """
-    check_level(level)
-    _check_resamples(resamples)
+    check_level(level, resamples)
     array = as_values(values)
     if array.size < 2:
         return _degenerate(array, level)
@@ -73,8 +72,7 @@ def paired_bootstrap_ci(
         ValueError: the samples differ in length, ``groups`` has the wrong length, ``level`` is
             outside (0, 1), ``resamples`` < 1, or a value is NaN, infinite or None.
     """
-    check_level(level)
-    _check_resamples(resamples)
+    check_level(level, resamples)
     cand, base = as_pair(candidate, baseline, ("candidate", "baseline"))
     differences = cand - base
     if groups is None:
@@ -92,7 +90,3 @@ def _degenerate(array: npt.NDArray[np.float64], level: float) -> Interval:
     estimate = float(array[0]) if array.size else None
     return Interval(estimate, None, None, int(array.size), level)
 
-
-def _check_resamples(resamples: int) -> None:
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples}")

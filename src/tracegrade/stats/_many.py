@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tracegrade.stats._arrays import as_pair, check_level
-from tracegrade.stats._bootstrap import _CHUNK_ELEMENTS, percentile_bounds
+from tracegrade.stats._bootstrap import _CHUNK_ELEMENTS, percentile_bounds, resample_weights
 from tracegrade.stats._records import Interval
 
 __all__ = ["PairedSample", "UnitTotals", "paired_bootstrap_many", "unit_bootstrap_many"]
@@ -33,9 +33,7 @@ def paired_bootstrap_many(
     Raises:
         ValueError: as :func:`~tracegrade.stats.paired_bootstrap_ci`.
     """
-    check_level(level)
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    check_level(level, resamples)
     return _intervals({name: _prepare(name, sample) for name, sample in samples.items()}, resamples, level, seed)
 
 
@@ -50,9 +48,7 @@ def unit_bootstrap_many(
     Raises:
         ValueError: when a sample's columns differ in length or the level or resamples are invalid.
     """
-    check_level(level)
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    check_level(level, resamples)
     prepared = {}
     for name, (units, sums, counts) in totals.items():
         if not len(units) == len(sums) == len(counts):
@@ -117,17 +113,8 @@ def _resampled_float_means(
     sums: npt.NDArray[np.float64], counts: npt.NDArray[np.float64], *, resamples: int, seed: int
 ) -> npt.NDArray[np.float64]:
     """:func:`_resampled_means` for any data: the draws counted per unit, then two matrix products."""
-    rng = np.random.default_rng(seed)
-    units = sums.shape[0]
-    rows = max(1, _CHUNK_ELEMENTS // units)
     means = np.empty((resamples, sums.shape[1]), dtype=np.float64)
-    index_type = np.int32 if units < np.iinfo(np.int32).max else np.int64
-    for start in range(0, resamples, rows):
-        stop = min(start + rows, resamples)
-        picks = rng.integers(0, units, size=(stop - start, units), dtype=index_type)
-        offsets = (np.arange(stop - start, dtype=np.int64) * units)[:, None]
-        drawn = np.bincount((picks + offsets).ravel(), minlength=(stop - start) * units)
-        weights = drawn.reshape(stop - start, units).astype(np.float64)
+    for start, stop, weights in resample_weights(sums.shape[0], resamples, seed):
         means[start:stop] = (weights @ sums) / (weights @ counts)
     return means
 

@@ -9,21 +9,22 @@ by trajectory without being redefined.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from tracegrade.stats._arrays import as_pair, check_level
-from tracegrade.stats._bootstrap import _CHUNK_ELEMENTS, percentile_bounds
+from tracegrade.stats._bootstrap import percentile_bounds, resample_weights
 from tracegrade.stats._gate import FEW_PAIRS, TOLERANCE, GateOptions, GateVerdict
 from tracegrade.stats._rank_tests import wilcoxon_signed_rank
 from tracegrade.stats._records import Interval, TestResult
 
-__all__ = ["PairedComparison", "PairedUnits", "apply_gate", "compare_paired", "paired_ratio_bootstrap"]
+__all__ = ["PairChange", "PairedComparison", "PairedUnits", "apply_gate", "compare_paired", "pair_changes",
+           "paired_ratio_bootstrap"]
 
 @dataclass(frozen=True)
 class PairedUnits:
@@ -73,6 +74,26 @@ class PairedComparison(BaseModel):
 _LEADING = ("format", "baseline", "candidate", "comparable", "allowed_differences", "primary")
 
 
+class PairChange(BaseModel):
+    """One paired unit (a task, a source case): its score on each side, the delta and how it changed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    outcome: Literal["improved", "regressed", "unchanged"]
+    baseline_score: float
+    candidate_score: float
+    delta: float
+
+
+def pair_changes(paired: PairedComparison, scores: Iterable[tuple[str, float, float]]) -> list[PairChange]:
+    """Each ``(id, baseline, candidate)`` with its delta and outcome in ``paired``, biggest regression first."""
+    changed = {**dict.fromkeys(paired.improved, "improved"), **dict.fromkeys(paired.regressed, "regressed")}
+    pairs = [PairChange(id=i, outcome=changed.get(i, "unchanged"), baseline_score=b, candidate_score=c, delta=c - b)
+             for i, b, c in scores]
+    return sorted(pairs, key=lambda p: (p.delta, p.id))
+
+
 def _counts(values: Sequence[float] | None, size: int, name: str) -> npt.NDArray[np.float64]:
     if values is None:
         return np.ones(size, dtype=np.float64)
@@ -94,9 +115,7 @@ def paired_ratio_bootstrap(
         ValueError: the sides differ in length, a value is not finite, a count is not positive, or
             ``level`` / ``resamples`` is out of range.
     """
-    check_level(level)
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    check_level(level, resamples)
     cand, base = as_pair(units.candidate, units.baseline, ("candidate", "baseline"))
     cand_n = _counts(units.candidate_counts, cand.size, "candidate_counts")
     base_n = _counts(units.baseline_counts, base.size, "baseline_counts")
@@ -114,17 +133,9 @@ def paired_ratio_bootstrap(
 
 def _resampled_sums(columns: npt.NDArray[np.float64], *, resamples: int, seed: int) -> npt.NDArray[np.float64]:
     """Column sums of each bootstrap resample of the rows (the draws of the single-measure bootstrap)."""
-    rng = np.random.default_rng(seed)
-    units = columns.shape[0]
-    rows = max(1, _CHUNK_ELEMENTS // units)
     sums = np.empty((resamples, columns.shape[1]), dtype=np.float64)
-    index_type = np.int32 if units < np.iinfo(np.int32).max else np.int64
-    for start in range(0, resamples, rows):
-        stop = min(start + rows, resamples)
-        picks = rng.integers(0, units, size=(stop - start, units), dtype=index_type)
-        offsets = (np.arange(stop - start, dtype=np.int64) * units)[:, None]
-        weights = np.bincount((picks + offsets).ravel(), minlength=(stop - start) * units)
-        sums[start:stop] = weights.reshape(stop - start, units).astype(np.float64) @ columns
+    for start, stop, weights in resample_weights(columns.shape[0], resamples, seed):
+        sums[start:stop] = weights @ columns
     return sums
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from tests.dabench.builders import record, tool_step
 from tracegrade.dabench import MetricParams
-from tracegrade.dabench.metrics._families import MetricContext, Out, f1, ratio
+from tracegrade.dabench.metrics._families import MetricContext, Out, f1
 
 
 def test_a_null_value_always_carries_a_reason() -> None:
@@ -20,10 +20,6 @@ def test_null_sets_several_columns_for_one_reason() -> None:
     out = Out()
     out.null(("x", "y"), "no steps")
     assert out.values == {"x": None, "y": None} and out.reasons == {"x": "no steps", "y": "no steps"}
-
-
-def test_ratio_is_none_without_a_denominator() -> None:
-    assert ratio(1, 4) == 0.25 and ratio(0, 3) == 0.0 and ratio(2, 0) is None
 
 
 @pytest.mark.parametrize(

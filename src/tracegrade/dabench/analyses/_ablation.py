@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from statistics import fmean
 
 from tracegrade.dabench.analyses._params import Mode
-from tracegrade.dabench.analyses._sections import Cell, Section, column
+from tracegrade.dabench.analyses._sections import Cell, Section, SectionColumn, column
 from tracegrade.dabench.tables._evaluated import Row, RunRows, num, numbers
 
 __all__ = ["ablation_sections", "efficiency_quartiles"]
@@ -15,7 +15,7 @@ Pick = Callable[[Row], bool]
 METRIC = "final_score"
 
 
-def _group_columns(first: str) -> list:  # type: ignore[type-arg]
+def _group_columns(first: str) -> list[SectionColumn]:
     return [
         column("name", first, min_width=14),
         column("n_a", "n A", "int", min_width=4),
@@ -62,18 +62,11 @@ def _verification(run: RunRows) -> Section:
             lambda r: r.get("aat_verification_triggered") == 0,
         ),
     ]
-    rows = [r for r in rows if r["n_a"] or r["n_b"]]
-    section = Section(
-        id="ablation-verification",
-        title="Ablation: verification",
-        mode=Mode.RESEARCH,
-        columns=_group_columns("Verification"),
-        rows=rows,
+    return _groups_section(
+        "ablation-verification", "Ablation: verification", "Verification", rows,
+        "A: tasks where it ran, B: where it did not; final_score; two-sided Mann-Whitney U.",
+        "no task with a known final_score and verification flag",
     )
-    section.notes = ["A: tasks where it ran, B: where it did not; final_score; two-sided Mann-Whitney U."]
-    if not rows:
-        section.empty = "no task with a known final_score and verification flag"
-    return section
 
 
 def _replanning(run: RunRows) -> Section:
@@ -83,17 +76,18 @@ def _replanning(run: RunRows) -> Section:
         lambda r: r.get("first_try_success") == 1,
         lambda r: (num(r.get("replan_count")) or 0) > 0,
     )
-    section = Section(
-        id="ablation-replanning",
-        title="Ablation: replanning",
-        mode=Mode.RESEARCH,
-        columns=_group_columns("Groups"),
-        rows=[row] if row["n_a"] or row["n_b"] else [],
+    return _groups_section(
+        "ablation-replanning", "Ablation: replanning", "Groups", [row],
+        "A: first_try_success = 1, B: replan_count > 0; final_score; two-sided Mann-Whitney U.",
+        "no final_score with replan data (DAG or rich traces)",
     )
-    section.notes = ["A: first_try_success = 1, B: replan_count > 0; final_score; two-sided Mann-Whitney U."]
-    if not section.rows:
-        section.empty = "no final_score with replan data (DAG or rich traces)"
-    return section
+
+
+def _groups_section(id_: str, title: str, first: str, rows: list[dict[str, Cell]], note: str, empty: str) -> Section:
+    """Group A against group B, one row per comparison that has a task in either group."""
+    rows = [r for r in rows if r["n_a"] or r["n_b"]]
+    return Section(id=id_, title=title, mode=Mode.RESEARCH, columns=_group_columns(first), rows=rows, notes=[note],
+                   empty=None if rows else empty)
 
 
 def efficiency_quartiles(rows: Sequence[Row]) -> list[tuple[str, float, float, list[float]]]:

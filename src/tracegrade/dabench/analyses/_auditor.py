@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from tracegrade.dabench.analyses._overview import MEASURE_COLUMNS, value_row
 from tracegrade.dabench.analyses._params import Mode
-from tracegrade.dabench.analyses._sections import Section
+from tracegrade.dabench.analyses._sections import Section, pct
 from tracegrade.dabench.reading._observe import TaskSignals
 from tracegrade.dabench.tables._evaluated import Row, RunRows
 
@@ -113,10 +113,6 @@ def analyst_team(run: RunRows, signals: Mapping[str, TaskSignals]) -> AnalystTea
     )
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"
-
-
 def analyst_team_section(team: AnalystTeam) -> Section:
     """The analyst team summary of the verbose and research reports."""
     section = Section(id="analyst-team", title="Analyst team summary", mode=Mode.VERBOSE, columns=MEASURE_COLUMNS)
@@ -137,11 +133,11 @@ def analyst_team_section(team: AnalystTeam) -> Section:
         value_row("Auditor triggers", str(team.triggers), team.triggers),
         value_row(
             "Precision warning→failure",
-            f"{_pct(team.precision)} ({team.warned_failed}/{team.warned_tasks})",
+            f"{pct(team.precision)} ({team.warned_failed}/{team.warned_tasks})",
             team.precision,
         ),
         value_row(
-            "Recall failure→warning", f"{_pct(team.recall)} ({team.failed_warned}/{team.failed_tasks})", team.recall
+            "Recall failure→warning", f"{pct(team.recall)} ({team.failed_warned}/{team.failed_tasks})", team.recall
         ),
     ]
     section.notes = ["Disagreement counts pass/fail verdicts only; confidence differences alone are not disagreement."]
@@ -169,8 +165,8 @@ def format_auditor_report(run_id: str, team: AnalystTeam) -> str:
         f"| Coordinator overrides of the verifier | {team.coordinator_overrides} |",
         f"| Verifier verdicts contradicting ground truth | {team.verifier_disagreements} |",
         f"| Reviewer warnings (trigger steps) | {team.triggers} |",
-        f"| Precision warning→failure | {_pct(team.precision)} ({team.warned_failed}/{team.warned_tasks}) |",
-        f"| Recall failure→warning | {_pct(team.recall)} ({team.failed_warned}/{team.failed_tasks}) |",
+        f"| Precision warning→failure | {pct(team.precision)} ({team.warned_failed}/{team.warned_tasks}) |",
+        f"| Recall failure→warning | {pct(team.recall)} ({team.failed_warned}/{team.failed_tasks}) |",
         "",
         "## Disagreement types",
         "",

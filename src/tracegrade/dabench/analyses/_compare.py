@@ -16,13 +16,13 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from tracegrade.dabench.analyses._params import Resampling, ci_label
-from tracegrade.dabench.analyses._sections import Section, column
+from tracegrade.dabench.analyses._sections import Section, column, fmt, pct
 from tracegrade.dabench.metrics._columns import TASK_COLUMNS
 from tracegrade.dabench.tables._evaluated import Row, RunRows
 from tracegrade.errors import InputError
-from tracegrade.stats import GateOptions, GateVerdict, PairedComparison
+from tracegrade.stats import GateOptions, GateVerdict, PairChange, PairedComparison
 
-__all__ = ["ComparedEvalRun", "RunComparison", "TaskPair", "compare_runs", "comparison_sections"]
+__all__ = ["ComparedEvalRun", "RunComparison", "compare_runs", "comparison_sections", "interval_text"]
 
 SCORING_PARAMETERS = ("lam", "success_threshold")
 
@@ -38,16 +38,6 @@ class ComparedEvalRun(BaseModel):
     health_score: float | None = None
     missing_predictions: list[str] = Field(default_factory=list)
     """Tasks whose prediction summary.json lists but the run folder lacks."""
-
-
-class TaskPair(BaseModel):
-    """One task scored in both runs."""
-
-    id: str
-    outcome: Literal["improved", "regressed", "unchanged"]
-    baseline_score: float
-    candidate_score: float
-    delta: float
 
 
 class RunComparison(PairedComparison):
@@ -76,7 +66,7 @@ class RunComparison(PairedComparison):
     level: float
     """Confidence level of the interval."""
     gate: GateVerdict
-    pairs: list[TaskPair]
+    pairs: list[PairChange]
     """Every paired task, biggest regression first."""
 
 
@@ -152,7 +142,7 @@ def compare_runs(
         InputError: different scoring parameters, no scored pair, (``strict``) different task sets, a metric
             that is not a finite number in its range, or (without ``allow_unhealthy``) an UNHEALTHY run.
     """
-    from tracegrade.stats import PairedUnits, apply_gate, cohens_d_paired, compare_paired, signed_places
+    from tracegrade.stats import PairedUnits, apply_gate, cohens_d_paired, compare_paired, pair_changes, signed_places
 
     _check_parameters(a, b)
     sides = (_side(a), _side(b))
@@ -176,7 +166,6 @@ def compare_runs(
     units = PairedUnits(ids=ids, baseline=xs, candidate=ys, baseline_passed=[x >= thr for x in xs],
                         candidate_passed=[y >= thr for y in ys])
     paired = compare_paired(units, min_delta=gate.min_delta, **resampling.model_dump())
-    changed = {**dict.fromkeys(paired.improved, "improved"), **dict.fromkeys(paired.regressed, "regressed")}
     return RunComparison(
         **dict(paired),
         baseline=sides[0], candidate=sides[1], unhealthy_allowed=allowed,
@@ -184,8 +173,7 @@ def compare_runs(
         cohens_d=cohens_d_paired(ys, xs),
         accuracy_baseline=sum(x >= thr for x in xs) / len(xs), accuracy_candidate=sum(y >= thr for y in ys) / len(ys),
         level=resampling.level, gate=apply_gate(paired, gate, signed_places(3)),
-        pairs=sorted((TaskPair(id=t, outcome=changed.get(t, "unchanged"), baseline_score=x, candidate_score=y,
-                               delta=y - x) for t, x, y in pairs), key=lambda p: (p.delta, p.id)),
+        pairs=pair_changes(paired, pairs),
     )
 
 
@@ -200,10 +188,6 @@ def _pairs(left: dict[str, Row], right: dict[str, Row], metric: str, a: RunRows,
         else:
             pairs.append((task, x, y))
     return pairs, unscored
-
-
-def _fmt(value: float | None, spec: str = ".3f") -> str:
-    return "—" if value is None else format(value, spec)
 
 
 def _names(ids: list[str], limit: int) -> str:
@@ -225,6 +209,12 @@ def _health(side: ComparedEvalRun) -> str:
     return f"{side.health}{score}{missing}"
 
 
+def interval_text(c: RunComparison) -> str:
+    """The interval of the mean difference as ``[low, high]`` with signs, or ``—``."""
+    low, high = c.interval.low, c.interval.high
+    return "—" if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
+
+
 def comparison_sections(c: RunComparison) -> list[Section]:
     """The comparison as report sections: both runs' health first, then the summary, statistics and task sets."""
     measure = [column("measure", "Measure", min_width=22), column("value", "Value", min_width=14)]
@@ -238,19 +228,17 @@ def comparison_sections(c: RunComparison) -> list[Section]:
     if c.unhealthy_allowed:
         health.notes = ["An UNHEALTHY run is compared because --allow-unhealthy was given: its differences may "
                         "describe the harness, not the agent."]
-    interval = c.interval
-    ci = "—" if interval.low is None or interval.high is None else f"[{interval.low:+.3f}, {interval.high:+.3f}]"
     summary = Section(
         id="comparison",
         title=f"{c.primary}: {c.baseline.run_id} (A) vs {c.candidate.run_id} (B)",
         columns=measure,
         rows=[
             {"measure": "Paired tasks", "value": str(c.n)},
-            {"measure": "Mean A / Mean B", "value": f"{_fmt(c.baseline_score)} / {_fmt(c.candidate_score)}"},
+            {"measure": "Mean A / Mean B", "value": f"{fmt(c.baseline_score)} / {fmt(c.candidate_score)}"},
             {"measure": "Accuracy A / B",
-             "value": f"{_fmt(c.accuracy_baseline, '.1%')} / {_fmt(c.accuracy_candidate, '.1%')}"},
-            {"measure": "Mean difference B − A", "value": _fmt(c.mean_delta, "+.3f")},
-            {"measure": f"{ci_label(c.level)} (paired bootstrap)", "value": ci},
+             "value": f"{pct(c.accuracy_baseline)} / {pct(c.accuracy_candidate)}"},
+            {"measure": "Mean difference B − A", "value": fmt(c.mean_delta, "+.3f")},
+            {"measure": f"{ci_label(c.level)} (paired bootstrap)", "value": interval_text(c)},
             {
                 "measure": "Improved / regressed / unchanged",
                 "value": f"{len(c.improved)} / {len(c.regressed)} / {len(c.unchanged)}",
@@ -258,9 +246,9 @@ def comparison_sections(c: RunComparison) -> list[Section]:
             {"measure": "Newly failing / passing", "value": f"{len(c.newly_failing)} / {len(c.newly_passing)}"},
             {
                 "measure": "Wilcoxon signed-rank",
-                "value": f"W = {_fmt(c.wilcoxon.statistic, '.1f')}, p = {_fmt(c.p_value, '.4f')}",
+                "value": f"W = {fmt(c.wilcoxon.statistic, '.1f')}, p = {fmt(c.p_value, '.4f')}",
             },
-            {"measure": "Cohen's d (paired)", "value": _fmt(c.cohens_d)},
+            {"measure": "Cohen's d (paired)", "value": fmt(c.cohens_d)},
             {"measure": "Gate", "value": _gate(c)},
         ],
     )

@@ -18,8 +18,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tracegrade.dabench.analyses._reconcile import Reconciliation
+from tracegrade.dabench.analyses._sections import pct
 from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
-from tracegrade.dabench.tables._evaluated import Row, count_true, numbers, rate
+from tracegrade.dabench.tables._evaluated import Row, count_true, numbers
+from tracegrade.stats import ratio
 
 __all__ = [
     "HEALTH_SCALE",
@@ -120,7 +122,7 @@ def run_quality(rows: Sequence[Row], threshold: float) -> RunQuality:
     """
     missing = sum(1 for r in rows if r.get("outcome_status") == HARNESS_OUTCOME)
     scores = numbers((r for r in rows if r.get("outcome_status") != HARNESS_OUTCOME), "final_score")
-    accuracy = rate(sum(s >= threshold for s in scores), len(scores))
+    accuracy = ratio(sum(s >= threshold for s in scores), len(scores))
     executed, known = count_true(rows, "execution_success")
     status = "UNKNOWN"
     if accuracy is not None:
@@ -129,7 +131,7 @@ def run_quality(rows: Sequence[Row], threshold: float) -> RunQuality:
         status=status,
         answer_accuracy=accuracy,
         tasks_with_gold=len(scores),
-        execution_success_rate=rate(executed, known),
+        execution_success_rate=ratio(executed, known),
         tasks_with_execution=known,
         missing_artefacts=missing,
     )
@@ -211,10 +213,6 @@ def _indicators(health: EngineeringHealth, failed: int) -> list[str]:
     return out
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
-
-
 def format_health(health: EngineeringHealth) -> str:
     """The plain-text report ``engineering_health_report.txt``."""
     h, q = health.harness, health.quality
@@ -223,13 +221,14 @@ def format_health(health: EngineeringHealth) -> str:
         "=" * 60,
         format_evaluated_from(health.evaluated_from),
         health_line(health),
-        f"  reconciliation pass rate: {_pct(h.reconciliation_pass_rate)} ({h.reconciliation_errors} errors)",
+        f"  reconciliation pass rate: {pct(h.reconciliation_pass_rate, 'n/a')} ({h.reconciliation_errors} errors)",
         f"  validator errors (tasks with unreadable parts): {h.validator_errors}",
-        f"  attribution coverage: {_pct(h.attribution_coverage)}",
+        f"  attribution coverage: {pct(h.attribution_coverage, 'n/a')}",
         f"Run quality: {q.status}",
-        f"  answer accuracy (final_score >= threshold): {_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold"
+        f"  answer accuracy (final_score >= threshold): {pct(q.answer_accuracy, 'n/a')} of {q.tasks_with_gold} "
+        "with gold"
         + (f" ({q.missing_artefacts} with a missing listed prediction left out)" if q.missing_artefacts else ""),
-        f"  execution success: {_pct(q.execution_success_rate)} of {q.tasks_with_execution}",
+        f"  execution success: {pct(q.execution_success_rate, 'n/a')} of {q.tasks_with_execution}",
         "Harness health says whether the evaluation can be trusted; run quality says how well the agent did.",
         "",
         "System health indicators:",
@@ -271,6 +270,6 @@ def _time_lines(health: EngineeringHealth) -> list[str]:
     return [
         f"  wall clock {t['wall_clock_seconds']:.1f}s, step durations {t['component_seconds']:.1f}s "
         f"over {t['tasks_timed']} tasks",
-        f"  unaccounted overhead time: {t['unaccounted_overhead_seconds']:.1f}s; ratio {_pct(ratio)}",
+        f"  unaccounted overhead time: {t['unaccounted_overhead_seconds']:.1f}s; ratio {pct(ratio, 'n/a')}",
         f"  tasks below 5% accounted (warnings): {health.tasks_below_5pct_accounted}",
     ]

@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from statistics import fmean
 
 from tracegrade.dabench.analyses._overview import MEASURE_COLUMNS, value_row
-from tracegrade.dabench.analyses._sections import Cell, Section, column
+from tracegrade.dabench.analyses._sections import Cell, Section, column, pct, pct_of
 from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
 from tracegrade.dabench.reading._vocab import SPECIALISTS
-from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
+from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers
+from tracegrade.stats import ratio
 
 __all__ = [
     "aat_section",
@@ -23,10 +24,6 @@ __all__ = [
 
 NO_COORDINATOR = "no coordinator data in these traces"
 FAILED = ("failed", "partial")
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"
 
 
 def mas_effectiveness_section(run: RunRows) -> Section:
@@ -46,8 +43,8 @@ def mas_effectiveness_section(run: RunRows) -> Section:
     lost = sum(1 for a, b in pairs if a == 1 and b == 0)
     base.rows = [
         value_row("Tasks with both answers", str(len(pairs)), len(pairs)),
-        value_row("First attempt accuracy", _pct(first), first),
-        value_row("Final accuracy", _pct(final), final),
+        value_row("First attempt accuracy", pct(first), first),
+        value_row("Final accuracy", pct(final), final),
         value_row("Recovered tasks", str(recovered), recovered),
         value_row("Lost after first attempt", str(lost), lost),
         value_row("MAS recovery gain", f"{(final - first) * 100:+.1f} pp", final - first),
@@ -64,7 +61,7 @@ def _intervention(label: str, rows: Sequence[Row], kind: str) -> dict[str, Cell]
         "tasks": sum(1 for v in requested if v > 0),
         "requests": int(sum(requested)),
         "successful": successes,
-        "rate": rate(successes, known),
+        "rate": ratio(successes, known),
     }
 
 
@@ -88,7 +85,7 @@ def coordinator_section(run: RunRows) -> Section:
 
 def _accuracy(rows: Sequence[Row]) -> float | None:
     hits, known = count_true(rows, "final_answer_correct")
-    return rate(hits, known)
+    return ratio(hits, known)
 
 
 def specialist_section(run: RunRows) -> Section:
@@ -169,7 +166,7 @@ def aat_section(run: RunRows) -> Section:
     if calls:
         out.append(value_row("Mean coordinator calls", f"{fmean(calls):.2f}", fmean(calls)))
     if participation:
-        out.append(value_row("Mean specialist participation", _pct(fmean(participation)), fmean(participation)))
+        out.append(value_row("Mean specialist participation", pct(fmean(participation)), fmean(participation)))
     for label, key in (
         ("AAT verifier triggered", "aat_verification_triggered"),
         ("AAT verification passed", "aat_verification_passed"),
@@ -178,7 +175,7 @@ def aat_section(run: RunRows) -> Section:
     ):
         hits, known = count_true(rows, key)
         if known:
-            out.append(value_row(label, f"{_pct(rate(hits, known))} ({hits}/{known})", rate(hits, known)))
+            out.append(value_row(label, pct_of(hits, known), ratio(hits, known)))
     section = Section(id="aat", title="AAT metrics", columns=MEASURE_COLUMNS, rows=out)
     if not out:
         section.empty = NO_COORDINATOR

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from statistics import fmean
 
 from tracegrade.dabench.analyses._health import HEALTH_SCALE, EngineeringHealth
-from tracegrade.dabench.analyses._sections import Cell, Section, column
-from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
+from tracegrade.dabench.analyses._sections import Cell, Section, column, pct, pct_of
+from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers
+from tracegrade.stats import ratio
 
 __all__ = ["difficulty_section", "health_sections", "overall_section", "per_task_section", "value_row"]
 
@@ -22,65 +23,57 @@ def value_row(measure: str, value: str, raw: Cell = None) -> dict[str, Cell]:
 MEASURE_COLUMNS = [column("measure", "Measure", min_width=20), column("value", "Value", min_width=12)]
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"
-
-
-def _of(hits: int, known: int) -> str:
-    return f"{_pct(rate(hits, known))} ({hits}/{known})" if known else "— (no data)"
-
-
 def health_sections(health: EngineeringHealth) -> list[Section]:
     """The two separate assessments: harness health (infrastructure) and run quality (outcomes)."""
     h, q = health.harness, health.quality
-    harness = Section(
-        id="harness-health",
-        title="Harness health",
-        panel=True,
-        columns=MEASURE_COLUMNS,
-        status=h.status,
-        headline=f"{h.score:.1f}/10 {h.status} — is the evaluation trustworthy?",
-        rows=[
+    harness = _panel(
+        "harness-health",
+        "Harness health",
+        h.status,
+        f"{h.score:.1f}/10 {h.status} — is the evaluation trustworthy?",
+        [
             value_row("Evaluated from", _evaluated(health.evaluated_from), health.evaluated_from.get("with_trace")),
-            value_row("Reconciliation pass rate", _pct(h.reconciliation_pass_rate), h.reconciliation_pass_rate),
+            value_row("Reconciliation pass rate", pct(h.reconciliation_pass_rate), h.reconciliation_pass_rate),
             value_row("Reconciliation errors", str(h.reconciliation_errors), h.reconciliation_errors),
             value_row("Validator errors", f"{h.validator_errors} tasks", h.validator_errors),
             value_row(
                 "Attribution coverage",
-                _pct(h.attribution_coverage) if h.attribution_coverage is not None else "— (no failed task)",
+                pct(h.attribution_coverage) if h.attribution_coverage is not None else "— (no failed task)",
                 h.attribution_coverage,
             ),
         ],
+        "Harness health verdicts (score 0-10, one scale): "
+        + "; ".join(f"{verdict}: {when}, {action}" for verdict, when, action in HEALTH_SCALE) + ".",
     )
-    harness.notes = ["Harness health verdicts (score 0-10, one scale): " + "; ".join(
-        f"{verdict}: {when}, {action}" for verdict, when, action in HEALTH_SCALE) + "."]
-    quality = Section(
-        id="run-quality",
-        title="Run quality",
-        panel=True,
-        columns=MEASURE_COLUMNS,
-        status=q.status,
-        headline=(
-            f"{q.status} {_pct(q.answer_accuracy)} accuracy — how well did the agent do?"
-            if q.answer_accuracy is not None
-            else f"{q.status} (no gold answers) — how well did the agent do?"
-        ),
-        rows=[
+    quality = _panel(
+        "run-quality",
+        "Run quality",
+        q.status,
+        f"{q.status} {pct(q.answer_accuracy)} accuracy — how well did the agent do?"
+        if q.answer_accuracy is not None
+        else f"{q.status} (no gold answers) — how well did the agent do?",
+        [
             value_row(
-                "Answer accuracy", f"{_pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold"
+                "Answer accuracy", f"{pct(q.answer_accuracy)} of {q.tasks_with_gold} with gold"
                 + (f" ({q.missing_artefacts} missing artefacts left out)" if q.missing_artefacts else ""),
                 q.answer_accuracy,
             ),
             value_row(
                 "Execution success",
-                f"{_pct(q.execution_success_rate)} of {q.tasks_with_execution}",
+                f"{pct(q.execution_success_rate)} of {q.tasks_with_execution}",
                 q.execution_success_rate,
             ),
         ],
+        "Run quality (the agent, not the harness): GOOD at 80 % answer accuracy or more, DEGRADED at "
+        "50 % or more, POOR below, UNKNOWN without gold answers.",
     )
-    quality.notes = ["Run quality (the agent, not the harness): GOOD at 80 % answer accuracy or more, DEGRADED at "
-                     "50 % or more, POOR below, UNKNOWN without gold answers."]
     return [harness, quality]
+
+
+def _panel(id_: str, title: str, status: str, headline: str, rows: list[dict[str, Cell]], note: str) -> Section:
+    """A framed measure/value panel with a status badge, a headline and one note."""
+    return Section(id=id_, title=title, panel=True, columns=MEASURE_COLUMNS, status=status, headline=headline,
+                   rows=rows, notes=[note])
 
 
 def _evaluated(counts: dict[str, int]) -> str:
@@ -141,8 +134,8 @@ def overall_section(run: RunRows) -> Section:
     times, tokens = numbers(rows, "execution_time"), numbers(rows, "total_tokens")
     out = [
         value_row("Tasks", str(len(rows)), len(rows)),
-        value_row("Execution success", _of(executed, known), rate(executed, known)),
-        value_row(f"Answer accuracy (≥ {thr:g})", _of(correct, len(scores)), rate(correct, len(scores))),
+        value_row("Execution success", pct_of(executed, known), ratio(executed, known)),
+        value_row(f"Answer accuracy (≥ {thr:g})", pct_of(correct, len(scores)), ratio(correct, len(scores))),
         value_row("Partial answers", str(partial) if scores else "— (no gold)", partial if scores else None),
         value_row(
             "Mean final score", f"{fmean(scores):.3f} (n={len(scores)})" if scores else "— (no gold)",
@@ -175,8 +168,8 @@ def _difficulty_row(name: str, rows: Sequence[Row], thr: float) -> dict[str, Cel
     return {
         "difficulty": name,
         "tasks": len(rows),
-        "exec": rate(executed, known),
-        "accuracy": rate(sum(s >= thr for s in scores), len(scores)),
+        "exec": ratio(executed, known),
+        "accuracy": ratio(sum(s >= thr for s in scores), len(scores)),
         "mean_score": fmean(scores) if scores else None,
         "runtime": fmean(times) if times else None,
         "tokens": fmean(tokens) if tokens else None,

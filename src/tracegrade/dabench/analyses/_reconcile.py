@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from tracegrade.dabench.analyses._sections import pct
 from tracegrade.dabench.tables._evaluated import Row, read_columns
 
 __all__ = ["CHECKS", "Finding", "Reconciliation", "TableFacts", "format_reconciliation", "reconcile", "table_facts"]
@@ -328,7 +329,7 @@ def _time_totals(rows: Iterable[Row], facts: TableFacts) -> dict[str, float | in
 
 def format_reconciliation(result: Reconciliation, run_id: str, *, limit: int = 200) -> str:
     """The plain-text report ``artifact_reconciliation_report.txt``."""
-    rate = "n/a (no tasks)" if result.pass_rate is None else f"{result.pass_rate:.1%}"
+    rate = pct(result.pass_rate, "n/a (no tasks)")
     lines = [
         f"Artifact reconciliation: {run_id}",
         "=" * 60,
@@ -362,5 +363,5 @@ def _time_lines(totals: Mapping[str, float | int | None]) -> list[str]:
         f"  wall clock: {totals['wall_clock_seconds']:.1f}s; step durations: {totals['component_seconds']:.1f}s",
         f"  unaccounted overhead time: {totals['unaccounted_overhead_seconds']:.1f}s "
         "(framework overhead, I/O wait, queuing)",
-        f"  time accounting ratio: {'n/a' if ratio is None else f'{ratio:.1%}'}",
+        f"  time accounting ratio: {pct(ratio, 'n/a')}",
     ]

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.dabench.analyses._params import Mode
 
-__all__ = ["Cell", "ColumnKind", "Section", "SectionColumn", "column"]
+__all__ = ["Cell", "ColumnKind", "Section", "SectionColumn", "column", "fmt", "pct", "pct_of"]
 
 Cell = float | int | str | bool | list[float | None] | None
 """A table cell: a number, a label, a [mean, std] or [low, high] pair, or None (no value)."""
@@ -35,6 +35,21 @@ class SectionColumn(BaseModel):
 def column(key: str, label: str, kind: ColumnKind = "text", priority: int = 0, min_width: int = 6) -> SectionColumn:
     """Shorthand for a :class:`SectionColumn`."""
     return SectionColumn(key=key, label=label, kind=kind, priority=priority, min_width=min_width)
+
+
+def fmt(value: float | None, spec: str = ".3f") -> str:
+    """A number in the format ``spec``, or ``—``."""
+    return "—" if value is None else format(value, spec)
+
+
+def pct(value: float | None, missing: str = "—") -> str:
+    """A fraction as a percentage with one decimal (``12.5%``), or ``missing``."""
+    return missing if value is None else f"{value:.1%}"
+
+
+def pct_of(hits: int, known: int) -> str:
+    """``hits`` out of ``known`` as a percentage and a count (``50.0% (1/2)``)."""
+    return f"{pct(hits / known)} ({hits}/{known})" if known else "— (no data)"
 
 
 class Section(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from statistics import fmean
 
 from tracegrade.dabench.analyses._reconcile import Reconciliation
-from tracegrade.dabench.analyses._sections import Section, column
+from tracegrade.dabench.analyses._sections import Section, column, pct
 from tracegrade.dabench.tables._evaluated import RunRows, numbers
 
 __all__ = ["phase_timing_section"]
@@ -58,9 +58,8 @@ def _reconciliation_line(rec: Reconciliation) -> str:
     t = rec.time_accounting
     if not t.get("tasks_timed"):
         return "No per-step durations in these traces: time columns are empty and the wall clock is not reconciled."
-    ratio = t["time_accounting_ratio"]
-    share = "n/a" if ratio is None else f"{ratio:.1%}"
     return (
         f"Reconciliation: wall clock {t['wall_clock_seconds']:.1f}s, step durations {t['component_seconds']:.1f}s "
-        f"({share}); unaccounted overhead {t['unaccounted_overhead_seconds']:.1f}s (framework, I/O, queuing)."
+        f"({pct(t['time_accounting_ratio'], 'n/a')}); unaccounted overhead {t['unaccounted_overhead_seconds']:.1f}s "
+        "(framework, I/O, queuing)."
     )

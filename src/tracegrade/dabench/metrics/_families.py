@@ -16,7 +16,6 @@ __all__ = [
     "Family",
     "MetricContext",
     "Out",
-    "ratio",
 ]
 
 NO_STEPS = "no steps in this trace (failure payload without steps, or no trace file)"
@@ -67,11 +66,6 @@ class Family:
     name: str
     compute: Callable[[MetricContext], Out]
     columns: tuple[str, ...]
-
-
-def ratio(numerator: float, denominator: float) -> float | None:
-    """Numerator / denominator, None when the denominator is 0."""
-    return numerator / denominator if denominator else None
 
 
 def f1(precision: float | None, recall: float | None) -> float | None:

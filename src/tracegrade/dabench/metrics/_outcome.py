@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tracegrade.dabench.metrics._families import NO_STEPS, NO_TOKENS, MetricContext, Out, f1, ratio
+from tracegrade.dabench.metrics._families import NO_STEPS, NO_TOKENS, MetricContext, Out, f1
+from tracegrade.stats import ratio
 
 __all__ = ["correctness", "execution", "identification", "task_metadata"]
 

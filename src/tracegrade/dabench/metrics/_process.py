@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from tracegrade.dabench.metrics._families import NO_STEPS, MetricContext, Out, ratio
+from tracegrade.dabench.metrics._families import NO_STEPS, MetricContext, Out
 from tracegrade.dabench.reading._records import Phase, TraceFormat
 from tracegrade.dabench.reading._task_signals import (
     critic_steps,
@@ -15,6 +15,7 @@ from tracegrade.dabench.reading._task_signals import (
     verifier_steps,
 )
 from tracegrade.dabench.reading._vocab import PLAN_ACTIONS, tool_category
+from tracegrade.stats import ratio
 
 __all__ = ["autonomy", "data_understanding", "planning", "tool_usage", "verification"]
 

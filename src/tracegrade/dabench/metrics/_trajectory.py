@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from tracegrade.dabench.metrics._families import NO_STEPS, MetricContext, Out, ratio
+from tracegrade.dabench.metrics._families import NO_STEPS, MetricContext, Out
 from tracegrade.dabench.reading._records import Step
 from tracegrade.dabench.reading._task_signals import critic_steps, phase_pattern
+from tracegrade.stats import ratio
 
 __all__ = ["recovery", "trajectory"]
 

@@ -12,13 +12,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from tracegrade.dabench.analyses._compare import RunComparison
+from tracegrade.dabench.analyses._compare import RunComparison, interval_text
 from tracegrade.dabench.analyses._mas import missing_artefact_note
 from tracegrade.dabench.analyses._overview import DIFFICULTY_ORDER
 from tracegrade.dabench.analyses._params import Resampling, ci_label
 from tracegrade.dabench.analyses._research import describe
+from tracegrade.dabench.analyses._sections import fmt
 from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
-from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers, rate
+from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers
+from tracegrade.render import fmt_pct
+from tracegrade.stats import ratio
 
 __all__ = ["PaperTable", "paper_tables", "render_latex", "render_markdown"]
 
@@ -44,10 +47,6 @@ def _pm(values: list[float]) -> str:
         return DASH
     spread = std(values)
     return f"{fmean(values):.3f} ± {spread:.3f}" if spread is not None else f"{fmean(values):.3f}"
-
-
-def _pct(value: float | None) -> str:
-    return DASH if value is None else f"{value * 100:.1f}%"
 
 
 def _main(run: RunRows, resampling: Resampling) -> PaperTable:
@@ -77,8 +76,8 @@ def _difficulty(run: RunRows) -> PaperTable:
         group = groups[name]
         scores = numbers(group, "final_score")
         executed, known = count_true(group, "execution_success")
-        accuracy = rate(sum(s >= run.success_threshold for s in scores), len(scores))
-        rows.append((name, str(len(group)), _pct(rate(executed, known)), _pct(accuracy), _pm(scores)))
+        accuracy = ratio(sum(s >= run.success_threshold for s in scores), len(scores))
+        rows.append((name, str(len(group)), fmt_pct(ratio(executed, known)), fmt_pct(accuracy), _pm(scores)))
     header = ("Difficulty", "n", "Execution success", "Answer accuracy", "Final score")
     return PaperTable(
         2, "Breakdown by difficulty", header, tuple(rows), f"Answer accuracy: final_score ≥ {run.success_threshold:g}."
@@ -115,7 +114,7 @@ def _mean(values: list[float]) -> str:
 def _root_causes(run: RunRows) -> PaperTable:
     failed = [r for r in run.rows if r.get("outcome_status") in ("failed", "partial")]
     counts = Counter(str(r["root_cause"]) for r in failed if r.get("root_cause"))
-    rows = tuple((cause, str(n), _pct(n / len(failed))) for cause, n in counts.most_common(10))
+    rows = tuple((cause, str(n), fmt_pct(n / len(failed))) for cause, n in counts.most_common(10))
     note = f"Failed or partial tasks (final_score < {run.success_threshold:g} or no answer): {len(failed)}."
     note = note if failed else "No failed task."
     missing = sum(1 for r in run.rows if r.get("outcome_status") == HARNESS_OUTCOME)
@@ -125,21 +124,16 @@ def _root_causes(run: RunRows) -> PaperTable:
 
 
 def _comparison(c: RunComparison) -> PaperTable:
-    def f(value: float | None, spec: str = ".3f") -> str:
-        return DASH if value is None else format(value, spec)
-
-    interval = c.interval
-    ci = DASH if interval.low is None or interval.high is None else f"[{interval.low:+.3f}, {interval.high:+.3f}]"
     row = (
         c.primary,
         str(c.n),
-        f(c.baseline_score),
-        f(c.candidate_score),
-        f(c.mean_delta, "+.3f"),
-        ci,
-        f(c.wilcoxon.statistic, ".1f"),
-        f(c.p_value, ".4f"),
-        f(c.cohens_d),
+        fmt(c.baseline_score),
+        fmt(c.candidate_score),
+        fmt(c.mean_delta, "+.3f"),
+        interval_text(c),
+        fmt(c.wilcoxon.statistic, ".1f"),
+        fmt(c.p_value, ".4f"),
+        fmt(c.cohens_d),
     )
     header = ("Metric", "Pairs", "Baseline", "Proposed", "Δ", ci_label(c.level), "Wilcoxon W", "p", "Cohen's d")
     note = (

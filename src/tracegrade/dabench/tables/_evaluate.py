@@ -26,10 +26,9 @@ from tracegrade.dabench.tables._stale import remove_stale_tasks
 from tracegrade.errors import TracegradeError
 from tracegrade.runs import JobStatus, RunFolder, job_id_for, uninterrupted
 
-__all__ = ["EVAL_KIND", "DifficultyStats", "EvalOptions", "EvalSummary", "FinishHook", "TaskSink", "evaluate_run"]
+__all__ = ["EVAL_KIND", "EvalOptions", "EvalSummary", "FinishHook", "TaskSink", "evaluate_run"]
 
 EVAL_KIND = "dabench-eval-v2"
-TABLES = ("task_metrics", "trajectory", "tool_calls", "comprehensive_evaluation")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,37 +44,14 @@ class EvalOptions:
 
 
 @dataclass
-class DifficultyStats:
-    """Running totals of one difficulty level."""
-
-    tasks: int = 0
-    executed: int = 0
-    execution_known: int = 0
-    scores: list[float] = field(default_factory=list)
-
-
-@dataclass
 class EvalSummary:
-    """What the terminal summary shows, and where the files went."""
+    """The evaluated run: its id, where the files went, its status and how many tasks (with errors) it has."""
 
     run_id: str
     output_dir: Path
     status: JobStatus
     tasks: int = 0
     task_errors: int = 0
-    by_difficulty: dict[str, DifficultyStats] = field(default_factory=lambda: defaultdict(DifficultyStats))
-    success_threshold: float = MetricParams().success_threshold
-
-    def add(self, difficulty: str, values: dict[str, Any]) -> None:
-        """Count one task row."""
-        stats = self.by_difficulty[difficulty]
-        stats.tasks += 1
-        self.tasks += 1
-        if values.get("execution_success") is not None:
-            stats.execution_known += 1
-            stats.executed += int(values["execution_success"] == 1)
-        if isinstance(values.get("final_score"), float):
-            stats.scores.append(values["final_score"])
 
 
 class _Collector:
@@ -98,8 +74,8 @@ class _Collector:
         self.null_pairs.update(metrics.reasons.items())
         self.errors.extend({"task_id": task_id, "code": code, "message": msg} for code, msg in errors)
         self.formats[str(metrics.values.get("trace_format"))] += 1
+        self.summary.tasks += 1
         self.summary.task_errors += bool(errors)
-        self.summary.add(str(metrics.values.get("difficulty") or "unknown"), metrics.values)
 
 
 TaskSink = Callable[[TaskRecord, TaskMetrics, RunFolder], None]
@@ -136,7 +112,7 @@ def evaluate_run(
     job_id = job_id_for({"run": str(run_dir.resolve()), "params": params.model_dump()}, prefix="dabench")
     remove_stale_tasks(output, run_dir, {entry.task_id for entry in summary.entries}, EVAL_KIND)
     folder = RunFolder(output, kind=EVAL_KIND, job_id=job_id)
-    result = EvalSummary(summary.run_id, output, JobStatus.COMPLETED, success_threshold=params.success_threshold)
+    result = EvalSummary(summary.run_id, output, JobStatus.COMPLETED)
     collector = _Collector(result)
     collector.errors.extend(
         {"task_id": "", "code": "invalid_summary_entry", "entry": i, "message": m} for i, m in summary.entry_errors

@@ -14,7 +14,7 @@ from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.reading._records import Value
 from tracegrade.errors import InputError
 
-__all__ = ["Row", "RunRows", "count_true", "num", "numbers", "rate", "read_columns", "read_evaluated", "read_table"]
+__all__ = ["Row", "RunRows", "count_true", "num", "numbers", "read_columns", "read_evaluated", "read_table"]
 
 Row = Mapping[str, Value]
 """One task_metrics row (column → value; None is a null metric)."""
@@ -130,8 +130,3 @@ def count_true(rows: Iterable[Row], column: str) -> tuple[int, int]:
     """(rows where ``column`` is 1/true, rows where it is known)."""
     values = numbers(rows, column)
     return sum(1 for v in values if v == 1), len(values)
-
-
-def rate(hits: int, known: int) -> float | None:
-    """Hits / known, None without a denominator."""
-    return hits / known if known else None

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from tracegrade.stats import ratio
 from tracegrade.suites.checking._records import MetricObservation, Record, Scored
 from tracegrade.suites.reading._json import json_key
 from tracegrade.suites.reading._models import Metric
@@ -204,7 +205,7 @@ def summarise_metric(metric: Metric, observations: Sequence[MetricObservation]) 
     totals: dict[str, Any] = {
         "name": metric.name, "kind": metric.kind, "path": metric.path, "labels": list(metric.labels),
         "support": support, "excluded": len(observations) - support, **counts, "correct": correct,
-        "accuracy": _ratio(correct, support), "coverage": _ratio(counts["observed"], support),
+        "accuracy": ratio(correct, support), "coverage": ratio(counts["observed"], support),
     }
     observed = [o for o in supported if o.state == "observed"]
     if metric.kind == "classification":
@@ -215,10 +216,6 @@ def summarise_metric(metric: Metric, observations: Sequence[MetricObservation]) 
         pairs = [(o.gold, o.predicted) for o in observed]
         return MultilabelSummary(**totals, **_per_label(metric.labels, _label_counts(metric.labels, pairs), len(pairs)))
     return FieldsSummary(**totals, fields=_field_counts(metric.labels, supported))
-
-
-def _ratio(numerator: int, denominator: int) -> float | None:
-    return numerator / denominator if denominator else None
 
 
 def _gold_label(o: MetricObservation) -> list[Any]:
@@ -267,7 +264,7 @@ def _per_label(labels: Sequence[Any], counts: Counts, observed: int) -> dict[str
 
 
 def _rates(tp: int, fp: int, fn: int) -> dict[str, float | None]:
-    return {"precision": _ratio(tp, tp + fp), "recall": _ratio(tp, tp + fn), "f1": _ratio(2 * tp, 2 * tp + fp + fn)}
+    return {"precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn), "f1": ratio(2 * tp, 2 * tp + fp + fn)}
 
 
 _FIELD_CATEGORIES = ("correct_value", "correct_null", "hallucinated", "missed", "wrong_value", "unavailable")
@@ -282,7 +279,7 @@ def _field_counts(labels: Sequence[Any], supported: Sequence[MetricObservation])
                 continue
             category = (o.fields or {}).get(name, "unavailable")
             counts[category] += 1
-        hallucination = _ratio(counts["hallucinated"], counts["hallucinated"] + counts["correct_null"])
-        miss = _ratio(counts["missed"], counts["missed"] + counts["correct_value"] + counts["wrong_value"])
+        hallucination = ratio(counts["hallucinated"], counts["hallucinated"] + counts["correct_null"])
+        miss = ratio(counts["missed"], counts["missed"] + counts["correct_value"] + counts["wrong_value"])
         rows.append(FieldCounts(field=name, **counts, hallucination_rate=hallucination, miss_rate=miss))
     return rows

@@ -9,7 +9,7 @@ from typing import Final, Literal
 from pydantic import Field
 
 from tracegrade.errors import ConfigError
-from tracegrade.stats import GateOptions, GateVerdict, Interval, PairedComparison, PairedUnits
+from tracegrade.stats import GateOptions, GateVerdict, Interval, PairChange, PairedComparison, PairedUnits, pair_changes
 from tracegrade.suites.checking._records import FAILED_STATUSES, AttemptRecord, Record
 from tracegrade.suites.reporting._params import IntervalParameters
 from tracegrade.suites.reporting._report import DatasetIdentity, ReportMode, SuiteReport, SuiteSection
@@ -18,7 +18,6 @@ from tracegrade.suites.reporting._summaries import LatencySummary, latency_summa
 __all__ = [
     "COMPARE_FORMAT",
     "AttemptChange",
-    "CasePair",
     "ChangeCounts",
     "ComparedModes",
     "ComparedReport",
@@ -107,17 +106,6 @@ class ComparedReport(Record):
     mode: ReportMode
 
 
-class CasePair(Record):
-    """One source case on both sides: its pass rate over its repetitions (the primary score)."""
-
-    id: str
-    """``suite/case``."""
-    outcome: Literal["improved", "regressed", "unchanged"]
-    baseline_score: float
-    candidate_score: float
-    delta: float
-
-
 class ComparisonReport(PairedComparison):
     """What ``comparison.json`` holds: the shape every ``compare`` shares, then the per-suite details.
 
@@ -135,8 +123,8 @@ class ComparisonReport(PairedComparison):
     """Always empty: both reports must hold the same attempts."""
     only_in_candidate: list[str] = Field(default_factory=list)
     gate: GateVerdict
-    pairs: list[CasePair]
-    """Every source case, biggest regression first."""
+    pairs: list[PairChange]
+    """Every source case (``suite/case``) with its pass rate over its repetitions, biggest regression first."""
     dataset: DatasetIdentity
     parameters: IntervalParameters
     modes: ComparedModes
@@ -294,10 +282,7 @@ def _case_units(candidate: SuiteReport, baseline: SuiteReport) -> PairedUnits:
     )
 
 
-def _case_pairs(units: PairedUnits, paired: PairedComparison) -> list[CasePair]:
-    changed = {**dict.fromkeys(paired.improved, "improved"), **dict.fromkeys(paired.regressed, "regressed")}
+def _case_pairs(units: PairedUnits, paired: PairedComparison) -> list[PairChange]:
     assert units.baseline_counts is not None
-    pairs = [CasePair(id=i, outcome=changed.get(i, "unchanged"), baseline_score=b / n, candidate_score=c / n,
-                      delta=c / n - b / n)
-             for i, b, c, n in zip(units.ids, units.baseline, units.candidate, units.baseline_counts, strict=True)]
-    return sorted(pairs, key=lambda p: (p.delta, p.id))
+    return pair_changes(paired, ((i, b / n, c / n) for i, b, c, n in
+                                 zip(units.ids, units.baseline, units.candidate, units.baseline_counts, strict=True)))

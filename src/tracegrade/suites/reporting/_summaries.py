@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from itertools import chain
 from operator import attrgetter
 
+from tracegrade.stats import ratio
 from tracegrade.suites.checking._metrics import MetricSummary, summarise_metric
 from tracegrade.suites.checking._records import FAILED_STATUSES, USAGE_FIELDS, AttemptRecord, Invocation, Record
 from tracegrade.suites.reading._dataset import SuiteSpec
@@ -136,10 +137,6 @@ class SuiteSummary(SuiteRates, _Sizes):
 _OUTCOME, _CHECKS, _INVOCATIONS = attrgetter("outcome"), attrgetter("checks"), attrgetter("invocations")
 
 
-def _ratio(numerator: int, denominator: int) -> float | None:
-    return numerator / denominator if denominator else None
-
-
 def check_counts(attempts: Sequence[AttemptRecord]) -> CheckCounts:
     """The outcomes of every check of every attempt."""
     counts = Counter(map(_OUTCOME, chain.from_iterable(map(_CHECKS, attempts))))
@@ -156,11 +153,11 @@ def summarise_suite(suite: SuiteSpec, attempts: Sequence[AttemptRecord]) -> Suit
         source_case_count=len({a.id for a in attempts}),
         attempt_count=n,
         checks=checks,
-        check_pass_rate=_ratio(checks.passed, checks.total),
-        check_coverage=_ratio(checks.passed + checks.failed, checks.total),
-        case_pass_rate=_ratio(sum(1 for a in attempts if a.passed), n),
-        failure_rate=_ratio(sum(1 for a in attempts if a.status in FAILED_STATUSES), n),
-        review_rate=_ratio(sum(1 for a in attempts if a.status == "needs_review"), n),
+        check_pass_rate=ratio(checks.passed, checks.total),
+        check_coverage=ratio(checks.passed + checks.failed, checks.total),
+        case_pass_rate=ratio(sum(1 for a in attempts if a.passed), n),
+        failure_rate=ratio(sum(1 for a in attempts if a.status in FAILED_STATUSES), n),
+        review_rate=ratio(sum(1 for a in attempts if a.status == "needs_review"), n),
         statuses=dict(sorted(Counter(a.status for a in attempts).items())),
         flows=flows, steps=steps, decisions=decisions,
         latency=latency_summary([a.elapsed_seconds for a in attempts]),
@@ -217,7 +214,7 @@ def _invocation_summaries(
             decisions.append(DecisionSummary(flow=flow, step=step, decision_invocations=total,
                                              model_selected_invocations=selected["model"],
                                              fallback_selected_invocations=selected["fallback"],
-                                             fallback_rate=_ratio(selected["fallback"], total)))
+                                             fallback_rate=ratio(selected["fallback"], total)))
     return ([FlowInvocations(flow=f, **_counts(g)) for f, g in sorted(flows.items())],
             [StepInvocations(flow=f, step=s, **_counts(g)) for (f, s), g in sorted(steps.items())],
             sorted(decisions, key=lambda d: (d.flow, d.step)))
