@@ -38,3 +38,10 @@ def test_report_renders_every_section_in_headless_chromium(out: Path) -> None:
         assert f'<section id="{section}">' in dom
     assert dom.count("<img ") == 4 and "Metric correlation matrix" in dom
     assert 'data-sort="0.6666666666666666">66.7%</td>' in dom  # accuracy cell with its raw sort value
+
+
+def test_a_value_shown_with_its_count_sorts_by_its_number(out: Path) -> None:
+    html = (out / "report.html").read_text()
+    sorts = re.findall(r'data-sort="([^"]*)"', html)
+    assert sorts and not [s for s in sorts if "(n=" in s]  # "0.667 (n=3)" would sort as text, after "1.2"
+    assert re.search(r'data-sort="[0-9.e-]+">[0-9.]+ \(n=\d+\)</td>', html)

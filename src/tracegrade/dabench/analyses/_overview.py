@@ -16,7 +16,7 @@ DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2, "extreme": 3}
 
 
 def value_row(measure: str, value: str, raw: Cell = None) -> dict[str, Cell]:
-    """A measure/value row (``raw`` keeps the number for machines)."""
+    """A measure/value row (``raw`` keeps the number for machines, and the HTML table sorts the value by it)."""
     return {"measure": measure, "value": value, "raw": raw}
 
 

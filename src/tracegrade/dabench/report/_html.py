@@ -31,7 +31,7 @@ def _table(section: Section) -> dict[str, Any]:
             [
                 {
                     "text": format_cell(row.get(c.key), c.kind),
-                    "sort": sort_key(row.get(c.key)),
+                    "sort": sort_key(row["raw"] if c.key == "value" and "raw" in row else row.get(c.key)),
                     "numeric": c.kind in _NUMERIC,
                 }
                 for c in section.columns
