@@ -109,3 +109,15 @@ def test_a_title_wider_than_its_table_is_never_broken_mid_word() -> None:
     assert all(len(line) <= 80 for line in lines)
     shown = " ".join(line.strip() for line in lines[:2])
     assert shown == title  # before: folded into the 15-column table, "runs/2026-1" / "1-30/nightly-b…"
+
+
+def test_a_less_important_column_gives_way_before_a_word_is_broken() -> None:
+    columns = [Column("Task", "task", min_width=8), Column("Outcome", "outcome", min_width=7, wrap=True),
+               Column("Tokens", "tokens", min_width=6, justify="right", priority=4),
+               Column("Root cause", "cause", min_width=12, wrap=True)]
+    rows = [{"task": "task_173", "outcome": "missing_artefact", "tokens": 16222, "cause": "max_steps_exhausted"}]
+    console = Console(record=True, width=56, color_system=None)
+    console.print(fit_table(None, columns, rows, width=56))
+    text = console.export_text()
+    assert "missing_artefact" in text and "max_steps_exhausted" in text  # whole words, on one line each
+    assert "Hidden to fit 56 columns: Tokens" in text

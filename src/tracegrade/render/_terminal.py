@@ -7,6 +7,7 @@ rewrite what was printed before it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -89,7 +90,9 @@ def fit_table(
     While the columns' minimum widths do not fit, the least important column (largest ``priority``,
     the rightmost among equals) is hidden; columns of priority 0 are never hidden. The space left is
     shared among the shown columns up to their content's width. Cells wrap only in columns marked
-    ``wrap``; elsewhere text longer than its column ends with an ellipsis. Strings are shown literally
+    ``wrap``, at spaces: such a column is at least as wide as its longest word (up to ``_WORD_CAP``
+    characters), so less important columns give way before a word is broken; elsewhere text longer than
+    its column ends with an ellipsis. Strings are shown literally
     (no rich markup, control characters escaped by
     :func:`terminal_safe`); the caption names the hidden columns.
 
@@ -97,6 +100,8 @@ def fit_table(
         KeyError: a row lacks a column's key.
     """
     available = console_width() if width is None else width
+    rows = list(rows)
+    columns = [_fit_words(column, [_cell(column, row[column.key]) for row in rows]) for column in columns]
     shown = _columns_that_fit(columns, available)
     cells = [[_cell(column, row[column.key]) for column in shown] for row in rows]
     widths = _share_width(shown, cells, available)
@@ -123,6 +128,19 @@ def fit_table(
     for row_cells in cells:
         table.add_row(*row_cells)
     return table
+
+
+_WORD_CAP = 24
+"""The longest word a wrapping column widens for; a longer one (a path, an id) is broken where it must be."""
+
+
+def _fit_words(column: Column, cells: Sequence[Text]) -> Column:
+    """``column`` at least as wide as its longest word when it wraps (``_WORD_CAP`` at most)."""
+    if not column.wrap:
+        return column
+    longest = max((cell_len(word) for cell in cells for word in cell.plain.split()), default=0)
+    wide = min(max(longest, cell_len(column.header)), _WORD_CAP, column.max_width or _WORD_CAP)
+    return column if wide <= column.min_width else dataclasses.replace(column, min_width=wide)
 
 
 def _columns_that_fit(columns: Sequence[Column], available: int) -> list[Column]:

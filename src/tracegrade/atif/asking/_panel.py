@@ -75,7 +75,8 @@ async def panel_score(panel: PanelJudge, rubric: Rubric, request: JudgeRequest,
     how = panel.spec.aggregation
     weights = [a.weight for a, _ in good]
     own = {a.name: rubric.score(reply.scores) for a, reply in good}
-    criteria = {name: aggregate([reply.scores[name] for _, reply in good], weights, how) for name in sorted(rubric.names)}
+    criteria = {name: aggregate([reply.scores[name] for _, reply in good], weights, how)
+                for name in sorted(rubric.names)}
     score = aggregate(list(own.values()), weights, how)
     rationale = " | ".join(f"[{a.name}] {reply.rationale}" for a, reply in good)[:_MAX_RATIONALE]
     record = StepPanel(
