@@ -44,6 +44,10 @@ _DIGITS = bytes(1 if 0x30 <= byte <= 0x39 else 0 for byte in range(256))
 """A translation marking ASCII digits 1 and every other byte 0."""
 _LONG_RUN = b"\x01" * 19
 """19 digits in a row: a number orjson may read otherwise than exactly (beyond 64 bits it gives a float)."""
+_NUMBER_BYTES = frozenset(b"0123456789.-")
+"""What a number written by orjson holds before its exponent."""
+_BEFORE_VALUE = frozenset(b"[,:")
+"""What precedes a value inside compact JSON."""
 _SLICE = 1 << 20
 """Bytes screened at a time: the screens' buffers are reused instead of a copy of a whole large document."""
 _SMALL = 1 << 12
@@ -193,18 +197,23 @@ def _fast(data: bytes | str) -> Any:
 
 
 def _rounded_integer(encoded: bytes) -> bool:
-    """Whether orjson's re-encoding ``encoded`` holds a number written with a positive exponent (``1e+23``).
+    """Whether orjson's compact re-encoding ``encoded`` holds a number written with a positive exponent (``1e+23``).
 
     orjson reads an integer beyond 64 bits (at least 2**63 in magnitude) as a float, and writes every float
     of at least 1e16 with ``e+``; a document holding none has no such integer. A ``+`` is rare in JSON, so
-    the common case is one ``memchr``; text that merely looks like such a number is only sent to the exact
-    reader.
+    the common case is one ``memchr``. Text inside a string that looks like such a number (``"1.5e+05 rows"``)
+    is told apart by what precedes it: a number in compact JSON starts the document or follows ``[``, ``,``
+    or ``:``; anything else is a string's text (text that merely looks like that is only sent to the exact
+    reader).
     """
     if b"+" not in encoded:
         return False
     at = encoded.find(b"e+")
     while at > 0:
-        if 0x30 <= encoded[at - 1] <= 0x39:
+        start = at
+        while start > 0 and encoded[start - 1] in _NUMBER_BYTES:
+            start -= 1
+        if start < at and (start == 0 or encoded[start - 1] in _BEFORE_VALUE):
             return True
         at = encoded.find(b"e+", at + 2)
     return False
