@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import msgspec
 import orjson
 import pytest
@@ -18,6 +20,32 @@ def test_compact_and_indented_documents_are_read_as_orjson_reads_them() -> None:
     assert loads(orjson.dumps(value)) == value
     assert loads(orjson.dumps(value, option=orjson.OPT_INDENT_2)) == value
     assert loads(orjson.dumps(value).decode()) == value
+
+
+@pytest.mark.parametrize("text", [
+    b'{\n  "a": 1,\n  "b": {\n    "c": 2,\n    "c": 3\n  }\n}',
+    b'{\n  "a": 1,\n  "b": [\n    2\n  ],\n  "a": 4\n}',
+    # the quotes the repeated key loses, gained back by escapes written \u0022:
+    b'{\n  "a": 1,\n  "b": "\\u0022\\u0022",\n  "b": 2\n}',
+])
+def test_an_indented_document_with_a_repeated_key_is_refused(text: bytes) -> None:
+    """Indented as json.dumps(indent=2) writes it, with or without a final newline."""
+    for data in (text, text + b"\n"):
+        assert _problem(data).code == "duplicate_key"
+
+
+@pytest.mark.parametrize("literal", [123456789012345678901234, -(2**64), 2**64 - 1])
+def test_an_indented_document_keeps_every_integer_exactly(literal: int) -> None:
+    text = json.dumps({"steps": [{"id": literal, "n": [1, literal]}]}, indent=2).encode() + b"\n"
+    assert loads(text) == {"steps": [{"id": literal, "n": [1, literal]}]}
+
+
+def test_an_indented_document_at_the_nesting_limit_is_read_and_beyond_it_refused() -> None:
+    deep: list[object] = []
+    for _ in range(MAX_DEPTH - 1):
+        deep = [deep]
+    assert loads(orjson.dumps(deep, option=orjson.OPT_INDENT_2)) == deep
+    assert _problem(orjson.dumps(deep, option=orjson.OPT_INDENT_2).replace(b"[]", b"[[]]", 1)).code == "too_deep"
 
 
 @pytest.mark.parametrize("text", [b'{"a":1,"a":1}', b'{"x":{"a":1,"a":2}}', b'[{"a":"\\"","a":"\\""}]',

@@ -47,7 +47,10 @@ _LONG_RUN = b"\x01" * 19
 _NUMBER_BYTES = frozenset(b"0123456789.-")
 """What a number written by orjson holds before its exponent."""
 _BEFORE_VALUE = frozenset(b"[,:")
-"""What precedes a value inside compact JSON."""
+"""What precedes a value in orjson's JSON (past its indentation)."""
+_INDENTATION = frozenset(b" \n")
+_INDENTED = (b"{\n  ", b"[\n  ")
+"""How a document indented by two spaces starts (compared with orjson's own indented writing)."""
 _SLICE = 1 << 20
 """Bytes screened at a time: the screens' buffers are reused instead of a copy of a whole large document."""
 _SMALL = 1 << 12
@@ -165,7 +168,7 @@ _DOUBT: Any = object()
 def _fast(data: bytes | str) -> Any:
     """``data`` read by orjson when the screens show it reads as the policy says; else :data:`_DOUBT`.
 
-    orjson refuses NaN, a number beyond a double, a lone surrogate and bad UTF-8 itself, and its compact
+    orjson refuses NaN, a number beyond a double, a lone surrogate and bad UTF-8 itself, and its
     re-encoding refuses nesting beyond :data:`MAX_DEPTH`. Two readings of its differ from the policy's:
 
     - an integer beyond 64 bits becomes a float, which the re-encoding writes with an exponent of at least
@@ -175,7 +178,9 @@ def _fast(data: bytes | str) -> Any:
       the re-encoding has fewer. A quote written as a unicode escape is the one thing that changes the count
       otherwise, so such input is in doubt.
 
-    Compact input that orjson writes back byte for byte is settled by that comparison alone.
+    Input that orjson writes back byte for byte is settled by that comparison alone (the re-encoding holds
+    every key once and every integer as written): compact input, and input indented by two spaces, as
+    ``json.dumps(..., indent=2)`` and orjson write it (a final newline aside; DataAgent-Bench's trace files).
     """
     if isinstance(data, str):
         try:
@@ -186,25 +191,30 @@ def _fast(data: bytes | str) -> Any:
         raw = data
     try:
         value = orjson.loads(raw)
-        encoded = orjson.dumps(value)  # refuses nesting of more than MAX_DEPTH levels
+        if raw[:4] in _INDENTED:
+            encoded = orjson.dumps(value, option=orjson.OPT_INDENT_2)  # refuses more than MAX_DEPTH levels
+            if raw.startswith(encoded) and (len(raw) == len(encoded) or raw[len(encoded):] == b"\n"):
+                return value
+        else:
+            encoded = orjson.dumps(value)  # refuses more than MAX_DEPTH levels
+            if encoded == raw:
+                return value
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return _DOUBT
-    if encoded == raw:
-        return value
     if _rounded_integer(encoded) or _escaped_quote(raw) or _quotes(raw) != _quotes(encoded):
         return _DOUBT
     return value
 
 
 def _rounded_integer(encoded: bytes) -> bool:
-    """Whether orjson's compact re-encoding ``encoded`` holds a number written with a positive exponent (``1e+23``).
+    """Whether orjson's re-encoding ``encoded`` holds a number written with a positive exponent (``1e+23``).
 
     orjson reads an integer beyond 64 bits (at least 2**63 in magnitude) as a float, and writes every float
     of at least 1e16 with ``e+``; a document holding none has no such integer. A ``+`` is rare in JSON, so
     the common case is one ``memchr``. Text inside a string that looks like such a number (``"1.5e+05 rows"``)
-    is told apart by what precedes it: a number in compact JSON starts the document or follows ``[``, ``,``
-    or ``:``; anything else is a string's text (text that merely looks like that is only sent to the exact
-    reader).
+    is told apart by what precedes it: a number orjson writes starts the document or follows ``[``, ``,`` or
+    ``:`` (and, indented, spaces and a line end); anything else is a string's text (text that merely looks
+    like that is only sent to the exact reader).
     """
     if b"+" not in encoded:
         return False
@@ -213,7 +223,10 @@ def _rounded_integer(encoded: bytes) -> bool:
         start = at
         while start > 0 and encoded[start - 1] in _NUMBER_BYTES:
             start -= 1
-        if start < at and (start == 0 or encoded[start - 1] in _BEFORE_VALUE):
+        before = start
+        while before > 0 and encoded[before - 1] in _INDENTATION:
+            before -= 1
+        if start < at and (before == 0 or encoded[before - 1] in _BEFORE_VALUE):
             return True
         at = encoded.find(b"e+", at + 2)
     return False
