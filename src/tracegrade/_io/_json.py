@@ -210,11 +210,10 @@ def _rounded_integer(encoded: bytes) -> bool:
     """Whether orjson's re-encoding ``encoded`` holds a number written with a positive exponent (``1e+23``).
 
     orjson reads an integer beyond 64 bits (at least 2**63 in magnitude) as a float, and writes every float
-    of at least 1e16 with ``e+``; a document holding none has no such integer. A ``+`` is rare in JSON, so
-    the common case is one ``memchr``. Text inside a string that looks like such a number (``"1.5e+05 rows"``)
-    is told apart by what precedes it: a number orjson writes starts the document or follows ``[``, ``,`` or
-    ``:`` (and, indented, spaces and a line end); anything else is a string's text (text that merely looks
-    like that is only sent to the exact reader).
+    of at least 1e16 with ``e+``; a document holding none has no such integer. Text inside a string that
+    looks like such a number (``"1.5e+05 rows"``) is told apart by what precedes it: a number orjson writes
+    starts the document or follows ``[``, ``,`` or ``:`` (and, indented, spaces and a line end); anything
+    else is a string's text (text that merely looks like that is only sent to the exact reader).
     """
     if b"+" not in encoded:
         return False
