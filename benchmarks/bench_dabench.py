@@ -1,7 +1,7 @@
 """Benchmark: ``dabench eval-v2`` on a generated run against plain orjson parsing of the same files.
 
 Usage: python benchmarks/bench_dabench.py [--tasks 2000] [--steps 30] [--dir DIR] [--repeat 2]
-       [--phases orjson,eval,write,rows]
+       [--phases orjson,eval,write,rows] [--compare SRC]
 
 A run of ``--tasks`` tasks in the official ReAct trace shape (``--steps`` steps each, with tool output), a
 prediction.csv and a gold.csv per task, is generated once. Each measurement runs in a fresh child process
@@ -21,6 +21,9 @@ prediction.csv and a gold.csv per task, is generated once. Each measurement runs
 - ``compare``: the ``dabench compare A B`` command in a fresh process (start-up included) on the pipeline's
   task_metrics and a copy with perturbed scores, 2,000 bootstrap resamples.
 
+``--compare SRC`` also runs ``eval`` with another checkout's ``src`` folder first on the path, in the same
+rounds (alternating with this tree's), and prints the minimum and median CPU seconds of both.
+
 Goals: eval ≤ 3× the floor and peak RSS < 500 MB (tasks are streamed, not held); pipeline ≤ 2× eval;
 compare < 5 s wall clock. Every phase runs in one process (no worker pool); the load average is printed
 before and after, since wall times on a shared machine mean little without it.
@@ -35,6 +38,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -253,11 +257,19 @@ def _perturbed_copy(source: Path, target: Path) -> None:
     (target / "manifest.json").write_bytes((source / "manifest.json").read_bytes())
 
 
-def measure(phase: str, root: Path) -> dict[str, float]:
-    """Run a phase in a fresh child process, writing into a new folder (replacing files costs the file system more)."""
+def measure(phase: str, root: Path, src: Path | None = None) -> dict[str, float]:
+    """Run a phase in a fresh child process, writing into a new folder (replacing files costs the file system more).
+
+    With ``src``, that folder is first on the child's path (another checkout's sources).
+    """
     shutil.rmtree(root / OUTPUTS.get(phase, "no-output"), ignore_errors=True)
+    env = dict(os.environ, PYTHONPATH=str(src)) if src else None
     result = subprocess.run(
-        [sys.executable, __file__, "--child", phase, "--dir", str(root)], check=True, capture_output=True, text=True
+        [sys.executable, __file__, "--child", phase, "--dir", str(root)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     return json.loads(result.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -270,6 +282,7 @@ def main() -> None:
     parser.add_argument("--dir", type=Path)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--phases", default="orjson,eval,write,rows,pipeline,compare", help="part 1 alone: orjson,eval")
+    parser.add_argument("--compare", type=Path, default=None, help="another src folder to run eval with alongside")
     parser.add_argument("--child")
     args = parser.parse_args()
     if args.child:
@@ -281,11 +294,16 @@ def main() -> None:
     size = sum(p.stat().st_size for p in (root / "runs").rglob("*") if p.is_file())
     load_before = os.getloadavg()
     best: dict[str, dict[str, float]] = {}
+    runs: list[tuple[str, str, Path | None]] = [(phase, phase, None) for phase in args.phases.split(",")]
+    if args.compare is not None:
+        runs.insert(runs.index(("eval", "eval", None)) + 1, ("eval (compared)", "eval", args.compare))
+    rounds: dict[str, list[float]] = {name: [] for name, _, _ in runs}
     for _ in range(args.repeat):
-        for phase in args.phases.split(","):
-            got = measure(phase, root)
-            if phase not in best or got["cpu"] < best[phase]["cpu"]:
-                best[phase] = got
+        for name, phase, src in runs:
+            got = measure(phase, root, src)
+            rounds[name].append(got["cpu"])
+            if name not in best or got["cpu"] < best[name]["cpu"]:
+                best[name] = got
     ratio = best["eval"]["cpu"] / best["orjson"]["cpu"]
     wall_ratio = best["eval"]["wall"] / best["orjson"]["wall"]
     load_after = os.getloadavg()
@@ -294,6 +312,12 @@ def main() -> None:
     print(f"{'phase':<8} {'cpu s':>8} {'wall s':>8} {'peak RSS MB':>12}")
     for phase, got in best.items():
         print(f"{phase:<8} {got['cpu']:>8.2f} {got['wall']:>8.2f} {got['rss_mb']:>12.1f}")
+    if args.compare is not None:
+        this, other = rounds["eval"], rounds["eval (compared)"]
+        print(f"eval CPU s, this tree: min {min(this):.3f}, median {statistics.median(this):.3f}; "
+              f"{args.compare}: min {min(other):.3f}, median {statistics.median(other):.3f} "
+              f"(this / compared: min {min(this) / min(other):.3f}x, "
+              f"median {statistics.median(this) / statistics.median(other):.3f}x)")  # fmt: skip
     print(f"eval / orjson: CPU {ratio:.2f}x, wall {wall_ratio:.2f}x (goal <= 3x); eval peak RSS "
           f"{best['eval']['rss_mb']:.0f} MB (goal < 500)")  # fmt: skip
     if "write" in best:
@@ -320,6 +344,7 @@ def main() -> None:
                 "load_before": load_before[0],
                 "load_after": load_after[0],
                 **{f"{p}_{k}": v for p, r in best.items() for k, v in r.items()},
+                **{f"{p}_cpu_rounds": r for p, r in rounds.items() if args.compare is not None},
             }
         )
     )

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import msgspec
 import orjson
 import pytest
@@ -20,8 +22,37 @@ def test_compact_and_indented_documents_are_read_as_orjson_reads_them() -> None:
     assert loads(orjson.dumps(value).decode()) == value
 
 
+@pytest.mark.parametrize("text", [
+    b'{\n  "a": 1,\n  "b": {\n    "c": 2,\n    "c": 3\n  }\n}',
+    b'{\n  "a": 1,\n  "b": [\n    2\n  ],\n  "a": 4\n}',
+    # the quotes the repeated key loses, gained back by escapes written \u0022:
+    b'{\n  "a": 1,\n  "b": "\\u0022\\u0022",\n  "b": 2\n}',
+])
+def test_an_indented_document_with_a_repeated_key_is_refused(text: bytes) -> None:
+    """Indented as json.dumps(indent=2) writes it, with or without a final newline."""
+    for data in (text, text + b"\n"):
+        assert _problem(data).code == "duplicate_key"
+
+
+@pytest.mark.parametrize("literal", [123456789012345678901234, -(2**64), 2**64 - 1])
+def test_an_indented_document_keeps_every_integer_exactly(literal: int) -> None:
+    text = json.dumps({"steps": [{"id": literal, "n": [1, literal]}]}, indent=2).encode() + b"\n"
+    assert loads(text) == {"steps": [{"id": literal, "n": [1, literal]}]}
+
+
+def test_an_indented_document_at_the_nesting_limit_is_read_and_beyond_it_refused() -> None:
+    deep: list[object] = []
+    for _ in range(MAX_DEPTH - 1):
+        deep = [deep]
+    assert loads(orjson.dumps(deep, option=orjson.OPT_INDENT_2)) == deep
+    assert _problem(orjson.dumps(deep, option=orjson.OPT_INDENT_2).replace(b"[]", b"[[]]", 1)).code == "too_deep"
+
+
 @pytest.mark.parametrize("text", [b'{"a":1,"a":1}', b'{"x":{"a":1,"a":2}}', b'[{"a":"\\"","a":"\\""}]',
-                                  b'{"x\\u0022": 1, "x\\"": 2}'])
+                                  b'{"x\\u0022": 1, "x\\"": 2}',
+                                  # the quotes the repeated key loses, gained back by escapes written \u0022:
+                                  b'{"a": 1, "a": "\\u0022\\u0022"}',
+                                  b'{"p": "%s", "a": 1, "a": "\\u0022\\u0022"}' % (b"x" * 5000)])
 def test_a_repeated_key_is_refused_at_its_pointer(text: bytes) -> None:
     problem = _problem(text)
     assert problem.code == "duplicate_key"
@@ -43,11 +74,27 @@ def test_a_number_beyond_a_double_is_refused() -> None:
     assert (_problem(b'{"a": 1e400}').code, _problem(b'{"a": 1e400}').pointer) == ("number_out_of_range", "/a")
 
 
-@pytest.mark.parametrize("literal", [123456789012345678901234, -(2**70), 2**64, -(2**63) - 1, 2**128 - 1])
+@pytest.mark.parametrize("literal", [123456789012345678901234, -(2**70), 2**64, -(2**63) - 1, 2**128 - 1, 2**63 - 1,
+                                     2**63, 2**64 - 1, -(2**63), -(2**64)])
 def test_an_integer_is_read_exactly_however_wide(literal: int) -> None:
-    text = b'{"a": [%d]}' % literal
-    assert loads(text) == {"a": [literal]} and type(loads(text)["a"][0]) is int
-    assert loads(text.decode()) == {"a": [literal]}
+    # spaced, compact (orjson writes it back otherwise), and large (numpy counts the quotes)
+    for text in (b'{"a": [%d]}' % literal, b'{"a":[%d]}' % literal, b'{"p": "%s", "a": [%d]}' % (b"x" * 5000, literal)):
+        assert loads(text)["a"] == [literal] and type(loads(text)["a"][0]) is int
+        assert loads(text.decode())["a"] == [literal]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    (b"[1e+18, 1E16, 12345678901234567890.5, -9.3e18]", [1e18, 1e16, 12345678901234567890.5, -9.3e18]),
+    (b'["3e+5", "1e+23", 1]', ["3e+5", "1e+23", 1]),
+    (b'{"a":1e+300}', {"a": 1e300}),
+])
+def test_large_floats_and_text_like_them_are_read_as_written(text: bytes, value: object) -> None:
+    """A float that orjson writes back with ``e+`` sends the document to the exact reader: the same values."""
+    got = loads(text)
+    assert got == value
+    assert [type(item) for item in (got if isinstance(got, list) else got.values())] == [
+        type(item) for item in (value if isinstance(value, list) else value.values())  # type: ignore[attr-defined]
+    ]
 
 
 def test_an_integer_python_will_not_convert_is_refused() -> None:
@@ -103,7 +150,8 @@ def test_many_documents_read_as_each_reads_alone(documents: list[bytes]) -> None
 
 @pytest.mark.parametrize("bad", [
     b'{"a": 1, "a": 2}', b'{"a": {"b": 1, "b": 1}}', b'{"a": 1', b'{"a": 1} {}', b"[NaN]",
-    b'{"x": 123456789012345678901234}', b'{"x": "\\u0022", "x": 1}', b"[" * 300 + b"]" * 300, b"\xff",
+    b'{"x": 123456789012345678901234}', b'{"x": "\\u0022", "x": 1}', b'{"x": 1, "x": "\\u0022\\u0022"}',
+    b"[" * 300 + b"]" * 300, b"\xff",
 ])
 def test_many_documents_with_one_in_doubt_are_left_to_read_one_by_one(bad: bytes) -> None:
     assert loads_many([b'{"ok": 1}', bad, b'{"ok": 2}']) is None

@@ -1,8 +1,9 @@
-"""Property test: the fast duplicate-key screen agrees with an exact parser on arbitrary JSON text."""
+"""Property tests: the fast reader's screens agree with an exact parser on arbitrary JSON text."""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from hypothesis import given, settings
@@ -50,3 +51,35 @@ def test_duplicate_screen_is_exact(text: str) -> None:
         assert problem.code == "duplicate_key"
         rejected = True
     assert rejected == has_duplicates(text)
+
+
+digits = st.text(alphabet="0123456789", min_size=1, max_size=25)
+
+
+@st.composite
+def number_literal(draw: st.DrawFn) -> str:
+    """A JSON number: any integer part (up to 25 digits), maybe a fraction, maybe an exponent up to 3 digits."""
+    whole = draw(digits).lstrip("0") or "0"
+    fraction = draw(st.sampled_from(["", "." + draw(digits)]))
+    exponent = draw(st.sampled_from(["", "e", "E"]))
+    if exponent:
+        exponent += draw(st.sampled_from(["", "+", "-"])) + str(draw(st.integers(0, 400)))
+    return draw(st.sampled_from(["", "-"])) + whole + fraction + exponent
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(number_literal(), min_size=1, max_size=6), st.integers(0, 6000))
+def test_numbers_are_read_as_the_standard_library_reads_them(literals: list[str], padding: int) -> None:
+    """Every number, in a small or large document, is what ``json.loads`` reads (an int exactly, else a double);
+    a number beyond a double's range is refused."""
+    text = '{"pad": "' + "x" * padding + '", "n": [' + ", ".join(literals) + "]}"
+    expected = json.loads(text)["n"]
+    if any(isinstance(number, float) and math.isinf(number) for number in expected):
+        try:
+            loads(text.encode())
+        except JsonProblem as problem:
+            assert problem.code == "number_out_of_range"
+            return
+        raise AssertionError("a number beyond a double was read")
+    got = loads(text.encode())["n"]
+    assert [(type(number), number) for number in got] == [(type(number), number) for number in expected]

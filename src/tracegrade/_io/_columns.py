@@ -296,6 +296,8 @@ def arrow_column(values: list[Any], kind: pa.DataType) -> pa.Array:
 
     count = len(values)
     nulls = values.count(None)  # None is found by identity; no other value is equal to it
+    if nulls == count and count:  # common: a field no row has (nothing to look at, no buffer to fill)
+        return pa.nulls(count, kind)
     validity = None
     if nulls:
         present = np.fromiter(map(operator.is_not, values, repeat(None)), dtype=bool, count=count)
@@ -310,8 +312,8 @@ def arrow_column(values: list[Any], kind: pa.DataType) -> pa.Array:
             return array
     elif pa.types.is_boolean(kind) and types <= {bool}:
         return pa.Array.from_buffers(kind, count, [validity, _bits([value is True for value in values])], nulls)
-    elif (dtype := _numeric_dtype(kind, [v for v in plain if v is not None], types)) is not None:
-        data = np.array([0 if value is None else value for value in values], dtype=dtype)
+    elif (dtype := _numeric_dtype(kind, plain, types)) is not None:
+        data = np.array([0 if value is None else value for value in values] if nulls else values, dtype=dtype)
         return pa.Array.from_buffers(kind, count, [validity, pa.py_buffer(data)], nulls)
     elif _is_score_map(kind) and all(_map_entries(value) for value in plain if value is not None):
         array = _score_map(values, kind, validity, nulls)
@@ -327,7 +329,7 @@ def _numeric_dtype(kind: pa.DataType, plain: list[Any], types: set[type]) -> Any
 
     if types <= {int} and (pa.types.is_int32(kind) or pa.types.is_int64(kind)):
         bits = 31 if pa.types.is_int32(kind) else 63
-        if not plain or -(1 << bits) <= min(plain) <= max(plain) < 1 << bits:
+        if not plain or -(1 << bits) <= min(plain) <= max(plain) < 1 << bits:  # None is not among them
             return np.int32 if bits == 31 else np.int64
     exact = int not in types or all(-_FLOAT_EXACT <= v <= _FLOAT_EXACT for v in plain if type(v) is int)
     return np.float64 if pa.types.is_float64(kind) and types <= {float, int, bool} and exact else None
@@ -345,12 +347,13 @@ def _strings(texts: list[str], validity: pa.Buffer | None, nulls: int) -> pa.Arr
     import numpy as np
     import pyarrow as pa
 
+    count = len(texts)
     if all(map(str.isascii, texts)):  # a character is a byte: one encoding, and the lengths are the texts' own
-        data, lengths = "".join(texts).encode("ascii"), list(map(len, texts))
+        data, lengths = "".join(texts).encode("ascii"), np.fromiter(map(len, texts), dtype=np.int64, count=count)
     else:
         encoded = [text.encode() for text in texts]
-        data, lengths = b"".join(encoded), [len(piece) for piece in encoded]
-    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        data, lengths = b"".join(encoded), np.fromiter(map(len, encoded), dtype=np.int64, count=count)
+    offsets = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     if offsets[-1] >= 1 << 31:
         return None

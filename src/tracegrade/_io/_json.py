@@ -17,10 +17,11 @@ import json
 import re
 import threading
 from collections.abc import Hashable
-from typing import Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
-import msgspec
-import numpy as np
+if TYPE_CHECKING:
+    import msgspec
+
 import orjson
 
 __all__ = [
@@ -43,10 +44,17 @@ _DIGITS = bytes(1 if 0x30 <= byte <= 0x39 else 0 for byte in range(256))
 """A translation marking ASCII digits 1 and every other byte 0."""
 _LONG_RUN = b"\x01" * 19
 """19 digits in a row: a number orjson may read otherwise than exactly (beyond 64 bits it gives a float)."""
+_NUMBER_BYTES = frozenset(b"0123456789.-")
+"""What a number written by orjson holds before its exponent."""
+_BEFORE_VALUE = frozenset(b"[,:")
+"""What precedes a value in orjson's JSON (past its indentation)."""
+_INDENTATION = frozenset(b" \n")
+_INDENTED = (b"{\n  ", b"[\n  ")
+"""How a document indented by two spaces starts (compared with orjson's own indented writing)."""
 _SLICE = 1 << 20
 """Bytes screened at a time: the screens' buffers are reused instead of a copy of a whole large document."""
 _SMALL = 1 << 12
-"""Documents screened inline with ``bytes.count`` (numpy's vectorised count pays off on larger ones)."""
+"""Documents counted inline with ``bytes.count`` (numpy's vectorised count pays off on larger ones)."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 """Text that may decode to a lone surrogate (an escape of one, or one itself)."""
@@ -91,18 +99,18 @@ def loads_many(documents: list[bytes]) -> list[Any] | None:
     """What :func:`loads` gives for each of ``documents`` (JSON lines, none holding a newline) when it accepts all.
 
     None when one of them may be refused: read them one by one with :func:`loads` to name the problem.
-    The screens run once over all of them (a run of digits or an escape cannot span two lines, and each
-    line's quotes can only be fewer once decoded, so equal totals mean no line lost a duplicate key).
+    The screens run once over all of them (an escape cannot span two lines, and each line's quotes can only
+    be fewer once decoded, so equal totals mean no line lost a duplicate key).
     """
-    joined = b"\n".join(documents)
-    if _doubtful_text(joined):
-        return None
     try:
         values = [orjson.loads(document) for document in documents]
         encoded = orjson.dumps(values)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
-    return values if _quotes(joined) == _quotes(encoded) else None
+    joined = b"\n".join(documents)
+    if _rounded_integer(encoded) or _escaped_quote(joined) or _quotes(joined) != _quotes(encoded):
+        return None
+    return values
 
 
 @overload
@@ -135,6 +143,8 @@ def decode_typed(data: bytes, kind: type[T]) -> T | None:
     """
     if _doubtful_text(data):
         return None
+    import msgspec  # only typed readers need it
+
     decoder, encoder = _coders(cast(Hashable, kind))  # a record type, or a generic alias of one
     try:
         value = decoder.decode(data)
@@ -147,6 +157,8 @@ def decode_typed(data: bytes, kind: type[T]) -> T | None:
 @functools.cache
 def _coders(kind: Hashable) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Encoder]:
     """The msgspec decoder of ``kind``'s records and an encoder, made once per type."""
+    import msgspec
+
     return msgspec.json.Decoder(kind), msgspec.json.Encoder()
 
 
@@ -156,12 +168,19 @@ _DOUBT: Any = object()
 def _fast(data: bytes | str) -> Any:
     """``data`` read by orjson when the screens show it reads as the policy says; else :data:`_DOUBT`.
 
-    Every string (key or value) spends two quotes plus one per escaped quote inside it, in the input as in
-    orjson's compact re-encoding; keeping only the last of duplicate keys drops at least one key, so the
-    re-encoding has fewer quotes. A quote written as a unicode escape is the one thing that changes the
-    count otherwise, so such input is in doubt, as is a run of 19 digits (orjson reads an integer beyond 64
-    bits as a float).
-    Compact input that orjson writes back byte for byte is settled by that comparison alone.
+    orjson refuses NaN, a number beyond a double, a lone surrogate and bad UTF-8 itself, and its
+    re-encoding refuses nesting beyond :data:`MAX_DEPTH`. Two readings of its differ from the policy's:
+
+    - an integer beyond 64 bits becomes a float, which the re-encoding writes with an exponent of at least
+      ``e+18`` (:func:`_rounded_integer`);
+    - of duplicate keys only the last is kept. Every string (key or value) spends two quotes plus one per
+      escaped quote inside it, in the input as in the re-encoding; a dropped key takes its quotes with it, so
+      the re-encoding has fewer. A quote written as a unicode escape is the one thing that changes the count
+      otherwise, so such input is in doubt.
+
+    Input that orjson writes back byte for byte is settled by that comparison alone (the re-encoding holds
+    every key once and every integer as written): compact input, and input indented by two spaces, as
+    ``json.dumps(..., indent=2)`` and orjson write it (a final newline aside; DataAgent-Bench's trace files).
     """
     if isinstance(data, str):
         try:
@@ -172,18 +191,49 @@ def _fast(data: bytes | str) -> Any:
         raw = data
     try:
         value = orjson.loads(raw)
-        encoded = orjson.dumps(value)  # refuses nesting of more than MAX_DEPTH levels
+        if raw[:4] in _INDENTED:
+            encoded = orjson.dumps(value, option=orjson.OPT_INDENT_2)  # refuses more than MAX_DEPTH levels
+            if raw.startswith(encoded) and (len(raw) == len(encoded) or raw[len(encoded):] == b"\n"):
+                return value
+        else:
+            encoded = orjson.dumps(value)  # refuses more than MAX_DEPTH levels
+            if encoded == raw:
+                return value
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return _DOUBT
-    if encoded == raw:
-        return value
-    if len(raw) <= _SMALL:  # the same screens, without the calls: most documents read are small
-        if b"\\u0022" in raw or _LONG_RUN in raw.translate(_DIGITS) or raw.count(b'"') != encoded.count(b'"'):
-            return _DOUBT
-        return value
-    if _doubtful_text(raw) or _quotes(raw) != _quotes(encoded):
+    if _rounded_integer(encoded) or _escaped_quote(raw) or _quotes(raw) != _quotes(encoded):
         return _DOUBT
     return value
+
+
+def _rounded_integer(encoded: bytes) -> bool:
+    """Whether orjson's re-encoding ``encoded`` holds a number written with a positive exponent (``1e+23``).
+
+    orjson reads an integer beyond 64 bits (at least 2**63 in magnitude) as a float, and writes every float
+    of at least 1e16 with ``e+``; a document holding none has no such integer. Text inside a string that
+    looks like such a number (``"1.5e+05 rows"``) is told apart by what precedes it: a number orjson writes
+    starts the document or follows ``[``, ``,`` or ``:`` (and, indented, spaces and a line end); anything
+    else is a string's text (text that merely looks like that is only sent to the exact reader).
+    """
+    if b"+" not in encoded:
+        return False
+    at = encoded.find(b"e+")
+    while at > 0:
+        start = at
+        while start > 0 and encoded[start - 1] in _NUMBER_BYTES:
+            start -= 1
+        before = start
+        while before > 0 and encoded[before - 1] in _INDENTATION:
+            before -= 1
+        if start < at and (before == 0 or encoded[before - 1] in _BEFORE_VALUE):
+            return True
+        at = encoded.find(b"e+", at + 2)
+    return False
+
+
+def _escaped_quote(raw: bytes) -> bool:
+    r"""Whether ``raw`` may write a quote as ``\u0022`` (only text holding a backslash can)."""
+    return b"\\" in raw and b"\\u0022" in raw
 
 
 def _doubtful_text(raw: bytes) -> bool:
@@ -197,9 +247,11 @@ def _doubtful_text(raw: bytes) -> bool:
 
 
 def _quotes(raw: bytes) -> int:
-    """The double quotes in ``raw``, counted a slice at a time (vectorised past a slice)."""
+    """The double quotes in ``raw``, counted a slice at a time (vectorised past a small document)."""
     if len(raw) <= _SMALL:
         return raw.count(b'"')
+    import numpy as np  # only documents past _SMALL need it
+
     text = np.frombuffer(raw, np.uint8)
     return sum(int(np.count_nonzero(text[at:at + _SLICE] == _QUOTE)) for at in range(0, len(text), _SLICE))
 
