@@ -16,17 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.atif.output._compare_options import ComparisonOptions
 from tracegrade.atif.output._compared import ComparedNode
-from tracegrade.atif.output._pairing import Paired, Pairing, matched_nodes, matched_steps, pair_roots
-from tracegrade.atif.output._sides import (
-    ComparedRun,
-    Difference,
-    Side,
-    check_allowed,
-    check_field_names,
-    node_differences,
-    read_side,
-    run_differences,
-)
+from tracegrade.atif.output._pairing import Paired, Pairing, matched_nodes, matched_steps, pair_roots, root_trees
+from tracegrade.atif.output._sides import ComparedRun, Difference, Side, check_allowed, guarded_differences, read_sides
 from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.atif.scoring._records import NodeStatusCode, StepStatus
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison, PairedUnits, apply_gate, compare_paired
@@ -167,17 +158,10 @@ _Contribution = tuple[float, int] | None
 class _Matched:
     """A pair with the nodes of its two trees matched by place."""
 
-    pair: Paired
+    pair: Paired[ComparedNode]
     nodes: list[tuple[str, ComparedNode | None, ComparedNode | None]]
     baseline: _Contribution
     candidate: _Contribution
-
-
-def _trees(nodes: Sequence[ComparedNode]) -> _Trees:
-    trees: _Trees = defaultdict(list)
-    for node in nodes:
-        trees[node.root_id].append(node)
-    return trees
 
 
 def _contribution(root: ComparedNode, tree: Sequence[ComparedNode], mode: SubagentAggregation) -> _Contribution:
@@ -191,7 +175,7 @@ def _contribution(root: ComparedNode, tree: Sequence[ComparedNode], mode: Subage
     return None if value is None else (value, 1)
 
 
-def _matched(pairing: Pairing, trees: tuple[_Trees, _Trees], mode: SubagentAggregation) -> list[_Matched]:
+def _matched(pairing: Pairing[ComparedNode], trees: tuple[_Trees, _Trees], mode: SubagentAggregation) -> list[_Matched]:
     matched = []
     for pair in pairing.pairs:
         base_tree, cand_tree = trees[0][pair.baseline.node_id], trees[1][pair.candidate.node_id]
@@ -291,7 +275,7 @@ def _judge_errors(side: Side) -> JudgeErrors:
 def _differences(baseline: Side, candidate: Side, matched: list[_Matched]) -> list[Difference]:
     both = ((item.pair.id, base, cand) for item in matched for _, base, cand in item.nodes
             if base is not None and cand is not None)
-    return [*run_differences(baseline.results, candidate.results), *node_differences(both)]
+    return guarded_differences(baseline, candidate, both)
 
 
 def compare_runs(
@@ -305,8 +289,7 @@ def compare_runs(
         ConfigError: ``allow_different`` names a field that is not guarded.
     """
     options, gate = options or ComparisonOptions(), gate or GateOptions()
-    check_field_names(options.allow_different)
-    base_side, cand_side = read_side(baseline, "baseline"), read_side(candidate, "candidate")
+    base_side, cand_side = read_sides(baseline, candidate, ("baseline", "candidate"), options.allow_different)
     comparison = _compare(base_side, cand_side, options, gate, (baseline, candidate))
     return ComparisonOutcome(comparison, base_side, cand_side)
 
@@ -316,7 +299,7 @@ def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate:
     base_nodes, cand_nodes = base_side.results.nodes, cand_side.results.nodes
     pairing = pair_roots(base_nodes, cand_nodes)
     mode = SubagentAggregation(base_side.results.summary.subagent_aggregation)
-    matched = _matched(pairing, (_trees(base_nodes), _trees(cand_nodes)), mode)
+    matched = _matched(pairing, (root_trees(base_nodes), root_trees(cand_nodes)), mode)
     allowed = check_allowed(_differences(base_side, cand_side, matched), options.allow_different)
     tally = _tally(matched)
     paired = compare_paired(_units(matched), min_delta=gate.min_delta, resamples=options.resamples,

@@ -7,7 +7,6 @@ of one trajectory are not independent). Shifts are judge B − judge A.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,17 +21,8 @@ from tracegrade.atif.agreement._maths import Bootstrap, kappa_codes, spearman_rh
 from tracegrade.atif.agreement._records import Estimate
 from tracegrade.atif.output._compare_options import ComparisonOptions
 from tracegrade.atif.output._compared import ComparedNode, ComparedStep
-from tracegrade.atif.output._pairing import matched_nodes, matched_steps, pair_roots
-from tracegrade.atif.output._sides import (
-    ComparedRun,
-    Difference,
-    Side,
-    check_allowed,
-    check_field_names,
-    node_differences,
-    read_side,
-    run_differences,
-)
+from tracegrade.atif.output._pairing import matched_nodes, matched_steps, pair_roots, root_trees
+from tracegrade.atif.output._sides import ComparedRun, Difference, Side, check_allowed, guarded_differences, read_sides
 from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._records import StepStatus
 from tracegrade.errors import InputError
@@ -374,13 +364,6 @@ def measure_judges(trees: Sequence[MatchedTree], *, completion_threshold: float,
     )
 
 
-def _trees(nodes: Sequence[ComparedNode]) -> dict[str, list[ComparedNode]]:
-    trees: dict[str, list[ComparedNode]] = defaultdict(list)
-    for node in nodes:
-        trees[node.root_id].append(node)
-    return trees
-
-
 def _matched(a: Side, b: Side) -> list[MatchedTree]:
     """Every root of both runs matched with its twin, node by node and step by step; anything else refuses.
 
@@ -392,7 +375,7 @@ def _matched(a: Side, b: Side) -> list[MatchedTree]:
         if alone:
             raise InputError(f"runs do not judge the same trajectories: {alone[0]} is only in run {which} "
                              f"({len(alone)} root(s) unpaired)", code="not_same_trajectories")
-    left, right = _trees(a.results.nodes), _trees(b.results.nodes)
+    left, right = root_trees(a.results.nodes), root_trees(b.results.nodes)
     trees = []
     for pair in pairing.pairs:
         nodes = []
@@ -428,11 +411,10 @@ def compare_judges(a: Path, b: Path, options: ComparisonOptions | None = None,
         ConfigError: ``allow_different`` names a field that is not guarded.
     """
     options = options or ComparisonOptions()
-    check_field_names(options.allow_different)
-    side_a, side_b = read_side(a, "run A"), read_side(b, "run B")
+    side_a, side_b = read_sides(a, b, ("run A", "run B"), options.allow_different)
     trees = _matched(side_a, side_b)
     both = ((t.pair, first, second) for t in trees for _, first, second in t.nodes)
-    found = [*run_differences(side_a.results, side_b.results), *node_differences(both)]
+    found = guarded_differences(side_a, side_b, both)
     judge_diffs = [d for d in found if d.field in JUDGE_FIELDS]
     allowed = check_allowed([d for d in found if d.field not in JUDGE_FIELDS], options.allow_different)
     parameters = side_a.results.parameters
