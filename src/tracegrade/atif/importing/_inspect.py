@@ -16,14 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tracegrade.atif.importing._output import (
-    SCHEMA_VERSION,
-    ImportedFileReport,
-    ImportResult,
-    ImportWriter,
-    slug,
-    unique,
-)
+from tracegrade.atif.importing._output import SCHEMA_VERSION, ImportResult, ImportWriter, file_report, slug, unique
 from tracegrade.atif.importing._spans import Tally
 from tracegrade.errors import InputError, MissingDependencyError
 from tracegrade.runs import MAX_INPUT_BYTES
@@ -49,7 +42,7 @@ def import_inspect(paths: Sequence[Path], out_dir: Path, *, member_limit: int = 
         InputError: a path is missing, a file is not an Inspect log, or no log holds a sample.
         OutputError: ``out_dir`` cannot be written.
     """
-    reports: list[ImportedFileReport] = []
+    reports = []
     taken: set[str] = set()
     with ImportWriter(out_dir) as writer:
         for path in _expand(paths):
@@ -62,9 +55,8 @@ def import_inspect(paths: Sequence[Path], out_dir: Path, *, member_limit: int = 
                 document["trajectory_id"] = name
                 writer.add(name, f"{path} (sample {sample.id}, epoch {sample.epoch})", document)
                 names.append(name)
-            reports.append(ImportedFileReport(path=str(path), formats=[f"inspect-{path.suffix.lstrip('.')}"],
-                                      records=len(log.samples or ()), trajectories=names,
-                                      not_mapped=tally.as_dict(), notes=tally.notes_dict()))
+            reports.append(file_report(path, [f"inspect-{path.suffix.lstrip('.')}"], len(log.samples or ()), names,
+                                       tally))
         if not writer.reports:
             raise InputError(f"no samples in the Inspect logs under {', '.join(str(p) for p in paths)}")
         return writer.finish("inspect", reports)

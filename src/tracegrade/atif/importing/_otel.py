@@ -26,14 +26,7 @@ from tracegrade.atif.importing._calls import (
 from tracegrade.atif.importing._envelopes import TraceFile, read_trace_file
 from tracegrade.atif.importing._genai import ToolRun, span_role, tool_run
 from tracegrade.atif.importing._messages import Message, RequestedToolCall
-from tracegrade.atif.importing._output import (
-    SCHEMA_VERSION,
-    ImportedFileReport,
-    ImportResult,
-    ImportWriter,
-    slug,
-    unique,
-)
+from tracegrade.atif.importing._output import SCHEMA_VERSION, ImportResult, ImportWriter, file_report, slug, unique
 from tracegrade.atif.importing._spans import Span, Tally, iso_time
 from tracegrade.errors import InputError
 
@@ -63,12 +56,8 @@ def import_otel(paths: Sequence[Path], out_dir: Path, *, task_attribute: str | N
         roots_of = trace_documents(files, writer.add, task_attribute=task_attribute)
         if not writer.reports:
             raise InputError(f"no GenAI agent, model or tool spans in {', '.join(str(p) for p in paths)}")
-        reports = [
-            ImportedFileReport(path=str(f.path), formats=sorted(f.formats), records=count,
-                       trajectories=roots_of.get(str(f.path), []), not_mapped=f.tally.as_dict(),
-                       notes=f.tally.notes_dict())
-            for f, count in zip(files, records, strict=True)
-        ]
+        reports = [file_report(f.path, sorted(f.formats), count, roots_of.get(str(f.path), []), f.tally)
+                   for f, count in zip(files, records, strict=True)]
         return writer.finish("otel", reports)
 
 

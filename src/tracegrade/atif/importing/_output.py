@@ -15,6 +15,7 @@ import orjson
 from pydantic import Field
 
 from tracegrade._io import replace_path, write_atomic
+from tracegrade.atif.importing._spans import Tally
 from tracegrade.atif.reading._document import validate_document
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.reading._records import FrozenRecord
@@ -28,6 +29,7 @@ __all__ = [
     "ImportWriter",
     "ImportedFileReport",
     "TrajectoryReport",
+    "file_report",
     "slug",
     "trajectory_report",
     "unique",
@@ -54,6 +56,13 @@ class ImportedFileReport(FrozenRecord):
     """Things read but not carried into ATIF, counted by reason (most frequent first)."""
     notes: dict[str, int] = Field(default_factory=dict)
     """Things carried in a way worth knowing (orphan spans under the root, a tool span without its call...)."""
+
+
+def file_report(path: Path, formats: list[str], records: int, trajectories: list[str], tally: Tally
+                ) -> ImportedFileReport:
+    """The report of one input file, with what its ``tally`` counted."""
+    return ImportedFileReport(path=str(path), formats=formats, records=records, trajectories=trajectories,
+                              not_mapped=tally.as_dict(), notes=tally.notes_dict())
 
 
 class TrajectoryReport(FrozenRecord):
@@ -94,9 +103,9 @@ class ImportResult:
     report: ImportReport
 
 
-def slug(text: str) -> str:
-    """A file-system-safe name."""
-    return _SLUG.sub("-", text).strip("-") or "trace"
+def slug(text: str, fallback: str = "trace") -> str:
+    """A file-system-safe name (``fallback`` when nothing of ``text`` is left)."""
+    return _SLUG.sub("-", text).strip("-") or fallback
 
 
 def unique(name: str, taken: set[str]) -> str:
