@@ -12,10 +12,10 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import ComparisonOptions, JudgeTarget
-from tracegrade.cli._judge import _JUDGE, JudgeKeyEnv, JudgeKind, JudgeModel, JudgeResponseFormat, JudgeUrl, _target
+from tracegrade.cli._endpoint import JUDGE_PANEL, NO_ENDPOINT, Endpoint, with_endpoint
 from tracegrade.cli._options import OptionGroup, Overwrite, validated, with_model_options
 from tracegrade.errors import ConfigError, ExitCode
-from tracegrade.judge import JudgeOptions, ResponseFormat
+from tracegrade.judge import JudgeOptions
 from tracegrade.stats import GateOptions
 
 __all__ = ["GATE_OPTIONS", "compare", "compare_judges_command", "compare_pairwise_command"]
@@ -69,11 +69,7 @@ def compare(
                            help="Ask the judge which trajectory of each pair is better, in both orders; BASELINE "
                            "and CANDIDATE are trajectory files or folders, or judge run folders.")
     ] = False,
-    judge_kind: JudgeKind = None,
-    judge_url: JudgeUrl = None,
-    judge_model: JudgeModel = None,
-    judge_api_key_env: JudgeKeyEnv = None,
-    judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
+    endpoint: Endpoint = NO_ENDPOINT,
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (--pairwise).", rich_help_panel=_MODES)] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the judge cache (--pairwise).",
@@ -101,7 +97,7 @@ def compare(
         from tracegrade.cli._compare import compare_pairwise_command
         from tracegrade.judge import default_cache_path
 
-        target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
+        target = endpoint.target()
         return compare_pairwise_command(baseline, candidate, target, validated(JudgeOptions, parameters), options,
                                         validated(GateOptions, parameters), output, quiet=quiet,
                                         cache_path=None if no_cache else (cache or default_cache_path()))
@@ -137,8 +133,8 @@ def compare(
 
 compare = with_model_options(
     OptionGroup(ComparisonOptions, "Comparison", exclude=("allow_different",)), GATE_OPTIONS,
-    OptionGroup(JudgeOptions, _JUDGE),
-)(compare)
+    OptionGroup(JudgeOptions, JUDGE_PANEL),
+)(with_endpoint(share_cache=False)(compare))
 
 def compare_judges_command(a: Path, b: Path, options: ComparisonOptions, output: Path | None, *, quiet: bool,
                            judges: bool, fail_on_disagreement: float | None) -> int:
