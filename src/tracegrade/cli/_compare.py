@@ -12,8 +12,16 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import ComparisonOptions, JudgeTarget
-from tracegrade.cli._endpoint import JUDGE_PANEL, NO_ENDPOINT, Endpoint, with_endpoint
-from tracegrade.cli._options import OptionGroup, Overwrite, validated, with_model_options
+from tracegrade.cli._options import (
+    JUDGE_PANEL,
+    NO_ENDPOINT,
+    EndpointOptions,
+    OptionGroup,
+    Overwrite,
+    validated,
+    with_endpoint,
+    with_model_options,
+)
 from tracegrade.errors import ConfigError, ExitCode
 from tracegrade.judge import JudgeOptions
 from tracegrade.stats import GateOptions
@@ -69,7 +77,7 @@ def compare(
                            help="Ask the judge which trajectory of each pair is better, in both orders; BASELINE "
                            "and CANDIDATE are trajectory files or folders, or judge run folders.")
     ] = False,
-    endpoint: Endpoint = NO_ENDPOINT,
+    endpoint: EndpointOptions = NO_ENDPOINT,
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (--pairwise).", rich_help_panel=_MODES)] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the judge cache (--pairwise).",

@@ -15,10 +15,17 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import CriteriaInputs, ScoringOptions
-from tracegrade.cli._endpoint import NO_ENDPOINT, Endpoint, with_endpoint
 from tracegrade.cli._judge_modes import batch_options, cancel_recorded, prices_from, run_batch
 from tracegrade.cli._judge_modes import dry_run as cli_dry_run
-from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options, without_defaulted
+from tracegrade.cli._options import (
+    NO_ENDPOINT,
+    EndpointOptions,
+    OptionGroup,
+    Overwrite,
+    with_endpoint,
+    with_model_options,
+    without_defaulted,
+)
 from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions
 
@@ -61,7 +68,7 @@ class PanelChoice(StrEnum):
 @with_endpoint()
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="ATIF files or directories.")],
-    endpoint: Endpoint = NO_ENDPOINT,
+    endpoint: EndpointOptions = NO_ENDPOINT,
     judge_panel: Annotated[Path | None, typer.Option(
         metavar="PANEL.yaml", rich_help_panel=_JUDGE,
         help="Ask a panel of judges instead of one (judges: name, url, model, api_key_env, weight, settings).")] = None,

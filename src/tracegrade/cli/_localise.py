@@ -10,9 +10,17 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import LocaliseOptions
-from tracegrade.cli._endpoint import JUDGE_PANEL, NO_ENDPOINT, Endpoint, with_endpoint
 from tracegrade.cli._judge import tokens_line
-from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options, without_defaulted
+from tracegrade.cli._options import (
+    JUDGE_PANEL,
+    NO_ENDPOINT,
+    EndpointOptions,
+    OptionGroup,
+    Overwrite,
+    with_endpoint,
+    with_model_options,
+    without_defaulted,
+)
 from tracegrade.errors import ExitCode, Interrupted
 from tracegrade.judge import JudgeOptions
 
@@ -34,7 +42,7 @@ _BATCH = "Batch"
 @with_endpoint()
 def localise(
     paths: Annotated[list[Path], typer.Argument(help="ATIF files or folders, or one run folder of tracegrade judge.")],
-    endpoint: Endpoint = NO_ENDPOINT,
+    endpoint: EndpointOptions = NO_ENDPOINT,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Folder for localisation.json (default: the judge run given, else tracegrade-localise); "
         "a folder other than the judge run leaves the run untouched.", rich_help_panel=_OUTPUT)] = None,
