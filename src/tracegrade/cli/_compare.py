@@ -19,7 +19,6 @@ from tracegrade.cli._options import (
     OptionGroup,
     Overwrite,
     validated,
-    with_endpoint,
     with_model_options,
 )
 from tracegrade.errors import ConfigError, ExitCode
@@ -141,8 +140,8 @@ def compare(
 
 compare = with_model_options(
     OptionGroup(ComparisonOptions, "Comparison", exclude=("allow_different",)), GATE_OPTIONS,
-    OptionGroup(JudgeOptions, JUDGE_PANEL),
-)(with_endpoint(share_cache=False)(compare))
+    OptionGroup(JudgeOptions, JUDGE_PANEL), shared_cache_option=False,
+)(compare)
 
 def compare_judges_command(a: Path, b: Path, options: ComparisonOptions, output: Path | None, *, quiet: bool,
                            judges: bool, fail_on_disagreement: float | None) -> int:

@@ -17,15 +17,7 @@ from rich.console import Console
 from tracegrade.atif import CriteriaInputs, ScoringOptions
 from tracegrade.cli._judge_modes import batch_options, cancel_recorded, prices_from, run_batch
 from tracegrade.cli._judge_modes import dry_run as cli_dry_run
-from tracegrade.cli._options import (
-    NO_ENDPOINT,
-    EndpointOptions,
-    OptionGroup,
-    Overwrite,
-    with_endpoint,
-    with_model_options,
-    without_defaulted,
-)
+from tracegrade.cli._options import EndpointOptions, OptionGroup, Overwrite, with_model_options, without_defaulted
 from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
 from tracegrade.judge import JudgeOptions
 
@@ -65,10 +57,9 @@ class PanelChoice(StrEnum):
     OptionGroup(ScoringOptions, _SCORING, exclude=("trajectory_path", *_LIMIT_FIELDS, *_JUDGE_FIELDS)),
     OptionGroup(ScoringOptions, _LIMITS, only=_LIMIT_FIELDS, flags={"tolerant_inputs": "--tolerant"}),
 )
-@with_endpoint()
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="ATIF files or directories.")],
-    endpoint: EndpointOptions = NO_ENDPOINT,
+    endpoint: EndpointOptions,
     judge_panel: Annotated[Path | None, typer.Option(
         metavar="PANEL.yaml", rich_help_panel=_JUDGE,
         help="Ask a panel of judges instead of one (judges: name, url, model, api_key_env, weight, settings).")] = None,

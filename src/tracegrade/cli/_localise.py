@@ -13,11 +13,9 @@ from tracegrade.atif import LocaliseOptions
 from tracegrade.cli._judge import tokens_line
 from tracegrade.cli._options import (
     JUDGE_PANEL,
-    NO_ENDPOINT,
     EndpointOptions,
     OptionGroup,
     Overwrite,
-    with_endpoint,
     with_model_options,
     without_defaulted,
 )
@@ -39,10 +37,9 @@ _BATCH = "Batch"
     OptionGroup(LocaliseOptions, _LOCALISE, exclude=tuple(JudgeOptions.model_fields)),
     OptionGroup(LocaliseOptions, JUDGE_PANEL, only=tuple(JudgeOptions.model_fields)),
 )
-@with_endpoint()
 def localise(
     paths: Annotated[list[Path], typer.Argument(help="ATIF files or folders, or one run folder of tracegrade judge.")],
-    endpoint: EndpointOptions = NO_ENDPOINT,
+    endpoint: EndpointOptions,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Folder for localisation.json (default: the judge run given, else tracegrade-localise); "
         "a folder other than the judge run leaves the run untouched.", rich_help_panel=_OUTPUT)] = None,

@@ -65,16 +65,20 @@ _NOT_GIVEN = frozenset({"DEFAULT", "DEFAULT_MAP"})
 """Parameter sources of an option the user did not give (typer's ``ParameterSource`` names)."""
 
 
-def with_model_options(*groups: OptionGroup) -> Callable[[F], F]:
+def with_model_options(*groups: OptionGroup, shared_cache_option: bool = True) -> Callable[[F], F]:
     """Add every field of each group's model to a typer command as an option.
 
     The command declares ``parameters: dict[str, Any]`` as its last argument; it receives the
     values of the generated options there, keyed by field name (defaults included). A command that
     also declares ``defaulted: frozenset[str]`` receives the names of the options left at their
-    default there (none when it is called outside the command line).
+    default there (none when it is called outside the command line). A command that declares
+    ``endpoint: EndpointOptions`` is offered the judge endpoint's options in its place
+    (:func:`with_endpoint`; ``shared_cache_option=False`` leaves out ``--judge-cache-shared-across-endpoints``).
     """
 
     def decorate(command: F) -> F:
+        if "endpoint" in inspect.signature(command).parameters:
+            command = with_endpoint(share_cache=shared_cache_option)(command)
         signature = inspect.signature(command, eval_str=True)
         base = [p for p in signature.parameters.values() if p.name not in ("parameters", "defaulted")]
         generated = [p for group in groups for p in _options(group)]
