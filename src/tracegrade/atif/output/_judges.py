@@ -17,7 +17,7 @@ import numpy.typing as npt
 from pydantic import Field
 
 from tracegrade import stats
-from tracegrade.atif.agreement._maths import Bootstrap, kappa_codes, spearman_rho
+from tracegrade.atif.agreement._maths import Bootstrap, label_agreement, spearman_rho
 from tracegrade.atif.agreement._records import Estimate
 from tracegrade.atif.output._compare_options import ComparisonOptions
 from tracegrade.atif.output._compared import ComparedNode, ComparedStep
@@ -34,7 +34,6 @@ __all__ = [
     "JudgesOutcome",
     "MatchedTree",
     "compare_judges",
-    "label_agreement",
     "measure_judges",
 ]
 
@@ -234,23 +233,6 @@ def pearson_r(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float |
         return None
     dx, dy = x - x.mean(), y - y.mean()
     return float(np.dot(dx, dy) / np.sqrt(np.dot(dx, dx) * np.dot(dy, dy)))
-
-
-def label_agreement(
-    a: Sequence[str], b: Sequence[str], order: Sequence[str], units: Sequence[str], boot: Bootstrap
-) -> tuple[Estimate, Estimate]:
-    """Share of equal labels and Cohen's kappa of two labellings, each with its interval over ``units``."""
-    code = {label: i for i, label in enumerate(order)}
-    first = np.fromiter((code[v] for v in a), dtype=np.intp, count=len(a))
-    second = np.fromiter((code[v] for v in b), dtype=np.intp, count=len(b))
-
-    def share(idx: npt.NDArray[np.intp]) -> float | None:
-        return float(np.mean(first[idx] == second[idx])) if idx.size else None
-
-    def kappa(idx: npt.NDArray[np.intp]) -> float | None:
-        return kappa_codes(first[idx], second[idx], len(order))
-
-    return boot.estimate(list(units), share), boot.estimate(list(units), kappa)
 
 
 def _mean(values: npt.NDArray[np.float64]) -> Callable[[npt.NDArray[np.intp]], float | None]:
