@@ -381,15 +381,8 @@ class _Steps:
 
     def _take(self, call_id: str | None, name: str | None) -> _Pending | None:
         """The earliest unanswered call with this id, else (no id match) with this tool name."""
-        if call_id is not None:
-            queue = self.by_id.get(call_id)
-            while queue:
-                pending = queue.popleft()
-                if not pending.answered:
-                    pending.answered = True
-                    return pending
-        if name is not None:
-            queue = self.by_name.get(name)
+        for key, queues in ((call_id, self.by_id), (name, self.by_name)):
+            queue = queues.get(key) if key is not None else None
             while queue:
                 pending = queue.popleft()
                 if not pending.answered:
