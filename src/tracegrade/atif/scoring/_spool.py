@@ -31,7 +31,7 @@ from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.errors import OutputError
 from tracegrade.runs import JSON_OPTIONS
 
-__all__ = ["BriefNodes", "ListedNodes", "NodeRecords", "NodeSpool", "SpooledNodes", "brief_nodes", "listed_items"]
+__all__ = ["BriefNodes", "ListedNodes", "NodeRecords", "NodeSpool", "SpooledNodes", "listed_items"]
 
 _INDENT = b"    "
 """A node record's indent in ``evaluation_results.json`` (inside the top-level ``nodes`` list)."""
@@ -329,11 +329,6 @@ def listed_items(values: Iterable[Any]) -> bytes:
     return b",\n".join(
         _INDENT + orjson.dumps(value, option=JSON_OPTIONS).replace(b"\n", b"\n" + _INDENT) for value in values
     )
-
-
-def brief_nodes(nodes: Sequence[NodeResult]) -> Sequence[NodeResult]:
-    """The nodes a summary or step table reads: :attr:`NodeRecords.brief`, or ``nodes`` when a plain list."""
-    return nodes.brief if isinstance(nodes, NodeRecords) else nodes
 
 
 def _brief(value: dict[str, Any]) -> dict[str, Any]:
