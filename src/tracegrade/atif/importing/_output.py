@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,8 +187,9 @@ class ImportWriter:
                               "choose another --output")
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
-            self.staging = Path(tempfile.mkdtemp(prefix=".trajectories-", dir=self.out_dir))
-            os.chmod(self.staging, 0o777 & ~_umask())
+            staging = self.out_dir / f".trajectories-{secrets.token_hex(8)}"
+            staging.mkdir()  # a new name, made with the umask's permissions (as trajectories/ would be)
+            self.staging = staging
         except OSError as exc:
             raise _unwritable(self.out_dir, exc) from None
         return self
@@ -244,8 +245,3 @@ def _write_new(path: str, data: bytes) -> None:
 def _unwritable(out_dir: Path, exc: OSError) -> OutputError:
     return OutputError(f"{out_dir}: cannot write the import ({type(exc).__name__}: {exc.strerror})")
 
-
-def _umask() -> int:
-    current = os.umask(0)  # read by setting it
-    os.umask(current)
-    return current
