@@ -16,7 +16,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tracegrade.atif.importing._output import SCHEMA_VERSION, ImportResult, ImportWriter, file_report, slug, unique
+from tracegrade.atif.importing._output import (
+    SCHEMA_VERSION,
+    ImportResult,
+    ImportWriter,
+    file_report,
+    input_files,
+    slug,
+    unique,
+)
 from tracegrade.atif.importing._spans import Tally
 from tracegrade.errors import InputError, MissingDependencyError
 from tracegrade.runs import MAX_INPUT_BYTES
@@ -45,7 +53,7 @@ def import_inspect(paths: Sequence[Path], out_dir: Path, *, member_limit: int = 
     reports = []
     taken: set[str] = set()
     with ImportWriter(out_dir) as writer:
-        for path in _expand(paths):
+        for path, _ in input_files(paths, _SUFFIXES, regular=True):
             log = read_log(path, member_limit=member_limit)
             tally = Tally()
             names = []
@@ -60,18 +68,6 @@ def import_inspect(paths: Sequence[Path], out_dir: Path, *, member_limit: int = 
         if not writer.reports:
             raise InputError(f"no samples in the Inspect logs under {', '.join(str(p) for p in paths)}")
         return writer.finish("inspect", reports)
-
-
-def _expand(paths: Sequence[Path]) -> list[Path]:
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in _SUFFIXES and p.is_file()))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise InputError(f"{path}: no such file or directory")
-    return found
 
 
 def read_log(path: Path, *, member_limit: int = MAX_MEMBER_BYTES) -> Any:

@@ -26,7 +26,15 @@ from tracegrade.atif.importing._calls import (
 from tracegrade.atif.importing._envelopes import TraceFile, read_trace_file
 from tracegrade.atif.importing._genai import ToolRun, span_role, tool_run
 from tracegrade.atif.importing._messages import Message, RequestedToolCall
-from tracegrade.atif.importing._output import SCHEMA_VERSION, ImportResult, ImportWriter, file_report, slug, unique
+from tracegrade.atif.importing._output import (
+    SCHEMA_VERSION,
+    ImportResult,
+    ImportWriter,
+    file_report,
+    input_files,
+    slug,
+    unique,
+)
 from tracegrade.atif.importing._spans import Span, Tally, iso_time
 from tracegrade.errors import InputError
 
@@ -51,7 +59,7 @@ def import_otel(paths: Sequence[Path], out_dir: Path, *, task_attribute: str | N
         OutputError: ``out_dir`` cannot be written.
     """
     with ImportWriter(out_dir, validate=False) as writer:
-        files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in _expand(paths)]
+        files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in input_files(paths, _SUFFIXES)]
         records = [len(f.spans) for f in files]
         roots_of = trace_documents(files, writer.add, task_attribute=task_attribute)
         if not writer.reports:
@@ -59,19 +67,6 @@ def import_otel(paths: Sequence[Path], out_dir: Path, *, task_attribute: str | N
         reports = [file_report(f.path, sorted(f.formats), count, roots_of.get(str(f.path), []), f.tally)
                    for f, count in zip(files, records, strict=True)]
         return writer.finish("otel", reports)
-
-
-def _expand(paths: Sequence[Path]) -> list[tuple[Path, bool]]:
-    """Every file to read, and whether it was found in a folder (rather than named)."""
-    found: list[tuple[Path, bool]] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend((p, True) for p in sorted(path.rglob("*")) if p.suffix in _SUFFIXES and p.is_file())
-        elif path.exists():  # a FIFO or device named on its own is refused by the reader, by name
-            found.append((path, False))
-        else:
-            raise InputError(f"{path}: no such file or directory")
-    return found
 
 
 def trace_documents(files: list[TraceFile], emit: Emit, *, task_attribute: str | None = None) -> dict[str, list[str]]:

@@ -1,4 +1,4 @@
-"""What an import writes: validated trajectories under ``trajectories/`` and ``import_report.json``."""
+"""What an import reads and writes: input files in; trajectories under ``trajectories/``, ``import_report.json``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ __all__ = [
     "ImportedFileReport",
     "TrajectoryReport",
     "file_report",
+    "input_files",
     "slug",
     "trajectory_report",
     "unique",
@@ -101,6 +102,27 @@ class ImportResult:
     trajectories: tuple[Path, ...]
     report_path: Path
     report: ImportReport
+
+
+def input_files(paths: Sequence[Path], suffixes: Collection[str], *, regular: bool = False
+                ) -> list[tuple[Path, bool]]:
+    """Every file to read, and whether it was found in a folder (``suffixes`` chosen there) rather than named.
+
+    A named path must exist (and be a regular file when ``regular``; otherwise a FIFO or device is left to the
+    reader to refuse by name).
+
+    Raises:
+        InputError: a path that does not exist (or is not a regular file when ``regular``).
+    """
+    found: list[tuple[Path, bool]] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend((p, True) for p in sorted(path.rglob("*")) if p.suffix in suffixes and p.is_file())
+        elif path.is_file() if regular else path.exists():
+            found.append((path, False))
+        else:
+            raise InputError(f"{path}: no such file or directory")
+    return found
 
 
 def slug(text: str, fallback: str = "trace") -> str:

@@ -24,7 +24,7 @@ import orjson
 
 from tracegrade._io import JsonProblem, loads, write_atomic
 from tracegrade.atif.agreement._labels import Label
-from tracegrade.atif.importing._output import SCHEMA_VERSION, slug
+from tracegrade.atif.importing._output import SCHEMA_VERSION, input_files, slug
 from tracegrade.atif.reading._document import validate_document
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.errors import InputError, OutputError
@@ -111,14 +111,8 @@ def iter_logs(paths: Sequence[Path]) -> Iterator[tuple[str, str, Any]]:
     Raises:
         InputError: a path is missing or a file is not valid JSON (naming the file and line).
     """
-    for path in paths:
-        if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
-        elif path.exists():  # a FIFO or device named on its own is refused by the reader, by name
-            files = [path]
-        else:
-            raise InputError(f"{path}: no such file or directory")
-        for file in files:
+    for path in paths:  # each path's files read before the next path is looked at
+        for file, _ in input_files([path], (".json", ".jsonl")):
             yield from _read_file(file)
 
 
