@@ -121,20 +121,13 @@ def compare(
         pair = f"{outcome.comparison.baseline.job_id}..{outcome.comparison.candidate.job_id}"
         claim_output(output, kind="atif-compare", job_id=pair, overwrite=overwrite)
     files = write_comparison(outcome, output) if output is not None else {}
-    console = Console(highlight=False, width=80)
-    lines = comparison_lines(outcome.comparison)
-    if quiet:  # the rule that failed the gate is printed anyway
-        lines = lines[next((i for i, line in enumerate(lines) if line.startswith("gate: FAILED")), len(lines)):]
-    for line in lines:
-        console.print(line, markup=False)
-    if not quiet and output is not None:
-        console.print(f"-> {output}/ (comparison.json, comparison.html, manifest.json)", markup=False)
+    _print_mode(comparison_lines(outcome.comparison), output, quiet=quiet)
     if mlflow:
         from tracegrade.integrations.mlflow import log_comparison
 
         run_id = log_comparison(outcome.comparison, files, tracking_uri=mlflow_uri, experiment=mlflow_experiment)
         if not quiet:
-            console.print(f"MLflow run: {run_id}", markup=False)
+            Console(highlight=False, width=80).print(f"MLflow run: {run_id}", markup=False)
     return outcome.comparison.gate.exit_code
 
 
@@ -185,8 +178,8 @@ def compare_pairwise_command(baseline: Path, candidate: Path, target: JudgeTarge
 
 
 def _print_mode(lines: list[str], output: Path | None, *, quiet: bool) -> None:
-    """A mode's summary at 80 columns (only from a failed gate on, when quiet), then where its files went."""
-    if quiet:
+    """A comparison's summary at 80 columns (only from a failed gate on, when quiet), then where its files went."""
+    if quiet:  # the rule that failed the gate is printed anyway
         lines = lines[next((i for i, line in enumerate(lines) if line.startswith("gate: FAILED")), len(lines)):]
     console = Console(highlight=False, width=80)
     for line in lines:
