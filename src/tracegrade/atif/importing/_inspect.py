@@ -14,20 +14,15 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tracegrade.atif.importing._output import (
-    SCHEMA_VERSION,
-    ImportResult,
-    ImportWriter,
-    file_report,
-    input_files,
-    slug,
-    unique,
-)
+from tracegrade.atif.importing._output import SCHEMA_VERSION, ImportWriter, file_report, input_files, slug, unique
 from tracegrade.atif.importing._spans import Tally
 from tracegrade.errors import InputError, MissingDependencyError
 from tracegrade.runs import MAX_INPUT_BYTES
+
+if TYPE_CHECKING:
+    from tracegrade.atif.importing._output import ImportResult
 
 __all__ = ["MAX_MEMBER_BYTES", "check_archive", "convert_sample", "import_inspect", "read_log"]
 

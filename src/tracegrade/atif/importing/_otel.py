@@ -13,7 +13,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tracegrade.atif.importing._calls import (
     AgentInfo,
@@ -26,17 +26,12 @@ from tracegrade.atif.importing._calls import (
 from tracegrade.atif.importing._envelopes import TraceFile, read_trace_file
 from tracegrade.atif.importing._genai import ToolRun, span_role, tool_run
 from tracegrade.atif.importing._messages import Message, RequestedToolCall
-from tracegrade.atif.importing._output import (
-    SCHEMA_VERSION,
-    ImportResult,
-    ImportWriter,
-    file_report,
-    input_files,
-    slug,
-    unique,
-)
+from tracegrade.atif.importing._output import SCHEMA_VERSION, ImportWriter, file_report, input_files, slug, unique
 from tracegrade.atif.importing._spans import Span, Tally, iso_time
 from tracegrade.errors import InputError
+
+if TYPE_CHECKING:
+    from tracegrade.atif.importing._output import ImportResult
 
 __all__ = ["build_trace", "import_otel", "trace_documents"]
 
