@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -272,12 +272,6 @@ def _judge_errors(side: Side) -> JudgeErrors:
     )
 
 
-def _differences(baseline: Side, candidate: Side, matched: list[_Matched]) -> list[Difference]:
-    both = ((item.pair.id, base, cand) for item in matched for _, base, cand in item.nodes
-            if base is not None and cand is not None)
-    return guarded_differences(baseline, candidate, both)
-
-
 def compare_runs(
     baseline: Path, candidate: Path, options: ComparisonOptions | None = None, gate: GateOptions | None = None
 ) -> ComparisonOutcome:
@@ -300,7 +294,9 @@ def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate:
     pairing = pair_roots(base_nodes, cand_nodes)
     mode = SubagentAggregation(base_side.results.summary.subagent_aggregation)
     matched = _matched(pairing, (root_trees(base_nodes), root_trees(cand_nodes)), mode)
-    allowed = check_allowed(_differences(base_side, cand_side, matched), options.allow_different)
+    both = ((item.pair.id, base, cand) for item in matched for _, base, cand in item.nodes
+            if base is not None and cand is not None)
+    allowed = check_allowed(guarded_differences(base_side, cand_side, both), options.allow_different)
     tally = _tally(matched)
     paired = compare_paired(_units(matched), min_delta=gate.min_delta, resamples=options.resamples,
                             level=options.level, seed=options.seed)
@@ -335,11 +331,7 @@ def _unscorable_failures(records: list[PairRecord]) -> list[str]:
 
 def endpoint_warnings(baseline: Side, candidate: Side) -> list[str]:
     """A line when the runs' judge endpoints differ, and one for each run whose cache was shared across endpoints."""
-    def judge(side: Side) -> dict[str, Any]:
-        recorded = side.results.provenance.get("judge")
-        return recorded if isinstance(recorded, dict) else {}
-
-    base, cand = judge(baseline), judge(candidate)
+    base, cand = baseline.judge(), candidate.judge()
     warnings = []
     if base.get("endpoint") != cand.get("endpoint"):
         warnings.append(f"judge endpoints differ: baseline {base.get('endpoint') or 'not recorded'}, candidate "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,10 +113,6 @@ def _steps(base_tree: list[ComparedNode], cand_tree: list[ComparedNode]) -> list
     return rows
 
 
-def _trees(nodes: Sequence[ComparedNode], wanted: set[str]) -> dict[str, list[ComparedNode]]:
-    return root_trees(node for node in nodes if node.root_id in wanted)
-
-
 @dataclass(frozen=True, slots=True)
 class _PairRow:
     """A row of the pairs table (attributes: jinja reads a dict's keys only after a failed attribute lookup)."""
@@ -150,8 +145,9 @@ def render_comparison(outcome: ComparisonOutcome, *, generated_at: str) -> str:
     """The self-contained ``comparison.html``."""
     c = outcome.comparison
     detailed = c.pairs[:DETAILED_PAIRS]
-    base_trees = _trees(outcome.baseline.results.nodes, {p.id for p in detailed})
-    cand_trees = _trees(outcome.candidate.results.nodes, {p.candidate_root for p in detailed})
+    base_ids, cand_ids = {p.id for p in detailed}, {p.candidate_root for p in detailed}
+    base_trees = root_trees(n for n in outcome.baseline.results.nodes if n.root_id in base_ids)
+    cand_trees = root_trees(n for n in outcome.candidate.results.nodes if n.root_id in cand_ids)
     details = [{"index": i, "pair": p, "steps": _steps(base_trees.get(p.id, []), cand_trees.get(p.candidate_root, []))}
                for i, p in enumerate(detailed)]
     return render_html(

@@ -377,11 +377,6 @@ def _matched(a: Side, b: Side) -> list[MatchedTree]:
     return trees
 
 
-def _judge(side: Side) -> dict[str, object]:
-    recorded = side.results.provenance.get("judge", {})
-    return dict(recorded) if isinstance(recorded, dict) else {}
-
-
 def compare_judges(a: Path, b: Path, options: ComparisonOptions | None = None,
                    fail_on_disagreement: float | None = None) -> JudgesOutcome:
     """Compare the judges of two runs of the same trajectories.
@@ -404,7 +399,7 @@ def compare_judges(a: Path, b: Path, options: ComparisonOptions | None = None,
                               failure_threshold=parameters.failure_threshold, resamples=options.resamples,
                               level=options.level, seed=options.seed)
     comparison = JudgesComparison(
-        a=side_a.record(a), b=side_b.record(b), judge_a=_judge(side_a), judge_b=_judge(side_b),
+        a=side_a.record(a), b=side_b.record(b), judge_a=side_a.judge(), judge_b=side_b.judge(),
         judge_differences=judge_diffs, allowed_differences=allowed, pairs=len(trees),
         resamples=options.resamples, level=options.level, seed=options.seed,
         step=measured.step, trajectory=measured.trajectory, categories=measured.categories,

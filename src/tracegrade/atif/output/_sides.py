@@ -84,6 +84,11 @@ class Side:
     layout: str
     results: ComparedResults
 
+    def judge(self) -> dict[str, Any]:
+        """The judge the run recorded in its provenance (empty when none was)."""
+        recorded = self.results.provenance.get("judge")
+        return dict(recorded) if isinstance(recorded, dict) else {}
+
     def record(self, given: Path) -> ComparedRun:
         """What the comparison records of this side."""
         summary, results = self.results.summary, self.results
