@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -9,9 +10,12 @@ import pytest
 import typer
 import typer.main
 
-from tracegrade.atif import CriteriaInputs, ScoringOptions
+from tracegrade.atif import CriteriaInputs, JudgeTarget, ScoringOptions
 from tracegrade.cli._app import app
+from tracegrade.cli._options import NO_ENDPOINT, EndpointOptions, with_endpoint
+from tracegrade.errors import ConfigError
 from tracegrade.integrations.evalhub._provider import PARAMETERS
+from tracegrade.judge import ResponseFormat
 
 
 def _judge_options() -> dict[str, Any]:
@@ -105,3 +109,36 @@ def test_every_command_describes_the_judge_endpoint_in_the_same_words() -> None:
     for name in ("judge_url", "judge_model", "judge_api_key_env"):
         shown = {(p.help, p.rich_help_panel) for c in commands for p in c.params if p.name == name}
         assert len(shown) == 1, (name, shown)
+
+
+def test_the_options_stand_where_the_command_declares_its_endpoint() -> None:
+    def command(paths: list[str], endpoint: EndpointOptions = NO_ENDPOINT, quiet: bool = False) -> EndpointOptions:
+        return endpoint
+
+    wrapped = with_endpoint()(command)
+    assert list(inspect.signature(wrapped).parameters) == [
+        "paths", "judge_kind", "judge_url", "judge_model", "judge_api_key_env", "judge_response_format",
+        "judge_cache_shared_across_endpoints", "quiet"]
+    got = wrapped(paths=[], judge_url="http://x/v1", judge_model="m", judge_cache_shared_across_endpoints=True)
+    assert got == EndpointOptions(url="http://x/v1", model="m", share_cache=True)
+    narrow = with_endpoint(share_cache=False)(command)
+    assert "judge_cache_shared_across_endpoints" not in inspect.signature(narrow).parameters
+
+
+def test_the_target_is_the_endpoint_or_the_local_judge() -> None:
+    assert EndpointOptions(kind="local").target() == JudgeTarget(local=True)
+    target = EndpointOptions(url="http://x/v1", model="m", api_key_env="KEY",
+                             response_format=ResponseFormat.JSON_SCHEMA, share_cache=True).target()
+    assert target == JudgeTarget(url="http://x/v1", model="m", api_key_env="KEY",
+                                 response_format=ResponseFormat.JSON_SCHEMA, share_cache=True)
+    assert EndpointOptions(model="m").given and not NO_ENDPOINT.given
+
+
+@pytest.mark.parametrize(("endpoint", "message"), [
+    (EndpointOptions(kind="remote"), "only 'local' is accepted"),
+    (EndpointOptions(kind="local", url="http://x/v1"), "cannot be combined"),
+    (EndpointOptions(url="http://x/v1"), "give --judge-url and --judge-model"),
+])
+def test_a_contradictory_or_partial_endpoint_is_refused(endpoint: EndpointOptions, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        endpoint.target()

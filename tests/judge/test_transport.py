@@ -31,7 +31,7 @@ from tracegrade.judge import (
 )
 from tracegrade.judge._client import ChatClient
 from tracegrade.judge._settings import Endpoint
-from tracegrade.judge._transport import failure_code, route_for, tls_context
+from tracegrade.judge._transport import PooledSession, failure_code, route_for, tls_context
 from tracegrade.judge.testing import ScriptedJudgeServer, ScriptedReply
 
 CHAT = orjson.dumps({"choices": [{"message": {"role": "assistant", "content": "ok"}}]})
@@ -450,3 +450,18 @@ def test_the_route_keeps_proxy_credentials_out_of_its_repr(clean_proxy_env: pyte
 )
 def test_failures_map_to_safe_codes(error: BaseException, expected: tuple[str, bool] | None) -> None:
     assert failure_code(error) == expected
+
+
+def test_the_pooled_session_is_kept_until_closed_then_opened_again() -> None:
+    async def main() -> None:
+        pool = PooledSession(2, False)
+        first = pool.get()
+        assert pool.get() is first and first.connector is not None and first.connector.limit == 2
+        await pool.aclose()
+        assert first.closed
+        second = pool.get()
+        assert second is not first and not second.closed
+        await pool.aclose()
+        await pool.aclose()  # closing twice is harmless
+
+    asyncio.run(main())

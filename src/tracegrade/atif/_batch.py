@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import orjson
 
 from tracegrade._io import loads_written, write_atomic
-from tracegrade.atif._job import JudgeTarget, chained_on_root, effective_options, open_judge
+from tracegrade.atif._job import JudgeInFront, JudgeTarget, chained_on_root, effective_options, open_judge
 from tracegrade.atif._localise import LocaliseInputs, localise_paths
 from tracegrade.atif._run import JobContext, score_collection
 from tracegrade.atif.criteria._params import CriteriaParams
@@ -47,7 +47,6 @@ from tracegrade.judge import (
     JudgeProtocol,
     JudgeRequest,
     JudgeSettings,
-    JudgeStats,
     JudgeTelemetry,
     Reply,
     batch_line,
@@ -142,7 +141,7 @@ class _Ask:
     parse: Callable[[dict[str, Any]], Any]
 
 
-class _BatchCollector:
+class _BatchCollector(JudgeInFront):
     """A judge that answers from the cache and the recorded failures, and collects every other request.
 
     ``final``: the run whose results are kept; a request without an answer fails with its recorded code
@@ -150,26 +149,12 @@ class _BatchCollector:
     """
 
     def __init__(self, judge: Judge, state: BatchState, *, final: bool = False, fallback: bool = False) -> None:
-        self._judge = judge
+        super().__init__(judge)
         self._state = state
         self._final = final
         self._fallback = fallback
         self.pending: dict[str, _Ask] = {}
         """The requests without an answer, by custom id."""
-
-    @property
-    def settings(self) -> JudgeSettings:
-        """The judge's settings."""
-        return self._judge.settings
-
-    @property
-    def stats(self) -> JudgeStats:
-        """The judge's counters."""
-        return self._judge.stats
-
-    def provenance(self) -> dict[str, Any]:
-        """The judge's provenance."""
-        return self._judge.provenance()
 
     async def ask(self, request: JudgeRequest, parse: Callable[[dict[str, Any]], R]) -> R:
         """The cached answer, else the recorded failure, else (collecting) a pending request."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tracegrade.atif._job import JudgeTarget, effective_options, judge_settings
+from tracegrade.atif._job import JudgeInFront, JudgeTarget, effective_options, judge_settings
 from tracegrade.atif._run import JobContext, score_collection
 from tracegrade.atif.criteria._params import CriteriaParams
 from tracegrade.atif.reading._collection import read_collection
@@ -26,8 +26,6 @@ from tracegrade.judge import (
     Judge,
     JudgeCache,
     JudgeRequest,
-    JudgeSettings,
-    JudgeStats,
     PrefixCacheModel,
     Prices,
     Reply,
@@ -85,31 +83,17 @@ class DryRun:
     """Steps whose request could not be built (``context_overflow``): a real run fails them too."""
 
 
-class StandInJudge:
+class StandInJudge(JudgeInFront):
     """A judge that counts each request and answers it with a stand-in, or from the judge cache (``--dry-run``).
 
     It never sends a request and never writes the cache; ``judge`` is used for its cache and settings only.
     """
 
     def __init__(self, judge: Judge) -> None:
-        self._judge = judge
+        super().__init__(judge)
         self._prefix = PrefixCacheModel()
         self._asked: set[str] = set()
         self.found = DryRun()
-
-    @property
-    def settings(self) -> JudgeSettings:
-        """The settings of the judge a real run would use."""
-        return self._judge.settings
-
-    @property
-    def stats(self) -> JudgeStats:
-        """The cache hits and misses of the lookups (no request is made)."""
-        return self._judge.stats
-
-    def provenance(self) -> dict[str, Any]:
-        """The provenance a real run would record."""
-        return self._judge.provenance()
 
     async def ask(self, request: JudgeRequest, parse: Callable[[dict[str, Any]], R]) -> R:
         """The cached answer to ``request``, else a stand-in answer after the request is counted."""

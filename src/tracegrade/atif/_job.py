@@ -32,6 +32,7 @@ from tracegrade.judge import (
     JudgeOptions,
     JudgeProtocol,
     JudgeSettings,
+    JudgeStats,
     JudgeTelemetry,
     PanelSpec,
     ResponseFormat,
@@ -47,8 +48,8 @@ if TYPE_CHECKING:
 OptionsT = TypeVar("OptionsT", bound=JudgeOptions)
 
 __all__ = [
-    "JobOutcome", "JudgeJob", "JudgeRun", "JudgeTarget", "chained_on_root", "effective_options", "judge_settings",
-    "judged_run", "open_judge", "otlp_meter_provider", "run_atif_job", "run_judge_job",
+    "JobOutcome", "JudgeInFront", "JudgeJob", "JudgeRun", "JudgeTarget", "chained_on_root", "effective_options",
+    "judge_settings", "judged_run", "open_judge", "otlp_meter_provider", "run_atif_job", "run_judge_job",
 ]
 
 
@@ -65,6 +66,30 @@ class JudgeTarget:
     """Reuse cached answers of other endpoints serving a model of the same name (recorded in provenance)."""
     panel: PanelSpec | None = None
     """A panel of judges asked instead of one (``url`` and ``model`` are then unused)."""
+
+
+class JudgeInFront:
+    """A judge in front of a real :class:`Judge` (its cache, settings, counters and provenance are the real one's).
+
+    A subclass answers :meth:`ask` its own way (from the cache, with a stand-in, by collecting requests).
+    """
+
+    def __init__(self, judge: Judge) -> None:
+        self._judge = judge
+
+    @property
+    def settings(self) -> JudgeSettings:
+        """The real judge's settings."""
+        return self._judge.settings
+
+    @property
+    def stats(self) -> JudgeStats:
+        """The real judge's counters (its cache hits and misses)."""
+        return self._judge.stats
+
+    def provenance(self) -> dict[str, Any]:
+        """The real judge's provenance."""
+        return self._judge.provenance()
 
 
 def judge_settings(target: JudgeTarget, options: JudgeOptions) -> JudgeSettings:

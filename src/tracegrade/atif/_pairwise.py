@@ -8,7 +8,6 @@ both sides. Every answer goes through the judge and its cache like any judge cal
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from tracegrade.atif._localise import localise_inputs
 from tracegrade.atif.asking._pairwise import PAIRWISE_VERSION, PairwiseReply, pairwise_request, parse_pairwise
 from tracegrade.atif.asking._pairwise import project_tree as project_tree
 from tracegrade.atif.output._compare_options import ComparisonOptions
+from tracegrade.atif.output._pairing import Paired, Pairing, pair_by
 from tracegrade.atif.output._pairwise import (
     Answer,
     Choice,
@@ -38,7 +38,6 @@ from tracegrade.stats import GateOptions
 
 __all__ = ["PairwiseOutcome", "compare_pairwise", "pair_trees", "run_pairwise"]
 
-_ORDER = ("trajectory_id", "session_id", "relative_path", "task_hash")
 _OUTCOME_ORDER = {"loss": 0, "position_bias": 1, "tie": 2, "win": 3, "error": 4, "refused": 5}
 
 
@@ -48,14 +47,6 @@ class PairwiseOutcome:
 
     comparison: PairwiseComparison
     steps: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]]
-
-
-@dataclass(frozen=True)
-class _Pair:
-    id: str
-    matched_by: str
-    baseline: TrajectoryNode
-    candidate: TrajectoryNode
 
 
 def _key(method: str) -> Callable[[TrajectoryNode], str | None]:
@@ -68,28 +59,9 @@ def _key(method: str) -> Callable[[TrajectoryNode], str | None]:
     return lambda node: task_hash(task) if (task := resolve_task(node)) else None
 
 
-def pair_trees(baseline: list[TrajectoryNode], candidate: list[TrajectoryNode]
-               ) -> tuple[list[_Pair], list[str], list[str], dict[str, int]]:
+def pair_trees(baseline: list[TrajectoryNode], candidate: list[TrajectoryNode]) -> Pairing[TrajectoryNode]:
     """Pairs, roots of each side left alone, and how many pairs each key made."""
-    left = {n.node_id: n for n in baseline}
-    right = {n.node_id: n for n in candidate}
-    pairs: list[_Pair] = []
-    methods = dict.fromkeys(_ORDER, 0)
-    for method in _ORDER:
-        key = _key(method)
-        mine, theirs = _unique(left, key), _unique(right, key)
-        for value, root_id in mine.items():
-            if value in theirs:
-                pairs.append(_Pair(root_id, method, left.pop(root_id), right.pop(theirs[value])))
-                methods[method] += 1
-    pairs.sort(key=lambda p: p.id)
-    return pairs, sorted(left), sorted(right), methods
-
-
-def _unique(roots: dict[str, TrajectoryNode], key: Callable[[TrajectoryNode], str | None]) -> dict[str, str]:
-    keyed = [(key(node), root_id) for root_id, node in roots.items()]
-    counts = Counter(k for k, _ in keyed if k is not None)
-    return {k: root_id for k, root_id in keyed if k is not None and counts[k] == 1}
+    return pair_by({n.node_id: n for n in baseline}, {n.node_id: n for n in candidate}, _key)
 
 
 def _loaded(path: Path) -> list[TrajectoryNode]:
@@ -117,7 +89,7 @@ async def _ask(judge: JudgeProtocol, task: str, first: TrajectoryNode, second: T
     return Answer(order=order, choice=choice, reason=reply.reason, view=view)
 
 
-async def _verdict(judge: JudgeProtocol, pair: _Pair, budget: int) -> PairVerdict:
+async def _verdict(judge: JudgeProtocol, pair: Paired[TrajectoryNode], budget: int) -> PairVerdict:
     task = resolve_task(pair.baseline) or resolve_task(pair.candidate) or ""
     answers = await asyncio.gather(
         _ask(judge, task, pair.baseline, pair.candidate, budget, "baseline_first", "baseline"),
@@ -156,7 +128,8 @@ async def run_pairwise(judge: JudgeProtocol, baseline: Path, candidate: Path, *,
         InputError: a side has nothing loadable, a root that does not load, or no root pairs.
     """
     base_roots, cand_roots = await asyncio.to_thread(_loaded, baseline), await asyncio.to_thread(_loaded, candidate)
-    pairs, only_base, only_cand, methods = pair_trees(base_roots, cand_roots)
+    pairing = pair_trees(base_roots, cand_roots)
+    pairs = pairing.pairs
     if not pairs:
         raise InputError(f"{baseline} and {candidate}: no trajectory pairs (by trajectory_id, session_id, path or "
                          "task text)", code="not_comparable")
@@ -166,7 +139,8 @@ async def run_pairwise(judge: JudgeProtocol, baseline: Path, candidate: Path, *,
     judge_stats = judge.stats
     comparison = PairwiseComparison(
         baseline=str(baseline), candidate=str(candidate), judge=judge.provenance(), prompt_version=PAIRWISE_VERSION,
-        pairing=methods, only_in_baseline=only_base, only_in_candidate=only_cand, **summary,
+        pairing=pairing.methods, only_in_baseline=pairing.only_in_baseline,
+        only_in_candidate=pairing.only_in_candidate, **summary,
         resamples=options.resamples, level=options.level, seed=options.seed,
         gate=pairwise_gate(summary["net_win_rate"], summary["counts"]["loss"], gate), pairs=verdicts,
         judge_calls={"requests": judge_stats.requests, "cache_hits": judge_stats.cache_hits,

@@ -12,10 +12,17 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import ComparisonOptions, JudgeTarget
-from tracegrade.cli._judge import _JUDGE, JudgeKeyEnv, JudgeKind, JudgeModel, JudgeResponseFormat, JudgeUrl, _target
-from tracegrade.cli._options import OptionGroup, Overwrite, validated, with_model_options
+from tracegrade.cli._options import (
+    JUDGE_PANEL,
+    NO_ENDPOINT,
+    EndpointOptions,
+    OptionGroup,
+    Overwrite,
+    validated,
+    with_model_options,
+)
 from tracegrade.errors import ConfigError, ExitCode
-from tracegrade.judge import JudgeOptions, ResponseFormat
+from tracegrade.judge import JudgeOptions
 from tracegrade.stats import GateOptions
 
 __all__ = ["GATE_OPTIONS", "compare", "compare_judges_command", "compare_pairwise_command"]
@@ -69,11 +76,7 @@ def compare(
                            help="Ask the judge which trajectory of each pair is better, in both orders; BASELINE "
                            "and CANDIDATE are trajectory files or folders, or judge run folders.")
     ] = False,
-    judge_kind: JudgeKind = None,
-    judge_url: JudgeUrl = None,
-    judge_model: JudgeModel = None,
-    judge_api_key_env: JudgeKeyEnv = None,
-    judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
+    endpoint: EndpointOptions = NO_ENDPOINT,
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (--pairwise).", rich_help_panel=_MODES)] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the judge cache (--pairwise).",
@@ -101,7 +104,7 @@ def compare(
         from tracegrade.cli._compare import compare_pairwise_command
         from tracegrade.judge import default_cache_path
 
-        target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format)
+        target = endpoint.target()
         return compare_pairwise_command(baseline, candidate, target, validated(JudgeOptions, parameters), options,
                                         validated(GateOptions, parameters), output, quiet=quiet,
                                         cache_path=None if no_cache else (cache or default_cache_path()))
@@ -118,26 +121,19 @@ def compare(
         pair = f"{outcome.comparison.baseline.job_id}..{outcome.comparison.candidate.job_id}"
         claim_output(output, kind="atif-compare", job_id=pair, overwrite=overwrite)
     files = write_comparison(outcome, output) if output is not None else {}
-    console = Console(highlight=False, width=80)
-    lines = comparison_lines(outcome.comparison)
-    if quiet:  # the rule that failed the gate is printed anyway
-        lines = lines[next((i for i, line in enumerate(lines) if line.startswith("gate: FAILED")), len(lines)):]
-    for line in lines:
-        console.print(line, markup=False)
-    if not quiet and output is not None:
-        console.print(f"-> {output}/ (comparison.json, comparison.html, manifest.json)", markup=False)
+    _print_mode(comparison_lines(outcome.comparison), output, quiet=quiet)
     if mlflow:
         from tracegrade.integrations.mlflow import log_comparison
 
         run_id = log_comparison(outcome.comparison, files, tracking_uri=mlflow_uri, experiment=mlflow_experiment)
         if not quiet:
-            console.print(f"MLflow run: {run_id}", markup=False)
+            Console(highlight=False, width=80).print(f"MLflow run: {run_id}", markup=False)
     return outcome.comparison.gate.exit_code
 
 
 compare = with_model_options(
     OptionGroup(ComparisonOptions, "Comparison", exclude=("allow_different",)), GATE_OPTIONS,
-    OptionGroup(JudgeOptions, _JUDGE),
+    OptionGroup(JudgeOptions, JUDGE_PANEL), shared_cache_option=False,
 )(compare)
 
 def compare_judges_command(a: Path, b: Path, options: ComparisonOptions, output: Path | None, *, quiet: bool,
@@ -182,8 +178,8 @@ def compare_pairwise_command(baseline: Path, candidate: Path, target: JudgeTarge
 
 
 def _print_mode(lines: list[str], output: Path | None, *, quiet: bool) -> None:
-    """A mode's summary at 80 columns (only from a failed gate on, when quiet), then where its files went."""
-    if quiet:
+    """A comparison's summary at 80 columns (only from a failed gate on, when quiet), then where its files went."""
+    if quiet:  # the rule that failed the gate is printed anyway
         lines = lines[next((i for i, line in enumerate(lines) if line.startswith("gate: FAILED")), len(lines)):]
     console = Console(highlight=False, width=80)
     for line in lines:

@@ -17,9 +17,9 @@ from rich.console import Console
 from tracegrade.atif import CriteriaInputs, ScoringOptions
 from tracegrade.cli._judge_modes import batch_options, cancel_recorded, prices_from, run_batch
 from tracegrade.cli._judge_modes import dry_run as cli_dry_run
-from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options, without_defaulted
+from tracegrade.cli._options import EndpointOptions, OptionGroup, Overwrite, with_model_options, without_defaulted
 from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
-from tracegrade.judge import JudgeOptions, ResponseFormat
+from tracegrade.judge import JudgeOptions
 
 if TYPE_CHECKING:
     from tracegrade.atif import EvaluationResults, JobOutcome, JudgeRun, JudgeTarget
@@ -43,21 +43,6 @@ _LIMIT_FIELDS = (
 )
 _JUDGE_FIELDS = (*JudgeOptions.model_fields, "judge_repeats")
 
-# The judge endpoint's options, shared by every command that calls the judge.
-JudgeKind = Annotated[str | None, typer.Option(
-    "--judge", help="'local' for the embedded llama.cpp + Gemma 3 270M judge.", rich_help_panel=_JUDGE)]
-JudgeUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.", rich_help_panel=_JUDGE)]
-JudgeModel = Annotated[str | None, typer.Option(help="Judge model name.", rich_help_panel=_JUDGE)]
-JudgeKeyEnv = Annotated[str | None, typer.Option(help="Name of the env var holding the API key (never the key).",
-                                                 rich_help_panel=_JUDGE)]
-JudgeResponseFormat = Annotated[ResponseFormat, typer.Option(help="JSON-schema constrained output.",
-                                                             rich_help_panel=_JUDGE)]
-JudgeSharedCache = Annotated[bool, typer.Option(
-    "--judge-cache-shared-across-endpoints",
-    help="Reuse cached answers given by other endpoints for a model of the same name (by default each endpoint "
-    "has its own); recorded in the run.", rich_help_panel=_JUDGE)]
-
-
 class PanelChoice(StrEnum):
     """How a panel's scores combine."""
 
@@ -74,12 +59,7 @@ class PanelChoice(StrEnum):
 )
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="ATIF files or directories.")],
-    judge_kind: JudgeKind = None,
-    judge_url: JudgeUrl = None,
-    judge_model: JudgeModel = None,
-    judge_api_key_env: JudgeKeyEnv = None,
-    judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
-    judge_cache_shared_across_endpoints: JudgeSharedCache = False,
+    endpoint: EndpointOptions,
     judge_panel: Annotated[Path | None, typer.Option(
         metavar="PANEL.yaml", rich_help_panel=_JUDGE,
         help="Ask a panel of judges instead of one (judges: name, url, model, api_key_env, weight, settings).")] = None,
@@ -184,9 +164,8 @@ def judge(
         parameters["provider_params"] = {"rubric": rubric}
     options, criteria = parse_parameters(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     selected = parse_shard(shard) if shard else None
-    target = _panel_target(judge_panel, panel_aggregation, panel_min_answers, judge_kind or judge_url or judge_model) \
-        if judge_panel is not None else _target(judge_kind, judge_url, judge_model, judge_api_key_env,
-                                                judge_response_format, share_cache=judge_cache_shared_across_endpoints)
+    target = _panel_target(judge_panel, panel_aggregation, panel_min_answers, endpoint.given) \
+        if judge_panel is not None else endpoint.target()
     if target.panel is not None and options.judge_repeats > 1:
         raise ConfigError("--judge-panel with --judge-repeats: not supported (each step's panel record would be "
                           "lost in the mean of the repeats); ask the panel once per step")
@@ -263,24 +242,6 @@ def _require_logs_endpoint() -> None:
 
     if logs_endpoint() is None:
         raise ConfigError("--otel-evaluations: set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT)")
-
-
-def _target(
-    kind: str | None, url: str | None, model: str | None, key_env: str | None, response_format: ResponseFormat,
-    *, share_cache: bool = False,
-) -> JudgeTarget:
-    from tracegrade.atif import JudgeTarget
-
-    if kind is not None:
-        if kind != "local":
-            raise ConfigError(f"--judge: only 'local' is accepted, got {kind!r} (use --judge-url for endpoints)")
-        if url or model:
-            raise ConfigError("--judge local cannot be combined with --judge-url/--judge-model")
-        return JudgeTarget(local=True)
-    if not url or not model:
-        raise ConfigError("judge: give --judge-url and --judge-model, or --judge local")
-    return JudgeTarget(url=url, model=model, api_key_env=key_env, response_format=response_format,
-                       share_cache=share_cache)
 
 
 def _panel_target(path: Path, aggregation: PanelChoice | None, min_answers: int | None, single: object) -> JudgeTarget:

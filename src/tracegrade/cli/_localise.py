@@ -10,20 +10,17 @@ import typer
 from rich.console import Console
 
 from tracegrade.atif import LocaliseOptions
-from tracegrade.cli._judge import (
-    _JUDGE,
-    JudgeKeyEnv,
-    JudgeKind,
-    JudgeModel,
-    JudgeResponseFormat,
-    JudgeSharedCache,
-    JudgeUrl,
-    _target,
-    tokens_line,
+from tracegrade.cli._judge import tokens_line
+from tracegrade.cli._options import (
+    JUDGE_PANEL,
+    EndpointOptions,
+    OptionGroup,
+    Overwrite,
+    with_model_options,
+    without_defaulted,
 )
-from tracegrade.cli._options import OptionGroup, Overwrite, with_model_options, without_defaulted
 from tracegrade.errors import ExitCode, Interrupted
-from tracegrade.judge import JudgeOptions, ResponseFormat
+from tracegrade.judge import JudgeOptions
 
 if TYPE_CHECKING:
     from tracegrade.atif import LocalisationResults
@@ -38,16 +35,11 @@ _BATCH = "Batch"
 
 @with_model_options(
     OptionGroup(LocaliseOptions, _LOCALISE, exclude=tuple(JudgeOptions.model_fields)),
-    OptionGroup(LocaliseOptions, _JUDGE, only=tuple(JudgeOptions.model_fields)),
+    OptionGroup(LocaliseOptions, JUDGE_PANEL, only=tuple(JudgeOptions.model_fields)),
 )
 def localise(
     paths: Annotated[list[Path], typer.Argument(help="ATIF files or folders, or one run folder of tracegrade judge.")],
-    judge_kind: JudgeKind = None,
-    judge_url: JudgeUrl = None,
-    judge_model: JudgeModel = None,
-    judge_api_key_env: JudgeKeyEnv = None,
-    judge_response_format: JudgeResponseFormat = ResponseFormat.AUTO,
-    judge_cache_shared_across_endpoints: JudgeSharedCache = False,
+    endpoint: EndpointOptions,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Folder for localisation.json (default: the judge run given, else tracegrade-localise); "
         "a folder other than the judge run leaves the run untouched.", rich_help_panel=_OUTPUT)] = None,
@@ -95,8 +87,7 @@ def localise(
     if output is None:
         output = inputs.run_folder if inputs.run_folder is not None else Path("tracegrade-localise")
     asks = options.strategy.value != "from-scores"
-    target = _target(judge_kind, judge_url, judge_model, judge_api_key_env, judge_response_format,
-                     share_cache=judge_cache_shared_across_endpoints) if asks else None
+    target = endpoint.target() if asks else None
     material = {"paths": sorted(str(p.resolve()) for p in inputs.paths), "parameters": options.model_dump(mode="json"),
                 "judge": [target.url, target.model, target.local] if target else None}
     chosen_id = job_id or job_id_for(material, prefix="tl")

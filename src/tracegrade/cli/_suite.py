@@ -14,8 +14,7 @@ from rich.console import Console
 
 from tracegrade.cli._compare import GATE_OPTIONS
 from tracegrade.cli._help import App
-from tracegrade.cli._judge import JudgeKeyEnv, JudgeModel, JudgeUrl
-from tracegrade.cli._options import OptionGroup, validated, with_model_options
+from tracegrade.cli._options import JudgeKeyEnv, JudgeModel, JudgeUrl, OptionGroup, validated, with_model_options
 from tracegrade.errors import ConfigError, Interrupted, OutputError
 from tracegrade.stats import GateOptions
 from tracegrade.suites import IntervalParameters, SuiteRunParameters

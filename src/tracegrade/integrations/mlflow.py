@@ -116,16 +116,20 @@ def log_run(
         tracking_uri: MLflow tracking URI (default: :func:`default_tracking_uri`).
         experiment: Experiment name; created when missing.
     """
+    with _warnings_only("mlflow", "alembic"):  # its store set-up logs INFO lines into the user's terminal
+        client, run_id = _new_run(tracking_uri, experiment, results.job_id, _tags(results))
+        _log_contents(client, run_id, results, artifacts)
+    return run_id
+
+
+def _new_run(tracking_uri: str | None, experiment: str, name: str, tags: dict[str, str]) -> tuple[Any, str]:
+    """A client of the tracking store and a new run in ``experiment`` (created when missing)."""
     from mlflow.tracking import MlflowClient
 
     uri = tracking_uri or default_tracking_uri()
-    with _warnings_only("mlflow", "alembic"):  # its store set-up logs INFO lines into the user's terminal
-        client = MlflowClient(tracking_uri=uri)
-        experiment_id = _experiment_id(client, experiment, uri)
-        run = client.create_run(experiment_id, run_name=results.job_id, tags=_tags(results))
-        run_id: str = run.info.run_id
-        _log_contents(client, run_id, results, artifacts)
-    return run_id
+    client = MlflowClient(tracking_uri=uri)
+    run = client.create_run(_experiment_id(client, experiment, uri), run_name=name, tags=tags)
+    return client, str(run.info.run_id)
 
 
 def _log_contents(client: Any, run_id: str, results: EvaluationResults, artifacts: Mapping[str, Path]) -> None:
@@ -216,13 +220,9 @@ def log_comparison(
     counts of :func:`comparison_metrics` plus ``gate_exit_code``; the files go under ``compare/``.
     """
     from mlflow.entities import Metric, Param, RunTag
-    from mlflow.tracking import MlflowClient
 
-    uri = tracking_uri or default_tracking_uri()
-    client = MlflowClient(tracking_uri=uri)
-    experiment_id = _experiment_id(client, experiment, uri)
     name = f"compare {comparison.baseline.job_id}..{comparison.candidate.job_id}"
-    run_id: str = client.create_run(experiment_id, run_name=name, tags={"tracegrade.kind": "compare"}).info.run_id
+    client, run_id = _new_run(tracking_uri, experiment, name, {"tracegrade.kind": "compare"})
     try:
         params = {
             "baseline_job_id": comparison.baseline.job_id, "candidate_job_id": comparison.candidate.job_id,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,7 @@ from tracegrade._io import JsonProblem, loads
 from tracegrade.errors import JudgeError
 from tracegrade.judge._request import dumps
 from tracegrade.judge._settings import Endpoint, JudgeSettings, chat_completions_url, resolve_endpoint
-from tracegrade.judge._transport import failure_code, new_session, route_for, tls_context
+from tracegrade.judge._transport import PooledSession, failure_code, route_for, tls_context
 
 __all__ = ["FINAL_STATUSES", "BatchClient", "BatchInfo", "batch_line", "parse_line"]
 
@@ -116,17 +115,14 @@ class BatchClient:
         self._base = chat.removesuffix("/chat/completions")
         self.url_path = urlsplit(chat_completions_url(settings.base_url)).path or "/v1/chat/completions"
         """The ``url`` of every batch line (the path of the chat-completions URL)."""
-        self._tls: ssl.SSLContext | bool = tls_context(chat, ca_bundle, env)
+        self._sessions = PooledSession(4, tls_context(chat, ca_bundle, env))
         self._headers = {"accept-encoding": "identity"}
         if endpoint.authorization:
             self._headers["authorization"] = endpoint.authorization
-        self._http: aiohttp.ClientSession | None = None
 
     async def aclose(self) -> None:
         """Close the connections."""
-        session, self._http = self._http, None
-        if session is not None:
-            await session.close()
+        await self._sessions.aclose()
 
     async def upload(self, content: bytes, name: str) -> str:
         """Upload a batch input file; its file id. Not retried."""
@@ -176,9 +172,9 @@ class BatchClient:
             status, content = 0, b""
             try:
                 async with asyncio.timeout(_TIMEOUT_SECONDS):
-                    async with self._session().request(method, route.url, headers=self._headers | dict(route.headers),
-                                                       proxy=route.proxy, proxy_headers=route.proxy_headers,
-                                                       allow_redirects=False, **kwargs) as response:
+                    async with self._sessions.get().request(
+                            method, route.url, headers=self._headers | dict(route.headers), proxy=route.proxy,
+                            proxy_headers=route.proxy_headers, allow_redirects=False, **kwargs) as response:
                         status = response.status
                         content = await response.content.read(_MAX_BODY_BYTES) if 200 <= status < 300 else b""
             except (TimeoutError, aiohttp.ClientError, OSError) as error:
@@ -196,7 +192,3 @@ class BatchClient:
             await asyncio.sleep(2.0 ** attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _session(self) -> aiohttp.ClientSession:
-        if self._http is None or self._http.closed:
-            self._http = new_session(4, self._tls)
-        return self._http

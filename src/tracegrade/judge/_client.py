@@ -10,7 +10,6 @@ import asyncio
 import logging
 import os
 import random
-import ssl
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -27,7 +26,7 @@ from tracegrade.judge._extract import ChatReply, parse_chat_body, protocol_error
 from tracegrade.judge._request import JudgeRequest
 from tracegrade.judge._settings import Endpoint, JudgeSettings, ResponseFormat
 from tracegrade.judge._telemetry import JudgeStats, JudgeTelemetry
-from tracegrade.judge._transport import failure_code, new_session, route_for, tls_context
+from tracegrade.judge._transport import PooledSession, failure_code, route_for, tls_context
 
 __all__ = ["MAX_RESPONSE_BYTES", "ChatClient", "record_usage"]
 
@@ -137,8 +136,8 @@ class ChatClient:
                  environ: Mapping[str, str] | None = None) -> None:
         self._settings = settings
         self._route = route_for(endpoint.url)
-        self._tls: ssl.SSLContext | bool = tls_context(endpoint.url, ca_bundle,
-                                                      os.environ if environ is None else environ)
+        tls = tls_context(endpoint.url, ca_bundle, os.environ if environ is None else environ)
+        self._sessions = PooledSession(settings.options.concurrency_limit, tls)
         self._stats = stats
         self._telemetry = telemetry
         self._slots = asyncio.Semaphore(settings.options.concurrency_limit)
@@ -149,7 +148,6 @@ class ChatClient:
         if endpoint.authorization:
             headers["authorization"] = endpoint.authorization
         self._headers = headers | dict(self._route.headers)
-        self._http: aiohttp.ClientSession | None = None
 
     @property
     def uses_schema(self) -> bool:
@@ -193,14 +191,7 @@ class ChatClient:
 
     async def aclose(self) -> None:
         """Close the pooled connections (a later request opens a new session)."""
-        session, self._http = self._http, None
-        if session is not None:
-            await session.close()
-
-    def _session(self) -> aiohttp.ClientSession:
-        if self._http is None or self._http.closed:
-            self._http = new_session(self._settings.options.concurrency_limit, self._tls)
-        return self._http
+        await self._sessions.aclose()
 
     def _fall_back(self) -> bool:
         """Stop sending ``response_format`` after the server refused it (auto mode only)."""
@@ -251,7 +242,7 @@ class ChatClient:
     async def _post(self, body: bytes, *, read_refusal: bool) -> _Answer:
         """POST ``body``; read the answer of a 2xx, and of a 400/422 that may refuse the schema."""
         route = self._route
-        async with self._session().post(route.url, data=body, headers=self._headers, proxy=route.proxy,
+        async with self._sessions.get().post(route.url, data=body, headers=self._headers, proxy=route.proxy,
                                         proxy_headers=route.proxy_headers, allow_redirects=False) as response:
             status = response.status
             if 200 <= status < 300 or (status in _REFUSAL_STATUSES and read_refusal):

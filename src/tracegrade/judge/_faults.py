@@ -64,8 +64,6 @@ class Fault(StrEnum):
 RETRIED = frozenset({Fault.RATE_LIMITED, Fault.SERVER_ERROR, Fault.UNAVAILABLE, Fault.HTML_ERROR_PAGE, Fault.RESET,
                      Fault.TIMEOUT, Fault.TRUNCATED})
 """Faults a client should retry (transport failures, 429 and 5xx)."""
-HARMLESS = frozenset({Fault.SLOW_DRIP, Fault.QUOTES_EVIDENCE})
-"""Faults after which the rule's verdict must still be used."""
 
 
 class FaultInjector:

@@ -125,9 +125,7 @@ class Judge:
             validate = parse if request.top_logprobs is None else _with_logprobs(parse, reply.logprobs)
             result = extract_verdict(reply.content, validate, _same_reply)
         except JudgeError as error:
-            if error.code in PROTOCOL_ERROR_CODES:
-                self.stats.protocol_errors += 1
-                self._telemetry.protocol_error(error.code)
+            self._count_protocol_error(error)
             raise
         if key is not None and self._cache is not None:
             self._cache.put(key, request.purpose, result.to_json(), (reply.input_tokens, reply.output_tokens))
@@ -162,13 +160,17 @@ class Judge:
             reply = self._client.read(body)
             result = extract_verdict(reply.content, parse, _same_reply)
         except JudgeError as error:
-            if error.code in PROTOCOL_ERROR_CODES:
-                self.stats.protocol_errors += 1
-                self._telemetry.protocol_error(error.code)
+            self._count_protocol_error(error)
             raise
         if self._cache is not None:
             self._cache.put(key, purpose, result.to_json())
         return result
+
+    def _count_protocol_error(self, error: JudgeError) -> None:
+        """Count ``error`` when the judge's answer was unusable (a protocol code, not a transport one)."""
+        if error.code in PROTOCOL_ERROR_CODES:
+            self.stats.protocol_errors += 1
+            self._telemetry.protocol_error(error.code)
 
     def _cache_key(self, request: JudgeRequest) -> str:
         if request.seed is None:

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from opentelemetry.metrics import MeterProvider
+    from opentelemetry.metrics import Counter, MeterProvider
     from opentelemetry.sdk.metrics import MeterProvider as SdkMeterProvider
 
 __all__ = ["JudgeStats", "JudgeTelemetry", "configure_meter_provider"]
@@ -85,16 +85,15 @@ class JudgeTelemetry:
         self._cached = {**self._base, "token.type": "cached_input"}
         self._latency = meter.create_histogram(f"{prefix}.judge.call.latency", unit="ms",
                                                description="Latency of one judge HTTP attempt")
-        self._count = meter.create_counter(f"{prefix}.judge.call.count", unit="{call}",
-                                           description="Judge HTTP attempts")
-        self._success = meter.create_counter(f"{prefix}.judge.call.success", unit="{call}",
-                                             description="Judge HTTP attempts answered with 2xx")
-        self._errors = meter.create_counter(f"{prefix}.judge.call.errors", unit="{call}",
-                                            description="Judge transport failures and non-2xx answers")
-        self._protocol = meter.create_counter(f"{prefix}.judge.protocol.errors", unit="{call}",
-                                              description="2xx judge answers with an unusable body")
-        self._tokens = meter.create_counter(f"{prefix}.judge.token.count", unit="{token}",
-                                            description="Judge input and output tokens")
+
+        def counter(name: str, description: str, unit: str = "{call}") -> Counter:
+            return meter.create_counter(f"{prefix}.judge.{name}", unit=unit, description=description)
+
+        self._count = counter("call.count", "Judge HTTP attempts")
+        self._success = counter("call.success", "Judge HTTP attempts answered with 2xx")
+        self._errors = counter("call.errors", "Judge transport failures and non-2xx answers")
+        self._protocol = counter("protocol.errors", "2xx judge answers with an unusable body")
+        self._tokens = counter("token.count", "Judge input and output tokens", "{token}")
 
     def call(self, latency_ms: float, *, status: int | None, error: str | None) -> None:
         """Record one HTTP attempt: its latency, and success or the error code and status."""

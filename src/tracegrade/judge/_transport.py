@@ -28,8 +28,8 @@ from yarl import URL
 
 from tracegrade.errors import ConfigError
 
-__all__ = ["CA_BUNDLE_VARIABLES", "KEEPALIVE_SECONDS", "Route", "failure_code", "new_session", "route_for",
-           "tls_context"]
+__all__ = ["CA_BUNDLE_VARIABLES", "KEEPALIVE_SECONDS", "PooledSession", "Route", "failure_code", "new_session",
+           "route_for", "tls_context"]
 
 KEEPALIVE_SECONDS = 4.0
 """How long an idle connection is kept: below the 5 s idle timeout of common servers (uvicorn), so
@@ -123,6 +123,27 @@ def new_session(concurrency: int, tls: ssl.SSLContext | bool) -> aiohttp.ClientS
                                      keepalive_timeout=KEEPALIVE_SECONDS)
     return aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(),
                                  cookie_jar=aiohttp.DummyCookieJar(), trust_env=False)
+
+
+class PooledSession:
+    """One :func:`new_session`, opened on first use (inside the running loop) and again after it was closed."""
+
+    def __init__(self, concurrency: int, tls: ssl.SSLContext | bool) -> None:
+        self._concurrency = concurrency
+        self._tls = tls
+        self._http: aiohttp.ClientSession | None = None
+
+    def get(self) -> aiohttp.ClientSession:
+        """The open session."""
+        if self._http is None or self._http.closed:
+            self._http = new_session(self._concurrency, self._tls)
+        return self._http
+
+    async def aclose(self) -> None:
+        """Close the pooled connections (a later :meth:`get` opens a new session)."""
+        session, self._http = self._http, None
+        if session is not None:
+            await session.close()
 
 
 def failure_code(error: BaseException) -> tuple[str, bool] | None:

@@ -10,6 +10,7 @@ from tracegrade.atif.importing._output import (
     ImportedFileReport,
     ImportResult,
     ImportWriter,
+    input_files,
     slug,
     trajectory_report,
     unique,
@@ -64,3 +65,17 @@ def test_names_are_safe_and_unique() -> None:
     taken: set[str] = set()
     assert slug("a b/c:d") == "a-b-c-d" and slug("///") == "trace"
     assert [unique("n", taken) for _ in range(3)] == ["n", "n-2", "n-3"]
+
+
+def test_input_files_are_named_ones_and_a_folders_matching_ones_in_order(tmp_path: Path) -> None:
+    for name in ("b/2.json", "b/1.jsonl", "b/a/0.json", "b/skip.txt", "named.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    found = input_files([tmp_path / "named.txt", tmp_path / "b"], (".json", ".jsonl"))
+    assert found == [(tmp_path / "named.txt", False), (tmp_path / "b/1.jsonl", True), (tmp_path / "b/2.json", True),
+                     (tmp_path / "b/a/0.json", True)]
+    with pytest.raises(InputError, match="gone: no such file or directory"):
+        input_files([tmp_path / "gone"], (".json",))
+    assert input_files([Path("/dev/null")], ()) == [(Path("/dev/null"), False)]  # the reader refuses it by name
+    with pytest.raises(InputError, match="null: no such file or directory"):
+        input_files([Path("/dev/null")], (), regular=True)

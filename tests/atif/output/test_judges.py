@@ -13,11 +13,11 @@ from tests.atif.coverage import assert_covers
 from tests.atif.output.comparing import judged, trajectory
 from tests.atif.scripted import CUSTOM, current_message, marker_rule, scripted_answer
 from tracegrade.atif import ComparisonOptions
-from tracegrade.atif.agreement._maths import Bootstrap
+from tracegrade.atif.agreement._maths import Bootstrap, label_agreement
 from tracegrade.atif.agreement._records import Estimate
 from tracegrade.atif.output import compare_judges
 from tracegrade.atif.output._compared import ComparedNode, ComparedStep
-from tracegrade.atif.output._judges import MatchedTree, gate_verdict, label_agreement, measure_judges
+from tracegrade.atif.output._judges import MatchedTree, gate_verdict, measure_judges
 from tracegrade.atif.scoring._records import NodeStatusCode, StepStatus
 from tracegrade.errors import InputError
 from tracegrade.judge.testing import ReceivedRequest, ScriptedJudgeServer, ScriptedReply

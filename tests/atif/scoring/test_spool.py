@@ -14,7 +14,7 @@ from tests.atif.scripted import CUSTOM, trajectory, write
 from tracegrade.atif import JobContext, parse_parameters, score_paths
 from tracegrade.atif.scoring import NodeResult
 from tracegrade.atif.scoring._records import StepResult
-from tracegrade.atif.scoring._spool import ListedNodes, NodeRecords, NodeSpool, SpooledNodes, brief_nodes
+from tracegrade.atif.scoring._spool import ListedNodes, NodeRecords, NodeSpool, SpooledNodes
 
 
 @pytest.fixture
@@ -65,8 +65,7 @@ def test_brief_copies_keep_the_numbers_and_drop_what_only_reviewers_read(nodes: 
     for index, root in enumerate(by_root(nodes)):
         spool.add(index, root)
     spooled = spool.nodes()
-    brief = brief_nodes(spooled)
-    assert brief is spooled.brief and brief_nodes(nodes) is nodes
+    brief = spooled.brief
     assert all(n.criteria is None for n in brief) and any(n.criteria for n in nodes)
     assert all(s.content is None and s.categorization_rationale is None for n in brief for s in n.steps)
     assert any(s.content is not None for n in nodes for s in n.steps)

@@ -17,11 +17,10 @@ import numpy.typing as npt
 from tracegrade import stats
 from tracegrade.atif.agreement._labels import LABEL_CATEGORIES, Label, names_step
 from tracegrade.atif.agreement._localise import localisation
-from tracegrade.atif.agreement._maths import Bootstrap, Statistic, kappa_codes, kendall_tau_b, spearman_rho
+from tracegrade.atif.agreement._maths import Bootstrap, Statistic, kendall_tau_b, label_agreement, spearman_rho
 from tracegrade.atif.agreement._records import (
     AgreementReport,
     CategoryAgreement,
-    Estimate,
     LabelIssue,
     LevelAgreement,
     Match,
@@ -230,7 +229,7 @@ def _pass_fail(
     pairs = _collect(matches, measure, lambda label: label.failed, _judge_failed, "judge_no_verdict", excluded)
     human = [_VERDICTS[0] if failed else _VERDICTS[1] for failed in pairs.human]
     judge = [_VERDICTS[0] if failed else _VERDICTS[1] for failed in pairs.judge]
-    agree, kappa = _label_measures(human, judge, _VERDICTS, pairs.units, boot)
+    agree, kappa = label_agreement(human, judge, _VERDICTS, pairs.units, boot)
     matrix = stats.confusion_matrix(human, judge, labels=_VERDICTS)
     return PassFailAgreement(
         n=len(human), judge_rule=rule, matrix=[list(row) for row in matrix.counts], agreement=agree, kappa=kappa
@@ -248,27 +247,11 @@ def _categories(matches: Sequence[Match], excluded: list[LabelIssue], boot: Boot
     )
     order = (*LABEL_CATEGORIES, UNCATEGORIZED)
     human, judge = [str(v) for v in pairs.human], [str(v) for v in pairs.judge]
-    agree, kappa = _label_measures(human, judge, order, pairs.units, boot)
+    agree, kappa = label_agreement(human, judge, order, pairs.units, boot)
     matrix = stats.confusion_matrix(human, judge, labels=order)
     return CategoryAgreement(
         n=len(human), labels=list(order), matrix=[list(row) for row in matrix.counts], agreement=agree, kappa=kappa
     )
-
-
-def _label_measures(
-    human: list[str], judge: list[str], order: Sequence[str], units: list[str], boot: Bootstrap
-) -> tuple[Estimate, Estimate]:
-    code = {label: i for i, label in enumerate(order)}
-    a = np.fromiter((code[h] for h in human), dtype=np.intp, count=len(human))
-    b = np.fromiter((code[j] for j in judge), dtype=np.intp, count=len(judge))
-
-    def share(idx: npt.NDArray[np.intp]) -> float | None:
-        return float(np.mean(a[idx] == b[idx])) if idx.size else None
-
-    def kappa(idx: npt.NDArray[np.intp]) -> float | None:
-        return kappa_codes(a[idx], b[idx], len(order))
-
-    return boot.estimate(units, share), boot.estimate(units, kappa)
 
 
 def _correlation(

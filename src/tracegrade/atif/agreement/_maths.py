@@ -15,7 +15,7 @@ import numpy.typing as npt
 from tracegrade.atif.agreement._records import Estimate
 from tracegrade.stats import TestResult
 
-__all__ = ["Bootstrap", "Statistic", "average_ranks", "kappa_codes", "kendall_tau_b", "spearman_rho"]
+__all__ = ["Bootstrap", "Statistic", "average_ranks", "kappa_codes", "kendall_tau_b", "label_agreement", "spearman_rho"]
 
 Statistic = Callable[[npt.NDArray[np.intp]], "float | None"]
 """A measure of the pairs at the given indices (None when undefined for them)."""
@@ -114,6 +114,23 @@ class Bootstrap:
             if value is not None:
                 values.append(value)
         return values
+
+
+def label_agreement(
+    a: Sequence[str], b: Sequence[str], order: Sequence[str], units: Sequence[str], boot: Bootstrap
+) -> tuple[Estimate, Estimate]:
+    """Share of equal labels and Cohen's kappa of two labellings, each with its interval over ``units``."""
+    code = {label: i for i, label in enumerate(order)}
+    first = np.fromiter((code[v] for v in a), dtype=np.intp, count=len(a))
+    second = np.fromiter((code[v] for v in b), dtype=np.intp, count=len(b))
+
+    def share(idx: npt.NDArray[np.intp]) -> float | None:
+        return float(np.mean(first[idx] == second[idx])) if idx.size else None
+
+    def kappa(idx: npt.NDArray[np.intp]) -> float | None:
+        return kappa_codes(first[idx], second[idx], len(order))
+
+    return boot.estimate(units, share), boot.estimate(units, kappa)
 
 
 def _groups(units: Sequence[str]) -> list[npt.NDArray[np.intp]]:

@@ -12,10 +12,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from tracegrade import stats
-from tracegrade.atif.agreement._agree import UNCATEGORIZED, _correlation, _label_measures, match_labels
+from tracegrade.atif.agreement._agree import UNCATEGORIZED, _correlation, match_labels
 from tracegrade.atif.agreement._labels import LABEL_CATEGORIES, Label
 from tracegrade.atif.agreement._localise import share_estimate
-from tracegrade.atif.agreement._maths import Bootstrap, spearman_rho
+from tracegrade.atif.agreement._maths import Bootstrap, label_agreement, spearman_rho
 from tracegrade.atif.agreement._records import Estimate
 from tracegrade.atif.scoring._results import EvaluationResults
 
@@ -61,7 +61,7 @@ def measure_reviewers(
     common = sorted(a.keys() & b.keys())
     verdicts = [(key, a[key].failed, b[key].failed) for key in common]
     verdicts = [(key, x, y) for key, x, y in verdicts if x is not None and y is not None]
-    share, kappa = _label_measures(
+    share, kappa = label_agreement(
         [_VERDICTS[0] if x else _VERDICTS[1] for _, x, _ in verdicts],
         [_VERDICTS[0] if y else _VERDICTS[1] for _, _, y in verdicts],
         _VERDICTS,
@@ -75,7 +75,7 @@ def measure_reviewers(
     rho = boot.estimate([key[0] for key, _, _ in scored], _correlation(spearman_rho, x, y), whole=stats.spearman(x, y))
     named = [(key, a[key].category, b[key].category) for key in common]
     named = [(key, p, q) for key, p, q in named if p is not None and q is not None]
-    category_share, category_kappa = _label_measures(
+    category_share, category_kappa = label_agreement(
         [str(p) for _, p, _ in named],
         [str(q) for _, _, q in named],
         (*LABEL_CATEGORIES, UNCATEGORIZED),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Sequence
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +25,8 @@ __all__ = ["CONTESTED", "StepPanel", "aggregate", "panel_categorization", "panel
 CONTESTED = "contested"
 """The category of a step whose panel vote is tied."""
 _MAX_RATIONALE = 2000
+
+T = TypeVar("T")
 
 
 class StepPanel(BaseModel):
@@ -55,10 +58,20 @@ def aggregate(values: Sequence[float], weights: Sequence[float], how: PanelAggre
     return sum(values) / len(values)
 
 
-def _short(panel: PanelJudge, answers: list[MemberAnswer], answered: int) -> JudgeError:
-    failed = ", ".join(f"{a.name} ({a.error_code})" for a in answers if a.reply is None)
-    return JudgeError(f"the panel answered {answered} of {len(answers)}, fewer than {panel.spec.needed} "
-                      f"(failed: {failed})", code="panel_too_small")
+async def _answered(panel: PanelJudge, request: JudgeRequest, parse: object, kind: type[T]
+                    ) -> tuple[list[MemberAnswer], list[tuple[MemberAnswer, T]]]:
+    """Every member's answer, and the usable ones with their reply.
+
+    Raises:
+        JudgeError: ``panel_too_small`` when fewer members answered than the panel needs.
+    """
+    answers = await panel.ask_all(request, parse)  # type: ignore[arg-type]
+    good = [(a, a.reply) for a in answers if isinstance(a.reply, kind)]
+    if len(good) < panel.spec.needed or not good:
+        failed = ", ".join(f"{a.name} ({a.error_code})" for a in answers if a.reply is None)
+        raise JudgeError(f"the panel answered {len(good)} of {len(answers)}, fewer than {panel.spec.needed} "
+                         f"(failed: {failed})", code="panel_too_small")
+    return answers, good
 
 
 async def panel_score(panel: PanelJudge, rubric: Rubric, request: JudgeRequest,
@@ -68,10 +81,7 @@ async def panel_score(panel: PanelJudge, rubric: Rubric, request: JudgeRequest,
     Raises:
         JudgeError: ``panel_too_small`` when fewer members answered than the panel needs.
     """
-    answers = await panel.ask_all(request, parse)  # type: ignore[arg-type]
-    good = [(a, a.reply) for a in answers if isinstance(a.reply, ScoreReply)]
-    if len(good) < panel.spec.needed or not good:
-        raise _short(panel, answers, len(good))
+    answers, good = await _answered(panel, request, parse, ScoreReply)
     how = panel.spec.aggregation
     weights = [a.weight for a, _ in good]
     own = {a.name: rubric.score(reply.scores) for a, reply in good}
@@ -93,10 +103,7 @@ async def panel_categorization(panel: PanelJudge, request: JudgeRequest, parse: 
     Raises:
         JudgeError: ``panel_too_small`` when fewer members answered than the panel needs.
     """
-    answers = await panel.ask_all(request, parse)  # type: ignore[arg-type]
-    good = [(a, a.reply) for a in answers if isinstance(a.reply, Categorization)]
-    if len(good) < panel.spec.needed or not good:
-        raise _short(panel, answers, len(good))
+    _, good = await _answered(panel, request, parse, Categorization)
     votes = Counter(reply.category for _, reply in good)
     ranked = votes.most_common()
     top = ranked[0][1]

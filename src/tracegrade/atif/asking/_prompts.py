@@ -20,6 +20,7 @@ __all__ = [
     "Purpose",
     "categorize_request",
     "derive_request",
+    "object_schema",
     "score_request",
     "shared_prefix",
     "template_hash",
@@ -98,20 +99,21 @@ _DERIVE = Template(
     "what a good step does for this task; and \"weight\", a number from 1 to 10 for its importance."
 )
 
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
+def object_schema(properties: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of an object with exactly ``properties``, all required."""
     return {"type": "object", "properties": properties, "required": list(properties),
             "additionalProperties": False}
 
 
-DERIVE_SCHEMA: dict[str, Any] = _object({
+DERIVE_SCHEMA: dict[str, Any] = object_schema({
     "criteria": {
         "type": "array", "minItems": 1, "maxItems": MAX_CRITERIA,
-        "items": _object({"name": {"type": "string"}, "description": {"type": "string"},
+        "items": object_schema({"name": {"type": "string"}, "description": {"type": "string"},
                           "weight": {"type": "number"}}),
     },
 })
 
-CATEGORIZE_SCHEMA: dict[str, Any] = _object({
+CATEGORIZE_SCHEMA: dict[str, Any] = object_schema({
     "category": {"type": "string", "enum": list(CATEGORIES)},
     "rationale": {"type": "string"},
 })
@@ -210,7 +212,7 @@ def categorize_request(evidence: Evidence, score: float, *, rubric: Rubric | Non
     """
     criteria = _rubric_parts(rubric, coarse)[0]
     text = shared_prefix(criteria, evidence) + _CATEGORIZE.substitute(score=f"{score:.3f}")
-    schema = _object({**CATEGORIZE_SCHEMA["properties"], "rationale": _rationale(coarse)})
+    schema = object_schema({**CATEGORIZE_SCHEMA["properties"], "rationale": _rationale(coarse)})
     return _request("categorize", text, schema, evidence.max_context_bytes)
 
 
@@ -226,7 +228,7 @@ def score_schema(rubric: Rubric, *, coarse: bool = False) -> dict[str, Any]:
     names = [c.name for c in rubric.criteria]
     scores = {"type": "object", "properties": dict.fromkeys(names, number), "required": names,
               "additionalProperties": False}
-    return _object({"scores": scores, "rationale": _rationale(coarse)})
+    return object_schema({"scores": scores, "rationale": _rationale(coarse)})
 
 
 def _rationale(coarse: bool) -> dict[str, Any]:

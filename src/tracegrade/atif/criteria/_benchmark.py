@@ -17,7 +17,6 @@ __all__ = [
     "BENCHMARK_REGISTRY",
     "BENCHMARK_REGISTRY_VERSION",
     "BENCHMARK_RUBRIC_NOTE",
-    "benchmark_rubric",
     "canonical_benchmark_name",
 ]
 
@@ -149,18 +148,3 @@ def canonical_benchmark_name(name: object, param: str = "benchmark_name") -> str
         raise ConfigError(f"{param}: unknown benchmark {name.strip()!r}; known benchmarks: {known}")
     return canonical
 
-
-def benchmark_rubric(name: str) -> Rubric:
-    """Return the built-in rubric for a benchmark name (matched as :func:`canonical_benchmark_name` does).
-
-    Args:
-        name: A benchmark name.
-
-    Returns:
-        The registry's rubric; it holds scoring instructions, not a verifier.
-
-    Raises:
-        ConfigError: No built-in rubric matches.
-
-    """
-    return BENCHMARK_REGISTRY[canonical_benchmark_name(name)]

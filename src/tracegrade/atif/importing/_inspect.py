@@ -14,19 +14,15 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tracegrade.atif.importing._output import (
-    SCHEMA_VERSION,
-    ImportedFileReport,
-    ImportResult,
-    ImportWriter,
-    slug,
-    unique,
-)
+from tracegrade.atif.importing._output import SCHEMA_VERSION, ImportWriter, file_report, input_files, slug, unique
 from tracegrade.atif.importing._spans import Tally
 from tracegrade.errors import InputError, MissingDependencyError
 from tracegrade.runs import MAX_INPUT_BYTES
+
+if TYPE_CHECKING:
+    from tracegrade.atif.importing._output import ImportResult
 
 __all__ = ["MAX_MEMBER_BYTES", "check_archive", "convert_sample", "import_inspect", "read_log"]
 
@@ -49,10 +45,10 @@ def import_inspect(paths: Sequence[Path], out_dir: Path, *, member_limit: int = 
         InputError: a path is missing, a file is not an Inspect log, or no log holds a sample.
         OutputError: ``out_dir`` cannot be written.
     """
-    reports: list[ImportedFileReport] = []
+    reports = []
     taken: set[str] = set()
     with ImportWriter(out_dir) as writer:
-        for path in _expand(paths):
+        for path, _ in input_files(paths, _SUFFIXES, regular=True):
             log = read_log(path, member_limit=member_limit)
             tally = Tally()
             names = []
@@ -62,24 +58,11 @@ def import_inspect(paths: Sequence[Path], out_dir: Path, *, member_limit: int = 
                 document["trajectory_id"] = name
                 writer.add(name, f"{path} (sample {sample.id}, epoch {sample.epoch})", document)
                 names.append(name)
-            reports.append(ImportedFileReport(path=str(path), formats=[f"inspect-{path.suffix.lstrip('.')}"],
-                                      records=len(log.samples or ()), trajectories=names,
-                                      not_mapped=tally.as_dict(), notes=tally.notes_dict()))
+            reports.append(file_report(path, [f"inspect-{path.suffix.lstrip('.')}"], len(log.samples or ()), names,
+                                       tally))
         if not writer.reports:
             raise InputError(f"no samples in the Inspect logs under {', '.join(str(p) for p in paths)}")
         return writer.finish("inspect", reports)
-
-
-def _expand(paths: Sequence[Path]) -> list[Path]:
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in _SUFFIXES and p.is_file()))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise InputError(f"{path}: no such file or directory")
-    return found
 
 
 def read_log(path: Path, *, member_limit: int = MAX_MEMBER_BYTES) -> Any:

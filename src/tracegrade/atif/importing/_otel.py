@@ -13,7 +13,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tracegrade.atif.importing._calls import (
     AgentInfo,
@@ -26,16 +26,12 @@ from tracegrade.atif.importing._calls import (
 from tracegrade.atif.importing._envelopes import TraceFile, read_trace_file
 from tracegrade.atif.importing._genai import ToolRun, span_role, tool_run
 from tracegrade.atif.importing._messages import Message, RequestedToolCall
-from tracegrade.atif.importing._output import (
-    SCHEMA_VERSION,
-    ImportedFileReport,
-    ImportResult,
-    ImportWriter,
-    slug,
-    unique,
-)
+from tracegrade.atif.importing._output import SCHEMA_VERSION, ImportWriter, file_report, input_files, slug, unique
 from tracegrade.atif.importing._spans import Span, Tally, iso_time
 from tracegrade.errors import InputError
+
+if TYPE_CHECKING:
+    from tracegrade.atif.importing._output import ImportResult
 
 __all__ = ["build_trace", "import_otel", "trace_documents"]
 
@@ -58,31 +54,14 @@ def import_otel(paths: Sequence[Path], out_dir: Path, *, task_attribute: str | N
         OutputError: ``out_dir`` cannot be written.
     """
     with ImportWriter(out_dir, validate=False) as writer:
-        files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in _expand(paths)]
+        files = [read_trace_file(path, found_in_folder=in_folder) for path, in_folder in input_files(paths, _SUFFIXES)]
         records = [len(f.spans) for f in files]
         roots_of = trace_documents(files, writer.add, task_attribute=task_attribute)
         if not writer.reports:
             raise InputError(f"no GenAI agent, model or tool spans in {', '.join(str(p) for p in paths)}")
-        reports = [
-            ImportedFileReport(path=str(f.path), formats=sorted(f.formats), records=count,
-                       trajectories=roots_of.get(str(f.path), []), not_mapped=f.tally.as_dict(),
-                       notes=f.tally.notes_dict())
-            for f, count in zip(files, records, strict=True)
-        ]
+        reports = [file_report(f.path, sorted(f.formats), count, roots_of.get(str(f.path), []), f.tally)
+                   for f, count in zip(files, records, strict=True)]
         return writer.finish("otel", reports)
-
-
-def _expand(paths: Sequence[Path]) -> list[tuple[Path, bool]]:
-    """Every file to read, and whether it was found in a folder (rather than named)."""
-    found: list[tuple[Path, bool]] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend((p, True) for p in sorted(path.rglob("*")) if p.suffix in _SUFFIXES and p.is_file())
-        elif path.exists():  # a FIFO or device named on its own is refused by the reader, by name
-            found.append((path, False))
-        else:
-            raise InputError(f"{path}: no such file or directory")
-    return found
 
 
 def trace_documents(files: list[TraceFile], emit: Emit, *, task_attribute: str | None = None) -> dict[str, list[str]]:
@@ -392,15 +371,8 @@ class _Steps:
 
     def _take(self, call_id: str | None, name: str | None) -> _Pending | None:
         """The earliest unanswered call with this id, else (no id match) with this tool name."""
-        if call_id is not None:
-            queue = self.by_id.get(call_id)
-            while queue:
-                pending = queue.popleft()
-                if not pending.answered:
-                    pending.answered = True
-                    return pending
-        if name is not None:
-            queue = self.by_name.get(name)
+        for key, queues in ((call_id, self.by_id), (name, self.by_name)):
+            queue = queues.get(key) if key is not None else None
             while queue:
                 pending = queue.popleft()
                 if not pending.answered:

@@ -1,12 +1,12 @@
-"""What an import writes: validated trajectories under ``trajectories/`` and ``import_report.json``."""
+"""What an import reads and writes: input files in; trajectories under ``trajectories/``, ``import_report.json``."""
 
 from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
-import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ import orjson
 from pydantic import Field
 
 from tracegrade._io import replace_path, write_atomic
+from tracegrade.atif.importing._spans import Tally
 from tracegrade.atif.reading._document import validate_document
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.reading._records import FrozenRecord
@@ -28,6 +29,8 @@ __all__ = [
     "ImportWriter",
     "ImportedFileReport",
     "TrajectoryReport",
+    "file_report",
+    "input_files",
     "slug",
     "trajectory_report",
     "unique",
@@ -54,6 +57,13 @@ class ImportedFileReport(FrozenRecord):
     """Things read but not carried into ATIF, counted by reason (most frequent first)."""
     notes: dict[str, int] = Field(default_factory=dict)
     """Things carried in a way worth knowing (orphan spans under the root, a tool span without its call...)."""
+
+
+def file_report(path: Path, formats: list[str], records: int, trajectories: list[str], tally: Tally
+                ) -> ImportedFileReport:
+    """The report of one input file, with what its ``tally`` counted."""
+    return ImportedFileReport(path=str(path), formats=formats, records=records, trajectories=trajectories,
+                              not_mapped=tally.as_dict(), notes=tally.notes_dict())
 
 
 class TrajectoryReport(FrozenRecord):
@@ -94,9 +104,30 @@ class ImportResult:
     report: ImportReport
 
 
-def slug(text: str) -> str:
-    """A file-system-safe name."""
-    return _SLUG.sub("-", text).strip("-") or "trace"
+def input_files(paths: Sequence[Path], suffixes: Collection[str], *, regular: bool = False
+                ) -> list[tuple[Path, bool]]:
+    """Every file to read, and whether it was found in a folder (``suffixes`` chosen there) rather than named.
+
+    A named path must exist (and be a regular file when ``regular``; otherwise a FIFO or device is left to the
+    reader to refuse by name).
+
+    Raises:
+        InputError: a path that does not exist (or is not a regular file when ``regular``).
+    """
+    found: list[tuple[Path, bool]] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend((p, True) for p in sorted(path.rglob("*")) if p.suffix in suffixes and p.is_file())
+        elif path.is_file() if regular else path.exists():
+            found.append((path, False))
+        else:
+            raise InputError(f"{path}: no such file or directory")
+    return found
+
+
+def slug(text: str, fallback: str = "trace") -> str:
+    """A file-system-safe name (``fallback`` when nothing of ``text`` is left)."""
+    return _SLUG.sub("-", text).strip("-") or fallback
 
 
 def unique(name: str, taken: set[str]) -> str:
@@ -178,8 +209,9 @@ class ImportWriter:
                               "choose another --output")
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
-            self.staging = Path(tempfile.mkdtemp(prefix=".trajectories-", dir=self.out_dir))
-            os.chmod(self.staging, 0o777 & ~_umask())
+            staging = self.out_dir / f".trajectories-{secrets.token_hex(8)}"
+            staging.mkdir()  # a new name, made with the umask's permissions (as trajectories/ would be)
+            self.staging = staging
         except OSError as exc:
             raise _unwritable(self.out_dir, exc) from None
         return self
@@ -235,8 +267,3 @@ def _write_new(path: str, data: bytes) -> None:
 def _unwritable(out_dir: Path, exc: OSError) -> OutputError:
     return OutputError(f"{out_dir}: cannot write the import ({type(exc).__name__}: {exc.strerror})")
 
-
-def _umask() -> int:
-    current = os.umask(0)  # read by setting it
-    os.umask(current)
-    return current

@@ -15,7 +15,6 @@ into ``history``) and ``mistake_reason``. Mapping (documented in docs/judge-qual
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ import orjson
 
 from tracegrade._io import JsonProblem, loads, write_atomic
 from tracegrade.atif.agreement._labels import Label
+from tracegrade.atif.importing._output import SCHEMA_VERSION, input_files, slug
 from tracegrade.atif.reading._document import validate_document
 from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.errors import InputError, OutputError
@@ -32,8 +32,6 @@ from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
 __all__ = ["ImportedLog", "WhoWhenImport", "convert_log", "import_whowhen", "iter_logs", "source_of"]
 
-SCHEMA_VERSION = "ATIF-v1.7"
-_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 _HUMAN_ROLES = frozenset({"human"})
 
 
@@ -113,20 +111,14 @@ def iter_logs(paths: Sequence[Path]) -> Iterator[tuple[str, str, Any]]:
     Raises:
         InputError: a path is missing or a file is not valid JSON (naming the file and line).
     """
-    for path in paths:
-        if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
-        elif path.exists():  # a FIFO or device named on its own is refused by the reader, by name
-            files = [path]
-        else:
-            raise InputError(f"{path}: no such file or directory")
-        for file in files:
+    for path in paths:  # each path's files read before the next path is looked at
+        for file, _ in input_files([path], (".json", ".jsonl")):
             yield from _read_file(file)
 
 
 def _read_file(file: Path) -> Iterator[tuple[str, str, Any]]:
     data = read_capped(file, MAX_INPUT_BYTES)
-    base = _slug(f"{file.parent.name}-{file.stem}")
+    base = slug(f"{file.parent.name}-{file.stem}", "log")
     if file.suffix == ".jsonl":
         for number, line in enumerate(data.split(b"\n"), start=1):
             if line.strip():
@@ -244,6 +236,3 @@ def _provenance(log: dict[str, Any], where: str) -> dict[str, Any]:
     kept = {key: log[key] for key in keys if key in log}
     return {"source": where, **kept}
 
-
-def _slug(text: str) -> str:
-    return _SLUG.sub("-", text).strip("-") or "log"

@@ -12,7 +12,7 @@ from string import Template
 from typing import Any, Literal
 
 from tracegrade.atif.asking._evidence import project_step
-from tracegrade.atif.asking._prompts import SYSTEM_INSTRUCTION
+from tracegrade.atif.asking._prompts import SYSTEM_INSTRUCTION, object_schema
 from tracegrade.atif.localising._timeline import TimelineStep
 from tracegrade.judge import JudgeRequest, context_overflow, dumps
 
@@ -78,13 +78,9 @@ _HALF = Template(
 _TEMPLATES: dict[Question, Template] = {"localise_all": _ALL, "localise_step": _STEP, "localise_half": _HALF}
 
 
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
-
-
 _REASON = {"type": "string", "minLength": 1, "maxLength": 600}
-STEP_SCHEMA = _object({"decisive": {"type": "boolean"}, "reason": _REASON})
-HALF_SCHEMA = _object({"half": {"type": "string", "enum": ["first", "second"]}, "reason": _REASON})
+STEP_SCHEMA = object_schema({"decisive": {"type": "boolean"}, "reason": _REASON})
+HALF_SCHEMA = object_schema({"half": {"type": "string", "enum": ["first", "second"]}, "reason": _REASON})
 
 
 @functools.cache
@@ -113,7 +109,7 @@ def all_at_once_request(task: str, reference: str | None, steps: Sequence[Timeli
     """
     record = _record(task, reference, steps=[step_view(s) for s in steps])
     named = steps if candidates is None else candidates
-    schema = _object({"agent": {"type": "string", "enum": list(agents)},
+    schema = object_schema({"agent": {"type": "string", "enum": list(agents)},
                       "step": {"type": "string", "enum": [s.ref for s in named]}, "reason": _REASON})
     text = _ALL.substitute(agents=_embedded(dumps(list(agents)).decode()), record=_embedded(_ordered(record)))
     return _request("localise_all", text, schema, limit)

@@ -10,23 +10,14 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.atif.output._compare_options import ComparisonOptions
 from tracegrade.atif.output._compared import ComparedNode
-from tracegrade.atif.output._pairing import Paired, Pairing, matched_nodes, matched_steps, pair_roots
-from tracegrade.atif.output._sides import (
-    ComparedRun,
-    Difference,
-    Side,
-    check_allowed,
-    check_field_names,
-    node_differences,
-    read_side,
-    run_differences,
-)
+from tracegrade.atif.output._pairing import Paired, Pairing, matched_nodes, matched_steps, pair_roots, root_trees
+from tracegrade.atif.output._sides import ComparedRun, Difference, Side, check_allowed, guarded_differences, read_sides
 from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.atif.scoring._records import NodeStatusCode, StepStatus
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison, PairedUnits, apply_gate, compare_paired
@@ -167,17 +158,10 @@ _Contribution = tuple[float, int] | None
 class _Matched:
     """A pair with the nodes of its two trees matched by place."""
 
-    pair: Paired
+    pair: Paired[ComparedNode]
     nodes: list[tuple[str, ComparedNode | None, ComparedNode | None]]
     baseline: _Contribution
     candidate: _Contribution
-
-
-def _trees(nodes: Sequence[ComparedNode]) -> _Trees:
-    trees: _Trees = defaultdict(list)
-    for node in nodes:
-        trees[node.root_id].append(node)
-    return trees
 
 
 def _contribution(root: ComparedNode, tree: Sequence[ComparedNode], mode: SubagentAggregation) -> _Contribution:
@@ -191,7 +175,7 @@ def _contribution(root: ComparedNode, tree: Sequence[ComparedNode], mode: Subage
     return None if value is None else (value, 1)
 
 
-def _matched(pairing: Pairing, trees: tuple[_Trees, _Trees], mode: SubagentAggregation) -> list[_Matched]:
+def _matched(pairing: Pairing[ComparedNode], trees: tuple[_Trees, _Trees], mode: SubagentAggregation) -> list[_Matched]:
     matched = []
     for pair in pairing.pairs:
         base_tree, cand_tree = trees[0][pair.baseline.node_id], trees[1][pair.candidate.node_id]
@@ -288,12 +272,6 @@ def _judge_errors(side: Side) -> JudgeErrors:
     )
 
 
-def _differences(baseline: Side, candidate: Side, matched: list[_Matched]) -> list[Difference]:
-    both = ((item.pair.id, base, cand) for item in matched for _, base, cand in item.nodes
-            if base is not None and cand is not None)
-    return [*run_differences(baseline.results, candidate.results), *node_differences(both)]
-
-
 def compare_runs(
     baseline: Path, candidate: Path, options: ComparisonOptions | None = None, gate: GateOptions | None = None
 ) -> ComparisonOutcome:
@@ -305,8 +283,7 @@ def compare_runs(
         ConfigError: ``allow_different`` names a field that is not guarded.
     """
     options, gate = options or ComparisonOptions(), gate or GateOptions()
-    check_field_names(options.allow_different)
-    base_side, cand_side = read_side(baseline, "baseline"), read_side(candidate, "candidate")
+    base_side, cand_side = read_sides(baseline, candidate, ("baseline", "candidate"), options.allow_different)
     comparison = _compare(base_side, cand_side, options, gate, (baseline, candidate))
     return ComparisonOutcome(comparison, base_side, cand_side)
 
@@ -316,8 +293,10 @@ def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate:
     base_nodes, cand_nodes = base_side.results.nodes, cand_side.results.nodes
     pairing = pair_roots(base_nodes, cand_nodes)
     mode = SubagentAggregation(base_side.results.summary.subagent_aggregation)
-    matched = _matched(pairing, (_trees(base_nodes), _trees(cand_nodes)), mode)
-    allowed = check_allowed(_differences(base_side, cand_side, matched), options.allow_different)
+    matched = _matched(pairing, (root_trees(base_nodes), root_trees(cand_nodes)), mode)
+    both = ((item.pair.id, base, cand) for item in matched for _, base, cand in item.nodes
+            if base is not None and cand is not None)
+    allowed = check_allowed(guarded_differences(base_side, cand_side, both), options.allow_different)
     tally = _tally(matched)
     paired = compare_paired(_units(matched), min_delta=gate.min_delta, resamples=options.resamples,
                             level=options.level, seed=options.seed)
@@ -352,11 +331,7 @@ def _unscorable_failures(records: list[PairRecord]) -> list[str]:
 
 def endpoint_warnings(baseline: Side, candidate: Side) -> list[str]:
     """A line when the runs' judge endpoints differ, and one for each run whose cache was shared across endpoints."""
-    def judge(side: Side) -> dict[str, Any]:
-        recorded = side.results.provenance.get("judge")
-        return recorded if isinstance(recorded, dict) else {}
-
-    base, cand = judge(baseline), judge(candidate)
+    base, cand = baseline.judge(), candidate.judge()
     warnings = []
     if base.get("endpoint") != cand.get("endpoint"):
         warnings.append(f"judge endpoints differ: baseline {base.get('endpoint') or 'not recorded'}, candidate "

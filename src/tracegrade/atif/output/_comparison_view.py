@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tracegrade.atif.output._compare import AtifComparison, ComparisonOutcome, PairRecord
 from tracegrade.atif.output._compared import ComparedNode, ComparedStep
-from tracegrade.atif.output._pairing import matched_nodes, matched_steps
+from tracegrade.atif.output._comparison_output import WIDTH, fit, gate_lines, write_comparison_folder
+from tracegrade.atif.output._pairing import matched_nodes, matched_steps, root_trees
 from tracegrade.render import MISSING, fmt_score, render_html
-from tracegrade.runs import JobStatus, RunFolder
 
 __all__ = ["DETAILED_PAIRS", "comparison_lines", "render_comparison", "write_comparison"]
 
 DETAILED_PAIRS = 300
 """Pairs whose steps the HTML report shows side by side (biggest regressions first); the rest link to nothing."""
-WIDTH = 80
 
 
 def _signed(value: float | None) -> str:
@@ -30,10 +27,6 @@ def _interval(comparison: AtifComparison) -> str:
     if interval.low is None or interval.high is None:
         return f"no interval (n={interval.n})"
     return f"{interval.level:.0%} CI [{interval.low:+.4f}, {interval.high:+.4f}] (n={interval.n})"
-
-
-def _fit(text: str) -> str:
-    return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
 
 
 def comparison_lines(comparison: AtifComparison) -> list[str]:
@@ -61,7 +54,7 @@ def comparison_lines(comparison: AtifComparison) -> list[str]:
     lines.append(f"judge protocol errors: baseline {errors['baseline'].protocol_errors}, "
                  f"candidate {errors['candidate'].protocol_errors}; failed steps "
                  f"{errors['baseline'].failed_steps} / {errors['candidate'].failed_steps}")
-    lines += _gate_lines(c)
+    lines += gate_lines(c.gate, _wrapped, c.gate.warnings)
     return [piece for line in lines for piece in _folded(line)]
 
 
@@ -77,16 +70,7 @@ def _folded(line: str) -> list[str]:
     indent = line[: len(line) - len(line.lstrip())]
     pieces = textwrap.wrap(line, WIDTH, initial_indent="", subsequent_indent=indent + "  ",
                            break_long_words=False, break_on_hyphens=False)
-    return [_fit(piece) for piece in pieces]
-
-
-def _gate_lines(c: AtifComparison) -> list[str]:
-    if not c.gate.checked:
-        return ["gate: off (exit 0)"]
-    warnings = [line for warning in c.gate.warnings for line in _wrapped(f"warning: {warning}")]
-    if not c.gate.fired:
-        return [f"gate: passed ({', '.join(c.gate.checked)}): exit 0", *warnings]
-    return ["gate: FAILED: exit 1", *(line for rule in c.gate.fired for line in _wrapped(rule)), *warnings]
+    return [fit(piece) for piece in pieces]
 
 
 def _wrapped(rule: str, indent: str = "  ") -> list[str]:
@@ -129,14 +113,6 @@ def _steps(base_tree: list[ComparedNode], cand_tree: list[ComparedNode]) -> list
     return rows
 
 
-def _trees(nodes: Sequence[ComparedNode], wanted: set[str]) -> dict[str, list[ComparedNode]]:
-    trees: dict[str, list[ComparedNode]] = {}
-    for node in nodes:
-        if node.root_id in wanted:
-            trees.setdefault(node.root_id, []).append(node)
-    return trees
-
-
 @dataclass(frozen=True, slots=True)
 class _PairRow:
     """A row of the pairs table (attributes: jinja reads a dict's keys only after a failed attribute lookup)."""
@@ -169,8 +145,9 @@ def render_comparison(outcome: ComparisonOutcome, *, generated_at: str) -> str:
     """The self-contained ``comparison.html``."""
     c = outcome.comparison
     detailed = c.pairs[:DETAILED_PAIRS]
-    base_trees = _trees(outcome.baseline.results.nodes, {p.id for p in detailed})
-    cand_trees = _trees(outcome.candidate.results.nodes, {p.candidate_root for p in detailed})
+    base_ids, cand_ids = {p.id for p in detailed}, {p.candidate_root for p in detailed}
+    base_trees = root_trees(n for n in outcome.baseline.results.nodes if n.root_id in base_ids)
+    cand_trees = root_trees(n for n in outcome.candidate.results.nodes if n.root_id in cand_ids)
     details = [{"index": i, "pair": p, "steps": _steps(base_trees.get(p.id, []), cand_trees.get(p.candidate_root, []))}
                for i, p in enumerate(detailed)]
     return render_html(
@@ -193,11 +170,6 @@ def write_comparison(outcome: ComparisonOutcome, out_dir: Path) -> dict[str, Pat
         OutputError: the folder cannot be written.
     """
     c = outcome.comparison
-    folder = RunFolder(out_dir, kind="atif-compare", job_id=f"{c.baseline.job_id}..{c.candidate.job_id}")
-    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    paths = {
-        "comparison.json": folder.write_json("comparison.json", c.model_dump(mode="json")),
-        "comparison.html": folder.write_text("comparison.html", render_comparison(outcome, generated_at=stamp)),
-    }
-    folder.finish(JobStatus.COMPLETED, {"gate_exit_code": c.gate.exit_code})
-    return paths
+    return write_comparison_folder(out_dir, kind="atif-compare", job_id=f"{c.baseline.job_id}..{c.candidate.job_id}",
+                                   comparison=c, gate=c.gate,
+                                   render=lambda stamp: render_comparison(outcome, generated_at=stamp))

@@ -7,7 +7,6 @@ of one trajectory are not independent). Shifts are judge B − judge A.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,21 +17,12 @@ import numpy.typing as npt
 from pydantic import Field
 
 from tracegrade import stats
-from tracegrade.atif.agreement._maths import Bootstrap, kappa_codes, spearman_rho
+from tracegrade.atif.agreement._maths import Bootstrap, label_agreement, spearman_rho
 from tracegrade.atif.agreement._records import Estimate
 from tracegrade.atif.output._compare_options import ComparisonOptions
 from tracegrade.atif.output._compared import ComparedNode, ComparedStep
-from tracegrade.atif.output._pairing import matched_nodes, matched_steps, pair_roots
-from tracegrade.atif.output._sides import (
-    ComparedRun,
-    Difference,
-    Side,
-    check_allowed,
-    check_field_names,
-    node_differences,
-    read_side,
-    run_differences,
-)
+from tracegrade.atif.output._pairing import matched_nodes, matched_steps, pair_roots, root_trees
+from tracegrade.atif.output._sides import ComparedRun, Difference, Side, check_allowed, guarded_differences, read_sides
 from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._records import StepStatus
 from tracegrade.errors import InputError
@@ -44,7 +34,6 @@ __all__ = [
     "JudgesOutcome",
     "MatchedTree",
     "compare_judges",
-    "label_agreement",
     "measure_judges",
 ]
 
@@ -246,23 +235,6 @@ def pearson_r(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float |
     return float(np.dot(dx, dy) / np.sqrt(np.dot(dx, dx) * np.dot(dy, dy)))
 
 
-def label_agreement(
-    a: Sequence[str], b: Sequence[str], order: Sequence[str], units: Sequence[str], boot: Bootstrap
-) -> tuple[Estimate, Estimate]:
-    """Share of equal labels and Cohen's kappa of two labellings, each with its interval over ``units``."""
-    code = {label: i for i, label in enumerate(order)}
-    first = np.fromiter((code[v] for v in a), dtype=np.intp, count=len(a))
-    second = np.fromiter((code[v] for v in b), dtype=np.intp, count=len(b))
-
-    def share(idx: npt.NDArray[np.intp]) -> float | None:
-        return float(np.mean(first[idx] == second[idx])) if idx.size else None
-
-    def kappa(idx: npt.NDArray[np.intp]) -> float | None:
-        return kappa_codes(first[idx], second[idx], len(order))
-
-    return boot.estimate(list(units), share), boot.estimate(list(units), kappa)
-
-
 def _mean(values: npt.NDArray[np.float64]) -> Callable[[npt.NDArray[np.intp]], float | None]:
     return lambda idx: float(values[idx].mean()) if idx.size else None
 
@@ -374,13 +346,6 @@ def measure_judges(trees: Sequence[MatchedTree], *, completion_threshold: float,
     )
 
 
-def _trees(nodes: Sequence[ComparedNode]) -> dict[str, list[ComparedNode]]:
-    trees: dict[str, list[ComparedNode]] = defaultdict(list)
-    for node in nodes:
-        trees[node.root_id].append(node)
-    return trees
-
-
 def _matched(a: Side, b: Side) -> list[MatchedTree]:
     """Every root of both runs matched with its twin, node by node and step by step; anything else refuses.
 
@@ -392,7 +357,7 @@ def _matched(a: Side, b: Side) -> list[MatchedTree]:
         if alone:
             raise InputError(f"runs do not judge the same trajectories: {alone[0]} is only in run {which} "
                              f"({len(alone)} root(s) unpaired)", code="not_same_trajectories")
-    left, right = _trees(a.results.nodes), _trees(b.results.nodes)
+    left, right = root_trees(a.results.nodes), root_trees(b.results.nodes)
     trees = []
     for pair in pairing.pairs:
         nodes = []
@@ -412,11 +377,6 @@ def _matched(a: Side, b: Side) -> list[MatchedTree]:
     return trees
 
 
-def _judge(side: Side) -> dict[str, object]:
-    recorded = side.results.provenance.get("judge", {})
-    return dict(recorded) if isinstance(recorded, dict) else {}
-
-
 def compare_judges(a: Path, b: Path, options: ComparisonOptions | None = None,
                    fail_on_disagreement: float | None = None) -> JudgesOutcome:
     """Compare the judges of two runs of the same trajectories.
@@ -428,11 +388,10 @@ def compare_judges(a: Path, b: Path, options: ComparisonOptions | None = None,
         ConfigError: ``allow_different`` names a field that is not guarded.
     """
     options = options or ComparisonOptions()
-    check_field_names(options.allow_different)
-    side_a, side_b = read_side(a, "run A"), read_side(b, "run B")
+    side_a, side_b = read_sides(a, b, ("run A", "run B"), options.allow_different)
     trees = _matched(side_a, side_b)
     both = ((t.pair, first, second) for t in trees for _, first, second in t.nodes)
-    found = [*run_differences(side_a.results, side_b.results), *node_differences(both)]
+    found = guarded_differences(side_a, side_b, both)
     judge_diffs = [d for d in found if d.field in JUDGE_FIELDS]
     allowed = check_allowed([d for d in found if d.field not in JUDGE_FIELDS], options.allow_different)
     parameters = side_a.results.parameters
@@ -440,7 +399,7 @@ def compare_judges(a: Path, b: Path, options: ComparisonOptions | None = None,
                               failure_threshold=parameters.failure_threshold, resamples=options.resamples,
                               level=options.level, seed=options.seed)
     comparison = JudgesComparison(
-        a=side_a.record(a), b=side_b.record(b), judge_a=_judge(side_a), judge_b=_judge(side_b),
+        a=side_a.record(a), b=side_b.record(b), judge_a=side_a.judge(), judge_b=side_b.judge(),
         judge_differences=judge_diffs, allowed_differences=allowed, pairs=len(trees),
         resamples=options.resamples, level=options.level, seed=options.seed,
         step=measured.step, trajectory=measured.trajectory, categories=measured.categories,

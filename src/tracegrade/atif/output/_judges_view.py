@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-import textwrap
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tracegrade.atif.agreement._records import Estimate
+from tracegrade.atif.output._comparison_output import fit, gate_lines, interval_text, write_comparison_folder
 from tracegrade.atif.output._judges import JudgesComparison, JudgesLevelAgreement, JudgesOutcome
 from tracegrade.render import MISSING, render_html
-from tracegrade.runs import JobStatus, RunFolder
 
 __all__ = ["estimate_text", "judges_lines", "render_judges", "write_judges"]
-
-WIDTH = 80
 
 
 def estimate_text(estimate: Estimate, *, signed: bool = False) -> str:
     """``0.612 [0.41, 0.78] n=80``, or the reason the value is missing."""
     if estimate.value is None:
         return f"{MISSING} ({estimate.reason or 'undefined'}; n={estimate.n})"
-    form = "{:+.3f}" if signed else "{:.3f}"
-    interval = "" if estimate.low is None or estimate.high is None else \
-        f" [{form.format(estimate.low)}, {form.format(estimate.high)}]"
-    return f"{form.format(estimate.value)}{interval} n={estimate.n}"
+    return f"{interval_text(estimate.value, estimate.low, estimate.high, signed=signed)} n={estimate.n}"
 
 
 def _judge_name(judge: dict[str, object]) -> str:
@@ -66,17 +59,8 @@ def judges_lines(comparison: JudgesComparison) -> list[str]:
         lines.append("steps most disagreed on:")
         lines += [f"  {d.score_a:.2f} -> {d.score_b:.2f}  {d.pair} {d.node or '(root)'} step {d.index}"
                   for d in c.disagreements[:5]]
-    lines += _gate_lines(c)
-    return [line if len(line) <= WIDTH else line[: WIDTH - 1] + "…" for line in lines]
-
-
-def _gate_lines(c: JudgesComparison) -> list[str]:
-    if not c.gate.checked:
-        return ["gate: off (exit 0)"]
-    if not c.gate.fired:
-        return [f"gate: passed ({', '.join(c.gate.checked)}): exit 0"]
-    wrapped = (textwrap.wrap(rule, WIDTH, initial_indent="  ", subsequent_indent="    ") for rule in c.gate.fired)
-    return ["gate: FAILED: exit 1", *(line for rule in wrapped for line in rule)]
+    lines += gate_lines(c.gate)
+    return [fit(line) for line in lines]
 
 
 def _rows(c: JudgesComparison) -> list[dict[str, Any]]:
@@ -112,11 +96,6 @@ def write_judges(outcome: JudgesOutcome, out_dir: Path) -> dict[str, Path]:
         OutputError: the folder cannot be written.
     """
     c = outcome.comparison
-    folder = RunFolder(out_dir, kind="atif-compare-judges", job_id=f"{c.a.job_id}..{c.b.job_id}")
-    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    paths = {
-        "comparison.json": folder.write_json("comparison.json", c.model_dump(mode="json")),
-        "comparison.html": folder.write_text("comparison.html", render_judges(outcome, generated_at=stamp)),
-    }
-    folder.finish(JobStatus.COMPLETED, {"gate_exit_code": c.gate.exit_code})
-    return paths
+    return write_comparison_folder(out_dir, kind="atif-compare-judges", job_id=f"{c.a.job_id}..{c.b.job_id}",
+                                   comparison=c, gate=c.gate,
+                                   render=lambda stamp: render_judges(outcome, generated_at=stamp))

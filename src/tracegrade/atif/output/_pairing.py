@@ -2,34 +2,38 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from tracegrade.atif.output._compared import ComparedNode, ComparedStep
 
-__all__ = ["PAIRING_METHODS", "Paired", "Pairing", "matched_nodes", "matched_steps", "pair_roots"]
+__all__ = ["PAIRING_METHODS", "Paired", "Pairing", "matched_nodes", "matched_steps", "pair_by", "pair_roots",
+           "root_trees"]
+
+N = TypeVar("N")
 
 PAIRING_METHODS = ("trajectory_id", "session_id", "relative_path", "task_hash")
 """How roots pair, tried in this order: a root pairs by the first key it shares, uniquely, with the other run."""
 
 
 @dataclass(frozen=True)
-class Paired:
+class Paired(Generic[N]):
     """Two roots that are the same trajectory in both runs."""
 
     id: str
     """The pair's name: the baseline root's path relative to its input root."""
     matched_by: str
-    baseline: ComparedNode
-    candidate: ComparedNode
+    baseline: N
+    candidate: N
 
 
 @dataclass(frozen=True)
-class Pairing:
+class Pairing(Generic[N]):
     """The pairs, the roots left alone on each side, and how many pairs each method made."""
 
-    pairs: list[Paired]
+    pairs: list[Paired[N]]
     only_in_baseline: list[str]
     only_in_candidate: list[str]
     methods: dict[str, int]
@@ -45,21 +49,24 @@ def _key(method: str) -> Callable[[ComparedNode], str | None]:
     return lambda node: (node.criteria or {}).get("task_hash")
 
 
-def _unique(roots: dict[str, ComparedNode], key: Callable[[ComparedNode], str | None]) -> dict[str, str]:
+def _unique(roots: dict[str, N], key: Callable[[N], str | None]) -> dict[str, str]:
     """Key → root id, for keys that exactly one root has."""
     keyed = [(key(node), root_id) for root_id, node in roots.items()]
     counts = Counter(k for k, _ in keyed if k is not None)
     return {k: root_id for k, root_id in keyed if k is not None and counts[k] == 1}
 
 
-def pair_roots(baseline: Sequence[ComparedNode], candidate: Sequence[ComparedNode]) -> Pairing:
-    """Pair the roots (depth 0) of two runs; every root ends up in a pair or in an ``only_in`` list."""
-    left = {n.node_id: n for n in baseline if n.depth == 0}
-    right = {n.node_id: n for n in candidate if n.depth == 0}
-    pairs: list[Paired] = []
+def pair_by(left: dict[str, N], right: dict[str, N], key_of: Callable[[str], Callable[[N], str | None]]) -> Pairing[N]:
+    """Pair two runs' roots (by root id) with the keys of :data:`PAIRING_METHODS` in turn, each used where unique.
+
+    ``key_of`` gives a method's key of a root (None where the root has none); every root ends up in a pair or
+    in an ``only_in`` list.
+    """
+    left, right = dict(left), dict(right)
+    pairs: list[Paired[N]] = []
     methods = dict.fromkeys(PAIRING_METHODS, 0)
     for method in PAIRING_METHODS:
-        key = _key(method)
+        key = key_of(method)
         mine, theirs = _unique(left, key), _unique(right, key)
         for value, root_id in mine.items():
             if value in theirs:
@@ -67,6 +74,20 @@ def pair_roots(baseline: Sequence[ComparedNode], candidate: Sequence[ComparedNod
                 methods[method] += 1
     pairs.sort(key=lambda p: p.id)
     return Pairing(pairs, sorted(left), sorted(right), methods)
+
+
+def pair_roots(baseline: Sequence[ComparedNode], candidate: Sequence[ComparedNode]) -> Pairing[ComparedNode]:
+    """Pair the roots (depth 0) of two runs; every root ends up in a pair or in an ``only_in`` list."""
+    return pair_by({n.node_id: n for n in baseline if n.depth == 0}, {n.node_id: n for n in candidate if n.depth == 0},
+                   _key)
+
+
+def root_trees(nodes: Iterable[ComparedNode]) -> dict[str, list[ComparedNode]]:
+    """Nodes by the root they belong to, in their order."""
+    trees: dict[str, list[ComparedNode]] = defaultdict(list)
+    for node in nodes:
+        trees[node.root_id].append(node)
+    return trees
 
 
 def _relative(node: ComparedNode) -> str:

@@ -8,17 +8,15 @@ loss. The interval of the win-minus-loss rate resamples pairs (each pair is one 
 
 from __future__ import annotations
 
-import textwrap
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
 
 from tracegrade import stats
+from tracegrade.atif.output._comparison_output import fit, gate_lines, interval_text, write_comparison_folder
 from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.render import MISSING, render_html
-from tracegrade.runs import JobStatus, RunFolder
 from tracegrade.stats import GateOptions, GateVerdict
 
 __all__ = [
@@ -37,7 +35,6 @@ __all__ = [
 PAIRWISE_FORMAT: Literal["tracegrade.atif.pairwise_comparison/1"] = "tracegrade.atif.pairwise_comparison/1"
 Outcome = Literal["win", "tie", "loss", "position_bias", "error", "refused"]
 Choice = Literal["baseline", "candidate", "tie"]
-WIDTH = 80
 
 
 class Answer(FrozenRecord):
@@ -156,10 +153,7 @@ def pairwise_gate(net: Rate, losses: int, options: GateOptions) -> GateVerdict:
 def _rate_text(rate: Rate, signed: bool = False) -> str:
     if rate.value is None:
         return f"{MISSING} (n=0)"
-    form = "{:+.3f}" if signed else "{:.3f}"
-    bounds = "" if rate.low is None or rate.high is None else \
-        f" [{form.format(rate.low)}, {form.format(rate.high)}]"
-    return f"{form.format(rate.value)}{bounds}"
+    return interval_text(rate.value, rate.low, rate.high, signed=signed)
 
 
 def pairwise_lines(c: PairwiseComparison) -> list[str]:
@@ -181,15 +175,8 @@ def pairwise_lines(c: PairwiseComparison) -> list[str]:
     if lost:
         lines.append("lost pairs:")
         lines += [f"  {p.id}" for p in lost]
-    if not c.gate.checked:
-        lines.append("gate: off (exit 0)")
-    elif not c.gate.fired:
-        lines.append(f"gate: passed ({', '.join(c.gate.checked)}): exit 0")
-    else:
-        lines.append("gate: FAILED: exit 1")
-        lines += [line for rule in c.gate.fired
-                  for line in textwrap.wrap(rule, WIDTH, initial_indent="  ", subsequent_indent="    ")]
-    return [line if len(line) <= WIDTH else line[: WIDTH - 1] + "…" for line in lines]
+    lines += gate_lines(c.gate)
+    return [fit(line) for line in lines]
 
 
 def render_pairwise(c: PairwiseComparison, steps: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]], *,
@@ -212,11 +199,6 @@ def write_pairwise(c: PairwiseComparison, steps: dict[str, tuple[list[dict[str, 
     Raises:
         OutputError: the folder cannot be written.
     """
-    folder = RunFolder(out_dir, kind="atif-compare-pairwise", job_id=f"pairwise-{c.prompt_version}")
-    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    paths = {
-        "comparison.json": folder.write_json("comparison.json", c.model_dump(mode="json")),
-        "comparison.html": folder.write_text("comparison.html", render_pairwise(c, steps, generated_at=stamp)),
-    }
-    folder.finish(JobStatus.COMPLETED, {"gate_exit_code": c.gate.exit_code})
-    return paths
+    return write_comparison_folder(out_dir, kind="atif-compare-pairwise", job_id=f"pairwise-{c.prompt_version}",
+                                   comparison=c, gate=c.gate,
+                                   render=lambda stamp: render_pairwise(c, steps, generated_at=stamp))

@@ -21,8 +21,10 @@ __all__ = [
     "Side",
     "check_allowed",
     "check_field_names",
+    "guarded_differences",
     "node_differences",
     "read_side",
+    "read_sides",
     "run_differences",
 ]
 
@@ -81,6 +83,11 @@ class Side:
     folder: Path
     layout: str
     results: ComparedResults
+
+    def judge(self) -> dict[str, Any]:
+        """The judge the run recorded in its provenance (empty when none was)."""
+        recorded = self.results.provenance.get("judge")
+        return dict(recorded) if isinstance(recorded, dict) else {}
 
     def record(self, given: Path) -> ComparedRun:
         """What the comparison records of this side."""
@@ -163,6 +170,23 @@ def node_differences(matched: Iterable[tuple[str, ComparedNode, ComparedNode]]) 
                 counts[name] += 1
                 found.setdefault(name, Difference(field=name, baseline=first, candidate=second, example=pair))
     return [d.model_copy(update={"pairs": counts[d.field]}) for name in NODE_FIELDS if (d := found.get(name))]
+
+
+def read_sides(first: Path, second: Path, names: tuple[str, str], allow_different: Iterable[str]) -> tuple[Side, Side]:
+    """The two run folders (:func:`read_side`), once ``allow_different`` is known to name guarded fields only.
+
+    Raises:
+        ConfigError: ``allow_different`` names a field that is not guarded.
+        InputError: a folder is not a verified, whole judge run.
+    """
+    check_field_names(allow_different)
+    return read_side(first, names[0]), read_side(second, names[1])
+
+
+def guarded_differences(first: Side, second: Side,
+                        matched: Iterable[tuple[str, ComparedNode, ComparedNode]]) -> list[Difference]:
+    """The run-level guarded fields that differ, then the per-task ones of the matched nodes (by pair)."""
+    return [*run_differences(first.results, second.results), *node_differences(matched)]
 
 
 def check_allowed(differences: list[Difference], allowed: Iterable[str]) -> list[Difference]:

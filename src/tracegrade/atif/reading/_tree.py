@@ -295,18 +295,8 @@ class TreeBuilder:
                 children.append(child)
             for index, sub in enumerate(seg.trajectory.subagent_trajectories or ()):
                 if index not in used:
-                    label = self._label(sub.trajectory_id or str(index), labels)
-                    children.append(
-                        self._node(
-                            sub,
-                            seg.path,
-                            f"{seg.pointer}/subagent_trajectories/{index}",
-                            depth + 1,
-                            f"{node_id}::{label}",
-                            chain,
-                            embedded=True,
-                        )
-                    )
+                    name = sub.trajectory_id or str(index)
+                    children.append(self._embedded(seg, index, sub, name, depth, node_id, chain, labels))
         return tuple(children)
 
     def _child(
@@ -325,18 +315,8 @@ class TreeBuilder:
         if embedded is not None:
             index, sub = embedded
             used.add(index)
-            label = self._label(ref.trajectory_id or str(index), labels)
-            return self._node(
-                sub,
-                seg.path,
-                f"{seg.pointer}/subagent_trajectories/{index}",
-                depth + 1,
-                f"{node_id}::{label}",
-                chain,
-                ref,
-                step_index,
-                embedded=True,
-            )
+            return self._embedded(seg, index, sub, ref.trajectory_id or str(index), depth, node_id, chain, labels, ref,
+                                  step_index)
         target = ref.trajectory_path or ""
         label = self._label(target, labels)
         loaded = self._follow(target, seg.path, where, chain)
@@ -353,6 +333,24 @@ class TreeBuilder:
             ref,
             step_index,
         )
+
+    def _embedded(
+        self,
+        seg: _Segment,
+        index: int,
+        sub: Trajectory,
+        name: str,
+        depth: int,
+        node_id: str,
+        chain: frozenset[Path],
+        labels: defaultdict[str, int],
+        ref: SubagentTrajectoryRef | None = None,
+        step_index: int | None = None,
+    ) -> TrajectoryNode:
+        """The node of the sub-agent embedded at ``index`` of ``seg`` (``name`` makes its label)."""
+        child_id = f"{node_id}::{self._label(name, labels)}"
+        pointer = f"{seg.pointer}/subagent_trajectories/{index}"
+        return self._node(sub, seg.path, pointer, depth + 1, child_id, chain, ref, step_index, embedded=True)
 
     def _follow(
         self, target: str, referrer: Path, where: str, chain: frozenset[Path]

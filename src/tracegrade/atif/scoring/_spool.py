@@ -31,7 +31,7 @@ from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.errors import OutputError
 from tracegrade.runs import JSON_OPTIONS
 
-__all__ = ["BriefNodes", "ListedNodes", "NodeRecords", "NodeSpool", "SpooledNodes", "brief_nodes", "listed_items"]
+__all__ = ["BriefNodes", "ListedNodes", "NodeRecords", "NodeSpool", "SpooledNodes", "listed_items"]
 
 _INDENT = b"    "
 """A node record's indent in ``evaluation_results.json`` (inside the top-level ``nodes`` list)."""
@@ -39,7 +39,18 @@ _INDENT = b"    "
 _ROOT_RECORDS: TypeAdapter[list[NodeResult]] = TypeAdapter(list[NodeResult])
 
 
-class NodeRecords(Sequence[NodeResult], ABC):
+class _ByValue(Sequence[NodeResult]):
+    """Node records compared by value, like the list they stand for."""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class NodeRecords(_ByValue, ABC):
     """Every node's record of a run, roots in order: the type of ``EvaluationResults.nodes``.
 
     Every reader walks it as a sequence; :attr:`brief` is the same nodes without what only reviewers read
@@ -58,18 +69,11 @@ class NodeRecords(Sequence[NodeResult], ABC):
         if len(self):
             yield listed_items(node.model_dump(mode="json") for node in self)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
     def __add__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
         return [*self, *other]
 
     def __radd__(self, other: Sequence[NodeResult]) -> list[NodeResult]:
         return [*other, *self]
-
-    __hash__ = None  # type: ignore[assignment]  # compared by value, like the list it stands for
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
@@ -199,7 +203,44 @@ class NodeSpool:
         return SpooledNodes(self._file, self._blocks.in_order())
 
 
-class SpooledNodes(NodeRecords):
+class _RootBlocks(_ByValue):
+    """Node records read back from the spool file root by root; an index reads one root's block."""
+
+    def __init__(self, file: _File, blocks: _Blocks, starts: array[int]) -> None:
+        self._file = file  # kept open (and the unnamed file alive) for as long as the records are used
+        self._blocks = blocks
+        self._starts = starts
+
+    @abstractmethod
+    def _node(self, block: _Block, place: int) -> NodeResult:
+        """The record at ``place`` in ``block``."""
+
+    def _read(self, offset: int, length: int) -> bytes:
+        return os.pread(self._file.handle.fileno(), length, offset)
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, index: int) -> NodeResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeResult]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeResult | list[NodeResult]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        position = index + len(self) if index < 0 else index
+        if not 0 <= position < len(self):
+            raise IndexError("node index out of range")
+        number = bisect_right(self._starts, position) - 1
+        return self._node(self._blocks[number], position - self._starts[number])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} nodes)"
+
+
+class SpooledNodes(_RootBlocks, NodeRecords):
     """Result records read back from a :class:`NodeSpool`'s file each time they are walked.
 
     Only one root's records are in memory at a time while iterating; :attr:`brief` reads every node
@@ -207,9 +248,7 @@ class SpooledNodes(NodeRecords):
     """
 
     def __init__(self, file: _File, blocks: _Blocks) -> None:
-        self._file = file  # kept open (and the unnamed file alive) for as long as the records are used
-        self._blocks = blocks
-        self._starts = array("q", [0, *accumulate(blocks.counts)])
+        super().__init__(file, blocks, array("q", [0, *accumulate(blocks.counts)]))
         self._brief = BriefNodes(file, blocks, self._starts)
 
     @property
@@ -223,9 +262,8 @@ class SpooledNodes(NodeRecords):
         Every node is indented four spaces, with a comma and a new line between nodes (none before the first
         or after the last).
         """
-        fd = self._file.handle.fileno()
         for block in self._blocks:
-            yield os.pread(fd, block.length, block.offset)
+            yield self._read(block.offset, block.length)
 
     def raw(self) -> Iterator[list[dict[str, Any]]]:
         """Each root's records as the JSON values ``model_dump(mode="json")`` gave, root by root."""
@@ -238,81 +276,28 @@ class SpooledNodes(NodeRecords):
             for value in values:
                 yield NodeResult.model_validate(value)
 
-    def __len__(self) -> int:
-        return self._starts[-1]
-
-    @overload
-    def __getitem__(self, index: int) -> NodeResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[NodeResult]: ...
-
-    def __getitem__(self, index: int | slice) -> NodeResult | list[NodeResult]:
-        if isinstance(index, slice):
-            return list(self)[index]
-        position = index + len(self) if index < 0 else index
-        if not 0 <= position < len(self):
-            raise IndexError("node index out of range")
-        number = bisect_right(self._starts, position) - 1
-        block = self._blocks[number]
-        values = loads_written(b"[" + os.pread(self._file.handle.fileno(), block.length, block.offset) + b"]")
-        return NodeResult.model_validate(values[position - self._starts[number]])
-
-    def __repr__(self) -> str:
-        return f"SpooledNodes({len(self)} nodes)"
+    def _node(self, block: _Block, place: int) -> NodeResult:
+        return NodeResult.model_validate(loads_written(b"[" + self._read(block.offset, block.length) + b"]")[place])
 
 
-class BriefNodes(Sequence[NodeResult]):
+class BriefNodes(_RootBlocks):
     """Every spooled node without its criteria, step content and categorisation rationale, read back root by root.
 
     Each walk reads the brief records from the spool file again, so only one root's are in memory at a time;
     a caller that needs a value from every node keeps that value, not the node.
     """
 
-    def __init__(self, file: _File, blocks: _Blocks, starts: array[int]) -> None:
-        self._file = file
-        self._blocks = blocks
-        self._starts = starts
-
     def roots(self) -> Iterator[list[NodeResult]]:
         """Each root's brief records (its nodes in tree order), root by root."""
-        fd = self._file.handle.fileno()
         for block in self._blocks:
-            yield _ROOT_RECORDS.validate_json(os.pread(fd, block.brief, block.brief_offset))
+            yield _ROOT_RECORDS.validate_json(self._read(block.brief_offset, block.brief))
 
     def __iter__(self) -> Iterator[NodeResult]:
         for nodes in self.roots():
             yield from nodes
 
-    def __len__(self) -> int:
-        return self._starts[-1]
-
-    @overload
-    def __getitem__(self, index: int) -> NodeResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[NodeResult]: ...
-
-    def __getitem__(self, index: int | slice) -> NodeResult | list[NodeResult]:
-        if isinstance(index, slice):
-            return list(self)[index]
-        position = index + len(self) if index < 0 else index
-        if not 0 <= position < len(self):
-            raise IndexError("node index out of range")
-        number = bisect_right(self._starts, position) - 1
-        block = self._blocks[number]
-        nodes = _ROOT_RECORDS.validate_json(os.pread(self._file.handle.fileno(), block.brief, block.brief_offset))
-        return nodes[position - self._starts[number]]
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]  # compared by value, like the list it stands for
-
-    def __repr__(self) -> str:
-        return f"BriefNodes({len(self)} nodes)"
+    def _node(self, block: _Block, place: int) -> NodeResult:
+        return _ROOT_RECORDS.validate_json(self._read(block.brief_offset, block.brief))[place]
 
 
 class _File:
@@ -344,11 +329,6 @@ def listed_items(values: Iterable[Any]) -> bytes:
     return b",\n".join(
         _INDENT + orjson.dumps(value, option=JSON_OPTIONS).replace(b"\n", b"\n" + _INDENT) for value in values
     )
-
-
-def brief_nodes(nodes: Sequence[NodeResult]) -> Sequence[NodeResult]:
-    """The nodes a summary or step table reads: :attr:`NodeRecords.brief`, or ``nodes`` when a plain list."""
-    return nodes.brief if isinstance(nodes, NodeRecords) else nodes
 
 
 def _brief(value: dict[str, Any]) -> dict[str, Any]:
