@@ -57,3 +57,21 @@ def test_an_uninterrupted_block_without_a_signal_or_with_an_error_raises_only_th
         os.kill(os.getpid(), signal.SIGINT)
         signal.sigtimedwait([], 0.05) if hasattr(signal, "sigtimedwait") else None
         raise ValueError("its own error")
+
+
+def test_stop_signals_call_the_handler_in_the_loop_and_are_removed_after() -> None:
+    import asyncio
+
+    from tracegrade.runs import STOP_SIGNALS, stop_signals
+
+    async def main() -> list[int]:
+        stop, seen = asyncio.Event(), []
+        with stop_signals(lambda: seen.append(1) or stop.set()):
+            for signum in STOP_SIGNALS:
+                stop.clear()
+                os.kill(os.getpid(), signum)
+                await asyncio.wait_for(stop.wait(), 5)
+        assert not asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)  # none left installed
+        return seen
+
+    assert asyncio.run(main()) == [1, 1]

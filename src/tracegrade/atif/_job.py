@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import signal
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -37,7 +36,7 @@ from tracegrade.judge import (
     PanelSpec,
     ResponseFormat,
 )
-from tracegrade.runs import JobStatus, RunFolder, Shard, job_id_for
+from tracegrade.runs import STOP_SIGNALS, JobStatus, RunFolder, Shard, job_id_for
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
@@ -315,7 +314,7 @@ async def _scored(
     progress = RunProgress()
 
     def attach(engine: ScoringEngine) -> None:
-        for signum in (signal.SIGINT, signal.SIGTERM):  # both stop new calls and keep what finished
+        for signum in STOP_SIGNALS:  # both stop new calls and keep what finished
             loop.add_signal_handler(signum, engine.interrupt)
 
     watching = asyncio.create_task(watch(progress)) if watch is not None else None
@@ -329,7 +328,7 @@ async def _scored(
     finally:
         if watching is not None:
             watching.cancel()
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in STOP_SIGNALS:
             loop.remove_signal_handler(signum)
         if meters is not None:
             meters.shutdown()

@@ -7,7 +7,6 @@ batch jobs, reporting each batch while it waits and stopping cleanly on Ctrl-C o
 from __future__ import annotations
 
 import asyncio
-import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -116,6 +115,7 @@ def run_batch(paths: list[Path], options: Any, criteria: Any, target: JudgeTarge
     """Run the job in batch rounds; None when a round's requests were exported instead (printed)."""
     from tracegrade.atif import JobContext
     from tracegrade.atif.modes import Exported, run_batch_job
+    from tracegrade.runs import stop_signals
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -124,16 +124,10 @@ def run_batch(paths: list[Path], options: Any, criteria: Any, target: JudgeTarge
             console.print(line, markup=False)
 
     async def main() -> tuple[EvaluationResults, dict[str, Path]] | Exported:
-        loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        for signum in (signal.SIGINT, signal.SIGTERM):  # stop waiting; the batches stay recorded
-            loop.add_signal_handler(signum, stop.set)
-        try:
+        with stop_signals(stop.set):  # stop waiting; the batches stay recorded
             return await run_batch_job(paths, options, criteria, target, JobContext(folder.job_id), folder=folder,
                                        cache_path=cache_path, batch=batch, report=report, stop=stop)
-        finally:
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(signum)
 
     outcome = asyncio.run(main())
     if isinstance(outcome, Exported):

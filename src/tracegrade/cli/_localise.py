@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
 __all__ = ["localise"]
 
 _LOCALISE = "Localisation"
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _OUTPUT = "Output"
 _BATCH = "Batch"
 
@@ -80,7 +78,7 @@ def localise(
         write_localisation,
     )
     from tracegrade.judge import default_cache_path
-    from tracegrade.runs import claim_output, job_id_for
+    from tracegrade.runs import claim_output, job_id_for, stop_signals
 
     options = localise_options(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     inputs = localise_inputs(paths)
@@ -97,18 +95,13 @@ def localise(
     cache_path = None if no_cache else (cache or default_cache_path())
 
     async def main() -> LocalisationResults:
-        stop, loop = asyncio.Event(), asyncio.get_running_loop()
-        for signum in _STOP_SIGNALS:  # Ctrl-C or SIGTERM: ask nothing more, keep what finished
-            loop.add_signal_handler(signum, stop.set)
-        try:
+        stop = asyncio.Event()
+        with stop_signals(stop.set):  # Ctrl-C or SIGTERM: ask nothing more, keep what finished
             if judge_batch and target is not None:
                 return await _batch(inputs, options, target, chosen_id, output, cache_path, stop, quiet,
                                     fallback=judge_batch_fallback, poll_seconds=judge_batch_poll_seconds)
             return await run_localise_job(inputs, options, target, job_id=chosen_id, meter_provider=meters,
                                           cache_path=cache_path, stop=stop)
-        finally:
-            for signum in _STOP_SIGNALS:
-                loop.remove_signal_handler(signum)
 
     try:
         results = asyncio.run(main())

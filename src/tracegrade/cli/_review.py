@@ -48,9 +48,9 @@ def review(
     with people who may write labels.
     """
     import asyncio
-    import signal
 
     from tracegrade.atif.reviewing import ReviewOrder, ReviewSettings, ReviewState, read_review_run, serve_review
+    from tracegrade.runs import stop_signals
 
     chosen = _order(order, ReviewOrder)
     name = reviewer if reviewer is not None else _login()
@@ -79,10 +79,8 @@ def review(
 
     async def main() -> None:
         stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stop.set)
-        await serve_review(server, ready=ready, stop=stop, port=port)
+        with stop_signals(stop.set):
+            await serve_review(server, ready=ready, stop=stop, port=port)
 
     asyncio.run(main())
     answered = len(server.mine(server.labels.read()))

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from tracegrade.runs._folder import read_manifest as read_manifest
     from tracegrade.runs._folder import read_verified as read_verified
     from tracegrade.runs._ids import job_id_for as job_id_for
+    from tracegrade.runs._interrupts import STOP_SIGNALS as STOP_SIGNALS
     from tracegrade.runs._interrupts import interrupts as interrupts
+    from tracegrade.runs._interrupts import stop_signals as stop_signals
     from tracegrade.runs._interrupts import uninterrupted as uninterrupted
     from tracegrade.runs._progress import drawing as drawing
     from tracegrade.runs._progress import live_console as live_console

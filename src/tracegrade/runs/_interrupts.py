@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-__all__ = ["interrupts", "uninterrupted"]
+__all__ = ["STOP_SIGNALS", "interrupts", "stop_signals", "uninterrupted"]
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Ctrl-C and SIGTERM: both stop a job the same way."""
+
+
+@contextmanager
+def stop_signals(handler: Callable[[], object]) -> Iterator[None]:
+    """While inside, Ctrl-C and SIGTERM call ``handler`` in the running event loop instead of raising."""
+    loop = asyncio.get_running_loop()
+    for signum in STOP_SIGNALS:
+        loop.add_signal_handler(signum, handler)
+    try:
+        yield
+    finally:
+        for signum in STOP_SIGNALS:
+            loop.remove_signal_handler(signum)
 
 
 @contextmanager
