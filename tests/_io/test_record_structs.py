@@ -74,3 +74,11 @@ def test_a_constraint_the_struct_cannot_hold_is_refused_when_made() -> None:
 
     with pytest.raises(TypeError, match=r"Odd\.value: the constraint .*multiple_of"):
         record_struct(Odd)
+
+
+def test_without_bounds_only_the_types_are_read() -> None:
+    loose = record_struct(_Outer, bounds=False)
+    value = _decode(loose, b'{"name": "a", "score": 1.5, "items": [{"label": "long"}]}')
+    assert (value.score, value.items[0].label) == (1.5, "long")
+    with pytest.raises(msgspec.ValidationError, match=r"Expected `float \| null`, got `str` - at `\$.score`"):
+        _decode(loose, b'{"name": "a", "score": "x", "items": []}')

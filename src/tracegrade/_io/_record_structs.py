@@ -26,13 +26,14 @@ _BOUNDS: dict[type[Any], str] = {
 
 def record_struct(model: type[BaseModel], fields: Iterable[str] | None = None, *, name: str | None = None,
                   views: Mapping[type[BaseModel], type[msgspec.Struct]] | None = None, unset: bool = False,
-                  **options: Any) -> type[msgspec.Struct]:
+                  bounds: bool = True, **options: Any) -> type[msgspec.Struct]:
     """A msgspec struct of ``model``'s ``fields`` (all by default), each with the record's type, bounds and default.
 
     A nested record is read into the struct ``views`` gives for it, else into a struct of all its fields made
     alike. With ``unset``, an optional field left out of the input is ``msgspec.UNSET`` instead of its default,
-    so a reader can tell what was written. ``options`` are msgspec's (``frozen``, ``gc``,
-    ``forbid_unknown_fields``...); fields are keyword-only, in the record's order.
+    so a reader can tell what was written. Without ``bounds`` the fields' own bounds (lengths, ranges, patterns)
+    are left out, for a reader that validates what it keeps with the record itself. ``options`` are msgspec's
+    (``frozen``, ``gc``, ``forbid_unknown_fields``...); fields are keyword-only, in the record's order.
 
     Raises:
         TypeError: a field with an alias or a constraint the struct cannot carry (it would accept more than
@@ -46,7 +47,9 @@ def record_struct(model: type[BaseModel], fields: Iterable[str] | None = None, *
         info = declared[field_name]
         if info.alias not in (None, field_name):
             raise TypeError(f"{model.__name__}.{field_name}: an alias is not carried over")
-        kind = _constrained(_converted(info.annotation, views, unset, options), info.metadata, model, field_name)
+        kind = _converted(info.annotation, views, unset, bounds, options)
+        if bounds:
+            kind = _constrained(kind, info.metadata, model, field_name)
         if info.is_required():
             specs.append((field_name, kind))
         elif unset:
@@ -58,19 +61,20 @@ def record_struct(model: type[BaseModel], fields: Iterable[str] | None = None, *
     return msgspec.defstruct(name or model.__name__, specs, kw_only=True, module=__name__, **options)
 
 
-def _converted(kind: Any, views: dict[type[BaseModel], type[msgspec.Struct]], unset: bool,
+def _converted(kind: Any, views: dict[type[BaseModel], type[msgspec.Struct]], unset: bool, bounds: bool,
                options: dict[str, Any]) -> Any:
     """``kind`` with every nested record replaced by its struct."""
     if isinstance(kind, type) and issubclass(kind, BaseModel):
         if kind not in views:
-            views[kind] = record_struct(kind, views=views, unset=unset, **options)
+            views[kind] = record_struct(kind, views=views, unset=unset, bounds=bounds, **options)
         return views[kind]
     origin, args = get_origin(kind), get_args(kind)
     if origin is None or not args:
         return kind
     if origin is Annotated:
-        return _constrained(_converted(args[0], views, unset, options), kind.__metadata__, None, repr(kind))
-    converted = tuple(_converted(arg, views, unset, options) for arg in args)
+        inner = _converted(args[0], views, unset, bounds, options)
+        return _constrained(inner, kind.__metadata__, None, repr(kind)) if bounds else inner
+    converted = tuple(_converted(arg, views, unset, bounds, options) for arg in args)
     if origin is Union or origin is types.UnionType:
         return Union[converted]  # noqa: UP007
     return origin[converted if len(converted) > 1 else converted[0]]

@@ -12,37 +12,53 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from pydantic import ValidationError
+from pydantic import PrivateAttr, ValidationError
 
 from tracegrade.suites.reading._json import canonical
 from tracegrade.suites.reading._models import MAX_CASE_ID_CHARS, MAX_EXPECTATIONS, Expectation
 
-__all__ = ["CaseColumns", "Layout", "Shape", "ShapeReader", "case_columns"]
+__all__ = ["SHAPE_FIELDS", "CaseColumns", "Layout", "Shape", "ShapeReader", "case_columns"]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Shape:
-    """An expectation but its gold: name, path, comparison, each and absent_as_null, defaults filled in."""
+SHAPE_FIELDS = tuple(name for name in Expectation.model_fields if name != "expected")
+"""An expectation's fields but its gold, in the model's order."""
 
-    name: str
-    path: str
-    comparison: str
-    each: str | None
-    absent_as_null: bool
-    head: bytes = field(init=False, repr=False)
-    """Canonical JSON of an expectation of this shape before its gold (``expected`` sorts after these keys)."""
-    tail: bytes = field(init=False, repr=False)
-    """Canonical JSON of an expectation of this shape after its gold."""
+_GOLD = b'"expected":null'
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "head", b'{"absent_as_null":%s,"comparison":%s,"each":%s,"expected":' % (
-            canonical(self.absent_as_null), canonical(self.comparison), canonical(self.each)))
-        object.__setattr__(self, "tail", b',"name":%s,"path":%s}' % (canonical(self.name), canonical(self.path)))
+
+class Shape(Expectation):
+    """An expectation but its gold (``expected`` is None): what the cases that repeat a check share.
+
+    Equal only to itself: a :class:`ShapeReader` makes one per distinct expectation.
+    """
+
+    _head: bytes = PrivateAttr(b"")
+    _tail: bytes = PrivateAttr(b"")
+    _fields: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Keep the expectation as JSON and its canonical bytes before and after the gold."""
+        fields = self.model_dump()
+        whole = canonical(fields)  # keys sorted; no key but ``expected`` can spell ``"expected":`` unescaped
+        cut = whole.index(_GOLD) + len(_GOLD) - len(b"null")
+        self._head, self._tail, self._fields = whole[:cut], whole[cut + len(b"null"):], fields
+
+    @property
+    def head(self) -> bytes:
+        """Canonical JSON of an expectation of this shape before its gold."""
+        return self._head
+
+    @property
+    def tail(self) -> bytes:
+        """Canonical JSON of an expectation of this shape after its gold."""
+        return self._tail
 
     def spelled_out(self, gold: Any) -> dict[str, Any]:
         """The expectation of this shape with ``gold`` as JSON, every field in model order."""
-        return {"name": self.name, "path": self.path, "expected": gold, "comparison": self.comparison,
-                "each": self.each, "absent_as_null": self.absent_as_null}
+        return {**self._fields, "expected": gold}
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -103,7 +119,7 @@ class CaseColumns:
 _MISSING = object()
 _METADATA = frozenset({dict, type(None)})
 Key = tuple[Any, ...]
-"""How one expectation spells its shape: its size, whether it has gold, and each other field (typed)."""
+"""How one expectation spells its shape: its size, whether it has gold, each other field and their types."""
 
 
 class ShapeReader:
@@ -118,9 +134,8 @@ class ShapeReader:
     def layout(self, expectations: list[Any]) -> Layout | None:
         """The layout of these expectations; None when one of them may be invalid."""
         try:
-            keys = [(len(e), "expected" in e, e.get("name", _MISSING), e.get("path", _MISSING),
-                     e.get("comparison", _MISSING), e.get("each", _MISSING), e.get("absent_as_null", _MISSING),
-                     type(e.get("absent_as_null", _MISSING))) for e in expectations]  # 1 == True: typed
+            keys = [(len(e), "expected" in e, *(spelt := [e.get(name, _MISSING) for name in SHAPE_FIELDS]),
+                     *map(type, spelt)) for e in expectations]  # typed: 1 == True
             spellings = self.spellings
             shapes = tuple([spellings[k] if k in spellings else self._shape(k, e)
                             for k, e in zip(keys, expectations, strict=True)])
@@ -146,13 +161,13 @@ class ShapeReader:
         Any gold is valid, so the gold is left out.
         """
         try:
-            model = Expectation.model_validate({**fields, "expected": None})
+            made = Shape.model_validate({**fields, "expected": None})
         except ValidationError:
             return self._remember(key, None)
-        found = (model.name, model.path, model.comparison, model.each, model.absent_as_null)
+        found = tuple(made.__dict__.values())
         shape = self.shapes.get(found)
         if shape is None:
-            shape = self.shapes[found] = Shape(*found)
+            shape = self.shapes[found] = made
         return self._remember(key, shape)
 
     def _remember(self, key: Key, shape: Shape | None) -> Shape | None:
