@@ -82,3 +82,10 @@ def test_without_bounds_only_the_types_are_read() -> None:
     assert (value.score, value.items[0].label) == (1.5, "long")
     with pytest.raises(msgspec.ValidationError, match=r"Expected `float \| null`, got `str` - at `\$.score`"):
         _decode(loose, b'{"name": "a", "score": "x", "items": []}')
+
+
+def test_a_frozen_struct_holds_the_records_lists_as_tuples() -> None:
+    frozen = record_struct(_Outer, frozen=True, gc=False)
+    value = _decode(frozen, b'{"name": "a", "items": [{"label": "x"}]}')
+    assert type(value.items) is tuple and value.tags == () and type(value.items[0]).__name__ == "_Inner"
+    assert type(_decode(record_struct(_Outer), b'{"name": "a", "items": [{"label": "x"}]}').items) is list

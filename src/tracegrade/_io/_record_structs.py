@@ -33,7 +33,9 @@ def record_struct(model: type[BaseModel], fields: Iterable[str] | None = None, *
     alike. With ``unset``, an optional field left out of the input is ``msgspec.UNSET`` instead of its default,
     so a reader can tell what was written. Without ``bounds`` the fields' own bounds (lengths, ranges, patterns)
     are left out, for a reader that validates what it keeps with the record itself. ``options`` are msgspec's
-    (``frozen``, ``gc``, ``forbid_unknown_fields``...); fields are keyword-only, in the record's order.
+    (``frozen``, ``gc``, ``forbid_unknown_fields``...); fields are keyword-only, in the record's order. A frozen
+    struct holds the record's lists as tuples: immutable like the struct, and a tuple of untracked structs is
+    dropped from the garbage collector's watch, where a list stays on it.
 
     Raises:
         TypeError: a field with an alias or a constraint the struct cannot carry (it would accept more than
@@ -54,6 +56,8 @@ def record_struct(model: type[BaseModel], fields: Iterable[str] | None = None, *
             specs.append((field_name, kind))
         elif unset:
             specs.append((field_name, Union[kind, msgspec.UnsetType], msgspec.UNSET))  # noqa: UP007
+        elif info.default_factory is list and get_origin(kind) is tuple:
+            specs.append((field_name, kind, ()))
         elif info.default_factory is not None:
             specs.append((field_name, kind, msgspec.field(default_factory=info.default_factory)))  # type: ignore[arg-type]
         else:
@@ -77,6 +81,8 @@ def _converted(kind: Any, views: dict[type[BaseModel], type[msgspec.Struct]], un
     converted = tuple(_converted(arg, views, unset, bounds, options) for arg in args)
     if origin is Union or origin is types.UnionType:
         return Union[converted]  # noqa: UP007
+    if origin is list and options.get("frozen"):
+        return types.GenericAlias(tuple, (converted[0], ...))
     return origin[converted if len(converted) > 1 else converted[0]]
 
 

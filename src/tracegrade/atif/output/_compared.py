@@ -5,9 +5,9 @@
 :func:`tracegrade._io.record_struct`: the fields named in :data:`NODE_FIELDS` and :data:`STEP_FIELDS`, with the
 records' types, bounds and defaults; every other field is skipped while parsing and nothing is built for it.
 The records stay the one declaration (pydantic: the scoring stage builds and dumps them with their rules); the
-structs are their decoders, frozen and left out of garbage collection. For the type checker each struct is the
-record it reads: code here reads only the fields those tuples name. The run's parameters and summary are read
-into their pydantic records.
+structs are their decoders, frozen and left out of garbage collection (the records' lists are tuples). For the
+type checker each struct is the record it reads: code here reads only the fields those names list. The run's
+parameters and summary are read into their pydantic records.
 """
 
 from __future__ import annotations
