@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tracegrade._io._json_out import dumps as dumps
     from tracegrade._io._json_out import items_piece as items_piece
     from tracegrade._io._json_out import write_document as write_document
+    from tracegrade._io._record_structs import record_struct as record_struct
     from tracegrade._io._spreadsheet import FORMULA_START as FORMULA_START
     from tracegrade._io._spreadsheet import spreadsheet_safe as spreadsheet_safe
     from tracegrade._io._spreadsheet import spreadsheet_safe_row as spreadsheet_safe_row

@@ -1,14 +1,17 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import msgspec
 import orjson
 import pytest
+from pydantic import ValidationError
 
 from tests.atif.output.test_compare import runs
 from tracegrade.atif import read_results
-from tracegrade.atif.output._compared import ComparedNode, ComparedStep, decode_results
+from tracegrade.atif.output._compared import NODE_FIELDS, STEP_FIELDS, ComparedNode, ComparedStep, decode_results
+from tracegrade.atif.scoring import NodeResult, StepResult, StepStatus
 
 __all__ = ["runs"]
 
@@ -53,18 +56,27 @@ def test_another_format_is_refused() -> None:
         decode_results(b'{"format": "something-else/1", "job_id": "x"}')
 
 
-@pytest.mark.parametrize(("view", "record"), [("ComparedStep", "StepResult"), ("ComparedNode", "NodeResult")])
-def test_the_comparison_view_is_a_subset_of_the_record_it_reads(view: str, record: str) -> None:
-    """The msgspec view declares no field of its own: each is the pydantic record's, with the same default."""
-    import msgspec
-    from pydantic_core import PydanticUndefined
+@pytest.mark.parametrize(("edit", "place"), [("step", "$.nodes[0].steps[0].score"),
+                                           ("own_score", "$.nodes[0].own_score")])
+def test_a_score_the_record_refuses_is_refused_by_the_comparison_too(
+    runs: dict[str, Path], edit: str, place: str
+) -> None:
+    """The view is made from the record: the record's bounds hold on both reads."""
+    document = _document(runs["base"])
+    node = document["nodes"][0]  # type: ignore[index]
+    if edit == "step":
+        node["steps"][0]["score"] = 1.5
+    else:
+        node["own_score"] = 1.5
+    with pytest.raises(msgspec.ValidationError, match=rf"Expected `float` <= 1.0 - at `{re.escape(place)}`"):
+        decode_results(orjson.dumps(document))
+    with pytest.raises(ValidationError, match="less than or equal to 1"):
+        NodeResult.model_validate(node)
 
-    from tracegrade.atif.output import _compared
-    from tracegrade.atif.scoring import _records
 
-    struct, model = getattr(_compared, view), getattr(_records, record).model_fields
-    for field in msgspec.structs.fields(struct):
-        assert field.name in model, f"{view}.{field.name} is not a field of {record}"
-        default = model[field.name].default
-        if field.default is not msgspec.NODEFAULT and default is not PydanticUndefined:
-            assert field.default == default, f"{view}.{field.name}: default {field.default!r}, {record}: {default!r}"
+def test_the_view_holds_the_fields_it_names_with_the_records_defaults() -> None:
+    step = ComparedStep(index=1, segment=0, step_id=1, source="agent", status=StepStatus.SCORED)
+    assert [f.name for f in msgspec.structs.fields(ComparedStep)] == list(STEP_FIELDS)
+    assert [f.name for f in msgspec.structs.fields(ComparedNode)] == list(NODE_FIELDS)
+    record = StepResult(index=1, segment=0, step_id=1, source="agent", status=StepStatus.SCORED)
+    assert {name: getattr(step, name) for name in STEP_FIELDS} == {name: getattr(record, name) for name in STEP_FIELDS}

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 from tests.atif.output.test_compare import runs
 from tests.conftest import browse
@@ -70,15 +69,41 @@ def test_each_step_delta_is_candidate_minus_baseline(runs: dict[str, Path]) -> N
     assert re.findall(r'<td class="num[^"]*" data-sort="(-?[\d.]+)">-0.300</td>', page)  # the pair's own delta
 
 
-def test_pairs_beyond_the_detailed_ones_link_nowhere_and_every_link_lands(
-    runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from tracegrade.atif.output import _comparison_view
+def _replicated(source: Path, target: Path, copies: int) -> Path:
+    """A run whose roots are ``copies`` renamed copies of ``source``'s (with its manifest)."""
+    import orjson
 
-    monkeypatch.setattr(_comparison_view, "DETAILED_PAIRS", 1)  # as pair 301 of a run of 400
-    page = _comparison_view.render_comparison(compare_runs(runs["base"], runs["worse"]), generated_at="t")
-    assert 'href="#pair-0"' in page and 'id="pair-0"' in page
-    assert 'href="#pair-1"' not in page and 'id="pair-1"' not in page and "The first 1 pairs" in page
+    from tracegrade.runs import JobStatus, RunFolder
+
+    document = orjson.loads((source / "evaluation_results.json").read_bytes())
+
+    def renamed(node: dict[str, Any], prefix: str) -> dict[str, Any]:
+        parent = node["parent_id"]
+        return {**node, "node_id": prefix + node["node_id"], "root_id": prefix + node["root_id"],
+                "parent_id": None if parent is None else prefix + parent,
+                "children": [prefix + child for child in node["children"]], "trajectory_id": None, "session_id": None}
+
+    nodes = [renamed(node, f"c{copy:03d}/") for copy in range(copies) for node in document["nodes"]]
+    run = RunFolder(target, kind="atif-judge", job_id=document["job_id"])
+    run.write_bytes("evaluation_results.json", orjson.dumps({**document, "nodes": nodes}))
+    run.finish(JobStatus.COMPLETED, {"atif_complete": True})
+    return target
+
+
+def test_pairs_beyond_the_detailed_ones_link_nowhere_and_every_link_lands(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    from tracegrade.atif.output._comparison_view import render_comparison
+
+    outcome = compare_runs(_replicated(runs["base"], tmp_path / "base", 200),
+                           _replicated(runs["worse"], tmp_path / "worse", 200))
+    page = render_comparison(outcome, generated_at="t")
+    pairs = len(outcome.comparison.pairs)
+    note = re.search(r"The first (\d+) pairs", page)
+    assert pairs == 400 and note is not None and 0 < int(note.group(1)) < pairs
+    links = {int(n) for n in re.findall(r'href="#pair-(\d+)"', page)}
+    targets = {int(n) for n in re.findall(r'id="pair-(\d+)"', page)}
+    assert links == targets == set(range(int(note.group(1))))  # the first pairs link, each to its details
     check_report(page)
 
 

@@ -80,27 +80,18 @@ def test_interrupt_writes_the_finished_tasks(tmp_path: Path) -> None:
     assert [r["task_id"] for r in rows_of(tmp_path / "task_metrics.csv")] == ["task_1"]
 
 
-def test_an_interrupt_while_a_task_is_added_waits_until_every_table_has_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Ctrl-C between two of a task's tables (here: after its steps, before its tool calls) keeps the task whole."""
+def test_an_interrupt_while_a_task_is_added_waits_until_every_table_has_it(tmp_path: Path) -> None:
+    """Ctrl-C while the first task goes into the tables (here: from its own sink) keeps the task whole."""
     import os
     import signal
 
-    from tracegrade._io import ColumnBuffer
+    def interrupting_sink(record: TaskRecord, metrics: TaskMetrics, folder: RunFolder) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # delivered at once unless adding the task holds it back
+        folder.write_text(f"{record.task_id}.txt", "")  # the task's own files, after the interrupt
 
-    extend, calls = ColumnBuffer.extend_columns, []
-
-    def interrupted_after_the_first_table(self: ColumnBuffer, columns: object) -> None:
-        calls.append(len(calls))
-        if len(calls) == 2:  # the first task's tool calls: its steps are in, its metrics row is not yet
-            os.kill(os.getpid(), signal.SIGINT)
-        extend(self, columns)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(ColumnBuffer, "extend_columns", interrupted_after_the_first_table)
     options = EvalOptions(run=str(EXAMPLE / "runs" / "demo-run"), data_root=EXAMPLE / "data", output=tmp_path)
     with pytest.raises(KeyboardInterrupt):
-        evaluate_run(options, on_task=lambda record, metrics, folder: folder.write_text(f"{record.task_id}.txt", ""))
+        evaluate_run(options, on_task=interrupting_sink)
     assert read_manifest(tmp_path)["status"] == "interrupted"
     tasks = {r["task_id"] for r in rows_of(tmp_path / "task_metrics.csv")}
     assert tasks == {"task_1"} and (tmp_path / "task_1.txt").exists()  # the task's own files are written too

@@ -138,17 +138,10 @@ def test_what_is_read_fast_the_strict_reader_reads_alike(gold: bytes) -> None:
             assert (type(columns.golds[0][0]), repr(columns.golds[0][0])) == (type(decoded), repr(decoded))
 
 
-def test_the_fast_reader_declares_the_case_records_field_for_field_as_the_models() -> None:
-    """The msgspec structs and the shape table follow the pydantic models: no field of their own, none missing."""
-    import dataclasses
-
-    import msgspec
-
-    from tracegrade.suites.reading import _case_file, _columns, _models
-
-    for struct, model in ((_case_file._Case, _models.Case), (_case_file._Input, _models.CaseInput),
-                          (_case_file._Expectation, _models.Expectation)):
-        assert [f.name for f in msgspec.structs.fields(struct)] == list(model.model_fields), struct.__name__
-    shaped = [name for name in _models.Expectation.model_fields if name != "expected"]
-    assert list(_case_file._FIELDS) == shaped
-    assert [f.name for f in dataclasses.fields(_columns.Shape) if f.init] == shaped
+def test_the_fast_reader_takes_what_the_models_take_at_their_bounds() -> None:
+    """Its records are made from the models: an id of 512 characters (not bytes) and 1,024 expectations pass."""
+    many = [expectation(f"e{i}", "/x", i, comparison="set" if i % 2 else "exact") for i in range(1024)]
+    data = orjson.dumps([case("\u00e9" * 512, GOOD), {**case("c", GOOD), "expectations": many}])
+    _same(_columns(data), case_columns(loads_strict(data)))
+    columns = _columns(data)
+    assert columns is not None and len(columns.layouts[1].shapes) == 1024

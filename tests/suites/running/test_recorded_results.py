@@ -96,32 +96,46 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
         RecordedResults(fifo, data, 1)
 
 
-@pytest.mark.parametrize("batch", [1, 2, 3, 4096])
-async def test_lines_read_in_batches_keep_their_observations_and_first_problem(
-        tmp_path: Path, batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lines decoded together give what reading them one by one gives, whatever the batch size."""
-    from tracegrade.suites.running import _recorded_results
+KINDS: list[tuple[Any, Observation]] = [
+    ({"result": {"v": 1}, "elapsed_seconds": 2, "usage": {"input_tokens": 3}},
+     Observation({"v": 1}, None, 2.0, {"input_tokens": 3})),
+    ({"suite": "s", "result": [1], "elapsed_seconds": 0.5, "usage": [1]},
+     Observation(None, "invalid_result", 0.5, None)),
+    ({"result": None}, Observation(None, "invalid_result", None, None)),
+    ({"repetition": 1, "result": {}, "elapsed_seconds": 1.0}, Observation({}, None, 1.0, None)),
+    ('"result": {"q": "\\u0022"}', Observation({"q": '"'}, None, None, None)),  # in doubt: read one line at a time
+    ({"result": {"big": "x" * 150_000}}, Observation({"big": "x" * 150_000}, None, None, None)),
+    (None, Observation(None, "no_recorded_result")),
+]
+"""What a case's line says (None: no line), and the observation reading it alone gives."""
 
-    monkeypatch.setattr(_recorded_results, "_BATCH_LINES", batch)
-    data = load(tmp_path, manifest(suite("s", [case(name, expectation("v", "/v", 1)) for name in "abcdef"])))
-    good = [{"id": "a", "result": {"v": 1}, "elapsed_seconds": 2, "usage": {"input_tokens": 3}},
-            {"suite": "s", "id": "b", "result": [1], "elapsed_seconds": 0.5, "usage": [1]},
-            {"id": "c", "result": None}, "", {"id": "d", "repetition": 1, "result": {}, "elapsed_seconds": 1.0}]
-    recorded = RecordedResults(lines(tmp_path, *good), data, 1)
-    found = {name: await recorded.attempt(request(name), 1.0) for name in "abcdef"}
-    assert found == {
-        "a": Observation({"v": 1}, None, 2.0, {"input_tokens": 3}),
-        "b": Observation(None, "invalid_result", 0.5, None),
-        "c": Observation(None, "invalid_result", None, None),
-        "d": Observation({}, None, 1.0, None),
-        "e": Observation(None, "no_recorded_result"), "f": Observation(None, "no_recorded_result")}
-    assert type(found["a"].elapsed_seconds) is float
-    for bad, message in [({"id": "a", "result": {}}, "line 6: a second result for id 'a' repetition 1"),
-                         ({"id": "e", "result": {}, "elapsed_seconds": True}, "line 6: elapsed_seconds must be"),
-                         ('{"id": "e", "id": "f", "result": {}}', "line 6: duplicate key 'id'"),
-                         ({"id": "zz", "result": {}}, "line 6: id 'zz' is not a case")]:
+
+async def test_a_long_file_reads_as_its_lines_read_one_by_one(tmp_path: Path) -> None:
+    """Lines are read in groups cut by count and by size: each case keeps its own line's observation."""
+    names = [f"c{n:04d}" for n in range(900)]
+    data = load(tmp_path, manifest(suite("s", [case(name, expectation("v", "/v", 1)) for name in names])))
+    written: list[Any] = []
+    for number, name in enumerate(names):
+        spelling = KINDS[number * 5 % len(KINDS) if number % 97 else 5][0]  # every 97th line is 150 KB
+        if isinstance(spelling, str):
+            written.append(f'{{"id": "{name}", {spelling}}}')
+        elif spelling is not None:
+            written.append({"id": name, **spelling})
+        if number % 11 == 0:
+            written.append("")
+    recorded = RecordedResults(lines(tmp_path, *written), data, 1)
+    for number, name in enumerate(names):
+        expected = KINDS[number * 5 % len(KINDS) if number % 97 else 5][1]
+        found = await recorded.attempt(request(name), 1.0)
+        assert found == expected, name
+        assert expected.elapsed_seconds is None or type(found.elapsed_seconds) is float
+    last = len(written) + 1
+    for bad, message in [({"id": "c0000", "result": {}}, f"line {last}: a second result for id 'c0000' repetition 1"),
+                         ({"id": "c0006", "result": {}, "elapsed_seconds": True}, f"line {last}: elapsed_seconds"),
+                         ('{"id": "c0006", "id": "c0013", "result": {}}', f"line {last}: duplicate key 'id'"),
+                         ({"id": "zz", "result": {}}, f"line {last}: id 'zz' is not a case")]:
         with pytest.raises(InputError, match=message):
-            RecordedResults(lines(tmp_path, *good, bad, '{"id": '), data, 1)
+            RecordedResults(lines(tmp_path, *written, bad, '{"id": '), data, 1)
 
 
 def request(case_id: str, repetition: int = 1) -> AttemptRequest:

@@ -1,66 +1,45 @@
 """What a comparison reads of a judge run: each node's scores and each step's verdict, nothing of what the judge saw.
 
-``evaluation_results.json`` is decoded straight into these msgspec structs: the fields a comparison does not use
-(the judge's view of each step, most node fields) are skipped while parsing, nothing is built for them, and the
-structs are left out of garbage collection, so reading two runs of 10,000 trajectories takes a fraction of a
-validating parse. The run's parameters and summary are still read into their pydantic records.
+``evaluation_results.json`` is decoded straight into msgspec structs made from the run's own records
+(:class:`~tracegrade.atif.scoring.NodeResult`, :class:`~tracegrade.atif.scoring.StepResult`) by
+:func:`tracegrade._io.record_struct`: the fields named in :data:`NODE_FIELDS` and :data:`STEP_FIELDS`, with the
+records' types, bounds and defaults; every other field is skipped while parsing and nothing is built for it.
+The records stay the one declaration (pydantic: the scoring stage builds and dumps them with their rules); the
+structs are their decoders, frozen and left out of garbage collection (the records' lists are tuples). For the
+type checker each struct is the record it reads: code here reads only the fields those names list. The run's
+parameters and summary are read into their pydantic records.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
 from pydantic import BaseModel, ValidationError
 
-from tracegrade._io import loads_written
-from tracegrade.atif.scoring._records import NodeStatusCode, RunSummary, StepStatus
+from tracegrade._io import loads_written, record_struct
+from tracegrade.atif.asking._content import StepContent
+from tracegrade.atif.scoring._records import NodeResult, RunSummary, StepResult
 from tracegrade.atif.scoring._results import RunParameters
 
-__all__ = ["ComparedNode", "ComparedResults", "ComparedStep", "decode_results"]
+__all__ = ["NODE_FIELDS", "STEP_FIELDS", "ComparedNode", "ComparedResults", "ComparedStep", "decode_results"]
 
+STEP_FIELDS = ("index", "segment", "step_id", "source", "status", "score", "criterion_scores", "rationale",
+               "error_code", "failure_candidate", "category", "content")
+"""What a comparison reads of a step (of its content, the message)."""
+NODE_FIELDS = ("node_id", "parent_id", "root_id", "trajectory_id", "session_id", "agent", "depth", "status",
+               "own_score", "aggregate", "passed", "criteria", "steps")
+"""What a comparison reads of a node."""
 
-Score = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
-"""A score as a run records it: finite, in [0, 1]; anything else is a hand-edited or foreign file, refused on read."""
-
-
-class _Content(msgspec.Struct, frozen=True, gc=False):
-    message: str | None = None
-
-
-class ComparedStep(msgspec.Struct, frozen=True, gc=False):
-    """A step's identity and verdict."""
-
-    index: int
-    segment: int
-    step_id: int
-    source: str
-    status: StepStatus
-    score: Score | None = None
-    criterion_scores: dict[str, Score] | None = None
-    rationale: str | None = None
-    error_code: str | None = None
-    failure_candidate: bool = False
-    category: str | None = None
-    content: _Content | None = None
-
-
-class ComparedNode(msgspec.Struct, frozen=True, gc=False):
-    """A node's identity, place in its tree, scores and steps."""
-
-    node_id: str
-    parent_id: str | None
-    root_id: str
-    trajectory_id: str | None
-    session_id: str | None
-    agent: str | None
-    depth: int
-    status: NodeStatusCode
-    own_score: Score | None
-    aggregate: Score | None
-    passed: bool | None
-    criteria: dict[str, Any] | None = None
-    steps: tuple[ComparedStep, ...] = ()
+if TYPE_CHECKING:
+    ComparedStep = StepResult
+    ComparedNode = NodeResult
+else:
+    _READ = {"frozen": True, "gc": False}
+    ComparedStep = record_struct(StepResult, STEP_FIELDS, name="ComparedStep", views={
+        StepContent: record_struct(StepContent, ("message",), name="ComparedContent", **_READ)}, **_READ)
+    ComparedNode = record_struct(NodeResult, NODE_FIELDS, name="ComparedNode", views={StepResult: ComparedStep},
+                                 **_READ)
 
 
 class _Document(msgspec.Struct, frozen=True, gc=False):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
+from annotated_types import Interval
 from pydantic import Field
 
 from tracegrade.atif.asking._content import StepContent
@@ -18,9 +19,14 @@ __all__ = [
     "NodeResult",
     "NodeStatusCode",
     "RunSummary",
+    "Score",
     "StepResult",
     "StepStatus",
 ]
+
+Score = Annotated[float, Interval(ge=0.0, le=1.0)]
+"""A score as a run records it: finite, in [0, 1] (a file holding anything else was edited by hand or elsewhere)."""
+
 
 class StepStatus(StrEnum):
     """What happened to one step."""
@@ -85,9 +91,9 @@ class StepResult(FrozenRecord):
     source: str
     """system, user or agent."""
     status: StepStatus
-    score: float | None = None
+    score: Score | None = None
     """The step score in [0, 1] (criteria combined with the rubric's aggregation); null unless scored."""
-    criterion_scores: dict[str, float] | None = None
+    criterion_scores: dict[str, Score] | None = None
     rationale: str | None = None
     omitted_history: int | None = None
     """Earlier steps left out of the judge's view to fit the context budget."""
@@ -126,9 +132,9 @@ class NodeResult(FrozenRecord):
     message: str | None = None
     complete: bool
     """False when this node or any descendant could not be scored completely."""
-    own_score: float | None
+    own_score: Score | None
     """Mean of this node's step scores."""
-    aggregate: float | None
+    aggregate: Score | None
     """Step-count-weighted combination of the own score and the children's aggregates."""
     passed: bool | None
     """Complete and aggregate >= completion_threshold; null when there is no aggregate."""

@@ -3,46 +3,21 @@
 msgspec decodes the file into typed records (no dict per case or expectation) under the strict reader's
 screens (:func:`tracegrade._io.decode_typed`); anything in doubt returns None, and the file is then read
 as a document and its cases validated as before, so every problem keeps its message and place.
+
+The records (:data:`~tracegrade.suites.reading._columns.CASE_RECORDS`) are made from the ``Case`` model, and
+read into columns as cases given as JSON are.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import orjson
 
 from tracegrade._io import decode_typed
-from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape, ShapeReader
-from tracegrade.suites.reading._models import MAX_CASE_ID_CHARS, MAX_EXPECTATIONS
+from tracegrade.suites.reading._columns import CASE_RECORDS, CaseColumns, record_columns
 
 __all__ = ["case_file_columns"]
-
-_UNSET = msgspec.UNSET
-
-
-class _Expectation(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    name: str
-    path: str
-    expected: Any
-    comparison: str | msgspec.UnsetType = _UNSET
-    each: str | msgspec.UnsetType | None = _UNSET
-    absent_as_null: bool | msgspec.UnsetType = _UNSET
-
-
-class _Input(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    payload: Any
-    metadata: dict[str, Any] | msgspec.UnsetType | None = _UNSET
-
-
-class _Case(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    id: str
-    input: _Input
-    expectations: list[_Expectation]
-
-
-Spelling = tuple[str, str, Any, Any, Any]
-"""An expectation's fields but its gold, as written (unset fields: ``msgspec.UNSET``)."""
 
 
 def case_file_columns(data: bytes) -> tuple[CaseColumns, list[Any]] | None:
@@ -52,16 +27,16 @@ def case_file_columns(data: bytes) -> tuple[CaseColumns, list[Any]] | None:
     and :func:`~tracegrade.suites.reading._columns.case_columns` reads as the same columns. The records
     (``msgspec.to_builtins`` gives the cases as JSON) are meant to be kept as long as the columns: the
     columns hold parts of them, and records freed among the parts kept leave holes that later work
-    fills at scattered places (scoring took a tenth longer).
+    fills at scattered places.
     """
-    cases = decode_typed(data, list[_Case])
+    cases: list[Any] | None = decode_typed(data, CASE_RECORDS)
     if not cases or not _shallow(cases):
         return None
-    columns = _columns(cases)
+    columns = record_columns(cases)
     return None if columns is None else (columns, cases)
 
 
-def _shallow(cases: list[_Case]) -> bool:
+def _shallow(cases: list[Any]) -> bool:
     """Whether every value nests as orjson writes it back (strict reading refuses 255 levels or more).
 
     Each input and gold is dumped at the depth it has in the file: the case array, a case, its input
@@ -77,41 +52,3 @@ def _shallow(cases: list[_Case]) -> bool:
     except orjson.JSONEncodeError:
         return False
     return True
-
-
-def _columns(cases: list[_Case]) -> CaseColumns | None:
-    reader = ShapeReader()  # shapes and layouts shared as :func:`~tracegrade.suites.reading._columns.case_columns` does
-    layouts: dict[tuple[Spelling, ...], Layout | None] = {}
-    ids, inputs, case_layouts, golds = [], [], [], []
-    for case in cases:
-        case_id, expectations = case.id, case.expectations
-        if not 0 < len(case_id) <= MAX_CASE_ID_CHARS or not 0 < len(expectations) <= MAX_EXPECTATIONS:
-            return None
-        key = tuple([(e.name, e.path, e.comparison, e.each, e.absent_as_null) for e in expectations])
-        layout = layouts[key] if key in layouts else _layout(key, reader, layouts)
-        if layout is None:
-            return None
-        ids.append(case_id)
-        metadata = case.input.metadata
-        inputs.append({"payload": case.input.payload, "metadata": None if metadata is _UNSET else metadata})
-        case_layouts.append(layout)
-        golds.append(tuple([e.expected for e in expectations]))
-    return CaseColumns(tuple(ids), tuple(inputs), tuple(case_layouts), tuple(golds))
-
-
-_FIELDS = ("name", "path", "comparison", "each", "absent_as_null")
-
-
-def _layout(key: tuple[Spelling, ...], reader: ShapeReader,
-            layouts: dict[tuple[Spelling, ...], Layout | None]) -> Layout | None:
-    """The layout of the first case whose expectations are spelt ``key``; None when one of them is invalid."""
-    found: list[Shape] = []
-    for spelling in key:
-        shape = reader.spellings[spelling] if spelling in reader.spellings else reader.shape(
-            spelling, {name: value for name, value in zip(_FIELDS, spelling, strict=True) if value is not _UNSET})
-        if shape is None:
-            layouts[key] = None
-            return None
-        found.append(shape)
-    layout = layouts[key] = reader.shared(tuple(found))
-    return layout

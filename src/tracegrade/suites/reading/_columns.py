@@ -7,42 +7,62 @@ per shape; a case keeps its id, its input, the layout of its expectations (share
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import orjson
-from pydantic import ValidationError
+from pydantic import PrivateAttr, ValidationError
 
+from tracegrade._io import record_struct
 from tracegrade.suites.reading._json import canonical
-from tracegrade.suites.reading._models import MAX_CASE_ID_CHARS, MAX_EXPECTATIONS, Expectation
+from tracegrade.suites.reading._models import Case, Expectation
 
-__all__ = ["CaseColumns", "Layout", "Shape", "ShapeReader", "case_columns"]
+__all__ = ["CASE_RECORDS", "SHAPE_FIELDS", "CaseColumns", "Layout", "Shape", "ShapeReader", "case_columns",
+           "record_columns"]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Shape:
-    """An expectation but its gold: name, path, comparison, each and absent_as_null, defaults filled in."""
+SHAPE_FIELDS = tuple(name for name in Expectation.model_fields if name != "expected")
+"""An expectation's fields but its gold, in the model's order."""
 
-    name: str
-    path: str
-    comparison: str
-    each: str | None
-    absent_as_null: bool
-    head: bytes = field(init=False, repr=False)
-    """Canonical JSON of an expectation of this shape before its gold (``expected`` sorts after these keys)."""
-    tail: bytes = field(init=False, repr=False)
-    """Canonical JSON of an expectation of this shape after its gold."""
+_GOLD = b'"expected":null'
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "head", b'{"absent_as_null":%s,"comparison":%s,"each":%s,"expected":' % (
-            canonical(self.absent_as_null), canonical(self.comparison), canonical(self.each)))
-        object.__setattr__(self, "tail", b',"name":%s,"path":%s}' % (canonical(self.name), canonical(self.path)))
+
+class Shape(Expectation):
+    """An expectation but its gold (``expected`` is None): what the cases that repeat a check share.
+
+    Equal only to itself: a :class:`ShapeReader` makes one per distinct expectation.
+    """
+
+    _head: bytes = PrivateAttr(b"")
+    _tail: bytes = PrivateAttr(b"")
+    _fields: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Keep the expectation as JSON and its canonical bytes before and after the gold."""
+        fields = self.model_dump()
+        whole = canonical(fields)  # keys sorted; no key but ``expected`` can spell ``"expected":`` unescaped
+        cut = whole.index(_GOLD) + len(_GOLD) - len(b"null")
+        self._head, self._tail, self._fields = whole[:cut], whole[cut + len(b"null"):], fields
+
+    @property
+    def head(self) -> bytes:
+        """Canonical JSON of an expectation of this shape before its gold."""
+        return self._head
+
+    @property
+    def tail(self) -> bytes:
+        """Canonical JSON of an expectation of this shape after its gold."""
+        return self._tail
 
     def spelled_out(self, gold: Any) -> dict[str, Any]:
         """The expectation of this shape with ``gold`` as JSON, every field in model order."""
-        return {"name": self.name, "path": self.path, "expected": gold, "comparison": self.comparison,
-                "each": self.each, "absent_as_null": self.absent_as_null}
+        return {**self._fields, "expected": gold}
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -100,35 +120,27 @@ class CaseColumns:
         return self.layouts[number].canonical(self.golds[number])
 
 
-_MISSING = object()
-_METADATA = frozenset({dict, type(None)})
-Key = tuple[Any, ...]
-"""How one expectation spells its shape: its size, whether it has gold, and each other field (typed)."""
+_READ: dict[str, Any] = {"forbid_unknown_fields": True, "gc": False}
+CASE_RECORDS: Any = list[record_struct(Case, unset=True, views={  # type: ignore[misc]
+    Expectation: record_struct(Expectation, unset=True, bounds=False, **_READ)}, **_READ)]
+"""Cases as msgspec records made from the :class:`~tracegrade.suites.reading._models.Case` model (its fields,
+types and bounds; a field left out is ``msgspec.UNSET``). An expectation's bounds are left to the model, which
+validates each distinct spelling once (:class:`ShapeReader`)."""
+
+Spelling = tuple[Any, ...]
+"""An expectation's fields but its gold, as written (unset fields: ``msgspec.UNSET``)."""
+_spelling = operator.attrgetter(*SHAPE_FIELDS)
+_UNSET = msgspec.UNSET
 
 
 class ShapeReader:
     """Shapes and layouts met so far while reading one suite's cases."""
 
     def __init__(self) -> None:
-        self.spellings: dict[Key, Shape | None] = {}
+        self.spellings: dict[Spelling, Shape | None] = {}
         """By spelling: its shape, or None when an expectation spelt so is invalid."""
         self.shapes: dict[tuple[Any, ...], Shape] = {}
         self.layouts: dict[tuple[Shape, ...], Layout] = {}
-
-    def layout(self, expectations: list[Any]) -> Layout | None:
-        """The layout of these expectations; None when one of them may be invalid."""
-        try:
-            keys = [(len(e), "expected" in e, e.get("name", _MISSING), e.get("path", _MISSING),
-                     e.get("comparison", _MISSING), e.get("each", _MISSING), e.get("absent_as_null", _MISSING),
-                     type(e.get("absent_as_null", _MISSING))) for e in expectations]  # 1 == True: typed
-            spellings = self.spellings
-            shapes = tuple([spellings[k] if k in spellings else self._shape(k, e)
-                            for k, e in zip(keys, expectations, strict=True)])
-        except (AttributeError, TypeError):  # not an object, or a field that no valid expectation has
-            return None
-        if None in shapes:
-            return None
-        return self.shared(shapes)  # type: ignore[arg-type]
 
     def shared(self, shapes: tuple[Shape, ...]) -> Layout:
         """The one layout of these shapes."""
@@ -137,56 +149,67 @@ class ShapeReader:
             found = self.layouts[shapes] = Layout(shapes)
         return found
 
-    def _shape(self, key: Key, expectation: dict[str, Any]) -> Shape | None:
-        return self.shape(key, expectation) if "expected" in expectation else self._remember(key, None)
-
-    def shape(self, key: Key, fields: dict[str, Any]) -> Shape | None:
-        """The shape of the first expectation spelt ``key``, validated from its ``fields``; None when invalid.
+    def shape(self, spelling: Spelling) -> Shape | None:
+        """The shape of the first expectation spelt so, validated by the model; None when invalid.
 
         Any gold is valid, so the gold is left out.
         """
+        found = self.spellings.get(spelling, _UNSET)
+        if found is not _UNSET:
+            return found
+        fields = {name: value for name, value in zip(SHAPE_FIELDS, spelling, strict=True) if value is not _UNSET}
+        shape: Shape | None
         try:
-            model = Expectation.model_validate({**fields, "expected": None})
+            made = Shape.model_validate({**fields, "expected": None})
         except ValidationError:
-            return self._remember(key, None)
-        found = (model.name, model.path, model.comparison, model.each, model.absent_as_null)
-        shape = self.shapes.get(found)
-        if shape is None:
-            shape = self.shapes[found] = Shape(*found)
-        return self._remember(key, shape)
-
-    def _remember(self, key: Key, shape: Shape | None) -> Shape | None:
-        self.spellings[key] = shape
+            shape = None
+        else:
+            shape = self.shapes.setdefault(tuple(made.__dict__.values()), made)
+        self.spellings[spelling] = shape
         return shape
 
 
 def case_columns(raw: Sequence[Any]) -> CaseColumns | None:
-    """The cases ``raw`` as columns when every one is surely valid; None when one may not be.
+    """The cases ``raw`` (as JSON) as columns when every one is surely valid; None when one may not be.
 
     Validating the cases as models then names the problem; every case this accepts validates as a
     :class:`~tracegrade.suites.reading._models.Case`, and its JSON is what dumping the model gives.
     """
+    try:
+        records = msgspec.convert(raw, CASE_RECORDS)
+    except msgspec.ValidationError:
+        return None
+    return record_columns(records)
+
+
+def record_columns(cases: list[Any]) -> CaseColumns | None:
+    """The columns of cases as :data:`CASE_RECORDS`; None when an expectation is invalid."""
     reader = ShapeReader()
-    ids: list[str] = []
-    inputs: list[dict[str, Any]] = []
-    layouts: list[Layout] = []
-    golds: list[tuple[Any, ...]] = []
-    for item in raw:
-        if type(item) is not dict or len(item) != 3:
-            return None
-        case_id, given, expectations = item.get("id"), item.get("input"), item.get("expectations")
-        if type(case_id) is not str or not 0 < len(case_id) <= MAX_CASE_ID_CHARS:
-            return None
-        if type(given) is not dict or "payload" not in given or len(given) - ("metadata" in given) != 1 \
-                or type(given.get("metadata")) not in _METADATA:
-            return None
-        if type(expectations) is not list or not 0 < len(expectations) <= MAX_EXPECTATIONS:
-            return None
-        layout = reader.layout(expectations)
+    layouts: dict[tuple[Spelling, ...], Layout | None] = {}
+    ids, inputs, case_layouts, golds = [], [], [], []
+    for case in cases:
+        expectations = case.expectations
+        key = tuple(map(_spelling, expectations))
+        layout = layouts[key] if key in layouts else _layout(key, reader, layouts)
         if layout is None:
             return None
-        ids.append(case_id)
-        inputs.append({"payload": given["payload"], "metadata": given.get("metadata")})
-        layouts.append(layout)
-        golds.append(tuple([e["expected"] for e in expectations]))
-    return CaseColumns(tuple(ids), tuple(inputs), tuple(layouts), tuple(golds))
+        ids.append(case.id)
+        metadata = case.input.metadata
+        inputs.append({"payload": case.input.payload, "metadata": None if metadata is _UNSET else metadata})
+        case_layouts.append(layout)
+        golds.append(tuple([e.expected for e in expectations]))
+    return CaseColumns(tuple(ids), tuple(inputs), tuple(case_layouts), tuple(golds))
+
+
+def _layout(key: tuple[Spelling, ...], reader: ShapeReader,
+            layouts: dict[tuple[Spelling, ...], Layout | None]) -> Layout | None:
+    """The layout of the first case whose expectations are spelt ``key``; None when one of them is invalid."""
+    found: list[Shape] = []
+    for spelling in key:
+        shape = reader.shape(spelling)
+        if shape is None:
+            layouts[key] = None
+            return None
+        found.append(shape)
+    layout = layouts[key] = reader.shared(tuple(found))
+    return layout
