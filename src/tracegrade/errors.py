@@ -12,6 +12,9 @@ secrets or raw judge output) and the process exit code the CLI uses for it::
     ├── OutputError                 exit 4  the output location cannot be written
     ├── ThresholdNotMetError        exit 1  evaluation ran but failed its threshold
     └── Interrupted                 exit 130  Ctrl-C or SIGTERM stopped a command; the message says what was kept
+
+A job that ends without raising gives its exit code through :func:`outcome_exit_code`, the one table from
+the ways a job ends (``JobStatus``, the judge's ``JobOutcome``) to exit codes.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ __all__ = [
     "ThresholdNotMetError",
     "TracegradeError",
     "invalid_parameter",
+    "outcome_exit_code",
     "validation_message",
 ]
 
@@ -48,6 +52,22 @@ class ExitCode(IntEnum):
     MISSING_DEPENDENCY = 3
     OPERATIONAL = 4
     INTERRUPTED = 130
+
+
+_OUTCOME_EXIT_CODES = {
+    "completed": ExitCode.OK,
+    "passed": ExitCode.OK,
+    "roots_failed": ExitCode.THRESHOLD,
+    "below_threshold": ExitCode.THRESHOLD,
+    "invalid_input": ExitCode.INVALID_INPUT,
+    "failed": ExitCode.OPERATIONAL,
+    "interrupted": ExitCode.INTERRUPTED,
+}
+
+
+def outcome_exit_code(outcome: str) -> ExitCode:
+    """The exit code of a way a job ends: a run folder's ``JobStatus`` or a judge job's ``JobOutcome`` value."""
+    return _OUTCOME_EXIT_CODES[str(outcome)]
 
 
 class TracegradeError(Exception):

@@ -511,10 +511,13 @@ def test_several_bad_files_are_all_named_then_counted_and_tolerant_scores_the_re
     assert "  ... and 2 more (every input's account: evaluation_results.json)" in out
 
 
-def test_every_way_a_judge_job_ends_has_its_documented_exit_code() -> None:
+def test_every_way_a_job_ends_has_its_documented_exit_code() -> None:
     from tracegrade.atif import JobOutcome
-    from tracegrade.cli._judge import exit_code
+    from tracegrade.errors import outcome_exit_code
+    from tracegrade.runs import JobStatus
 
-    assert {outcome.value: int(exit_code(outcome)) for outcome in JobOutcome} == {
+    assert {outcome.value: int(outcome_exit_code(outcome)) for outcome in JobOutcome} == {
         "passed": 0, "roots_failed": 1, "below_threshold": 1, "interrupted": 130, "invalid_input": 2, "failed": 4,
     }
+    assert {status.value: int(outcome_exit_code(status)) for status in JobStatus} == {
+        "completed": 0, "failed": 4, "interrupted": 130}

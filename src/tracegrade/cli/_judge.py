@@ -18,16 +18,16 @@ from tracegrade.atif import CriteriaInputs, ScoringOptions
 from tracegrade.cli._judge_modes import batch_options, cancel_recorded, prices_from, run_batch
 from tracegrade.cli._judge_modes import dry_run as cli_dry_run
 from tracegrade.cli._options import EndpointOptions, OptionGroup, Overwrite, with_model_options, without_defaulted
-from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError
+from tracegrade.errors import ConfigError, ExitCode, Interrupted, ThresholdNotMetError, outcome_exit_code
 from tracegrade.judge import JudgeOptions
 
 if TYPE_CHECKING:
-    from tracegrade.atif import EvaluationResults, JobOutcome, JudgeRun, JudgeTarget
+    from tracegrade.atif import EvaluationResults, JudgeRun, JudgeTarget
     from tracegrade.atif.scoring import RunProgress
 
-from tracegrade.runs import JobStatus, claim_output
+from tracegrade.runs import claim_output
 
-__all__ = ["exit_code", "judge", "merge"]
+__all__ = ["judge", "merge"]
 
 _JUDGE = "Judge"
 _SCORING = "Scoring"
@@ -380,25 +380,11 @@ def tokens_line(judge: Mapping[str, Any]) -> str:
     return spent + (f" (+ cached {kept_in:,} / {kept_out:,})" if kept_in or kept_out else "")
 
 
-def exit_code(outcome: JobOutcome) -> ExitCode:
-    """The exit code of each way a judge job ends."""
-    from tracegrade.atif import JobOutcome
-
-    return {
-        JobOutcome.PASSED: ExitCode.OK,
-        JobOutcome.ROOTS_FAILED: ExitCode.THRESHOLD,
-        JobOutcome.BELOW_THRESHOLD: ExitCode.THRESHOLD,
-        JobOutcome.INTERRUPTED: ExitCode.INTERRUPTED,
-        JobOutcome.INVALID_INPUT: ExitCode.INVALID_INPUT,
-        JobOutcome.FAILED: ExitCode.OPERATIONAL,
-    }[outcome]
-
-
 def _exit(run: JudgeRun) -> None:
     """End the command with the exit code of the job's outcome, its message on stderr."""
     from tracegrade.atif import JobOutcome
 
-    code = exit_code(run.outcome)
+    code = outcome_exit_code(run.outcome)
     if code is ExitCode.OK:
         return
     if run.outcome is JobOutcome.INTERRUPTED:
@@ -442,10 +428,8 @@ def merge(
             markup=False,
             highlight=False,
         )
-    if summary.job_status is JobStatus.INTERRUPTED:
-        raise typer.Exit(int(ExitCode.INTERRUPTED))
-    if summary.job_status is JobStatus.FAILED:
-        raise typer.Exit(int(ExitCode.OPERATIONAL))
+    if outcome_exit_code(summary.job_status) is not ExitCode.OK:
+        raise typer.Exit(int(outcome_exit_code(summary.job_status)))
 
 
 def _refuse_an_input(output: Path, results: list[Path]) -> None:

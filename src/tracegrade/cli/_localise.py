@@ -18,7 +18,7 @@ from tracegrade.cli._options import (
     with_model_options,
     without_defaulted,
 )
-from tracegrade.errors import ExitCode, Interrupted
+from tracegrade.errors import Interrupted, outcome_exit_code
 from tracegrade.judge import JudgeOptions
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def localise(
         write_localisation,
     )
     from tracegrade.judge import default_cache_path
-    from tracegrade.runs import claim_output, job_id_for, stop_signals
+    from tracegrade.runs import JobStatus, claim_output, job_id_for, stop_signals
 
     options = localise_options(without_defaulted(parameters, defaulted))  # defaults: the judge kind's
     inputs = localise_inputs(paths)
@@ -119,7 +119,7 @@ def localise(
     if results.summary.interrupted:
         raise Interrupted(_kept(results, written, cache_path))
     if results.summary.failed:
-        raise typer.Exit(int(ExitCode.OPERATIONAL))
+        raise typer.Exit(int(outcome_exit_code(JobStatus.FAILED)))
 
 
 async def _batch(inputs: Any, options: LocaliseOptions, target: Any, job_id: str, output: Path,
