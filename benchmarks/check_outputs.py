@@ -736,8 +736,14 @@ KNOWN: tuple[Known, ...] = (
     Known("(manifest)", "a manifest's size and digest of a listed file that changed", r"manifest\.json$",
           r"^/files/.*/(bytes|sha256)"),
     Known("#39", "job ids derive from the prompt generation", r"\.parquet$", r"^column job_id: "),
-    Known("(both trees)", "criterion_scores pairs in judge order, or sorted for a cached answer (#39 caches more)",
+    Known("(fix)", "criterion_scores pairs in name order (the old trees wrote a fresh answer in the judge's order)",
           r"steps\.parquet$", r"^column criterion_scores: order of pairs only"),
+    Known("(fix)", "a wrapping column is as wide as its longest word: a less important column is hidden instead",
+          r"^_console/dabench-", r"^-[a-z_]{1,8}$|^[-+]Hidden to fit \d+ columns|^[-+]Task |^[-+]task_\d+ "),
+    Known("(fix)", "report.html sorts a measure shown with its count by its number (data-sort)",
+          r"^dabench/.*report\.html$", r"^markup only: \d+ tags$"),
+    Known("(fix)", "no lock file left behind by a job that ended on an error", r"\.tracegrade\.lock$",
+          r"^only in old$"),
 )
 """Each deliberate change of the round, with the issue that asked for it; a difference no entry matches is
 reported as unexplained (a possible regression of the floor, #38)."""
@@ -762,8 +768,10 @@ def attribute(rel: str, items: list[str]) -> tuple[list[Known], list[str]]:
             found += [k for k in hits if k not in found]
         else:
             unexplained.append(item)
-    if markup and not found:
-        unexplained += markup
+    if markup and not found:  # tags alone changed: only an entry naming such a change explains them
+        hits = [k for k in KNOWN if re.search(k.files, rel) and re.search(k.items, markup[0])]
+        found += hits
+        unexplained += [] if hits else markup
     return found, unexplained
 
 
