@@ -24,28 +24,9 @@ from tracegrade.atif.importing._messages import (
 from tracegrade.atif.importing._openinference import KIND
 from tracegrade.atif.importing._spans import Span, SpanEvent, Tally
 
-__all__ = [
-    "INPUT_EVENTS",
-    "OUTPUT_EVENTS",
-    "READ",
-    "READ_PREFIXES",
-    "ToolRun",
-    "Usage",
-    "adk_inputs",
-    "adk_outputs",
-    "adk_tools",
-    "error_text",
-    "event_messages",
-    "instructions_text",
-    "legacy_inputs",
-    "legacy_outputs",
-    "legacy_tools",
-    "semconv_inputs",
-    "semconv_outputs",
-    "span_role",
-    "tool_run",
-    "usage",
-]
+__all__ = ["INPUT_EVENTS", "OUTPUT_EVENTS", "READ", "READ_PREFIXES", "ToolRun", "Usage", "adk_inputs", "adk_outputs",
+           "adk_tools", "error_text", "event_messages", "instructions_text", "legacy_inputs", "legacy_outputs",
+           "legacy_tools", "semconv_inputs", "semconv_outputs", "span_role", "tool_run", "usage"]
 
 OPERATION = "gen_ai.operation.name"
 _AGENT_OPERATIONS = frozenset({"invoke_agent", "invoke_workflow"})
@@ -347,14 +328,8 @@ def _number(value: Any) -> float | None:
 def tool_run(span: Span) -> ToolRun:
     """The call id, tool name, arguments, result and error a tool span records."""
     attributes = span.attributes
-    name = None
-    for key in _TOOL_NAMES:
-        value = attributes.get(key)
-        if isinstance(value, str):
-            name = value
-            break
-    if name is None:
-        name = span.name.removeprefix("execute_tool").strip() or span.name or "tool"
+    name = next((attributes[key] for key in _TOOL_NAMES if isinstance(attributes.get(key), str)),
+                span.name.removeprefix("execute_tool").strip() or span.name or "tool")
     call_id = None
     for key in _TOOL_CALL_IDS:
         value = attributes.get(key)

@@ -129,7 +129,7 @@ def convert_sample(log: Any, sample: Any, path: Path, tally: Tally) -> dict[str,
     agent: dict[str, Any] = {"name": str(spec.task or "inspect-task"), "version": str(spec.task_version or "unknown")}
     if spec.model:
         agent["model_name"] = str(spec.model)
-    document: dict[str, Any] = {
+    return {
         "schema_version": SCHEMA_VERSION,
         "session_id": str(spec.run_id or spec.eval_id or path.stem),
         "trajectory_id": "",
@@ -137,7 +137,6 @@ def convert_sample(log: Any, sample: Any, path: Path, tally: Tally) -> dict[str,
         "steps": builder.steps or [_empty_step(tally)],
         "extra": _extra(log, sample, path),
     }
-    return document
 
 
 def _empty_step(tally: Tally) -> dict[str, Any]:
@@ -217,9 +216,8 @@ class _SampleSteps:
         metrics = _metrics(event.output.usage) if event is not None and event.output.usage else {}
         if metrics:
             step["metrics"] = metrics
-        step["llm_call_count"] = 1 if event is not None else None
-        if step["llm_call_count"] is None:
-            del step["llm_call_count"]
+        if event is not None:
+            step["llm_call_count"] = 1
 
     def _event_for(self, message: Any, text: str) -> Any:
         """The model event that produced this assistant message: same message id, else same text."""

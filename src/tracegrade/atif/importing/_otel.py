@@ -302,18 +302,9 @@ class _Steps:
             if isinstance(name, str):
                 self.tools.setdefault(name, definition)
 
-    def agent(
-        self,
-        answer: Message,
-        text: str,
-        span: Span,
-        timestamp: str | None,
-        *,
-        model: str | None = None,
-        metrics: dict[str, Any] | None = None,
-        llm_calls: int | None = None,
-        more: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    def agent(self, answer: Message, text: str, span: Span, timestamp: str | None, *, model: str | None = None,
+              metrics: dict[str, Any] | None = None, llm_calls: int | None = None,
+              more: dict[str, Any] | None = None) -> dict[str, Any]:
         """Add an agent step (fields in ATIF's order) and register its calls as waiting for results."""
         step: dict[str, Any] = {"step_id": len(self.steps) + 1, "source": "agent"}
         if timestamp:
@@ -408,9 +399,8 @@ class _Steps:
         if run.error is not None and self.trace_id:
             self.results[span.span_id]["extra"]["otel"]["error"] = run.error
 
-    def delegate(
-        self, member: _Member, child: dict[str, Any], output: str, task: str | None, error: str | None
-    ) -> None:
+    def delegate(self, member: _Member, child: dict[str, Any], output: str, task: str | None,
+                 error: str | None) -> None:
         """A sub-agent: referenced from the tool result that ran it, or from a delegation step of its own."""
         ref = {"trajectory_id": child["trajectory_id"]}
         holder = self.results.get(member.via_tool.span_id) if member.via_tool is not None else None

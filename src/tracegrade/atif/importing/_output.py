@@ -21,20 +21,8 @@ from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.errors import InputError, OutputError
 
-__all__ = [
-    "REPORT_NAME",
-    "SCHEMA_VERSION",
-    "ImportReport",
-    "ImportResult",
-    "ImportWriter",
-    "ImportedFileReport",
-    "TrajectoryReport",
-    "file_report",
-    "input_files",
-    "slug",
-    "trajectory_report",
-    "unique",
-]
+__all__ = ["REPORT_NAME", "SCHEMA_VERSION", "ImportReport", "ImportResult", "ImportWriter", "ImportedFileReport",
+           "TrajectoryReport", "file_report", "input_files", "slug", "trajectory_report", "unique"]
 
 SCHEMA_VERSION = "ATIF-v1.7"
 REPORT_NAME = "import_report.json"
@@ -89,10 +77,6 @@ class ImportReport(FrozenRecord):
     """``otel`` or ``inspect``."""
     files: list[ImportedFileReport]
     trajectories: list[TrajectoryReport]
-
-    def not_mapped_total(self) -> int:
-        """Things not carried into ATIF, over every file."""
-        return sum(sum(f.not_mapped.values()) for f in self.files)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,9 +171,8 @@ class ImportWriter:
     (an error on the way removes the new folder). An existing ``trajectories/`` that no import wrote (no
     ``import_report.json`` beside it) is refused before anything is written.
 
-    ``validate=False`` skips building each document into the ATIF models first: the OpenTelemetry importer
-    builds valid documents by construction (its tests check every output against the models); ``judge`` and
-    ``validate`` check every document again when they read it.
+    ``validate=False`` skips checking each document against the ATIF models (for importers whose documents are
+    valid by construction; ``judge`` and ``validate`` check them again when they read them).
 
     Raises:
         InputError: a converted document is not valid ATIF (naming its source).
@@ -254,7 +237,7 @@ class ImportWriter:
 
 
 def _write_new(path: str, data: bytes) -> None:
-    """Write a file with plain system calls (no buffered file object: imports write thousands)."""
+    """Write ``data`` to ``path`` with plain system calls (imports write thousands of files)."""
     handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
         view = memoryview(data)

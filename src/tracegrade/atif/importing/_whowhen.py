@@ -74,10 +74,8 @@ def import_whowhen(paths: Sequence[Path], out_dir: Path) -> WhoWhenImport:
             write_atomic(target, orjson.dumps(log.trajectory, option=orjson.OPT_INDENT_2) + b"\n")
             written.append(target)
         labels = [label for log in imported for label in log.labels]
-        lines = [
-            orjson.dumps(label.model_dump(exclude={"line"}, exclude_none=True, exclude_defaults=True))
-            for label in labels
-        ]
+        lines = [orjson.dumps(label.model_dump(exclude={"line"}, exclude_none=True, exclude_defaults=True))
+                 for label in labels]
         write_atomic(out_dir / "labels.jsonl", b"\n".join(lines) + b"\n")
     except OSError as exc:
         raise OutputError(f"{out_dir}: cannot write the import ({type(exc).__name__})") from None
@@ -218,16 +216,9 @@ def _labels(
     reason = log.get("mistake_reason")
     if isinstance(agent, str) and agent and agent not in _speaker(history[mistake]):
         warnings.append(f"{name}: mistake_agent {agent!r} is not the speaker of history[{mistake}]")
-    labels.append(
-        Label(
-            trajectory_id=name,
-            step=mistake + 1,
-            decisive=True,
-            failed=True,
-            note=reason if isinstance(reason, str) else None,
-            extra={"mistake_agent": agent} if isinstance(agent, str) else None,
-        )
-    )
+    labels.append(Label(trajectory_id=name, step=mistake + 1, decisive=True, failed=True,
+                        note=reason if isinstance(reason, str) else None,
+                        extra={"mistake_agent": agent} if isinstance(agent, str) else None))
     return tuple(labels), tuple(warnings)
 
 
