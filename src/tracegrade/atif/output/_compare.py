@@ -22,13 +22,7 @@ from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.atif.scoring._records import NodeStatusCode, StepStatus
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison, PairedUnits, apply_gate, compare_paired
 
-__all__ = [
-    "COMPARISON_FORMAT",
-    "AtifComparison",
-    "ComparisonOptions",
-    "ComparisonOutcome",
-    "compare_runs",
-]
+__all__ = ["COMPARISON_FORMAT", "AtifComparison", "ComparisonOptions", "ComparisonOutcome", "compare_runs"]
 
 COMPARISON_FORMAT: Literal["tracegrade.atif.comparison/1"] = "tracegrade.atif.comparison/1"
 Outcome = Literal["improved", "regressed", "unchanged", "failed_in_baseline", "failed_in_candidate", "failed_in_both"]

@@ -13,20 +13,8 @@ from tracegrade.atif.output._compared import ComparedNode, ComparedResults, deco
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.runs import read_verified
 
-__all__ = [
-    "GUARDED_FIELDS",
-    "NODE_FIELDS",
-    "ComparedRun",
-    "Difference",
-    "Side",
-    "check_allowed",
-    "check_field_names",
-    "guarded_differences",
-    "node_differences",
-    "read_side",
-    "read_sides",
-    "run_differences",
-]
+__all__ = ["GUARDED_FIELDS", "NODE_FIELDS", "ComparedRun", "Difference", "Side", "check_allowed", "check_field_names",
+           "guarded_differences", "node_differences", "read_side", "read_sides", "run_differences"]
 
 _JUDGE_SETTINGS = ("model", "temperature", "max_tokens", "seed", "response_format", "system_role")
 _RUN_PARAMETERS = (
