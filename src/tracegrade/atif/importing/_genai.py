@@ -159,29 +159,25 @@ def semconv_outputs(attributes: dict[str, Any], tally: Tally) -> list[Message] |
     return [Message("assistant", as_text(raw))]
 
 
-def _indexed(attributes: dict[str, Any], first: str, fields: tuple[str, ...]) -> bool:
-    """Whether the first item of an indexed attribute family is there (a cheap look before unflattening)."""
-    return any(first + field in attributes for field in fields)
-
-
 def legacy_inputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | None:
     """The indexed ``gen_ai.prompt.N.{role,content,tool_call_id,tool_calls.M.*}`` attributes."""
-    if not _indexed(attributes, "gen_ai.prompt.0.", ("role", "content")):
-        return None
-    items = unflatten(attributes, "gen_ai.prompt")
-    if not items:
-        return None
-    return [m for item in items if isinstance(item, dict) for m in message_from_dict(item, tally)]
+    return _indexed(attributes, "gen_ai.prompt", ("role", "content"), "user", tally)
 
 
 def legacy_outputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | None:
     """The indexed ``gen_ai.completion.N.*`` attributes."""
-    if not _indexed(attributes, "gen_ai.completion.0.", ("role", "content", "finish_reason")):
+    return _indexed(attributes, "gen_ai.completion", ("role", "content", "finish_reason"), "assistant", tally)
+
+
+def _indexed(attributes: dict[str, Any], prefix: str, fields: tuple[str, ...], role: str,
+             tally: Tally) -> list[Message] | None:
+    """Messages of an indexed attribute family, or None when its first item has none of ``fields``."""
+    if not any(f"{prefix}.0.{field}" in attributes for field in fields):
         return None
-    items = unflatten(attributes, "gen_ai.completion")
+    items = unflatten(attributes, prefix)
     if not items:
         return None
-    return [m for item in items if isinstance(item, dict) for m in message_from_dict(item, tally, "assistant")]
+    return [m for item in items if isinstance(item, dict) for m in message_from_dict(item, tally, role)]
 
 
 def legacy_tools(attributes: dict[str, Any]) -> list[dict[str, Any]]:

@@ -145,15 +145,9 @@ def _empty_step(tally: Tally) -> dict[str, Any]:
 
 
 def _extra(log: Any, sample: Any, path: Path) -> dict[str, Any]:
-    inspect: dict[str, Any] = {
-        "log": str(path),
-        "status": str(log.status),
-        "task": log.eval.task,
-        "task_id": log.eval.task_id,
-        "eval_id": log.eval.eval_id,
-        "sample_id": sample.id,
-        "epoch": sample.epoch,
-    }
+    inspect: dict[str, Any] = {"log": str(path), "status": str(log.status), "task": log.eval.task,
+                               "task_id": log.eval.task_id, "eval_id": log.eval.eval_id, "sample_id": sample.id,
+                               "epoch": sample.epoch}
     if sample.uuid:
         inspect["sample_uuid"] = sample.uuid
     if sample.scores:

@@ -225,29 +225,12 @@ def read_results(path: Path) -> EvaluationResults:
 def _step_schema() -> pa.Schema:
     import pyarrow as pa
 
-    return pa.schema(
-        [
-            ("job_id", pa.string()),
-            ("root_id", pa.string()),
-            ("node_id", pa.string()),
-            ("parent_id", pa.string()),
-            ("depth", pa.int32()),
-            ("agent", pa.string()),
-            ("source_path", pa.string()),
-            ("node_status", pa.string()),
-            ("index", pa.int32()),
-            ("segment", pa.int32()),
-            ("step_id", pa.int32()),
-            ("source", pa.string()),
-            ("status", pa.string()),
-            ("score", pa.float64()),
-            ("criterion_scores", pa.map_(pa.string(), pa.float64())),
-            ("rationale", pa.string()),
-            ("omitted_history", pa.int32()),
-            ("error_code", pa.string()),
-            ("failure_candidate", pa.bool_()),
-            ("category", pa.string()),
-            ("categorization_status", pa.string()),
-            ("categorization_error_code", pa.string()),
-        ]
-    )
+    text, integer, number = pa.string(), pa.int32(), pa.float64()
+    return pa.schema([
+        ("job_id", text), ("root_id", text), ("node_id", text), ("parent_id", text), ("depth", integer),
+        ("agent", text), ("source_path", text), ("node_status", text), ("index", integer), ("segment", integer),
+        ("step_id", integer), ("source", text), ("status", text), ("score", number),
+        ("criterion_scores", pa.map_(text, number)), ("rationale", text), ("omitted_history", integer),
+        ("error_code", text), ("failure_candidate", pa.bool_()), ("category", text), ("categorization_status", text),
+        ("categorization_error_code", text),
+    ])

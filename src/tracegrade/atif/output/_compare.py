@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tracegrade.atif.output._compare_options import ComparisonOptions
 from tracegrade.atif.output._compared import ComparedNode
 from tracegrade.atif.output._pairing import Paired, Pairing, matched_nodes, matched_steps, pair_roots, root_trees
 from tracegrade.atif.output._sides import ComparedRun, Difference, Side, check_allowed, guarded_differences, read_sides
+from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.atif.scoring._records import NodeStatusCode, StepStatus
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison, PairedUnits, apply_gate, compare_paired
@@ -28,10 +29,8 @@ COMPARISON_FORMAT: Literal["tracegrade.atif.comparison/1"] = "tracegrade.atif.co
 Outcome = Literal["improved", "regressed", "unchanged", "failed_in_baseline", "failed_in_candidate", "failed_in_both"]
 
 
-class NodeDelta(BaseModel):
+class NodeDelta(FrozenRecord):
     """One node of a pair's trees on both sides: its own score and status."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     node: str = Field(description="Place under the root: empty for the root, else the subagent's id suffix.")
     agent: str | None
@@ -42,10 +41,8 @@ class NodeDelta(BaseModel):
     delta: float | None = Field(description="Own-score delta; null unless both sides scored the node.")
 
 
-class PairRecord(BaseModel):
+class PairRecord(FrozenRecord):
     """One paired trajectory."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(description="The baseline root's path relative to its input root.")
     candidate_root: str
@@ -62,30 +59,24 @@ class PairRecord(BaseModel):
     nodes: list[NodeDelta] = Field(description="Every node of both trees, root first.")
 
 
-class CriterionDelta(BaseModel):
+class CriterionDelta(FrozenRecord):
     """Mean per-step delta of one criterion over steps scored on both sides."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     criterion: str
     mean_delta: float
     n: int = Field(description="Matched steps with this criterion scored on both sides.")
 
 
-class CategoryShift(BaseModel):
+class CategoryShift(FrozenRecord):
     """How many matched low steps moved from one failure category to another (``not_low``: not a low step)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     baseline: str
     candidate: str
     n: int
 
 
-class JudgeErrors(BaseModel):
+class JudgeErrors(FrozenRecord):
     """The judge's protocol and transport failures of one run."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     protocol_errors: int
     http_errors: int
@@ -94,10 +85,8 @@ class JudgeErrors(BaseModel):
     failed_nodes: int = Field(description="Nodes that failed or stayed unscored.")
 
 
-class ComparisonParameters(BaseModel):
+class ComparisonParameters(FrozenRecord):
     """What the comparison was run with."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     resamples: int
     level: float

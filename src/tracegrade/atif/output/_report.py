@@ -214,37 +214,22 @@ def _cards(results: EvaluationResults) -> list[dict[str, Any]]:
     summary, provenance = results.summary, results.provenance
     recorded = provenance.get("judge")
     judge: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
+    complete = summary.atif_complete
     return [
-        {
-            "label": "collection score",
-            "value": fmt_score(summary.atif_overall_score),
-            "hint": f"{summary.subagent_aggregation} aggregation",
-        },
-        {
-            "label": "trajectories scored",
-            "value": str(summary.atif_trajectory_count),
-            "hint": f"nodes of {summary.counts.get('roots', 0)} root trees (subagents, continuations)",
-        },
-        {
-            "label": "categorisation rate",
-            "value": fmt_pct(summary.atif_failure_categorization_rate),
-            "hint": _rate_hint(summary),
-        },
-        {
-            "label": "atif_complete",
-            "value": "yes" if summary.atif_complete else "no",
-            "hint": "every input and node scored" if summary.atif_complete else "something was not scored",
-            "kind": "good" if summary.atif_complete else "bad",
-        },
+        {"label": "collection score", "value": fmt_score(summary.atif_overall_score),
+         "hint": f"{summary.subagent_aggregation} aggregation"},
+        {"label": "trajectories scored", "value": str(summary.atif_trajectory_count),
+         "hint": f"nodes of {summary.counts.get('roots', 0)} root trees (subagents, continuations)"},
+        {"label": "categorisation rate", "value": fmt_pct(summary.atif_failure_categorization_rate),
+         "hint": _rate_hint(summary)},
+        {"label": "atif_complete", "value": "yes" if complete else "no",
+         "hint": "every input and node scored" if complete else "something was not scored",
+         "kind": "good" if complete else "bad"},
         _status_card(summary),
         *_repeat_cards(summary),
         {"label": "judge", "value": str(judge.get("model", MISSING)), "hint": _judge_hint(judge), "kind": "text"},
-        {
-            "label": "prompt version",
-            "value": str(provenance.get("prompt_version", MISSING)),
-            "hint": f"copied context: {provenance.get('copied_context', '—')}",
-            "kind": "text",
-        },
+        {"label": "prompt version", "value": str(provenance.get("prompt_version", MISSING)),
+         "hint": f"copied context: {provenance.get('copied_context', '—')}", "kind": "text"},
     ]
 
 
