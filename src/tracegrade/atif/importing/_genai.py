@@ -282,12 +282,8 @@ def _event_body(event: SpanEvent) -> dict[str, Any]:
 
 def _choice(body: dict[str, Any], tally: Tally) -> list[Message]:
     message: dict[str, Any] = body["message"] if isinstance(body.get("message"), dict) else {}
-    merged = {"role": "assistant", **message}
-    if "tool_calls" in body and "tool_calls" not in merged:
-        merged["tool_calls"] = body["tool_calls"]
-    if "content" in body and "content" not in merged:
-        merged["content"] = body["content"]
-    return message_from_dict(merged, tally, "assistant")
+    carried: dict[str, Any] = {key: body[key] for key in ("tool_calls", "content") if key in body}
+    return message_from_dict({"role": "assistant", **carried, **message}, tally, "assistant")
 
 
 def usage(attributes: dict[str, Any]) -> Usage | None:
@@ -326,22 +322,15 @@ def tool_run(span: Span) -> ToolRun:
     attributes = span.attributes
     name = next((attributes[key] for key in _TOOL_NAMES if isinstance(attributes.get(key), str)),
                 span.name.removeprefix("execute_tool").strip() or span.name or "tool")
-    call_id = None
-    for key in _TOOL_CALL_IDS:
-        value = attributes.get(key)
-        if value is not None and value != "":
-            call_id = None if value == "<not specified>" else str(value)
-            break
+    value = next((attributes[key] for key in _TOOL_CALL_IDS if attributes.get(key) not in (None, "")), None)
+    call_id = None if value is None or value == "<not specified>" else str(value)
     return ToolRun(call_id, name, as_arguments(_first_key(attributes, _TOOL_ARGUMENTS)),
                    as_text(_first_key(attributes, _TOOL_RESULTS)), error_text(span))
 
 
 def _first_key(attributes: dict[str, Any], keys: tuple[str, ...]) -> Any:
     """The value of the first of ``keys`` that is there (None when none is)."""
-    for key in keys:
-        if key in attributes:
-            return attributes[key]
-    return None
+    return next((attributes[key] for key in keys if key in attributes), None)
 
 
 def error_text(span: Span) -> str | None:

@@ -119,7 +119,7 @@ def _inflate(archive: zipfile.ZipFile, member: zipfile.ZipInfo, path: Path, limi
 
 def convert_sample(log: Any, sample: Any, path: Path, tally: Tally) -> dict[str, Any]:
     """One sample (one epoch) as an ATIF trajectory (a JSON-ready dict, ``trajectory_id`` left empty)."""
-    builder = _SampleSteps(_model_events(sample), tally)
+    builder = _SampleSteps([e for e in sample.events or () if e.event == "model" and e.output.choices], tally)
     for message in sample.messages or ():
         builder.message(message)
     for event in sample.events or ():
@@ -162,10 +162,6 @@ def _extra(log: Any, sample: Any, path: Path) -> dict[str, Any]:
     if target and (isinstance(target, str) or any(target)):
         extra["reference"] = target if isinstance(target, str) else list(target)
     return extra
-
-
-def _model_events(sample: Any) -> list[Any]:
-    return [event for event in sample.events or () if event.event == "model" and event.output.choices]
 
 
 class _SampleSteps:
