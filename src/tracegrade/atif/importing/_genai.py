@@ -84,6 +84,15 @@ class Usage:
     reasoning: int | None
     cost: float | None
 
+    def metrics(self) -> dict[str, Any]:
+        """An agent step's ``metrics``: the counts recorded (a count of 0 is a count), reasoning tokens in ``extra``."""
+        metrics: dict[str, Any] = {key: value for key, value in (
+            ("prompt_tokens", self.prompt), ("completion_tokens", self.completion), ("cached_tokens", self.cached),
+            ("cost_usd", self.cost)) if value is not None}
+        if self.reasoning is not None:
+            metrics["extra"] = {"reasoning_tokens": self.reasoning}
+        return metrics
+
 
 _NO_USAGE = Usage(None, None, None, None, None)
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tracegrade.atif.importing._genai import Usage
 from tracegrade.atif.importing._output import SCHEMA_VERSION, ImportWriter, file_report, input_files, slug, unique
 from tracegrade.atif.importing._spans import Tally
 from tracegrade.errors import InputError, MissingDependencyError
@@ -273,13 +274,5 @@ def _tool_calls(calls: Any) -> list[dict[str, Any]]:
 
 def _metrics(usage: Any) -> dict[str, Any]:
     """Step metrics from a ``ModelUsage`` (fields that older inspect_ai versions lack are left out)."""
-    metrics: dict[str, Any] = {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens}
-    cached, cost = getattr(usage, "input_tokens_cache_read", None), getattr(usage, "total_cost", None)
-    if cached is not None:
-        metrics["cached_tokens"] = cached
-    if cost is not None:
-        metrics["cost_usd"] = cost
-    reasoning = getattr(usage, "reasoning_tokens", None)
-    if reasoning is not None:  # a count of 0 is a count
-        metrics["extra"] = {"reasoning_tokens": reasoning}
-    return metrics
+    return Usage(usage.input_tokens, usage.output_tokens, getattr(usage, "input_tokens_cache_read", None),
+                 getattr(usage, "reasoning_tokens", None), getattr(usage, "total_cost", None)).metrics()

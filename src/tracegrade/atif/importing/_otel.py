@@ -295,8 +295,8 @@ class _Steps:
         if call.error is not None:
             more["error"] = call.error
             text = _with_error(call.error, text)
-        self.agent(answer, text, operation, timestamp, model=call.model, metrics=_metrics(call), llm_calls=1,
-                   more=more)
+        metrics = call.usage.metrics() if call.usage is not None else None
+        self.agent(answer, text, operation, timestamp, model=call.model, metrics=metrics, llm_calls=1, more=more)
         for definition in call.tools:
             name = definition.get("function", {}).get("name")
             if isinstance(name, str):
@@ -435,20 +435,6 @@ def _calls(calls: list[RequestedToolCall], span_id: str) -> list[dict[str, Any]]
         call_id = unique(call.call_id or f"{span_id}.{index}", taken)
         found.append({"tool_call_id": call_id, "function_name": call.name, "arguments": call.arguments})
     return found
-
-
-def _metrics(call: ModelCall) -> dict[str, Any]:
-    usage = call.usage
-    if usage is None:
-        return {}
-    metrics: dict[str, Any] = {}
-    for key, value in (("prompt_tokens", usage.prompt), ("completion_tokens", usage.completion),
-                       ("cached_tokens", usage.cached), ("cost_usd", usage.cost)):
-        if value is not None:
-            metrics[key] = value
-    if usage.reasoning is not None:
-        metrics["extra"] = {"reasoning_tokens": usage.reasoning}
-    return metrics
 
 
 class _Builder:
