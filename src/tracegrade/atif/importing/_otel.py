@@ -265,10 +265,8 @@ class _Steps:
         self.answered_names: set[str] = set()
         self.memo = InputMemo(self.answered)
 
-    def add(self, step: dict[str, Any]) -> dict[str, Any]:
-        step = {"step_id": len(self.steps) + 1, **step}
-        self.steps.append(step)
-        return step
+    def add(self, step: dict[str, Any]) -> None:
+        self.steps.append({"step_id": len(self.steps) + 1, **step})
 
     def origin(self, span: Span, **more: Any) -> dict[str, Any]:
         """``extra.otel`` of a step: the trace and span it came from."""
@@ -503,13 +501,9 @@ class _Builder:
             agent["tool_definitions"] = list(steps.tools.values())
         if info is not None and info.description:
             agent["extra"] = {"description": info.description}
-        document: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
         session = self.session_id or anchor.trace_id
-        if session:
-            document["session_id"] = session
-        document["trajectory_id"] = ""
-        document["agent"] = agent
-        document["steps"] = steps.steps
+        document: dict[str, Any] = {"schema_version": SCHEMA_VERSION, **({"session_id": session} if session else {}),
+                                    "trajectory_id": "", "agent": agent, "steps": steps.steps}
         if subagents:
             document["subagent_trajectories"] = subagents
         if anchor.trace_id:

@@ -267,12 +267,6 @@ def compare_runs(
     """
     options, gate = options or ComparisonOptions(), gate or GateOptions()
     base_side, cand_side = read_sides(baseline, candidate, ("baseline", "candidate"), options.allow_different)
-    comparison = _compare(base_side, cand_side, options, gate, (baseline, candidate))
-    return ComparisonOutcome(comparison, base_side, cand_side)
-
-
-def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate: GateOptions,
-             given: tuple[Path, Path]) -> AtifComparison:
     base_nodes, cand_nodes = base_side.results.nodes, cand_side.results.nodes
     pairing = pair_roots(base_nodes, cand_nodes)
     mode = SubagentAggregation(base_side.results.summary.subagent_aggregation)
@@ -287,9 +281,9 @@ def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate:
                                    **dict.fromkeys(paired.regressed, "regressed")}
     records = [_pair_record(item, _outcome(item, changed)) for item in matched]
     paired = paired.model_copy(update={"newly_failing": [*paired.newly_failing, *_unscorable_failures(records)]})
-    return AtifComparison(
+    comparison = AtifComparison(
         **dict(paired),
-        baseline=base_side.record(given[0]), candidate=cand_side.record(given[1]),
+        baseline=base_side.record(baseline), candidate=cand_side.record(candidate),
         comparable=not allowed, allowed_differences=allowed, warnings=endpoint_warnings(base_side, cand_side),
         subagent_aggregation=mode.value,
         pairing=pairing.methods, only_in_baseline=pairing.only_in_baseline,
@@ -305,6 +299,7 @@ def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate:
         gate=apply_gate(paired, gate),
         pairs=sorted(records, key=_order),
     )
+    return ComparisonOutcome(comparison, base_side, cand_side)
 
 
 def _unscorable_failures(records: list[PairRecord]) -> list[str]:
