@@ -6,7 +6,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,19 +124,14 @@ def unique(name: str, taken: set[str]) -> str:
     return found
 
 
-def _walk(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    stack = [document]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.get("subagent_trajectories") or ()))
-
-
 def trajectory_report(document: dict[str, Any], path: str) -> TrajectoryReport:
     """Counts of one trajectory tree: steps, agents, tool calls and sub-agents."""
     steps = calls = trees = 0
     agents: list[str] = []
-    for node in _walk(document):
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.get("subagent_trajectories") or ()))
         trees += 1
         steps += len(node["steps"])
         for step in node["steps"]:

@@ -32,9 +32,6 @@ from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
 __all__ = ["ImportedLog", "WhoWhenImport", "convert_log", "import_whowhen", "iter_logs", "source_of"]
 
-_HUMAN_ROLES = frozenset({"human"})
-
-
 @dataclass(frozen=True, slots=True)
 class ImportedLog:
     """One converted log: the ATIF document, its labels and notes on oddities found."""
@@ -165,7 +162,7 @@ def convert_log(name: str, where: str, log: Any) -> ImportedLog:
 def source_of(turn: dict[str, Any]) -> str:
     """The ATIF source of a turn: ``user`` for the human asker, ``agent`` for every system member."""
     role = str(turn.get("role") or "").strip().lower()
-    if role in _HUMAN_ROLES or (role == "user" and not turn.get("name")):
+    if role == "human" or (role == "user" and not turn.get("name")):
         return "user"
     return "agent"
 

@@ -227,7 +227,8 @@ def _cards(results: EvaluationResults) -> list[dict[str, Any]]:
          "kind": "good" if complete else "bad"},
         _status_card(summary),
         *_repeat_cards(summary),
-        {"label": "judge", "value": str(judge.get("model", MISSING)), "hint": _judge_hint(judge), "kind": "text"},
+        {"label": "judge", "value": str(judge.get("model", MISSING)), "kind": "text",
+         "hint": f"temperature {_text(judge.get('temperature'))} · seed {_text(judge.get('seed'))}"},
         {"label": "prompt version", "value": str(provenance.get("prompt_version", MISSING)),
          "hint": f"copied context: {provenance.get('copied_context', '—')}", "kind": "text"},
     ]
@@ -251,10 +252,6 @@ def _rate_hint(summary: RunSummary) -> str:
     if not summary.counts.get("failure_candidates"):
         return "validity proxy; no step scored below the failure threshold"
     return "validity proxy (judge answers usable), not detection accuracy"
-
-
-def _judge_hint(judge: Mapping[str, Any]) -> str:
-    return f"temperature {_text(judge.get('temperature'))} · seed {_text(judge.get('seed'))}"
 
 
 def _judge_rows(provenance: Mapping[str, Any]) -> list[dict[str, str]]:
