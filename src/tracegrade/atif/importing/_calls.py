@@ -70,11 +70,8 @@ class AgentInfo:
 class InputMemo:
     """What the previous calls of one trajectory sent, so that each call reads only what is new.
 
-    An agent loop sends the whole conversation on every call, so each call's ``gen_ai.input.messages`` usually
-    extends the previous one: only the messages added at the end are read (the earlier ones were mapped with
-    the previous call), less the previous call's answer when it is there in the same words, and less tool
-    results already mapped from their tool spans. Tool definitions are usually the same text on every call:
-    each text is read once. Only exact repeats are skipped: anything else is read in full.
+    Of ``gen_ai.input.messages``: the messages added at the end of the previous input, less the previous answer
+    and tool results already mapped; of tool definitions, each text once. Only exact repeats are skipped.
     """
 
     answered: set[str] = field(default_factory=set)

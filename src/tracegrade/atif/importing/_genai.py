@@ -24,28 +24,9 @@ from tracegrade.atif.importing._messages import (
 from tracegrade.atif.importing._openinference import KIND
 from tracegrade.atif.importing._spans import Span, SpanEvent, Tally
 
-__all__ = [
-    "INPUT_EVENTS",
-    "OUTPUT_EVENTS",
-    "READ",
-    "READ_PREFIXES",
-    "ToolRun",
-    "Usage",
-    "adk_inputs",
-    "adk_outputs",
-    "adk_tools",
-    "error_text",
-    "event_messages",
-    "instructions_text",
-    "legacy_inputs",
-    "legacy_outputs",
-    "legacy_tools",
-    "semconv_inputs",
-    "semconv_outputs",
-    "span_role",
-    "tool_run",
-    "usage",
-]
+__all__ = ["INPUT_EVENTS", "OUTPUT_EVENTS", "READ", "READ_PREFIXES", "ToolRun", "Usage", "adk_inputs", "adk_outputs",
+           "adk_tools", "error_text", "event_messages", "instructions_text", "legacy_inputs", "legacy_outputs",
+           "legacy_tools", "semconv_inputs", "semconv_outputs", "span_role", "tool_run", "usage"]
 
 OPERATION = "gen_ai.operation.name"
 _AGENT_OPERATIONS = frozenset({"invoke_agent", "invoke_workflow"})
@@ -102,6 +83,15 @@ class Usage:
     cached: int | None
     reasoning: int | None
     cost: float | None
+
+    def metrics(self) -> dict[str, Any]:
+        """An agent step's ``metrics``: the counts recorded (a count of 0 is a count), reasoning tokens in ``extra``."""
+        metrics: dict[str, Any] = {key: value for key, value in (
+            ("prompt_tokens", self.prompt), ("completion_tokens", self.completion), ("cached_tokens", self.cached),
+            ("cost_usd", self.cost)) if value is not None}
+        if self.reasoning is not None:
+            metrics["extra"] = {"reasoning_tokens": self.reasoning}
+        return metrics
 
 
 _NO_USAGE = Usage(None, None, None, None, None)
@@ -178,29 +168,25 @@ def semconv_outputs(attributes: dict[str, Any], tally: Tally) -> list[Message] |
     return [Message("assistant", as_text(raw))]
 
 
-def _indexed(attributes: dict[str, Any], first: str, fields: tuple[str, ...]) -> bool:
-    """Whether the first item of an indexed attribute family is there (a cheap look before unflattening)."""
-    return any(first + field in attributes for field in fields)
-
-
 def legacy_inputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | None:
     """The indexed ``gen_ai.prompt.N.{role,content,tool_call_id,tool_calls.M.*}`` attributes."""
-    if not _indexed(attributes, "gen_ai.prompt.0.", ("role", "content")):
-        return None
-    items = unflatten(attributes, "gen_ai.prompt")
-    if not items:
-        return None
-    return [m for item in items if isinstance(item, dict) for m in message_from_dict(item, tally)]
+    return _indexed(attributes, "gen_ai.prompt", ("role", "content"), "user", tally)
 
 
 def legacy_outputs(attributes: dict[str, Any], tally: Tally) -> list[Message] | None:
     """The indexed ``gen_ai.completion.N.*`` attributes."""
-    if not _indexed(attributes, "gen_ai.completion.0.", ("role", "content", "finish_reason")):
+    return _indexed(attributes, "gen_ai.completion", ("role", "content", "finish_reason"), "assistant", tally)
+
+
+def _indexed(attributes: dict[str, Any], prefix: str, fields: tuple[str, ...], role: str,
+             tally: Tally) -> list[Message] | None:
+    """Messages of an indexed attribute family, or None when its first item has none of ``fields``."""
+    if not any(f"{prefix}.0.{field}" in attributes for field in fields):
         return None
-    items = unflatten(attributes, "gen_ai.completion")
+    items = unflatten(attributes, prefix)
     if not items:
         return None
-    return [m for item in items if isinstance(item, dict) for m in message_from_dict(item, tally, "assistant")]
+    return [m for item in items if isinstance(item, dict) for m in message_from_dict(item, tally, role)]
 
 
 def legacy_tools(attributes: dict[str, Any]) -> list[dict[str, Any]]:
@@ -305,12 +291,8 @@ def _event_body(event: SpanEvent) -> dict[str, Any]:
 
 def _choice(body: dict[str, Any], tally: Tally) -> list[Message]:
     message: dict[str, Any] = body["message"] if isinstance(body.get("message"), dict) else {}
-    merged = {"role": "assistant", **message}
-    if "tool_calls" in body and "tool_calls" not in merged:
-        merged["tool_calls"] = body["tool_calls"]
-    if "content" in body and "content" not in merged:
-        merged["content"] = body["content"]
-    return message_from_dict(merged, tally, "assistant")
+    carried: dict[str, Any] = {key: body[key] for key in ("tool_calls", "content") if key in body}
+    return message_from_dict({"role": "assistant", **carried, **message}, tally, "assistant")
 
 
 def usage(attributes: dict[str, Any]) -> Usage | None:
@@ -347,30 +329,17 @@ def _number(value: Any) -> float | None:
 def tool_run(span: Span) -> ToolRun:
     """The call id, tool name, arguments, result and error a tool span records."""
     attributes = span.attributes
-    name = None
-    for key in _TOOL_NAMES:
-        value = attributes.get(key)
-        if isinstance(value, str):
-            name = value
-            break
-    if name is None:
-        name = span.name.removeprefix("execute_tool").strip() or span.name or "tool"
-    call_id = None
-    for key in _TOOL_CALL_IDS:
-        value = attributes.get(key)
-        if value is not None and value != "":
-            call_id = None if value == "<not specified>" else str(value)
-            break
+    name = next((attributes[key] for key in _TOOL_NAMES if isinstance(attributes.get(key), str)),
+                span.name.removeprefix("execute_tool").strip() or span.name or "tool")
+    value = next((attributes[key] for key in _TOOL_CALL_IDS if attributes.get(key) not in (None, "")), None)
+    call_id = None if value is None or value == "<not specified>" else str(value)
     return ToolRun(call_id, name, as_arguments(_first_key(attributes, _TOOL_ARGUMENTS)),
                    as_text(_first_key(attributes, _TOOL_RESULTS)), error_text(span))
 
 
 def _first_key(attributes: dict[str, Any], keys: tuple[str, ...]) -> Any:
     """The value of the first of ``keys`` that is there (None when none is)."""
-    for key in keys:
-        if key in attributes:
-            return attributes[key]
-    return None
+    return next((attributes[key] for key in keys if key in attributes), None)
 
 
 def error_text(span: Span) -> str | None:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tracegrade.atif.importing._genai import Usage
 from tracegrade.atif.importing._output import SCHEMA_VERSION, ImportWriter, file_report, input_files, slug, unique
 from tracegrade.atif.importing._spans import Tally
 from tracegrade.errors import InputError, MissingDependencyError
@@ -119,7 +120,7 @@ def _inflate(archive: zipfile.ZipFile, member: zipfile.ZipInfo, path: Path, limi
 
 def convert_sample(log: Any, sample: Any, path: Path, tally: Tally) -> dict[str, Any]:
     """One sample (one epoch) as an ATIF trajectory (a JSON-ready dict, ``trajectory_id`` left empty)."""
-    builder = _SampleSteps(_model_events(sample), tally)
+    builder = _SampleSteps([e for e in sample.events or () if e.event == "model" and e.output.choices], tally)
     for message in sample.messages or ():
         builder.message(message)
     for event in sample.events or ():
@@ -129,7 +130,7 @@ def convert_sample(log: Any, sample: Any, path: Path, tally: Tally) -> dict[str,
     agent: dict[str, Any] = {"name": str(spec.task or "inspect-task"), "version": str(spec.task_version or "unknown")}
     if spec.model:
         agent["model_name"] = str(spec.model)
-    document: dict[str, Any] = {
+    return {
         "schema_version": SCHEMA_VERSION,
         "session_id": str(spec.run_id or spec.eval_id or path.stem),
         "trajectory_id": "",
@@ -137,7 +138,6 @@ def convert_sample(log: Any, sample: Any, path: Path, tally: Tally) -> dict[str,
         "steps": builder.steps or [_empty_step(tally)],
         "extra": _extra(log, sample, path),
     }
-    return document
 
 
 def _empty_step(tally: Tally) -> dict[str, Any]:
@@ -146,15 +146,9 @@ def _empty_step(tally: Tally) -> dict[str, Any]:
 
 
 def _extra(log: Any, sample: Any, path: Path) -> dict[str, Any]:
-    inspect: dict[str, Any] = {
-        "log": str(path),
-        "status": str(log.status),
-        "task": log.eval.task,
-        "task_id": log.eval.task_id,
-        "eval_id": log.eval.eval_id,
-        "sample_id": sample.id,
-        "epoch": sample.epoch,
-    }
+    inspect: dict[str, Any] = {"log": str(path), "status": str(log.status), "task": log.eval.task,
+                               "task_id": log.eval.task_id, "eval_id": log.eval.eval_id, "sample_id": sample.id,
+                               "epoch": sample.epoch}
     if sample.uuid:
         inspect["sample_uuid"] = sample.uuid
     if sample.scores:
@@ -169,10 +163,6 @@ def _extra(log: Any, sample: Any, path: Path) -> dict[str, Any]:
     if target and (isinstance(target, str) or any(target)):
         extra["reference"] = target if isinstance(target, str) else list(target)
     return extra
-
-
-def _model_events(sample: Any) -> list[Any]:
-    return [event for event in sample.events or () if event.event == "model" and event.output.choices]
 
 
 class _SampleSteps:
@@ -217,9 +207,8 @@ class _SampleSteps:
         metrics = _metrics(event.output.usage) if event is not None and event.output.usage else {}
         if metrics:
             step["metrics"] = metrics
-        step["llm_call_count"] = 1 if event is not None else None
-        if step["llm_call_count"] is None:
-            del step["llm_call_count"]
+        if event is not None:
+            step["llm_call_count"] = 1
 
     def _event_for(self, message: Any, text: str) -> Any:
         """The model event that produced this assistant message: same message id, else same text."""
@@ -285,13 +274,5 @@ def _tool_calls(calls: Any) -> list[dict[str, Any]]:
 
 def _metrics(usage: Any) -> dict[str, Any]:
     """Step metrics from a ``ModelUsage`` (fields that older inspect_ai versions lack are left out)."""
-    metrics: dict[str, Any] = {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens}
-    cached, cost = getattr(usage, "input_tokens_cache_read", None), getattr(usage, "total_cost", None)
-    if cached is not None:
-        metrics["cached_tokens"] = cached
-    if cost is not None:
-        metrics["cost_usd"] = cost
-    reasoning = getattr(usage, "reasoning_tokens", None)
-    if reasoning is not None:  # a count of 0 is a count
-        metrics["extra"] = {"reasoning_tokens": reasoning}
-    return metrics
+    return Usage(usage.input_tokens, usage.output_tokens, getattr(usage, "input_tokens_cache_read", None),
+                 getattr(usage, "reasoning_tokens", None), getattr(usage, "total_cost", None)).metrics()

@@ -17,16 +17,8 @@ import orjson
 from tracegrade._io import JsonProblem, loads
 from tracegrade.atif.importing._spans import Tally
 
-__all__ = [
-    "Message",
-    "RequestedToolCall",
-    "as_arguments",
-    "as_text",
-    "decode_json",
-    "message_from_dict",
-    "messages_from",
-    "unflatten",
-]
+__all__ = ["Message", "RequestedToolCall", "as_arguments", "as_text", "decode_json", "message_from_dict",
+           "messages_from", "unflatten"]
 
 _ROLES = {
     "assistant": "assistant", "model": "assistant", "ai": "assistant", "bot": "assistant",

@@ -265,10 +265,8 @@ class _Steps:
         self.answered_names: set[str] = set()
         self.memo = InputMemo(self.answered)
 
-    def add(self, step: dict[str, Any]) -> dict[str, Any]:
-        step = {"step_id": len(self.steps) + 1, **step}
-        self.steps.append(step)
-        return step
+    def add(self, step: dict[str, Any]) -> None:
+        self.steps.append({"step_id": len(self.steps) + 1, **step})
 
     def origin(self, span: Span, **more: Any) -> dict[str, Any]:
         """``extra.otel`` of a step: the trace and span it came from."""
@@ -295,25 +293,16 @@ class _Steps:
         if call.error is not None:
             more["error"] = call.error
             text = _with_error(call.error, text)
-        self.agent(answer, text, operation, timestamp, model=call.model, metrics=_metrics(call), llm_calls=1,
-                   more=more)
+        metrics = call.usage.metrics() if call.usage is not None else None
+        self.agent(answer, text, operation, timestamp, model=call.model, metrics=metrics, llm_calls=1, more=more)
         for definition in call.tools:
             name = definition.get("function", {}).get("name")
             if isinstance(name, str):
                 self.tools.setdefault(name, definition)
 
-    def agent(
-        self,
-        answer: Message,
-        text: str,
-        span: Span,
-        timestamp: str | None,
-        *,
-        model: str | None = None,
-        metrics: dict[str, Any] | None = None,
-        llm_calls: int | None = None,
-        more: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    def agent(self, answer: Message, text: str, span: Span, timestamp: str | None, *, model: str | None = None,
+              metrics: dict[str, Any] | None = None, llm_calls: int | None = None,
+              more: dict[str, Any] | None = None) -> dict[str, Any]:
         """Add an agent step (fields in ATIF's order) and register its calls as waiting for results."""
         step: dict[str, Any] = {"step_id": len(self.steps) + 1, "source": "agent"}
         if timestamp:
@@ -408,9 +397,8 @@ class _Steps:
         if run.error is not None and self.trace_id:
             self.results[span.span_id]["extra"]["otel"]["error"] = run.error
 
-    def delegate(
-        self, member: _Member, child: dict[str, Any], output: str, task: str | None, error: str | None
-    ) -> None:
+    def delegate(self, member: _Member, child: dict[str, Any], output: str, task: str | None,
+                 error: str | None) -> None:
         """A sub-agent: referenced from the tool result that ran it, or from a delegation step of its own."""
         ref = {"trajectory_id": child["trajectory_id"]}
         holder = self.results.get(member.via_tool.span_id) if member.via_tool is not None else None
@@ -445,20 +433,6 @@ def _calls(calls: list[RequestedToolCall], span_id: str) -> list[dict[str, Any]]
         call_id = unique(call.call_id or f"{span_id}.{index}", taken)
         found.append({"tool_call_id": call_id, "function_name": call.name, "arguments": call.arguments})
     return found
-
-
-def _metrics(call: ModelCall) -> dict[str, Any]:
-    usage = call.usage
-    if usage is None:
-        return {}
-    metrics: dict[str, Any] = {}
-    for key, value in (("prompt_tokens", usage.prompt), ("completion_tokens", usage.completion),
-                       ("cached_tokens", usage.cached), ("cost_usd", usage.cost)):
-        if value is not None:
-            metrics[key] = value
-    if usage.reasoning is not None:
-        metrics["extra"] = {"reasoning_tokens": usage.reasoning}
-    return metrics
 
 
 class _Builder:
@@ -527,13 +501,9 @@ class _Builder:
             agent["tool_definitions"] = list(steps.tools.values())
         if info is not None and info.description:
             agent["extra"] = {"description": info.description}
-        document: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
         session = self.session_id or anchor.trace_id
-        if session:
-            document["session_id"] = session
-        document["trajectory_id"] = ""
-        document["agent"] = agent
-        document["steps"] = steps.steps
+        document: dict[str, Any] = {"schema_version": SCHEMA_VERSION, **({"session_id": session} if session else {}),
+                                    "trajectory_id": "", "agent": agent, "steps": steps.steps}
         if subagents:
             document["subagent_trajectories"] = subagents
         if anchor.trace_id:

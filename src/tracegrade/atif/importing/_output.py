@@ -6,7 +6,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,20 +21,8 @@ from tracegrade.atif.reading._options import LoadOptions
 from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.errors import InputError, OutputError
 
-__all__ = [
-    "REPORT_NAME",
-    "SCHEMA_VERSION",
-    "ImportReport",
-    "ImportResult",
-    "ImportWriter",
-    "ImportedFileReport",
-    "TrajectoryReport",
-    "file_report",
-    "input_files",
-    "slug",
-    "trajectory_report",
-    "unique",
-]
+__all__ = ["REPORT_NAME", "SCHEMA_VERSION", "ImportReport", "ImportResult", "ImportWriter", "ImportedFileReport",
+           "TrajectoryReport", "file_report", "input_files", "slug", "trajectory_report", "unique"]
 
 SCHEMA_VERSION = "ATIF-v1.7"
 REPORT_NAME = "import_report.json"
@@ -90,10 +78,6 @@ class ImportReport(FrozenRecord):
     files: list[ImportedFileReport]
     trajectories: list[TrajectoryReport]
 
-    def not_mapped_total(self) -> int:
-        """Things not carried into ATIF, over every file."""
-        return sum(sum(f.not_mapped.values()) for f in self.files)
-
 
 @dataclass(frozen=True, slots=True)
 class ImportResult:
@@ -140,19 +124,14 @@ def unique(name: str, taken: set[str]) -> str:
     return found
 
 
-def _walk(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    stack = [document]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.get("subagent_trajectories") or ()))
-
-
 def trajectory_report(document: dict[str, Any], path: str) -> TrajectoryReport:
     """Counts of one trajectory tree: steps, agents, tool calls and sub-agents."""
     steps = calls = trees = 0
     agents: list[str] = []
-    for node in _walk(document):
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.get("subagent_trajectories") or ()))
         trees += 1
         steps += len(node["steps"])
         for step in node["steps"]:
@@ -187,9 +166,8 @@ class ImportWriter:
     (an error on the way removes the new folder). An existing ``trajectories/`` that no import wrote (no
     ``import_report.json`` beside it) is refused before anything is written.
 
-    ``validate=False`` skips building each document into the ATIF models first: the OpenTelemetry importer
-    builds valid documents by construction (its tests check every output against the models); ``judge`` and
-    ``validate`` check every document again when they read it.
+    ``validate=False`` skips checking each document against the ATIF models (for importers whose documents are
+    valid by construction; ``judge`` and ``validate`` check them again when they read them).
 
     Raises:
         InputError: a converted document is not valid ATIF (naming its source).
@@ -254,7 +232,7 @@ class ImportWriter:
 
 
 def _write_new(path: str, data: bytes) -> None:
-    """Write a file with plain system calls (no buffered file object: imports write thousands)."""
+    """Write ``data`` to ``path`` with plain system calls (imports write thousands of files)."""
     handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
         view = memoryview(data)

@@ -114,14 +114,12 @@ def iso_time(ns: int | None) -> str | None:
         return None
     seconds, micro = divmod(ns // 1000, 1_000_000)
     minute, second = divmod(seconds, 60)
-    prefix = _MINUTES.get(minute)
-    if prefix is None:
-        prefix = _minute(minute)
+    prefix = _MINUTES.get(minute) or _minute(minute)
     return f"{prefix}{second:02d}.{micro:06d}Z" if prefix else None
 
 
 _MINUTES: dict[int, str] = {}
-"""The minutes already formatted (an import's spans fall in few), so a datetime is formatted once a minute."""
+"""``YYYY-MM-DDTHH:MM:`` by minute since the epoch, for the minutes already met."""
 
 
 def _minute(minute: int) -> str:

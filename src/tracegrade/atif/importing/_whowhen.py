@@ -32,9 +32,6 @@ from tracegrade.runs import MAX_INPUT_BYTES, read_capped
 
 __all__ = ["ImportedLog", "WhoWhenImport", "convert_log", "import_whowhen", "iter_logs", "source_of"]
 
-_HUMAN_ROLES = frozenset({"human"})
-
-
 @dataclass(frozen=True, slots=True)
 class ImportedLog:
     """One converted log: the ATIF document, its labels and notes on oddities found."""
@@ -74,10 +71,8 @@ def import_whowhen(paths: Sequence[Path], out_dir: Path) -> WhoWhenImport:
             write_atomic(target, orjson.dumps(log.trajectory, option=orjson.OPT_INDENT_2) + b"\n")
             written.append(target)
         labels = [label for log in imported for label in log.labels]
-        lines = [
-            orjson.dumps(label.model_dump(exclude={"line"}, exclude_none=True, exclude_defaults=True))
-            for label in labels
-        ]
+        lines = [orjson.dumps(label.model_dump(exclude={"line"}, exclude_none=True, exclude_defaults=True))
+                 for label in labels]
         write_atomic(out_dir / "labels.jsonl", b"\n".join(lines) + b"\n")
     except OSError as exc:
         raise OutputError(f"{out_dir}: cannot write the import ({type(exc).__name__})") from None
@@ -167,7 +162,7 @@ def convert_log(name: str, where: str, log: Any) -> ImportedLog:
 def source_of(turn: dict[str, Any]) -> str:
     """The ATIF source of a turn: ``user`` for the human asker, ``agent`` for every system member."""
     role = str(turn.get("role") or "").strip().lower()
-    if role in _HUMAN_ROLES or (role == "user" and not turn.get("name")):
+    if role == "human" or (role == "user" and not turn.get("name")):
         return "user"
     return "agent"
 
@@ -218,16 +213,9 @@ def _labels(
     reason = log.get("mistake_reason")
     if isinstance(agent, str) and agent and agent not in _speaker(history[mistake]):
         warnings.append(f"{name}: mistake_agent {agent!r} is not the speaker of history[{mistake}]")
-    labels.append(
-        Label(
-            trajectory_id=name,
-            step=mistake + 1,
-            decisive=True,
-            failed=True,
-            note=reason if isinstance(reason, str) else None,
-            extra={"mistake_agent": agent} if isinstance(agent, str) else None,
-        )
-    )
+    labels.append(Label(trajectory_id=name, step=mistake + 1, decisive=True, failed=True,
+                        note=reason if isinstance(reason, str) else None,
+                        extra={"mistake_agent": agent} if isinstance(agent, str) else None))
     return tuple(labels), tuple(warnings)
 
 

@@ -1,9 +1,7 @@
 """Write a scoring run's artifacts: results JSON, summary JSON, per-step Parquet and the HTML report.
 
-``steps.parquet`` is built column by column from typed buffers: ``pyarrow.array`` and
-``Table.from_pylist`` import pandas (a quarter of a second) to look for pandas objects, which a
-small run would otherwise spend more time on than on writing the file. The table is the one
-``Table.from_pylist`` builds from one row per step in the same schema, so the file's bytes are the same.
+``steps.parquet`` is built column by column (``Table.from_pylist`` would import pandas), with the bytes
+``Table.from_pylist`` gives for one row per step in the same schema.
 """
 
 from __future__ import annotations
@@ -45,15 +43,13 @@ _STEP_VALUES = attrgetter(*_STEP_COLUMNS)
 
 
 _PIECE_STEPS = 1 << 13
-"""Steps whose values are held as Python objects at once while the step table is built (about 1.4 KiB each),
-and the rows of each row group of ``steps.parquet``."""
+"""Steps held as Python values at once while the step table is built: the rows of a ``steps.parquet`` row group."""
 
 
 def step_columns(nodes: Iterable[NodeResult], job_id: str, piece: int) -> Iterator[dict[str, list[Any]]]:
     """The step table's columns (one value per step, with its node's identifiers), in the step schema's order.
 
-    They come in parts of whole nodes, each closed once it holds ``piece`` steps or more (none without
-    steps); nodes are read one at a time, and only the values of one part are held.
+    They come in parts of whole nodes, each closed once it holds ``piece`` steps or more (none without steps).
     """
     names = _step_schema().names
     columns: dict[str, list[Any]] = {name: [] for name in names}
@@ -86,10 +82,9 @@ def _with_job(columns: dict[str, list[Any]], job_id: str, names: list[str]) -> d
 
 
 def step_parts(results: EvaluationResults, piece: int = _PIECE_STEPS) -> Iterator[pa.Table]:
-    """The ``steps.parquet`` table in parts of whole nodes and about ``piece`` steps, made when asked for.
+    """The ``steps.parquet`` table in parts of whole nodes and about ``piece`` steps (:func:`step_columns`).
 
-    :func:`step_columns` in the step schema (pandas is not imported). Each part's values are Arrow arrays
-    before the next part is read; a run without steps has one empty part.
+    A run without steps has one empty part.
     """
     import pyarrow as pa
 
@@ -108,8 +103,7 @@ def step_parts(results: EvaluationResults, piece: int = _PIECE_STEPS) -> Iterato
 def steps_parquet(results: EvaluationResults, piece: int = _PIECE_STEPS) -> Iterator[bytes]:
     """The bytes of ``steps.parquet``, one row group per :func:`step_parts` part, given as each part is written.
 
-    Neither the whole table nor the whole file is held. A table of one part (up to ``piece`` steps or so)
-    gives the bytes ``pq.write_table`` gives for it; a longer one is written in row groups of its parts.
+    A table of one part gives the bytes ``pq.write_table`` gives for it.
     """
     import pyarrow.parquet as pq
 
@@ -151,9 +145,7 @@ def write_artifacts(results: EvaluationResults, out_dir: Path | RunFolder, *,
                     sections: KeptSections | None = None) -> dict[str, Path]:
     """Write the four artifacts into the run folder, then its manifest; returns their paths by name.
 
-    Spooled records (a job's results) are streamed into ``evaluation_results.json`` and ``report.html``
-    root by root; the step table is built from their brief copies. The report's step list copies the
-    ``sections`` the job kept as its roots finished (one for every node), instead of rendering them again.
+    The report's step list copies the ``sections`` the job kept as its roots finished (one for every node).
 
     Raises:
         OutputError: when the folder cannot be written.
@@ -173,10 +165,7 @@ _INPUTS_PIECE = 1024
 
 
 def results_json(results: EvaluationResults) -> Iterator[bytes | memoryview]:
-    """The bytes of ``dump_json(results.model_dump(mode="json"))``, in pieces.
-
-    Spooled nodes come one root at a time, and the input records a thousand or so at a time.
-    """
+    """The bytes of ``dump_json(results.model_dump(mode="json"))``, in pieces."""
     nodes = results.nodes
     if not nodes:
         yield dump_json(results.model_dump(mode="json"))
@@ -236,29 +225,12 @@ def read_results(path: Path) -> EvaluationResults:
 def _step_schema() -> pa.Schema:
     import pyarrow as pa
 
-    return pa.schema(
-        [
-            ("job_id", pa.string()),
-            ("root_id", pa.string()),
-            ("node_id", pa.string()),
-            ("parent_id", pa.string()),
-            ("depth", pa.int32()),
-            ("agent", pa.string()),
-            ("source_path", pa.string()),
-            ("node_status", pa.string()),
-            ("index", pa.int32()),
-            ("segment", pa.int32()),
-            ("step_id", pa.int32()),
-            ("source", pa.string()),
-            ("status", pa.string()),
-            ("score", pa.float64()),
-            ("criterion_scores", pa.map_(pa.string(), pa.float64())),
-            ("rationale", pa.string()),
-            ("omitted_history", pa.int32()),
-            ("error_code", pa.string()),
-            ("failure_candidate", pa.bool_()),
-            ("category", pa.string()),
-            ("categorization_status", pa.string()),
-            ("categorization_error_code", pa.string()),
-        ]
-    )
+    text, integer, number = pa.string(), pa.int32(), pa.float64()
+    return pa.schema([
+        ("job_id", text), ("root_id", text), ("node_id", text), ("parent_id", text), ("depth", integer),
+        ("agent", text), ("source_path", text), ("node_status", text), ("index", integer), ("segment", integer),
+        ("step_id", integer), ("source", text), ("status", text), ("score", number),
+        ("criterion_scores", pa.map_(text, number)), ("rationale", text), ("omitted_history", integer),
+        ("error_code", text), ("failure_candidate", pa.bool_()), ("category", text), ("categorization_status", text),
+        ("categorization_error_code", text),
+    ])

@@ -12,32 +12,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tracegrade.atif.output._compare_options import ComparisonOptions
 from tracegrade.atif.output._compared import ComparedNode
 from tracegrade.atif.output._pairing import Paired, Pairing, matched_nodes, matched_steps, pair_roots, root_trees
 from tracegrade.atif.output._sides import ComparedRun, Difference, Side, check_allowed, guarded_differences, read_sides
+from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.atif.scoring._records import NodeStatusCode, StepStatus
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison, PairedUnits, apply_gate, compare_paired
 
-__all__ = [
-    "COMPARISON_FORMAT",
-    "AtifComparison",
-    "ComparisonOptions",
-    "ComparisonOutcome",
-    "compare_runs",
-]
+__all__ = ["COMPARISON_FORMAT", "AtifComparison", "ComparisonOptions", "ComparisonOutcome", "compare_runs"]
 
 COMPARISON_FORMAT: Literal["tracegrade.atif.comparison/1"] = "tracegrade.atif.comparison/1"
 Outcome = Literal["improved", "regressed", "unchanged", "failed_in_baseline", "failed_in_candidate", "failed_in_both"]
 
 
-class NodeDelta(BaseModel):
+class NodeDelta(FrozenRecord):
     """One node of a pair's trees on both sides: its own score and status."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     node: str = Field(description="Place under the root: empty for the root, else the subagent's id suffix.")
     agent: str | None
@@ -48,10 +41,8 @@ class NodeDelta(BaseModel):
     delta: float | None = Field(description="Own-score delta; null unless both sides scored the node.")
 
 
-class PairRecord(BaseModel):
+class PairRecord(FrozenRecord):
     """One paired trajectory."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(description="The baseline root's path relative to its input root.")
     candidate_root: str
@@ -68,30 +59,24 @@ class PairRecord(BaseModel):
     nodes: list[NodeDelta] = Field(description="Every node of both trees, root first.")
 
 
-class CriterionDelta(BaseModel):
+class CriterionDelta(FrozenRecord):
     """Mean per-step delta of one criterion over steps scored on both sides."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     criterion: str
     mean_delta: float
     n: int = Field(description="Matched steps with this criterion scored on both sides.")
 
 
-class CategoryShift(BaseModel):
+class CategoryShift(FrozenRecord):
     """How many matched low steps moved from one failure category to another (``not_low``: not a low step)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     baseline: str
     candidate: str
     n: int
 
 
-class JudgeErrors(BaseModel):
+class JudgeErrors(FrozenRecord):
     """The judge's protocol and transport failures of one run."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     protocol_errors: int
     http_errors: int
@@ -100,10 +85,8 @@ class JudgeErrors(BaseModel):
     failed_nodes: int = Field(description="Nodes that failed or stayed unscored.")
 
 
-class ComparisonParameters(BaseModel):
+class ComparisonParameters(FrozenRecord):
     """What the comparison was run with."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     resamples: int
     level: float
@@ -284,12 +267,6 @@ def compare_runs(
     """
     options, gate = options or ComparisonOptions(), gate or GateOptions()
     base_side, cand_side = read_sides(baseline, candidate, ("baseline", "candidate"), options.allow_different)
-    comparison = _compare(base_side, cand_side, options, gate, (baseline, candidate))
-    return ComparisonOutcome(comparison, base_side, cand_side)
-
-
-def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate: GateOptions,
-             given: tuple[Path, Path]) -> AtifComparison:
     base_nodes, cand_nodes = base_side.results.nodes, cand_side.results.nodes
     pairing = pair_roots(base_nodes, cand_nodes)
     mode = SubagentAggregation(base_side.results.summary.subagent_aggregation)
@@ -304,9 +281,9 @@ def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate:
                                    **dict.fromkeys(paired.regressed, "regressed")}
     records = [_pair_record(item, _outcome(item, changed)) for item in matched]
     paired = paired.model_copy(update={"newly_failing": [*paired.newly_failing, *_unscorable_failures(records)]})
-    return AtifComparison(
+    comparison = AtifComparison(
         **dict(paired),
-        baseline=base_side.record(given[0]), candidate=cand_side.record(given[1]),
+        baseline=base_side.record(baseline), candidate=cand_side.record(candidate),
         comparable=not allowed, allowed_differences=allowed, warnings=endpoint_warnings(base_side, cand_side),
         subagent_aggregation=mode.value,
         pairing=pairing.methods, only_in_baseline=pairing.only_in_baseline,
@@ -322,6 +299,7 @@ def _compare(base_side: Side, cand_side: Side, options: ComparisonOptions, gate:
         gate=apply_gate(paired, gate),
         pairs=sorted(records, key=_order),
     )
+    return ComparisonOutcome(comparison, base_side, cand_side)
 
 
 def _unscorable_failures(records: list[PairRecord]) -> list[str]:

@@ -1,13 +1,8 @@
 """What a comparison reads of a judge run: each node's scores and each step's verdict, nothing of what the judge saw.
 
-``evaluation_results.json`` is decoded straight into msgspec structs made from the run's own records
-(:class:`~tracegrade.atif.scoring.NodeResult`, :class:`~tracegrade.atif.scoring.StepResult`) by
-:func:`tracegrade._io.record_struct`: the fields named in :data:`NODE_FIELDS` and :data:`STEP_FIELDS`, with the
-records' types, bounds and defaults; every other field is skipped while parsing and nothing is built for it.
-The records stay the one declaration (pydantic: the scoring stage builds and dumps them with their rules); the
-structs are their decoders, frozen and left out of garbage collection (the records' lists are tuples). For the
-type checker each struct is the record it reads: code here reads only the fields those names list. The run's
-parameters and summary are read into their pydantic records.
+Nodes and steps are decoded into msgspec structs made from the run's own records by
+:func:`tracegrade._io.record_struct`, with only the fields in :data:`NODE_FIELDS` and :data:`STEP_FIELDS` (for
+the type checker each struct is the record it reads); the run's parameters and summary into their pydantic records.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,19 +64,13 @@ def _folded(line: str) -> list[str]:
 
     Its indent is kept, with two more on the lines it continues on.
     """
-    import textwrap
-
     if len(line) <= WIDTH:
         return [line]
-    indent = line[: len(line) - len(line.lstrip())]
-    pieces = textwrap.wrap(line, WIDTH, initial_indent="", subsequent_indent=indent + "  ",
-                           break_long_words=False, break_on_hyphens=False)
-    return [fit(piece) for piece in pieces]
+    stripped = line.lstrip()
+    return [fit(piece) for piece in _wrapped(stripped, line[: len(line) - len(stripped)])]
 
 
 def _wrapped(rule: str, indent: str = "  ") -> list[str]:
-    import textwrap
-
     return textwrap.wrap(rule, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
                          break_long_words=False, break_on_hyphens=False)
 

@@ -27,15 +27,8 @@ from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._records import StepStatus
 from tracegrade.errors import InputError
 
-__all__ = [
-    "JUDGES_FORMAT",
-    "JUDGE_FIELDS",
-    "JudgesComparison",
-    "JudgesOutcome",
-    "MatchedTree",
-    "compare_judges",
-    "measure_judges",
-]
+__all__ = ["JUDGES_FORMAT", "JUDGE_FIELDS", "JudgesComparison", "JudgesOutcome", "MatchedTree", "compare_judges",
+           "measure_judges"]
 
 JUDGES_FORMAT: Literal["tracegrade.atif.judge_comparison/1"] = "tracegrade.atif.judge_comparison/1"
 JUDGE_FIELDS = (
@@ -242,21 +235,14 @@ def _mean(values: npt.NDArray[np.float64]) -> Callable[[npt.NDArray[np.intp]], f
 def _level(units: list[str], a: list[float], b: list[float], low_a: list[bool], low_b: list[bool], rule: str,
            boot: Bootstrap) -> JudgesLevelAgreement:
     x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-
-    def rank(idx: npt.NDArray[np.intp]) -> float | None:
-        return spearman_rho(x[idx], y[idx])
-
-    def linear(idx: npt.NDArray[np.intp]) -> float | None:
-        return pearson_r(x[idx], y[idx])
-
     verdict_a = [_VERDICTS[0] if low else _VERDICTS[1] for low in low_a]
     verdict_b = [_VERDICTS[0] if low else _VERDICTS[1] for low in low_b]
     agree, kappa = label_agreement(verdict_a, verdict_b, _VERDICTS, units, boot)
     matrix = stats.confusion_matrix(verdict_a, verdict_b, labels=_VERDICTS)
     return JudgesLevelAgreement(
         n=len(units),
-        spearman=boot.estimate(units, rank, whole=stats.spearman(x, y)),
-        pearson=boot.estimate(units, linear, whole=stats.pearson(x, y)),
+        spearman=boot.estimate(units, lambda idx: spearman_rho(x[idx], y[idx]), whole=stats.spearman(x, y)),
+        pearson=boot.estimate(units, lambda idx: pearson_r(x[idx], y[idx]), whole=stats.pearson(x, y)),
         pass_fail_rule=rule, pass_fail_agreement=agree, kappa=kappa,
         matrix=[list(row) for row in matrix.counts], shift=boot.estimate(units, _mean(y - x)),
     )

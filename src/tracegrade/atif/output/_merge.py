@@ -50,24 +50,12 @@ def merge_results(results: Sequence[EvaluationResults]) -> EvaluationResults:
     nodes = _merge_nodes(shards)
     inputs = _merge_ordered([s.inputs for s in shards], _input_key, lambda r: r)
     status, reason = _job_status(shards, mode)
-    summary = summarize(
-        nodes,
-        _accounts(inputs),
-        mode,
-        job_status=status,
-        failure_reason=reason,
-        judge_counts=_judge_counts(shards),
-        repeats=first.parameters.judge_repeats,
-    )
+    summary = summarize(nodes, _accounts(inputs), mode, job_status=status, failure_reason=reason,
+                        judge_counts=_judge_counts(shards), repeats=first.parameters.judge_repeats)
     return EvaluationResults(
-        job_id=first.job_id,
-        created_at=max(s.created_at for s in shards),
-        shard=None,
+        job_id=first.job_id, created_at=max(s.created_at for s in shards), shard=None,
         parameters=first.parameters.model_copy(update={"atif_complete": summary.atif_complete}),
-        provenance=_merged_provenance(shards),
-        summary=summary,
-        inputs=inputs,
-        nodes=nodes,
+        provenance=_merged_provenance(shards), summary=summary, inputs=inputs, nodes=nodes,
     )
 
 
@@ -165,12 +153,7 @@ def _root_key(root: NodeResult) -> tuple[Any, ...]:
 
 def _input_key(record: InputRecord) -> tuple[Any, ...]:
     """The loader's order of inputs: skipped files, then documents by path and line, then reference problems."""
-    if record.status == InputStatus.SKIPPED.value:
-        rank = 0
-    elif "#" in record.location:
-        rank = 2
-    else:
-        rank = 1
+    rank = 0 if record.status == InputStatus.SKIPPED.value else 2 if "#" in record.location else 1
     line = record.location.removeprefix("line ")
     return (rank, PurePosixPath(record.path).parts, int(line) if line.isdigit() else 0, record.location)
 
@@ -239,9 +222,8 @@ def _job_status(shards: Sequence[EvaluationResults], mode: SubagentAggregation) 
 
 
 def _verdict_of_summary(shard: EvaluationResults, mode: SubagentAggregation) -> bool:
-    again = summarize(
-        shard.nodes, _accounts(shard.inputs), mode, job_status=JobStatus.COMPLETED, failure_reason=None, judge_counts={}
-    )
+    again = summarize(shard.nodes, _accounts(shard.inputs), mode, job_status=JobStatus.COMPLETED, failure_reason=None,
+                      judge_counts={})
     return again.job_status == JobStatus.FAILED and again.failure_reason == shard.summary.failure_reason
 
 

@@ -39,14 +39,10 @@ class Pairing(Generic[N]):
     methods: dict[str, int]
 
 
-def _key(method: str) -> Callable[[ComparedNode], str | None]:
-    if method == "trajectory_id":
-        return lambda node: node.trajectory_id
-    if method == "session_id":
-        return lambda node: node.session_id
-    if method == "relative_path":
-        return lambda node: node.node_id
-    return lambda node: (node.criteria or {}).get("task_hash")
+_KEYS: dict[str, Callable[[ComparedNode], str | None]] = {
+    "trajectory_id": lambda node: node.trajectory_id, "session_id": lambda node: node.session_id,
+    "relative_path": lambda node: node.node_id, "task_hash": lambda node: (node.criteria or {}).get("task_hash"),
+}
 
 
 def _unique(roots: dict[str, N], key: Callable[[N], str | None]) -> dict[str, str]:
@@ -79,7 +75,7 @@ def pair_by(left: dict[str, N], right: dict[str, N], key_of: Callable[[str], Cal
 def pair_roots(baseline: Sequence[ComparedNode], candidate: Sequence[ComparedNode]) -> Pairing[ComparedNode]:
     """Pair the roots (depth 0) of two runs; every root ends up in a pair or in an ``only_in`` list."""
     return pair_by({n.node_id: n for n in baseline if n.depth == 0}, {n.node_id: n for n in candidate if n.depth == 0},
-                   _key)
+                   _KEYS.__getitem__)
 
 
 def root_trees(nodes: Iterable[ComparedNode]) -> dict[str, list[ComparedNode]]:

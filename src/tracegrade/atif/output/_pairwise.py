@@ -19,18 +19,8 @@ from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.render import MISSING, render_html
 from tracegrade.stats import GateOptions, GateVerdict
 
-__all__ = [
-    "PAIRWISE_FORMAT",
-    "Outcome",
-    "PairVerdict",
-    "PairwiseComparison",
-    "Rate",
-    "pair_outcome",
-    "pairwise_gate",
-    "pairwise_lines",
-    "summarise_pairs",
-    "write_pairwise",
-]
+__all__ = ["PAIRWISE_FORMAT", "Outcome", "PairVerdict", "PairwiseComparison", "Rate", "pair_outcome", "pairwise_gate",
+           "pairwise_lines", "summarise_pairs", "write_pairwise"]
 
 PAIRWISE_FORMAT: Literal["tracegrade.atif.pairwise_comparison/1"] = "tracegrade.atif.pairwise_comparison/1"
 Outcome = Literal["win", "tie", "loss", "position_bias", "error", "refused"]

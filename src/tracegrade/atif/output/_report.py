@@ -1,9 +1,7 @@
 """The self-contained HTML report of a scoring run (template ``atif_report.html``).
 
-This module turns :class:`EvaluationResults` into plain template context (numbers stay numbers,
-None stays None: the template's filters show it as "—"); the page layout, escaping and client-side
-filters live in the template, except each node's section of the step list, which is built in Python
-(:mod:`~tracegrade.atif.output._step_list`) and handed to the template as markup.
+:class:`EvaluationResults` as plain template context (None stays None: the template shows "—"); each node's
+section of the step list comes as markup from :mod:`~tracegrade.atif.output._step_list`.
 """
 
 from __future__ import annotations
@@ -65,7 +63,7 @@ def render_report(results: EvaluationResults, agreement: AgreementReport | None 
 def report_chunks(results: EvaluationResults, agreement: AgreementReport | None = None, *,
                   localisation: LocalisationResults | None = None,
                   sections: KeptSections | None = None) -> Iterator[str]:
-    """:func:`render_report`'s document in pieces: the nodes' records are read (spooled) one at a time.
+    """:func:`render_report`'s document in pieces.
 
     The step list copies the node ``sections`` a job kept as its roots finished, when it kept one for every
     node and nothing is to be marked in them.
@@ -121,8 +119,7 @@ def report_context(results: EvaluationResults, *, sections: KeptSections | None 
     """Everything the template shows, as plain values; ``nodes`` is an iterator, over the records themselves.
 
     ``nodes`` uses the ``sections`` a job kept for them when there is one for every node; ``decisive`` marks
-    steps (by node id, then step index) with a note. Everything else is computed from the brief records (spooled
-    results: without step content).
+    steps (by node id, then step index) with a note.
     """
     summary = results.summary
     found = _Aggregates.of(results.nodes.brief)
@@ -157,7 +154,7 @@ def report_context(results: EvaluationResults, *, sections: KeptSections | None 
 
 @dataclass
 class _Aggregates:
-    """What the report shows about every node and step, gathered in one walk (spooled nodes are read back per walk)."""
+    """What the report shows about every node and step, gathered in one walk."""
 
     step_scores: list[float] = field(default_factory=list)
     node_scores: list[float] = field(default_factory=list)
@@ -217,37 +214,23 @@ def _cards(results: EvaluationResults) -> list[dict[str, Any]]:
     summary, provenance = results.summary, results.provenance
     recorded = provenance.get("judge")
     judge: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
+    complete = summary.atif_complete
     return [
-        {
-            "label": "collection score",
-            "value": fmt_score(summary.atif_overall_score),
-            "hint": f"{summary.subagent_aggregation} aggregation",
-        },
-        {
-            "label": "trajectories scored",
-            "value": str(summary.atif_trajectory_count),
-            "hint": f"nodes of {summary.counts.get('roots', 0)} root trees (subagents, continuations)",
-        },
-        {
-            "label": "categorisation rate",
-            "value": fmt_pct(summary.atif_failure_categorization_rate),
-            "hint": _rate_hint(summary),
-        },
-        {
-            "label": "atif_complete",
-            "value": "yes" if summary.atif_complete else "no",
-            "hint": "every input and node scored" if summary.atif_complete else "something was not scored",
-            "kind": "good" if summary.atif_complete else "bad",
-        },
+        {"label": "collection score", "value": fmt_score(summary.atif_overall_score),
+         "hint": f"{summary.subagent_aggregation} aggregation"},
+        {"label": "trajectories scored", "value": str(summary.atif_trajectory_count),
+         "hint": f"nodes of {summary.counts.get('roots', 0)} root trees (subagents, continuations)"},
+        {"label": "categorisation rate", "value": fmt_pct(summary.atif_failure_categorization_rate),
+         "hint": _rate_hint(summary)},
+        {"label": "atif_complete", "value": "yes" if complete else "no",
+         "hint": "every input and node scored" if complete else "something was not scored",
+         "kind": "good" if complete else "bad"},
         _status_card(summary),
         *_repeat_cards(summary),
-        {"label": "judge", "value": str(judge.get("model", MISSING)), "hint": _judge_hint(judge), "kind": "text"},
-        {
-            "label": "prompt version",
-            "value": str(provenance.get("prompt_version", MISSING)),
-            "hint": f"copied context: {provenance.get('copied_context', '—')}",
-            "kind": "text",
-        },
+        {"label": "judge", "value": str(judge.get("model", MISSING)), "kind": "text",
+         "hint": f"temperature {_text(judge.get('temperature'))} · seed {_text(judge.get('seed'))}"},
+        {"label": "prompt version", "value": str(provenance.get("prompt_version", MISSING)),
+         "hint": f"copied context: {provenance.get('copied_context', '—')}", "kind": "text"},
     ]
 
 
@@ -269,10 +252,6 @@ def _rate_hint(summary: RunSummary) -> str:
     if not summary.counts.get("failure_candidates"):
         return "validity proxy; no step scored below the failure threshold"
     return "validity proxy (judge answers usable), not detection accuracy"
-
-
-def _judge_hint(judge: Mapping[str, Any]) -> str:
-    return f"temperature {_text(judge.get('temperature'))} · seed {_text(judge.get('seed'))}"
 
 
 def _judge_rows(provenance: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -314,8 +293,7 @@ def _nodes(nodes: Sequence[NodeResult], opened: set[str], heads: list[tuple[str,
            decisive: Mapping[str, Mapping[int, str]]) -> Iterator[dict[str, Any]]:
     """The step list's nodes: with the sections a job ``kept``, else rendered from each record.
 
-    ``heads`` are the nodes' ids and depths, in order (kept from an earlier walk: spooled nodes are read back
-    each time they are walked).
+    ``heads`` are the nodes' ids and depths, in order (from an earlier walk).
     """
     if kept is not None and heads and len(kept) == len(heads):
         for (node_id, depth), section in zip(heads, kept.texts(), strict=True):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 
 from tracegrade.atif.localising._records import LocalisationResults
 from tracegrade.atif.output._compare import AtifComparison
@@ -21,25 +22,23 @@ from tracegrade.atif.scoring._results import EvaluationResults
 __all__ = ["json_schemas"]
 
 
+_MODELS: tuple[tuple[str, type[BaseModel]], ...] = (
+    ("evaluation_results", EvaluationResults), ("summary", RunSummary), ("localisation", LocalisationResults),
+    ("comparison", AtifComparison), ("judge_comparison", JudgesComparison), ("pairwise_comparison", PairwiseComparison),
+)
+
+
 def json_schemas() -> dict[str, dict[str, Any]]:
     """Schema documents by file name."""
-    results = EvaluationResults.model_json_schema()
-    results["$id"] = "https://tracegrade.dev/schemas/evaluation_results.schema.json"
-    summary = RunSummary.model_json_schema()
-    summary["properties"] = {"job_id": {"type": "string", "title": "Job Id"}, **summary["properties"]}
-    summary["required"] = ["job_id", *summary.get("required", [])]
-    summary["$id"] = "https://tracegrade.dev/schemas/summary.schema.json"
-    localisation = LocalisationResults.model_json_schema()
-    localisation["$id"] = "https://tracegrade.dev/schemas/localisation.schema.json"
-    comparison = AtifComparison.model_json_schema()
-    comparison["$id"] = "https://tracegrade.dev/schemas/comparison.schema.json"
-    judges = JudgesComparison.model_json_schema()
-    judges["$id"] = "https://tracegrade.dev/schemas/judge_comparison.schema.json"
-    pairwise = PairwiseComparison.model_json_schema()
-    pairwise["$id"] = "https://tracegrade.dev/schemas/pairwise_comparison.schema.json"
-    return {"evaluation_results.schema.json": results, "summary.schema.json": summary,
-            "localisation.schema.json": localisation, "comparison.schema.json": comparison,
-            "judge_comparison.schema.json": judges, "pairwise_comparison.schema.json": pairwise}
+    found = {}
+    for name, model in _MODELS:
+        schema = model.model_json_schema()
+        if model is RunSummary:  # summary.json holds the job id first
+            schema["properties"] = {"job_id": {"type": "string", "title": "Job Id"}, **schema["properties"]}
+            schema["required"] = ["job_id", *schema.get("required", [])]
+        schema["$id"] = f"https://tracegrade.dev/schemas/{name}.schema.json"
+        found[f"{name}.schema.json"] = schema
+    return found
 
 
 def main(folder: str) -> None:

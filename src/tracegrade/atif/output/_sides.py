@@ -7,26 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tracegrade.atif.output._compared import ComparedNode, ComparedResults, decode_results
+from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.runs import read_verified
 
-__all__ = [
-    "GUARDED_FIELDS",
-    "NODE_FIELDS",
-    "ComparedRun",
-    "Difference",
-    "Side",
-    "check_allowed",
-    "check_field_names",
-    "guarded_differences",
-    "node_differences",
-    "read_side",
-    "read_sides",
-    "run_differences",
-]
+__all__ = ["GUARDED_FIELDS", "NODE_FIELDS", "ComparedRun", "Difference", "Side", "check_allowed", "check_field_names",
+           "guarded_differences", "node_differences", "read_side", "read_sides", "run_differences"]
 
 _JUDGE_SETTINGS = ("model", "temperature", "max_tokens", "seed", "response_format", "system_role")
 _RUN_PARAMETERS = (
@@ -42,10 +31,8 @@ GUARDED_FIELDS = (
 """Every field two runs must agree on to be compared; ``--allow-different`` takes these names."""
 
 
-class ComparedRun(BaseModel):
+class ComparedRun(FrozenRecord):
     """One side of a comparison, as read."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     path: str = Field(description="The folder given.")
     layout: str = Field(description="run_folder (plain or merged shards) or evalhub_job (its results/ folder).")
@@ -59,10 +46,8 @@ class ComparedRun(BaseModel):
     atif_prompt_version: str
 
 
-class Difference(BaseModel):
+class Difference(FrozenRecord):
     """A guarded field that differs, with both values (for a per-task field: the first pair that differs)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     field: str
     baseline: Any

@@ -2,10 +2,8 @@
 
 A section is everything after the node's opening ``<details>`` tag, which ``atif_report.html`` writes (it
 says whether the node starts open): the summary line, the node's facts and criteria, and each step's content
-beside its verdict, through the closing tag. A job renders each root's sections as the root finishes, in the
-event loop between judge replies, so this is plain string building (about a sixth of the time the same
-markup took as Jinja2 macros). Every value from the results is escaped as autoescape does
-(``render.escape_text``).
+beside its verdict, through the closing tag. It is plain string building (a job renders sections in the event
+loop between judge replies); every value from the results is escaped as autoescape does (``render.escape_text``).
 """
 
 from __future__ import annotations
@@ -226,9 +224,7 @@ def yes_no(value: bool | None) -> str:
 class KeptSections:
     """Every node's :func:`node_section`, rendered as its root finishes and kept in an unnamed file.
 
-    A job adds each root as it finishes (while others wait for the judge); writing the report then copies
-    the sections in root order instead of reading every record back to render it. Memory keeps a few
-    machine integers per root.
+    Writing the report then copies the sections in root order instead of reading every record back to render it.
     """
 
     def __init__(self, directory: Path | None = None) -> None:
