@@ -9,7 +9,7 @@ inputs rewrites the same bytes (the manifest's own ``finished_at`` aside).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,6 @@ class PipelineResult:
     reconciliation: Reconciliation | None = None
     team: AnalystTeam | None = None
     comparison: RunComparison | None = None
-    files: list[str] = field(default_factory=list)
 
 
 class _Pass:
@@ -59,7 +58,6 @@ class _Pass:
         self.baseline = baseline
         self.signals: dict[str, TaskSignals] = {}
         self.replays: dict[str, bytes] = {}
-        self.result: PipelineResult | None = None
         self.parts: dict[str, Any] = {}
 
     def on_task(self, record: TaskRecord, metrics: TaskMetrics, folder: RunFolder) -> None:
@@ -94,7 +92,9 @@ class _Pass:
             line = health_line(health)
             folder.write_text("paper_tables.md", render_markdown(run.run_id, tables, line))
             folder.write_text("paper_tables.tex", render_latex(run.run_id, tables, line))
-        report.files = sorted(n for n in folder.files if "/" not in n) + _per_task_note(len(self.replays))
+        report.files = sorted(n for n in folder.files if "/" not in n)
+        if self.replays:
+            report.files.append(f"task_<id>/task_replay.json and task_<id>/answer.csv ({len(self.replays)} tasks)")
         folder.write_json("report.json", report.model_dump(mode="json"))
         folder.write_text("report.html", render_report_html(report, figures))
         metadata["report"] = {
@@ -131,10 +131,6 @@ class _Pass:
                 folder.write_bytes(name, figure.png)
             entries.append(FigureEntry(name=figure.name, title=figure.title, file=name, skipped=figure.skipped))
         return entries
-
-
-def _per_task_note(count: int) -> list[str]:
-    return [f"task_<id>/task_replay.json and task_<id>/answer.csv ({count} tasks)"] if count else []
 
 
 def _run_rows(folder: Path, metadata: dict[str, Any]) -> RunRows:

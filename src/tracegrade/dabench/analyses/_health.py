@@ -23,17 +23,8 @@ from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import Row, count_true, numbers
 from tracegrade.stats import ratio
 
-__all__ = [
-    "HEALTH_SCALE",
-    "EngineeringHealth",
-    "HarnessHealth",
-    "RunQuality",
-    "assess_health",
-    "evaluated_from",
-    "format_evaluated_from",
-    "format_health",
-    "health_line",
-]
+__all__ = ["HEALTH_SCALE", "EngineeringHealth", "HarnessHealth", "RunQuality", "assess_health", "evaluated_from",
+           "format_evaluated_from", "format_health", "health_line"]
 
 HEALTH_SCALE: tuple[tuple[str, str, str], ...] = (
     ("HEALTHY", "score >= 9.0 and no reconciliation or validator error", "ready to use"),

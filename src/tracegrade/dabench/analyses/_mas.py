@@ -13,14 +13,8 @@ from tracegrade.dabench.reading._vocab import SPECIALISTS
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers
 from tracegrade.stats import ratio
 
-__all__ = [
-    "aat_section",
-    "coordinator_section",
-    "failure_sections",
-    "mas_effectiveness_section",
-    "specialist_section",
-    "verification_timeline_section",
-]
+__all__ = ["aat_section", "coordinator_section", "failure_sections", "mas_effectiveness_section",
+           "specialist_section", "verification_timeline_section"]
 
 NO_COORDINATOR = "no coordinator data in these traces"
 FAILED = ("failed", "partial")

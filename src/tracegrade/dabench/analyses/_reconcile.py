@@ -12,7 +12,7 @@ traces never reconciles clean.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -95,13 +95,11 @@ class Reconciliation(BaseModel):
 
 def table_facts(folder: Path) -> TableFacts:
     """Per-task totals from ``trajectory.parquet`` and ``tool_calls.parquet`` in ``folder``."""
-    # plain counters per task (setting a model's fields once per row would cost a validation step each)
-    totals: dict[str, list[Any]] = {}  # task → [steps, tool calls, tool failures, tokens, seconds]
+    # task → [steps, tool calls, tool failures, tokens, seconds], plain lists until the end
+    totals: defaultdict[str, list[Any]] = defaultdict(lambda: [0, 0, 0, None, None])
     steps = read_columns(folder / "trajectory.parquet", ("task_id", "tokens", "duration_seconds"))
     for task, tokens, seconds in zip(steps["task_id"], steps["tokens"], steps["duration_seconds"], strict=True):
-        fact = totals.get(str(task))
-        if fact is None:
-            fact = totals[str(task)] = [0, 0, 0, None, None]
+        fact = totals[str(task)]
         fact[0] += 1
         if isinstance(tokens, int):
             fact[3] = (fact[3] or 0) + tokens
@@ -109,9 +107,7 @@ def table_facts(folder: Path) -> TableFacts:
             fact[4] = (fact[4] or 0.0) + float(seconds)
     calls = read_columns(folder / "tool_calls.parquet", ("task_id", "success"))
     for task, success in zip(calls["task_id"], calls["success"], strict=True):
-        fact = totals.get(str(task))
-        if fact is None:
-            fact = totals[str(task)] = [0, 0, 0, None, None]
+        fact = totals[str(task)]
         fact[1] += 1
         fact[2] += success == 0
     return TableFacts(
@@ -235,10 +231,8 @@ def _coordinator(c: _Checker, task: str, row: Row) -> None:
     if calls is None or interventions is None:
         c.skip("coordinator_metrics_consistent")
     elif interventions != max(0, calls - 3):
-        message = (
-            f"coordinator_interventions={interventions} but coordinator_calls={calls} (expected max(0, calls − 3))"
-        )
-        c.outcome(task, "coordinator_metrics_consistent", "warning", message)
+        message = f"coordinator_interventions={interventions} but coordinator_calls={calls}"
+        c.outcome(task, "coordinator_metrics_consistent", "warning", f"{message} (expected max(0, calls − 3))")
     else:
         c.outcome(task, "coordinator_metrics_consistent", None)
 
@@ -310,21 +304,9 @@ def _time_totals(rows: Iterable[Row], facts: TableFacts) -> dict[str, float | in
         timed += 1
         wall += clock
         component += seconds
-    if not timed:
-        return {
-            "tasks_timed": 0,
-            "wall_clock_seconds": None,
-            "component_seconds": None,
-            "unaccounted_overhead_seconds": None,
-            "time_accounting_ratio": None,
-        }
-    return {
-        "tasks_timed": timed,
-        "wall_clock_seconds": wall,
-        "component_seconds": component,
-        "unaccounted_overhead_seconds": wall - component,
-        "time_accounting_ratio": component / wall if wall > 0 else None,
-    }
+    keys = ("wall_clock_seconds", "component_seconds", "unaccounted_overhead_seconds", "time_accounting_ratio")
+    values = (wall, component, wall - component, component / wall if wall > 0 else None) if timed else (None,) * 4
+    return {"tasks_timed": timed, **dict(zip(keys, values, strict=True))}
 
 
 def format_reconciliation(result: Reconciliation, run_id: str, *, limit: int = 200) -> str:

@@ -6,16 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
-__all__ = [
-    "AnswerTable",
-    "Phase",
-    "Step",
-    "TaskInput",
-    "TaskRecord",
-    "ToolCall",
-    "TraceFormat",
-    "Value",
-]
+__all__ = ["AnswerTable", "Phase", "Step", "TaskInput", "TaskRecord", "ToolCall", "TraceFormat", "Value"]
 
 Value = float | int | str | bool | None
 """A metric value as written to the tables (``None`` is an empty CSV cell)."""

@@ -6,20 +6,8 @@ import functools
 
 from tracegrade.dabench.reading._records import Phase
 
-__all__ = [
-    "ACTION_COLUMNS",
-    "CRITIC_TYPES",
-    "DAG_ACTIONS",
-    "EXECUTE_TOOLS",
-    "EXPLORE_TOOLS",
-    "LEGACY_STAGE",
-    "PLAN_ACTIONS",
-    "SPECIALISTS",
-    "STAGE_PREFIX",
-    "action_column",
-    "inferred_phase",
-    "tool_category",
-]
+__all__ = ["ACTION_COLUMNS", "CRITIC_TYPES", "DAG_ACTIONS", "EXECUTE_TOOLS", "EXPLORE_TOOLS", "LEGACY_STAGE",
+           "PLAN_ACTIONS", "SPECIALISTS", "STAGE_PREFIX", "action_column", "inferred_phase", "tool_category"]
 
 EXPLORE_TOOLS = frozenset(
     {"list_context", "read_csv", "read_json", "read_doc", "read_knowledge", "inspect_sqlite_schema", "inspect_data"}

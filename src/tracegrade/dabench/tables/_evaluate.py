@@ -142,17 +142,13 @@ def _evaluate_one(
     try:
         record = read_task(run_dir, run_id, entry, options.data_root)
         metrics = evaluate_task(record, options.params)
-    except TracegradeError as exc:
-        failed = failed_task_metrics(run_id, entry.task_id, exc.code)
-        with uninterrupted():
-            collector.add(entry.task_id, failed, [(exc.code, exc.message)])
-        return
     except Exception as exc:  # a bug must cost one task, not the run; the type name is safe to record
-        code = "internal_error"
-        message = f"{entry.task_id}: internal error {type(exc).__name__}"
-        failed = failed_task_metrics(run_id, entry.task_id, code)
+        if isinstance(exc, TracegradeError):
+            code, message = exc.code, exc.message
+        else:
+            code, message = "internal_error", f"{entry.task_id}: internal error {type(exc).__name__}"
         with uninterrupted():
-            collector.add(entry.task_id, failed, [(code, message)])
+            collector.add(entry.task_id, failed_task_metrics(run_id, entry.task_id, code), [(code, message)])
         return
     trace_id = metrics.values.get("trace_id")
     trace_id = trace_id if isinstance(trace_id, str) else None

@@ -118,12 +118,7 @@ def num(value: object) -> float | None:
 
 def numbers(rows: Iterable[Row], column: str) -> list[float]:
     """The non-null numeric values of ``column`` (booleans count as 0/1)."""
-    out: list[float] = []
-    for row in rows:
-        value = row.get(column)
-        if isinstance(value, int | float) and not isinstance(value, str):
-            out.append(float(value))
-    return out
+    return [float(value) for row in rows if isinstance(value := row.get(column), int | float)]
 
 
 def count_true(rows: Iterable[Row], column: str) -> tuple[int, int]:

@@ -10,14 +10,8 @@ from tracegrade.dabench.metrics._columns import TASK_COLUMNS
 from tracegrade.dabench.reading._records import Phase, TaskRecord, ToolCall, Value
 from tracegrade.dabench.reading._vocab import LEGACY_STAGE, STAGE_PREFIX, tool_category
 
-__all__ = [
-    "COMPREHENSIVE_COLUMNS",
-    "TOOL_CALL_COLUMNS",
-    "TRAJECTORY_COLUMNS",
-    "Columns",
-    "tool_call_columns",
-    "trajectory_columns",
-]
+__all__ = ["COMPREHENSIVE_COLUMNS", "TOOL_CALL_COLUMNS", "TRAJECTORY_COLUMNS", "Columns", "tool_call_columns",
+           "trajectory_columns"]
 
 CELL_CAP = 300
 TRAJECTORY_COLUMNS: tuple[tuple[str, str], ...] = (
