@@ -151,14 +151,8 @@ def overall_section(run: RunRows) -> Section:
         ),
     ]
     notes = ["Execution success counts tasks that ran without crashing; accuracy counts correct answers."]
-    return Section(
-        id="overall",
-        title="Overall summary",
-        columns=MEASURE_COLUMNS,
-        rows=out,
-        notes=notes,
-        empty=None if rows else "no tasks in this run",
-    )
+    return Section(id="overall", title="Overall summary", columns=MEASURE_COLUMNS, rows=out, notes=notes,
+                   empty=None if rows else "no tasks in this run")
 
 
 def _difficulty_row(name: str, rows: Sequence[Row], thr: float) -> dict[str, Cell]:
@@ -198,11 +192,5 @@ def difficulty_section(run: RunRows) -> Section:
         f"Exec OK: execution success; Accuracy: tasks with gold whose final_score ≥ {run.success_threshold:g}; "
         "Score, Runtime, Tokens: means per task."
     ]
-    return Section(
-        id="difficulty",
-        title="Difficulty breakdown",
-        columns=columns,
-        rows=rows,
-        notes=notes,
-        empty=None if run.rows else "no tasks in this run",
-    )
+    return Section(id="difficulty", title="Difficulty breakdown", columns=columns, rows=rows, notes=notes,
+                   empty=None if run.rows else "no tasks in this run")

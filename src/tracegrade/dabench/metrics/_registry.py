@@ -19,18 +19,8 @@ from tracegrade.dabench.reading._records import TaskRecord, Value
 
 __all__ = ["FAMILIES", "TaskMetrics", "column_family", "evaluate_task", "failed_task_metrics"]
 
-_MAS = frozenset(
-    {
-        "initial_answer_correct",
-        "final_answer_correct",
-        "recovered_after_replan",
-        "recovered_after_retry",
-        "replan_requested",
-        "replan_successful",
-        "retry_requested",
-        "retry_successful",
-    }
-)
+_MAS = frozenset({"initial_answer_correct", "final_answer_correct", "recovered_after_replan", "recovered_after_retry",
+                  "replan_requested", "replan_successful", "retry_requested", "retry_successful"})  # fmt: skip
 _BY_CATEGORY = {
     "Identification": ("identification", identification),
     "Task Metadata": ("task_metadata", task_metadata),

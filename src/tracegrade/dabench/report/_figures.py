@@ -11,12 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracegrade.dabench.analyses._research import CORRELATION_METRICS, pairwise_rows
-from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
+from tracegrade.dabench.metrics._failure import FAILED_OUTCOMES, HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import RunRows, num, numbers
 
 __all__ = ["FIGURES", "FigureResult", "draw_figures"]
 
-FAILED = ("failed", "partial")
 FIGURES = ("score_distribution", "failure_distribution", "autonomy_vs_efficiency", "correlation_matrix")
 
 
@@ -62,9 +61,8 @@ def _failures(run: RunRows) -> FigureResult:
     missing = sum(1 for r in run.rows if r.get("outcome_status") == HARNESS_OUTCOME)
     if missing:  # the agent's failures only; the harness's are named in the title
         title += f" ({missing} missing artefact{'s' if missing != 1 else ''} left out)"
-    counts = Counter(
-        str(r["failure_category"]) for r in run.rows if r.get("failure_category") and r.get("outcome_status") in FAILED
-    )
+    failed = (r for r in run.rows if r.get("outcome_status") in FAILED_OUTCOMES)
+    counts = Counter(str(r["failure_category"]) for r in failed if r.get("failure_category"))
     if not counts:
         return FigureResult("failure_distribution", title, None, "no failed task with a failure category")
     names = [n for n, _ in counts.most_common()]
