@@ -84,28 +84,19 @@ def _autonomy(run: RunRows) -> FigureResult:
     found = [(num(r.get("autonomy_score")), num(r.get("tool_efficiency")), num(r.get("final_score"))) for r in run.rows]
     points = [(a, e, s) for a, e, s in found if a is not None and e is not None]
     if not points:
-        return FigureResult(
-            "autonomy_vs_efficiency", title, None, "no task with both autonomy_score and tool_efficiency"
-        )
+        reason = "no task with both autonomy_score and tool_efficiency"
+        return FigureResult("autonomy_vs_efficiency", title, None, reason)
     fig = new_figure(6.4, 4.6)
     ax = fig.add_subplot()
     scored = [(a, e, f) for a, e, f in points if f is not None]
     if scored:
-        dots = ax.scatter(
-            [p[0] for p in scored],
-            [p[1] for p in scored],
-            c=[p[2] for p in scored],
-            cmap="viridis",
-            vmin=0,
-            vmax=1,
-            edgecolors="black",
-        )
+        dots = ax.scatter([p[0] for p in scored], [p[1] for p in scored], c=[p[2] for p in scored], cmap="viridis",
+                          vmin=0, vmax=1, edgecolors="black")
         fig.colorbar(dots, ax=ax, label="Final score")
     unscored = [p for p in points if p[2] is None]
     if unscored:
-        ax.scatter(
-            [p[0] for p in unscored], [p[1] for p in unscored], c="lightgray", edgecolors="black", label="no gold"
-        )
+        ax.scatter([p[0] for p in unscored], [p[1] for p in unscored], c="lightgray", edgecolors="black",
+                   label="no gold")
         ax.legend()
     ax.set(xlabel="Autonomy score", ylabel="Tool efficiency", title=f"{title}: {_tasks(len(points))}",
            xlim=(-0.05, 1.05), ylim=(-0.05, 1.05))
