@@ -232,25 +232,18 @@ def comparison_sections(c: RunComparison) -> list[Section]:
         id="comparison",
         title=f"{c.primary}: {c.baseline.run_id} (A) vs {c.candidate.run_id} (B)",
         columns=measure,
-        rows=[
-            {"measure": "Paired tasks", "value": str(c.n)},
-            {"measure": "Mean A / Mean B", "value": f"{fmt(c.baseline_score)} / {fmt(c.candidate_score)}"},
-            {"measure": "Accuracy A / B",
-             "value": f"{pct(c.accuracy_baseline)} / {pct(c.accuracy_candidate)}"},
-            {"measure": "Mean difference B − A", "value": fmt(c.mean_delta, "+.3f")},
-            {"measure": f"{ci_label(c.level)} (paired bootstrap)", "value": interval_text(c)},
-            {
-                "measure": "Improved / regressed / unchanged",
-                "value": f"{len(c.improved)} / {len(c.regressed)} / {len(c.unchanged)}",
-            },
-            {"measure": "Newly failing / passing", "value": f"{len(c.newly_failing)} / {len(c.newly_passing)}"},
-            {
-                "measure": "Wilcoxon signed-rank",
-                "value": f"W = {fmt(c.wilcoxon.statistic, '.1f')}, p = {fmt(c.p_value, '.4f')}",
-            },
-            {"measure": "Cohen's d (paired)", "value": fmt(c.cohens_d)},
-            {"measure": "Gate", "value": _gate(c)},
-        ],
+        rows=[{"measure": measure, "value": value} for measure, value in (
+            ("Paired tasks", str(c.n)),
+            ("Mean A / Mean B", f"{fmt(c.baseline_score)} / {fmt(c.candidate_score)}"),
+            ("Accuracy A / B", f"{pct(c.accuracy_baseline)} / {pct(c.accuracy_candidate)}"),
+            ("Mean difference B − A", fmt(c.mean_delta, "+.3f")),
+            (f"{ci_label(c.level)} (paired bootstrap)", interval_text(c)),
+            ("Improved / regressed / unchanged", f"{len(c.improved)} / {len(c.regressed)} / {len(c.unchanged)}"),
+            ("Newly failing / passing", f"{len(c.newly_failing)} / {len(c.newly_passing)}"),
+            ("Wilcoxon signed-rank", f"W = {fmt(c.wilcoxon.statistic, '.1f')}, p = {fmt(c.p_value, '.4f')}"),
+            ("Cohen's d (paired)", fmt(c.cohens_d)),
+            ("Gate", _gate(c)),
+        )],
     )
     summary.notes = [
         f"Bootstrap: {c.resamples} resamples of task pairs, seed {c.seed}; Wilcoxon over the {c.wilcoxon.n} pairs that "

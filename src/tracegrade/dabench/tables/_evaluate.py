@@ -13,7 +13,7 @@ from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.metrics._registry import TaskMetrics, evaluate_task, failed_task_metrics
 from tracegrade.dabench.reading._params import RunLocation
 from tracegrade.dabench.reading._records import TaskRecord
-from tracegrade.dabench.reading._runs import SummaryEntry, read_summary, read_task, resolve_run
+from tracegrade.dabench.reading._runs import RunTaskList, SummaryEntry, read_summary, read_task, resolve_run
 from tracegrade.dabench.tables._layout import (
     COMPREHENSIVE_COLUMNS,
     TOOL_CALL_COLUMNS,
@@ -124,21 +124,14 @@ def evaluate_run(
                 advance(1)
     except KeyboardInterrupt:
         result.status = JobStatus.INTERRUPTED
-    _write(folder, collector, summary, run_dir, options, result, on_finish)
+    _write(folder, collector, summary, run_dir, options, on_finish)
     if result.status is JobStatus.INTERRUPTED:
         raise KeyboardInterrupt
     return result
 
 
-def _evaluate_one(
-    run_dir: Path,
-    run_id: str,
-    entry: SummaryEntry,
-    options: EvalOptions,
-    collector: _Collector,
-    folder: RunFolder,
-    on_task: TaskSink | None,
-) -> None:
+def _evaluate_one(run_dir: Path, run_id: str, entry: SummaryEntry, options: EvalOptions, collector: _Collector,
+                  folder: RunFolder, on_task: TaskSink | None) -> None:
     try:
         record = read_task(run_dir, run_id, entry, options.data_root)
         metrics = evaluate_task(record, options.params)
@@ -164,15 +157,9 @@ def _evaluate_one(
             on_task(record, metrics, folder)
 
 
-def _write(
-    folder: RunFolder,
-    collector: _Collector,
-    summary: Any,
-    run_dir: Path,
-    options: EvalOptions,
-    result: EvalSummary,
-    on_finish: FinishHook | None = None,
-) -> None:
+def _write(folder: RunFolder, collector: _Collector, summary: RunTaskList, run_dir: Path, options: EvalOptions,
+           on_finish: FinishHook | None) -> None:
+    result = collector.summary
     rows = {"task_metrics": len(collector.tasks), "trajectory": len(collector.trajectory),
             "tool_calls": len(collector.tool_calls)}  # fmt: skip
     _write_table(folder, "task_metrics", collector.tasks)
