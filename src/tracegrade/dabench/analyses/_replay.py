@@ -100,17 +100,9 @@ def _agent_execution(s: Step) -> dict[str, Any]:
 
 def _tool_calls(steps: tuple[Step, ...]) -> list[dict[str, Any]]:
     return [
-        {
-            "step_id": c.step_id,
-            "call_id": c.call_id,
-            "tool_name": c.tool_name,
-            "success": c.ok,
-            "error_type": c.error_type,
-            "error_message": _cap(c.error_message),
-            "latency_seconds": c.latency_seconds,
-        }
-        for s in steps
-        for c in s.tool_calls
+        {"step_id": c.step_id, "call_id": c.call_id, "tool_name": c.tool_name, "success": c.ok,
+         "error_type": c.error_type, "error_message": _cap(c.error_message), "latency_seconds": c.latency_seconds}
+        for s in steps for c in s.tool_calls
     ][:LIST_CAP]
 
 
@@ -172,14 +164,9 @@ def _bool(value: Value) -> bool | None:
 
 def _verifier(steps: tuple[Step, ...], values: Mapping[str, Value], signals: TaskSignals) -> dict[str, Any]:
     reviews = [
-        {
-            "step_id": s.step_id,
-            "agent_type": s.agent_type,
-            "verification_status": s.verification_status,
-            "confidence": s.confidence,
-        }
-        for s in steps
-        if s.verification_status is not None
+        {"step_id": s.step_id, "agent_type": s.agent_type, "verification_status": s.verification_status,
+         "confidence": s.confidence}
+        for s in steps if s.verification_status is not None
     ][:LIST_CAP]
     return {
         "critic": {
@@ -230,14 +217,9 @@ def build_replay(record: TaskRecord, values: Mapping[str, Value], signals: TaskS
         "agent_executions": [_agent_execution(s) for s in steps if s.agent or s.agent_type][:LIST_CAP],
         "tool_calls": _tool_calls(steps),
         "coordinator_decisions": [
-            {
-                "step_id": s.step_id,
-                "checkpoint": s.coordinator_checkpoint,
-                "decision": s.decision,
-                "confidence": s.confidence,
-            }
-            for s in steps
-            if s.agent_type == "coordinator"
+            {"step_id": s.step_id, "checkpoint": s.coordinator_checkpoint, "decision": s.decision,
+             "confidence": s.confidence}
+            for s in steps if s.agent_type == "coordinator"
         ][:LIST_CAP],
         "coordinator_final_decision": record.coordinator_final_decision,
         "verification_passed": _bool(values.get("verification_passed")),
