@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from tracegrade.dabench.analyses._sections import pct
-from tracegrade.dabench.tables._evaluated import Row, read_columns
+from tracegrade.dabench.tables._evaluated import Row, num, read_columns
 
 __all__ = ["CHECKS", "Finding", "Reconciliation", "TableFacts", "format_reconciliation", "reconcile", "table_facts"]
 
@@ -127,11 +127,6 @@ def _int(row: Row, name: str) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _float(row: Row, name: str) -> float | None:
-    value = row.get(name)
-    return float(value) if isinstance(value, int | float) else None
-
-
 def _counts(c: _Checker, task: str, row: Row, fact: TaskFacts) -> None:
     for check, column, seen in (
         ("tool_call_count", "tool_calls", fact.tool_calls),
@@ -174,7 +169,7 @@ def _verification(c: _Checker, task: str, row: Row) -> None:
 
 
 def _time(c: _Checker, task: str, row: Row, fact: TaskFacts) -> None:
-    wall = _float(row, "execution_time")
+    wall = num(row.get("execution_time"))
     if wall is None or fact.seconds is None or wall <= 0:
         c.skip("time_accounting")
         return
@@ -190,7 +185,7 @@ def _time(c: _Checker, task: str, row: Row, fact: TaskFacts) -> None:
 
 
 def _inflation(c: _Checker, task: str, row: Row) -> None:
-    score, activation = _float(row, "data_understanding_score"), _float(row, "specialist_activation_score")
+    score, activation = num(row.get("data_understanding_score")), num(row.get("specialist_activation_score"))
     if score is None:
         c.skip("data_understanding_inflation")
         return
@@ -286,7 +281,7 @@ def _time_totals(rows: Iterable[Row], facts: TableFacts) -> dict[str, float | in
     timed = 0
     for row in rows:
         seconds = facts.tasks.get(str(row.get("task_id")), TaskFacts()).seconds
-        clock = _float(row, "execution_time")
+        clock = num(row.get("execution_time"))
         if seconds is None or clock is None:
             continue
         timed += 1
