@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -23,7 +22,6 @@ from tracegrade.dabench.analyses._health import EngineeringHealth, assess_health
 from tracegrade.dabench.analyses._params import Mode
 from tracegrade.dabench.analyses._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
 from tracegrade.dabench.analyses._replay import answer_csv, build_replay, final_answer, finish_replay
-from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.metrics._registry import TaskMetrics
 from tracegrade.dabench.reading._observe import TaskSignals, observe
 from tracegrade.dabench.reading._records import TaskRecord
@@ -32,7 +30,7 @@ from tracegrade.dabench.report._figures import FigureResult, draw_figures
 from tracegrade.dabench.report._html import render_report_html
 from tracegrade.dabench.report._paper import paper_tables, render_latex, render_markdown
 from tracegrade.dabench.tables._evaluate import EvalOptions, EvalSummary, evaluate_run
-from tracegrade.dabench.tables._evaluated import RunRows, read_evaluated, read_table
+from tracegrade.dabench.tables._evaluated import RunRows, read_evaluated, read_table, run_rows
 from tracegrade.runs import RunFolder
 
 __all__ = ["PipelineResult", "run_pipeline"]
@@ -69,7 +67,8 @@ class _Pass:
             folder.write_bytes(f"{record.task_id}/answer.csv", answer_csv(table))
 
     def on_finish(self, folder: RunFolder, metadata: dict[str, Any]) -> None:
-        run = _run_rows(folder.path, metadata)
+        rows = read_table(folder.path / "task_metrics.parquet")
+        run = run_rows(str(metadata.get("run_id")), folder.path, rows, metadata)
         unusable = [(int(e.get("entry", -1)), str(e.get("message", ""))) for e in metadata.get("task_errors", [])
                     if e.get("code") == "invalid_summary_entry"]
         rec = reconcile(run.rows, table_facts(folder.path), metadata.get("named_files_missing"), unusable)
@@ -131,13 +130,6 @@ class _Pass:
                 folder.write_bytes(name, figure.png)
             entries.append(FigureEntry(name=figure.name, title=figure.title, file=name, skipped=figure.skipped))
         return entries
-
-
-def _run_rows(folder: Path, metadata: dict[str, Any]) -> RunRows:
-    rows = read_table(folder / "task_metrics.parquet")
-    parameters = dict(metadata.get("parameters") or {})
-    threshold = float(parameters.get("success_threshold", MetricParams().success_threshold))
-    return RunRows(str(metadata.get("run_id")), folder, tuple(rows), threshold, parameters, metadata)
 
 
 def run_pipeline(
