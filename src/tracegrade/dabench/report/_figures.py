@@ -14,10 +14,7 @@ from tracegrade.dabench.analyses._research import CORRELATION_METRICS, pairwise_
 from tracegrade.dabench.metrics._failure import FAILED_OUTCOMES, HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import RunRows, num, numbers
 
-__all__ = ["FIGURES", "FigureResult", "draw_figures"]
-
-FIGURES = ("score_distribution", "failure_distribution", "autonomy_vs_efficiency", "correlation_matrix")
-
+__all__ = ["FigureResult", "draw_figures"]
 
 _DARK = 0.6
 """|r| from which a heat-map cell is dark enough for white numbers."""
