@@ -29,9 +29,7 @@ _EVALUATION = ("final_score", "kdd_recall", "answer_precision", "answer_recall",
 
 
 def _cap(text: str | None) -> str | None:
-    if text is None:
-        return None
-    return text if len(text) <= TEXT_CAP else text[: TEXT_CAP - 1] + "…"
+    return text if text is None or len(text) <= TEXT_CAP else text[: TEXT_CAP - 1] + "…"
 
 
 def answer_csv(table: AnswerTable) -> bytes:

@@ -79,7 +79,7 @@ def evaluate_task(record: TaskRecord, params: MetricParams) -> TaskMetrics:
 
 _NAMES = tuple(c.name for c in TASK_COLUMNS)
 _IN_ORDER = operator.itemgetter(*_NAMES)
-"""The task_metrics values in column order (one C call instead of a lookup per column)."""
+"""The task_metrics values in column order."""
 
 
 def failed_task_metrics(run_id: str, task_id: str, code: str) -> TaskMetrics:

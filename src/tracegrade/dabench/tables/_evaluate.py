@@ -62,7 +62,7 @@ class _Collector:
         self.trajectory = ColumnBuffer(TRAJECTORY_COLUMNS)
         self.tool_calls = ColumnBuffer(TOOL_CALL_COLUMNS)
         self.null_pairs: Counter[tuple[str, str]] = Counter()
-        """(column, reason) of every null cell, counted in C (regrouped by column when the run is written)."""
+        """(column, reason) of every null cell (regrouped by column when the run is written)."""
         self.errors: list[dict[str, str | int]] = []
         self.formats: Counter[str] = Counter()
         self.missing: dict[str, list[str]] = defaultdict(list)
@@ -195,6 +195,5 @@ def _by_column(pairs: Counter[tuple[str, str]]) -> dict[str, dict[str, int]]:
 
 
 def _write_table(folder: RunFolder, name: str, table: ColumnBuffer) -> None:
-    # encoded straight from the column lists and written a slice at a time: the text is never held whole
     folder.write_chunks(f"{name}.csv", table.csv_chunks())
     folder.write_bytes(f"{name}.parquet", table.parquet_bytes())

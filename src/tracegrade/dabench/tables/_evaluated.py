@@ -42,7 +42,7 @@ def read_table(
         InputError: the file is missing or unreadable, or (without ``present_only``) lacks one of ``columns``.
     """
     table = _read_parquet(path, columns, present_only)
-    names = table.column_names  # what Table.to_pylist returns, built by column: several times faster
+    names = table.column_names  # what Table.to_pylist returns, built column by column
     if not names:
         return [{} for _ in range(table.num_rows)]
     return [dict(zip(names, row, strict=True)) for row in zip(*(c.to_pylist() for c in table.columns), strict=True)]

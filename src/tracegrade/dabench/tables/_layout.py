@@ -46,7 +46,7 @@ def _cap(text: str) -> str:
 
 
 _STAGES = {phase: (STAGE_PREFIX[phase], LEGACY_STAGE[phase], phase.value) for phase in Phase}
-"""stage, legacy_stage and phase text of every phase (looked up once per step)."""
+"""stage, legacy_stage and phase text of every phase."""
 
 
 Columns = list[Sequence[Value]]
