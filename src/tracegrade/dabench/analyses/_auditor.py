@@ -171,7 +171,7 @@ def format_auditor_report(run_id: str, team: AnalystTeam) -> str:
     lines += ["", "## Critical disagreement score (verdicts contradicting ground truth)", "", "| Score | Tasks |",
               "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in team.critical_scores.items()]
-    missed = team.failed_tasks - team.failed_warned
-    lines += ["", "## Failure prevention", "", f"{missed} failed task(s) passed review without a warning; "
-              f"{team.warned_tasks - team.warned_failed} warned task(s) ended correct."]
+    missed, ended_correct = team.failed_tasks - team.failed_warned, team.warned_tasks - team.warned_failed
+    lines += ["", "## Failure prevention", "",
+              f"{missed} failed task(s) passed review without a warning; {ended_correct} warned task(s) ended correct."]
     return "\n".join(lines) + "\n"
