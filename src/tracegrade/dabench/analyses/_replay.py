@@ -81,19 +81,10 @@ def _plan_text(step: Step) -> str | None:
 
 
 def _agent_execution(s: Step) -> dict[str, Any]:
-    return {
-        "step_id": s.step_id,
-        "agent_name": s.agent,
-        "agent_type": s.agent_type,
-        "phase": s.phase.value,
-        "checkpoint": s.coordinator_checkpoint,
-        "decision": s.decision,
-        "confidence": s.confidence,
-        "verification_status": s.verification_status,
-        "duration": s.duration_seconds,
-        "tokens": s.tokens,
-        "success": s.ok,
-    }
+    return {"step_id": s.step_id, "agent_name": s.agent, "agent_type": s.agent_type, "phase": s.phase.value,
+            "checkpoint": s.coordinator_checkpoint, "decision": s.decision, "confidence": s.confidence,
+            "verification_status": s.verification_status, "duration": s.duration_seconds, "tokens": s.tokens,
+            "success": s.ok}
 
 
 def _tool_calls(steps: tuple[Step, ...]) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from tracegrade.render import Column, fit_table, terminal_safe
 __all__ = ["render_report", "render_sections"]
 
 _STYLE = {"HEALTHY": "green", "GOOD": "green", "DEGRADED": "yellow", "UNHEALTHY": "red", "POOR": "red"}
+_MARK = {"HEALTHY": "✓", "GOOD": "✓", "DEGRADED": "⚠", "UNKNOWN": "?"}
 
 
 def _column(spec: SectionColumn) -> Column:
@@ -34,9 +35,7 @@ def _column(spec: SectionColumn) -> Column:
 
 def _panel(section: Section, width: int) -> RenderableType:
     lines = Text()
-    mark = "✓" if section.status in ("HEALTHY", "GOOD") else "⚠" if section.status == "DEGRADED" else "✗"
-    if section.status == "UNKNOWN":
-        mark = "?"
+    mark = _MARK.get(section.status or "", "✗")
     lines.append(terminal_safe(f"{mark} {section.headline}") + "\n", style=_STYLE.get(section.status or "", "bold"))
     label = max(len(str(r["measure"])) for r in section.rows) if section.rows else 0
     for row in section.rows:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 
 import orjson
 
@@ -67,14 +68,8 @@ def trajectory_columns(record: TaskRecord, trace_id: str | None) -> Columns:
     (step_id, action, phases, inferred, ok, tool, parent, agent, agent_type, thought, action_input, observation,
      raw, error, llm, duration, t_in, t_out, t_reason, stamp, confidence, decision, review, verification,
      specialist, checkpoint, retries, *_) = zip(*steps, strict=True)  # fmt: skip
-    elapsed: list[float | None]
-    if any(d is not None for d in duration):
-        total, elapsed = 0.0, []
-        for seconds in duration:
-            total += seconds or 0.0
-            elapsed.append(total)
-    else:
-        elapsed = [None] * count
+    timed = any(d is not None for d in duration)
+    elapsed = list(accumulate((s or 0.0 for s in duration), initial=0.0))[1:] if timed else [None] * count
     stages = [_STAGES[phase] for phase in phases]
     trace_format = record.trace_format.value
     metadata: dict[tuple[Value, ...], str] = {}  # most steps of a trace share their metadata cell
