@@ -9,8 +9,7 @@ inputs rewrites the same bytes (the manifest's own ``finished_at`` aside).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -23,7 +22,6 @@ from tracegrade.dabench.analyses._health import EngineeringHealth, assess_health
 from tracegrade.dabench.analyses._params import Mode
 from tracegrade.dabench.analyses._reconcile import Reconciliation, format_reconciliation, reconcile, table_facts
 from tracegrade.dabench.analyses._replay import answer_csv, build_replay, final_answer, finish_replay
-from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.metrics._registry import TaskMetrics
 from tracegrade.dabench.reading._observe import TaskSignals, observe
 from tracegrade.dabench.reading._records import TaskRecord
@@ -32,7 +30,7 @@ from tracegrade.dabench.report._figures import FigureResult, draw_figures
 from tracegrade.dabench.report._html import render_report_html
 from tracegrade.dabench.report._paper import paper_tables, render_latex, render_markdown
 from tracegrade.dabench.tables._evaluate import EvalOptions, EvalSummary, evaluate_run
-from tracegrade.dabench.tables._evaluated import RunRows, read_evaluated, read_table
+from tracegrade.dabench.tables._evaluated import RunRows, read_evaluated, read_table, run_rows
 from tracegrade.runs import RunFolder
 
 __all__ = ["PipelineResult", "run_pipeline"]
@@ -48,7 +46,6 @@ class PipelineResult:
     reconciliation: Reconciliation | None = None
     team: AnalystTeam | None = None
     comparison: RunComparison | None = None
-    files: list[str] = field(default_factory=list)
 
 
 class _Pass:
@@ -59,7 +56,6 @@ class _Pass:
         self.baseline = baseline
         self.signals: dict[str, TaskSignals] = {}
         self.replays: dict[str, bytes] = {}
-        self.result: PipelineResult | None = None
         self.parts: dict[str, Any] = {}
 
     def on_task(self, record: TaskRecord, metrics: TaskMetrics, folder: RunFolder) -> None:
@@ -71,7 +67,8 @@ class _Pass:
             folder.write_bytes(f"{record.task_id}/answer.csv", answer_csv(table))
 
     def on_finish(self, folder: RunFolder, metadata: dict[str, Any]) -> None:
-        run = _run_rows(folder.path, metadata)
+        rows = read_table(folder.path / "task_metrics.parquet")
+        run = run_rows(str(metadata.get("run_id")), folder.path, rows, metadata)
         unusable = [(int(e.get("entry", -1)), str(e.get("message", ""))) for e in metadata.get("task_errors", [])
                     if e.get("code") == "invalid_summary_entry"]
         rec = reconcile(run.rows, table_facts(folder.path), metadata.get("named_files_missing"), unusable)
@@ -94,7 +91,9 @@ class _Pass:
             line = health_line(health)
             folder.write_text("paper_tables.md", render_markdown(run.run_id, tables, line))
             folder.write_text("paper_tables.tex", render_latex(run.run_id, tables, line))
-        report.files = sorted(n for n in folder.files if "/" not in n) + _per_task_note(len(self.replays))
+        report.files = sorted(n for n in folder.files if "/" not in n)
+        if self.replays:
+            report.files.append(f"task_<id>/task_replay.json and task_<id>/answer.csv ({len(self.replays)} tasks)")
         folder.write_json("report.json", report.model_dump(mode="json"))
         folder.write_text("report.html", render_report_html(report, figures))
         metadata["report"] = {
@@ -131,17 +130,6 @@ class _Pass:
                 folder.write_bytes(name, figure.png)
             entries.append(FigureEntry(name=figure.name, title=figure.title, file=name, skipped=figure.skipped))
         return entries
-
-
-def _per_task_note(count: int) -> list[str]:
-    return [f"task_<id>/task_replay.json and task_<id>/answer.csv ({count} tasks)"] if count else []
-
-
-def _run_rows(folder: Path, metadata: dict[str, Any]) -> RunRows:
-    rows = read_table(folder / "task_metrics.parquet")
-    parameters = dict(metadata.get("parameters") or {})
-    threshold = float(parameters.get("success_threshold", MetricParams().success_threshold))
-    return RunRows(str(metadata.get("run_id")), folder, tuple(rows), threshold, parameters, metadata)
 
 
 def run_pipeline(

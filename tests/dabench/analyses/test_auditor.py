@@ -24,7 +24,7 @@ def test_auditor_report_of_the_example(example_out: Path) -> None:
 
 
 def signals(task: str, verifier: bool | None, critic: bool | None, flags: int, reviews: int) -> TaskSignals:
-    return TaskSignals(task, verifier, critic, flags, reviews, ())
+    return TaskSignals(task, verifier, critic, flags, reviews)
 
 
 ROWS = (

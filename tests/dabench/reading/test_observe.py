@@ -4,7 +4,7 @@ from tests.dabench.builders import record, rich_step, rich_trace, tool_step
 from tracegrade.dabench.reading._observe import TaskSignals, observe
 
 
-def test_reviewer_verdicts_flags_and_coordinator_decisions() -> None:
+def test_reviewer_verdicts_and_flags() -> None:
     steps = [
         rich_step(1, "coordinator", "PLAN", "decide", decision="proceed"),
         rich_step(2, "verifier", "VERIFY", "verify", verification_status="failed"),
@@ -22,7 +22,6 @@ def test_reviewer_verdicts_flags_and_coordinator_decisions() -> None:
         critic_verdict=True,
         review_flags=2,  # the first verifier and the auditor
         review_steps=4,
-        coordinator_decisions=("PROCEED", "REPLAN"),
     )
 
 
@@ -34,4 +33,4 @@ def test_a_step_reviewing_as_critic_counts_as_the_critic() -> None:
 
 def test_a_trace_without_reviewers_has_no_verdicts() -> None:
     signals = observe(record({"task_id": "task_1", "steps": [tool_step(1, "read_csv")]}))
-    assert signals == TaskSignals("task_1", None, None, 0, 0, ())
+    assert signals == TaskSignals("task_1", None, None, 0, 0)

@@ -35,33 +35,17 @@ def _compare(name: str, rows: Sequence[Row], a: Pick, b: Pick) -> dict[str, Cell
     test = mann_whitney_u(xs, ys)
     mean_a, mean_b = (fmean(xs) if xs else None), (fmean(ys) if ys else None)
     diff = mean_a - mean_b if mean_a is not None and mean_b is not None else None
-    return {
-        "name": name,
-        "n_a": len(xs),
-        "mean_a": mean_a,
-        "n_b": len(ys),
-        "mean_b": mean_b,
-        "diff": diff,
-        "u": test.statistic,
-        "p": test.p_value,
-    }
+    return {"name": name, "n_a": len(xs), "mean_a": mean_a, "n_b": len(ys), "mean_b": mean_b, "diff": diff,
+            "u": test.statistic, "p": test.p_value}
+
+
+def _flag(key: str, value: int) -> Pick:
+    return lambda row: row.get(key) == value
 
 
 def _verification(run: RunRows) -> Section:
-    rows = [
-        _compare(
-            "Critic",
-            run.rows,
-            lambda r: r.get("verification_triggered") == 1,
-            lambda r: r.get("verification_triggered") == 0,
-        ),
-        _compare(
-            "AAT verifier",
-            run.rows,
-            lambda r: r.get("aat_verification_triggered") == 1,
-            lambda r: r.get("aat_verification_triggered") == 0,
-        ),
-    ]
+    flags = (("Critic", "verification_triggered"), ("AAT verifier", "aat_verification_triggered"))
+    rows = [_compare(name, run.rows, _flag(key, 1), _flag(key, 0)) for name, key in flags]
     return _groups_section(
         "ablation-verification", "Ablation: verification", "Verification", rows,
         "A: tasks where it ran, B: where it did not; final_score; two-sided Mann-Whitney U.",
@@ -70,12 +54,8 @@ def _verification(run: RunRows) -> Section:
 
 
 def _replanning(run: RunRows) -> Section:
-    row = _compare(
-        "First try vs replanned",
-        run.rows,
-        lambda r: r.get("first_try_success") == 1,
-        lambda r: (num(r.get("replan_count")) or 0) > 0,
-    )
+    row = _compare("First try vs replanned", run.rows, _flag("first_try_success", 1),
+                   lambda r: (num(r.get("replan_count")) or 0) > 0)
     return _groups_section(
         "ablation-replanning", "Ablation: replanning", "Groups", [row],
         "A: first_try_success = 1, B: replan_count > 0; final_score; two-sided Mann-Whitney U.",
@@ -123,13 +103,8 @@ def _quartiles(run: RunRows) -> Section:
         {"quartile": q, "range": f"{lo:.2f}–{hi:.2f}", "n": len(s), "pm": [fmean(s), std(s)] if s else None}
         for q, lo, hi, s in quartiles
     ]
-    section = Section(
-        id="ablation-efficiency",
-        title="Ablation: tool-efficiency quartiles",
-        mode=Mode.RESEARCH,
-        columns=columns,
-        rows=rows,
-    )
+    section = Section(id="ablation-efficiency", title="Ablation: tool-efficiency quartiles", mode=Mode.RESEARCH,
+                      columns=columns, rows=rows)
     if not rows:
         section.empty = "no tool_efficiency with final_score"
         return section

@@ -131,14 +131,10 @@ def analyst_team_section(team: AnalystTeam) -> Section:
         value_row("Verifier vs ground truth", f"{team.verifier_disagreements} disagree", team.verifier_disagreements),
         value_row("Critical disagreement 0-3", scores, None),
         value_row("Auditor triggers", str(team.triggers), team.triggers),
-        value_row(
-            "Precision warning→failure",
-            f"{pct(team.precision)} ({team.warned_failed}/{team.warned_tasks})",
-            team.precision,
-        ),
-        value_row(
-            "Recall failure→warning", f"{pct(team.recall)} ({team.failed_warned}/{team.failed_tasks})", team.recall
-        ),
+        value_row("Precision warning→failure", f"{pct(team.precision)} ({team.warned_failed}/{team.warned_tasks})",
+                  team.precision),
+        value_row("Recall failure→warning", f"{pct(team.recall)} ({team.failed_warned}/{team.failed_tasks})",
+                  team.recall),
     ]
     section.notes = ["Disagreement counts pass/fail verdicts only; confidence differences alone are not disagreement."]
     return section
@@ -172,20 +168,10 @@ def format_auditor_report(run_id: str, team: AnalystTeam) -> str:
         "",
     ]
     lines += [f"- {k}: {v}" for k, v in team.disagreement_types.items()] or ["- none"]
-    lines += [
-        "",
-        "## Critical disagreement score (verdicts contradicting ground truth)",
-        "",
-        "| Score | Tasks |",
-        "|---|---|",
-    ]
+    lines += ["", "## Critical disagreement score (verdicts contradicting ground truth)", "", "| Score | Tasks |",
+              "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in team.critical_scores.items()]
-    missed = team.failed_tasks - team.failed_warned
-    lines += [
-        "",
-        "## Failure prevention",
-        "",
-        f"{missed} failed task(s) passed review without a warning; "
-        f"{team.warned_tasks - team.warned_failed} warned task(s) ended correct.",
-    ]
+    missed, ended_correct = team.failed_tasks - team.failed_warned, team.warned_tasks - team.warned_failed
+    lines += ["", "## Failure prevention", "",
+              f"{missed} failed task(s) passed review without a warning; {ended_correct} warned task(s) ended correct."]
     return "\n".join(lines) + "\n"

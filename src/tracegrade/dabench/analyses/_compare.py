@@ -228,30 +228,20 @@ def comparison_sections(c: RunComparison) -> list[Section]:
     if c.unhealthy_allowed:
         health.notes = ["An UNHEALTHY run is compared because --allow-unhealthy was given: its differences may "
                         "describe the harness, not the agent."]
-    summary = Section(
-        id="comparison",
-        title=f"{c.primary}: {c.baseline.run_id} (A) vs {c.candidate.run_id} (B)",
-        columns=measure,
-        rows=[
-            {"measure": "Paired tasks", "value": str(c.n)},
-            {"measure": "Mean A / Mean B", "value": f"{fmt(c.baseline_score)} / {fmt(c.candidate_score)}"},
-            {"measure": "Accuracy A / B",
-             "value": f"{pct(c.accuracy_baseline)} / {pct(c.accuracy_candidate)}"},
-            {"measure": "Mean difference B − A", "value": fmt(c.mean_delta, "+.3f")},
-            {"measure": f"{ci_label(c.level)} (paired bootstrap)", "value": interval_text(c)},
-            {
-                "measure": "Improved / regressed / unchanged",
-                "value": f"{len(c.improved)} / {len(c.regressed)} / {len(c.unchanged)}",
-            },
-            {"measure": "Newly failing / passing", "value": f"{len(c.newly_failing)} / {len(c.newly_passing)}"},
-            {
-                "measure": "Wilcoxon signed-rank",
-                "value": f"W = {fmt(c.wilcoxon.statistic, '.1f')}, p = {fmt(c.p_value, '.4f')}",
-            },
-            {"measure": "Cohen's d (paired)", "value": fmt(c.cohens_d)},
-            {"measure": "Gate", "value": _gate(c)},
-        ],
+    values = (
+        ("Paired tasks", str(c.n)),
+        ("Mean A / Mean B", f"{fmt(c.baseline_score)} / {fmt(c.candidate_score)}"),
+        ("Accuracy A / B", f"{pct(c.accuracy_baseline)} / {pct(c.accuracy_candidate)}"),
+        ("Mean difference B − A", fmt(c.mean_delta, "+.3f")),
+        (f"{ci_label(c.level)} (paired bootstrap)", interval_text(c)),
+        ("Improved / regressed / unchanged", f"{len(c.improved)} / {len(c.regressed)} / {len(c.unchanged)}"),
+        ("Newly failing / passing", f"{len(c.newly_failing)} / {len(c.newly_passing)}"),
+        ("Wilcoxon signed-rank", f"W = {fmt(c.wilcoxon.statistic, '.1f')}, p = {fmt(c.p_value, '.4f')}"),
+        ("Cohen's d (paired)", fmt(c.cohens_d)),
+        ("Gate", _gate(c)),
     )
+    summary = Section(id="comparison", title=f"{c.primary}: {c.baseline.run_id} (A) vs {c.candidate.run_id} (B)",
+                      columns=measure, rows=[{"measure": label, "value": value} for label, value in values])
     summary.notes = [
         f"Bootstrap: {c.resamples} resamples of task pairs, seed {c.seed}; Wilcoxon over the {c.wilcoxon.n} pairs that "
         f"differ (zero differences dropped); d = mean difference / sd of differences; a task changed only beyond "

@@ -19,21 +19,12 @@ from pydantic import BaseModel, Field
 
 from tracegrade.dabench.analyses._reconcile import Reconciliation
 from tracegrade.dabench.analyses._sections import pct
-from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
+from tracegrade.dabench.metrics._failure import FAILED_OUTCOMES, HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import Row, count_true, numbers
 from tracegrade.stats import ratio
 
-__all__ = [
-    "HEALTH_SCALE",
-    "EngineeringHealth",
-    "HarnessHealth",
-    "RunQuality",
-    "assess_health",
-    "evaluated_from",
-    "format_evaluated_from",
-    "format_health",
-    "health_line",
-]
+__all__ = ["HEALTH_SCALE", "EngineeringHealth", "HarnessHealth", "RunQuality", "assess_health", "evaluated_from",
+           "format_evaluated_from", "format_health", "health_line"]
 
 HEALTH_SCALE: tuple[tuple[str, str, str], ...] = (
     ("HEALTHY", "score >= 9.0 and no reconciliation or validator error", "ready to use"),
@@ -41,7 +32,6 @@ HEALTH_SCALE: tuple[tuple[str, str, str], ...] = (
     ("UNHEALTHY", "score < 7.0", "do not publish or compare: fix the harness or its inputs first"),
 )
 """The one health vocabulary: (verdict, when, what to do), the legend of every report that shows the verdict."""
-FAILED = frozenset({"failed", "partial"})
 
 
 class HarnessHealth(BaseModel):
@@ -94,7 +84,7 @@ class EngineeringHealth(BaseModel):
 
 
 def _harness(rows: Sequence[Row], rec: Reconciliation, validator_errors: int) -> HarnessHealth:
-    failed = [r for r in rows if r.get("outcome_status") in FAILED]
+    failed = [r for r in rows if r.get("outcome_status") in FAILED_OUTCOMES]
     covered = sum(1 for r in failed if r.get("failure_category") not in (None, "", "UNKNOWN_FAILURE"))
     coverage = covered / len(failed) if failed else None
     pass_rate = rec.pass_rate
@@ -142,7 +132,7 @@ def assess_health(
 ) -> EngineeringHealth:
     """Harness health, run quality and the diagnostics of the health report."""
     validator = len({e.get("task_id") for e in metadata.get("task_errors", []) if e.get("task_id")})
-    failed = [r for r in rows if r.get("outcome_status") in FAILED]
+    failed = [r for r in rows if r.get("outcome_status") in FAILED_OUTCOMES]
     missing = [r for r in rows if r.get("outcome_status") == HARNESS_OUTCOME]  # counted here, not as the agent's
     gaps = [f for f in rec.findings if f.check == "time_accounting" and f.severity == "warning"]
     calls, failures = sum(numbers(rows, "tool_calls")), sum(numbers(rows, "tool_failures"))

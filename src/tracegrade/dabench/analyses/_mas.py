@@ -8,22 +8,15 @@ from statistics import fmean
 
 from tracegrade.dabench.analyses._overview import MEASURE_COLUMNS, value_row
 from tracegrade.dabench.analyses._sections import Cell, Section, column, pct, pct_of
-from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
+from tracegrade.dabench.metrics._failure import FAILED_OUTCOMES, HARNESS_OUTCOME
 from tracegrade.dabench.reading._vocab import SPECIALISTS
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers
 from tracegrade.stats import ratio
 
-__all__ = [
-    "aat_section",
-    "coordinator_section",
-    "failure_sections",
-    "mas_effectiveness_section",
-    "specialist_section",
-    "verification_timeline_section",
-]
+__all__ = ["aat_section", "coordinator_section", "failure_sections", "mas_effectiveness_section",
+           "specialist_section", "verification_timeline_section"]
 
 NO_COORDINATOR = "no coordinator data in these traces"
-FAILED = ("failed", "partial")
 
 
 def mas_effectiveness_section(run: RunRows) -> Section:
@@ -134,14 +127,13 @@ def failure_sections(run: RunRows) -> list[Section]:
     Tasks whose prediction is a missing artefact are no agent failure: they are left out of these
     distributions, and each section names how many there are.
     """
-    failed = [r for r in run.rows if r.get("outcome_status") in FAILED]
+    failed = [r for r in run.rows if r.get("outcome_status") in FAILED_OUTCOMES]
     missing = sum(1 for r in run.rows if r.get("outcome_status") == HARNESS_OUTCOME)
     empty = "no failed tasks" if run.rows else "no tasks in this run"
     sections = [
         _distribution("failure-categories", "MAS failure categories", "Category", failed, "failure_category", empty),
-        _distribution(
-            "failure-stages", "Failure distribution by stage", "Stage", failed, "failure_attribution_stage", empty
-        ),
+        _distribution("failure-stages", "Failure distribution by stage", "Stage", failed, "failure_attribution_stage",
+                      empty),
         _distribution("outcome-errors", "Outcome error types", "Error type", failed, "outcome_error_type", empty),
     ]
     if missing:
@@ -200,15 +192,8 @@ def verification_timeline_section(run: RunRows) -> Section:
     for label, approved in (("Approved", True), ("Not approved", False)):
         group = [r for r in decided if (str(r["coordinator_final_decision"]).upper() == "APPROVE_FINAL") == approved]
         truth = [r.get("final_answer_correct") for r in group]
-        section.rows.append(
-            {
-                "approval": label,
-                "correct": truth.count(1),
-                "incorrect": truth.count(0),
-                "unknown": truth.count(None),
-                "total": len(group),
-            }
-        )
+        section.rows.append({"approval": label, "correct": truth.count(1), "incorrect": truth.count(0),
+                             "unknown": truth.count(None), "total": len(group)})
     section.notes = [
         "Approval is the coordinator's process decision (APPROVE_FINAL); correctness is the evaluation against gold.",
         "An approved answer can still be wrong: approval is not correctness.",

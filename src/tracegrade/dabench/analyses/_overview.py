@@ -36,11 +36,9 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
             value_row("Reconciliation pass rate", pct(h.reconciliation_pass_rate), h.reconciliation_pass_rate),
             value_row("Reconciliation errors", str(h.reconciliation_errors), h.reconciliation_errors),
             value_row("Validator errors", f"{h.validator_errors} tasks", h.validator_errors),
-            value_row(
-                "Attribution coverage",
-                pct(h.attribution_coverage) if h.attribution_coverage is not None else "— (no failed task)",
-                h.attribution_coverage,
-            ),
+            value_row("Attribution coverage",
+                      pct(h.attribution_coverage) if h.attribution_coverage is not None else "— (no failed task)",
+                      h.attribution_coverage),
         ],
         "Harness health verdicts (score 0-10, one scale): "
         + "; ".join(f"{verdict}: {when}, {action}" for verdict, when, action in HEALTH_SCALE) + ".",
@@ -58,11 +56,8 @@ def health_sections(health: EngineeringHealth) -> list[Section]:
                 + (f" ({q.missing_artefacts} missing artefacts left out)" if q.missing_artefacts else ""),
                 q.answer_accuracy,
             ),
-            value_row(
-                "Execution success",
-                f"{pct(q.execution_success_rate)} of {q.tasks_with_execution}",
-                q.execution_success_rate,
-            ),
+            value_row("Execution success", f"{pct(q.execution_success_rate)} of {q.tasks_with_execution}",
+                      q.execution_success_rate),
         ],
         "Run quality (the agent, not the harness): GOOD at 80 % answer accuracy or more, DEGRADED at "
         "50 % or more, POOR below, UNKNOWN without gold answers.",
@@ -137,28 +132,16 @@ def overall_section(run: RunRows) -> Section:
         value_row("Execution success", pct_of(executed, known), ratio(executed, known)),
         value_row(f"Answer accuracy (≥ {thr:g})", pct_of(correct, len(scores)), ratio(correct, len(scores))),
         value_row("Partial answers", str(partial) if scores else "— (no gold)", partial if scores else None),
-        value_row(
-            "Mean final score", f"{fmean(scores):.3f} (n={len(scores)})" if scores else "— (no gold)",
-            fmean(scores) if scores else None
-        ),
-        value_row(
-            "Mean runtime", f"{fmean(times):.1f}s (n={len(times)})" if times else "— (no timing)",
-            fmean(times) if times else None
-        ),
-        value_row(
-            "Total tokens", f"{sum(tokens):,.0f} (n={len(tokens)})" if tokens else "— (not recorded)",
-            sum(tokens) if tokens else None
-        ),
+        value_row("Mean final score", f"{fmean(scores):.3f} (n={len(scores)})" if scores else "— (no gold)",
+                  fmean(scores) if scores else None),
+        value_row("Mean runtime", f"{fmean(times):.1f}s (n={len(times)})" if times else "— (no timing)",
+                  fmean(times) if times else None),
+        value_row("Total tokens", f"{sum(tokens):,.0f} (n={len(tokens)})" if tokens else "— (not recorded)",
+                  sum(tokens) if tokens else None),
     ]
     notes = ["Execution success counts tasks that ran without crashing; accuracy counts correct answers."]
-    return Section(
-        id="overall",
-        title="Overall summary",
-        columns=MEASURE_COLUMNS,
-        rows=out,
-        notes=notes,
-        empty=None if rows else "no tasks in this run",
-    )
+    return Section(id="overall", title="Overall summary", columns=MEASURE_COLUMNS, rows=out, notes=notes,
+                   empty=None if rows else "no tasks in this run")
 
 
 def _difficulty_row(name: str, rows: Sequence[Row], thr: float) -> dict[str, Cell]:
@@ -198,11 +181,5 @@ def difficulty_section(run: RunRows) -> Section:
         f"Exec OK: execution success; Accuracy: tasks with gold whose final_score ≥ {run.success_threshold:g}; "
         "Score, Runtime, Tokens: means per task."
     ]
-    return Section(
-        id="difficulty",
-        title="Difficulty breakdown",
-        columns=columns,
-        rows=rows,
-        notes=notes,
-        empty=None if run.rows else "no tasks in this run",
-    )
+    return Section(id="difficulty", title="Difficulty breakdown", columns=columns, rows=rows, notes=notes,
+                   empty=None if run.rows else "no tasks in this run")

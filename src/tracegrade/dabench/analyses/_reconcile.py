@@ -12,7 +12,7 @@ traces never reconciles clean.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -20,29 +20,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from tracegrade.dabench.analyses._sections import pct
-from tracegrade.dabench.tables._evaluated import Row, read_columns
+from tracegrade.dabench.tables._evaluated import Row, num, read_columns
 
 __all__ = ["CHECKS", "Finding", "Reconciliation", "TableFacts", "format_reconciliation", "reconcile", "table_facts"]
 
 Severity = Literal["error", "warning", "info"]
 TOKEN_TOLERANCE = 100
 LOW_ACCOUNTING = 0.05
-CHECKS = (
-    "tool_call_count",
-    "tool_failure_count",
-    "token_conservation",
-    "trajectory_completeness",
-    "verification_semantics",
-    "verification_boolean",
-    "time_accounting",
-    "data_understanding_inflation",
-    "replan_count_consistent",
-    "retry_count_consistent",
-    "coordinator_metrics_consistent",
-    "summary_trace_present",
-    "summary_prediction_present",
-    "summary_entry_usable",
-)
+CHECKS = ("tool_call_count", "tool_failure_count", "token_conservation", "trajectory_completeness",
+          "verification_semantics", "verification_boolean", "time_accounting", "data_understanding_inflation",
+          "replan_count_consistent", "retry_count_consistent", "coordinator_metrics_consistent",
+          "summary_trace_present", "summary_prediction_present", "summary_entry_usable")  # fmt: skip
 _NAMED_FILES = (("summary_trace_present", "trace", "a trace (trace.json or trace_r<N>.json)"),
                 ("summary_prediction_present", "prediction.csv", "prediction.csv"))  # fmt: skip
 
@@ -95,13 +83,11 @@ class Reconciliation(BaseModel):
 
 def table_facts(folder: Path) -> TableFacts:
     """Per-task totals from ``trajectory.parquet`` and ``tool_calls.parquet`` in ``folder``."""
-    # plain counters per task (setting a model's fields once per row would cost a validation step each)
-    totals: dict[str, list[Any]] = {}  # task → [steps, tool calls, tool failures, tokens, seconds]
+    # task → [steps, tool calls, tool failures, tokens, seconds], plain lists until the end
+    totals: defaultdict[str, list[Any]] = defaultdict(lambda: [0, 0, 0, None, None])
     steps = read_columns(folder / "trajectory.parquet", ("task_id", "tokens", "duration_seconds"))
     for task, tokens, seconds in zip(steps["task_id"], steps["tokens"], steps["duration_seconds"], strict=True):
-        fact = totals.get(str(task))
-        if fact is None:
-            fact = totals[str(task)] = [0, 0, 0, None, None]
+        fact = totals[str(task)]
         fact[0] += 1
         if isinstance(tokens, int):
             fact[3] = (fact[3] or 0) + tokens
@@ -109,9 +95,7 @@ def table_facts(folder: Path) -> TableFacts:
             fact[4] = (fact[4] or 0.0) + float(seconds)
     calls = read_columns(folder / "tool_calls.parquet", ("task_id", "success"))
     for task, success in zip(calls["task_id"], calls["success"], strict=True):
-        fact = totals.get(str(task))
-        if fact is None:
-            fact = totals[str(task)] = [0, 0, 0, None, None]
+        fact = totals[str(task)]
         fact[1] += 1
         fact[2] += success == 0
     return TableFacts(
@@ -141,11 +125,6 @@ class _Checker:
 def _int(row: Row, name: str) -> int | None:
     value = row.get(name)
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _float(row: Row, name: str) -> float | None:
-    value = row.get(name)
-    return float(value) if isinstance(value, int | float) else None
 
 
 def _counts(c: _Checker, task: str, row: Row, fact: TaskFacts) -> None:
@@ -190,7 +169,7 @@ def _verification(c: _Checker, task: str, row: Row) -> None:
 
 
 def _time(c: _Checker, task: str, row: Row, fact: TaskFacts) -> None:
-    wall = _float(row, "execution_time")
+    wall = num(row.get("execution_time"))
     if wall is None or fact.seconds is None or wall <= 0:
         c.skip("time_accounting")
         return
@@ -206,7 +185,7 @@ def _time(c: _Checker, task: str, row: Row, fact: TaskFacts) -> None:
 
 
 def _inflation(c: _Checker, task: str, row: Row) -> None:
-    score, activation = _float(row, "data_understanding_score"), _float(row, "specialist_activation_score")
+    score, activation = num(row.get("data_understanding_score")), num(row.get("specialist_activation_score"))
     if score is None:
         c.skip("data_understanding_inflation")
         return
@@ -235,10 +214,8 @@ def _coordinator(c: _Checker, task: str, row: Row) -> None:
     if calls is None or interventions is None:
         c.skip("coordinator_metrics_consistent")
     elif interventions != max(0, calls - 3):
-        message = (
-            f"coordinator_interventions={interventions} but coordinator_calls={calls} (expected max(0, calls − 3))"
-        )
-        c.outcome(task, "coordinator_metrics_consistent", "warning", message)
+        message = f"coordinator_interventions={interventions} but coordinator_calls={calls}"
+        c.outcome(task, "coordinator_metrics_consistent", "warning", f"{message} (expected max(0, calls − 3))")
     else:
         c.outcome(task, "coordinator_metrics_consistent", None)
 
@@ -304,27 +281,15 @@ def _time_totals(rows: Iterable[Row], facts: TableFacts) -> dict[str, float | in
     timed = 0
     for row in rows:
         seconds = facts.tasks.get(str(row.get("task_id")), TaskFacts()).seconds
-        clock = _float(row, "execution_time")
+        clock = num(row.get("execution_time"))
         if seconds is None or clock is None:
             continue
         timed += 1
         wall += clock
         component += seconds
-    if not timed:
-        return {
-            "tasks_timed": 0,
-            "wall_clock_seconds": None,
-            "component_seconds": None,
-            "unaccounted_overhead_seconds": None,
-            "time_accounting_ratio": None,
-        }
-    return {
-        "tasks_timed": timed,
-        "wall_clock_seconds": wall,
-        "component_seconds": component,
-        "unaccounted_overhead_seconds": wall - component,
-        "time_accounting_ratio": component / wall if wall > 0 else None,
-    }
+    keys = ("wall_clock_seconds", "component_seconds", "unaccounted_overhead_seconds", "time_accounting_ratio")
+    values = (wall, component, wall - component, component / wall if wall > 0 else None) if timed else (None,) * 4
+    return {"tasks_timed": timed, **dict(zip(keys, values, strict=True))}
 
 
 def format_reconciliation(result: Reconciliation, run_id: str, *, limit: int = 200) -> str:

@@ -21,39 +21,15 @@ TEXT_CAP = 1000
 LIST_CAP = 500
 ANSWER_ROWS_CAP = 50
 _RESTART = frozenset({"REPLAN", "RETRY_EXECUTION"})
-_ANSWER_BUCKETS = frozenset(
-    {
-        "extra_columns",
-        "low_recall",
-        "wrong_schema",
-        "wrong_row_count",
-        "wrong_aggregate",
-        "wrong_values",
-        "invalid_prediction",
-    }
-)
-_EVALUATION = (
-    "final_score",
-    "kdd_recall",
-    "answer_precision",
-    "answer_recall",
-    "answer_f1",
-    "column_f1",
-    "row_f1",
-    "dataspace_task_accuracy",
-    "dataspace_error_code",
-    "answer_error_code",
-    "execution_success",
-    "outcome_status",
-    "outcome_error_type",
-    "severity",
-)
+_ANSWER_BUCKETS = frozenset({"extra_columns", "low_recall", "wrong_schema", "wrong_row_count", "wrong_aggregate",
+                             "wrong_values", "invalid_prediction"})  # fmt: skip
+_EVALUATION = ("final_score", "kdd_recall", "answer_precision", "answer_recall", "answer_f1", "column_f1", "row_f1",
+               "dataspace_task_accuracy", "dataspace_error_code", "answer_error_code", "execution_success",
+               "outcome_status", "outcome_error_type", "severity")  # fmt: skip
 
 
 def _cap(text: str | None) -> str | None:
-    if text is None:
-        return None
-    return text if len(text) <= TEXT_CAP else text[: TEXT_CAP - 1] + "…"
+    return text if text is None or len(text) <= TEXT_CAP else text[: TEXT_CAP - 1] + "…"
 
 
 def answer_csv(table: AnswerTable) -> bytes:
@@ -105,34 +81,17 @@ def _plan_text(step: Step) -> str | None:
 
 
 def _agent_execution(s: Step) -> dict[str, Any]:
-    return {
-        "step_id": s.step_id,
-        "agent_name": s.agent,
-        "agent_type": s.agent_type,
-        "phase": s.phase.value,
-        "checkpoint": s.coordinator_checkpoint,
-        "decision": s.decision,
-        "confidence": s.confidence,
-        "verification_status": s.verification_status,
-        "duration": s.duration_seconds,
-        "tokens": s.tokens,
-        "success": s.ok,
-    }
+    return {"step_id": s.step_id, "agent_name": s.agent, "agent_type": s.agent_type, "phase": s.phase.value,
+            "checkpoint": s.coordinator_checkpoint, "decision": s.decision, "confidence": s.confidence,
+            "verification_status": s.verification_status, "duration": s.duration_seconds, "tokens": s.tokens,
+            "success": s.ok}
 
 
 def _tool_calls(steps: tuple[Step, ...]) -> list[dict[str, Any]]:
     return [
-        {
-            "step_id": c.step_id,
-            "call_id": c.call_id,
-            "tool_name": c.tool_name,
-            "success": c.ok,
-            "error_type": c.error_type,
-            "error_message": _cap(c.error_message),
-            "latency_seconds": c.latency_seconds,
-        }
-        for s in steps
-        for c in s.tool_calls
+        {"step_id": c.step_id, "call_id": c.call_id, "tool_name": c.tool_name, "success": c.ok,
+         "error_type": c.error_type, "error_message": _cap(c.error_message), "latency_seconds": c.latency_seconds}
+        for s in steps for c in s.tool_calls
     ][:LIST_CAP]
 
 
@@ -194,14 +153,9 @@ def _bool(value: Value) -> bool | None:
 
 def _verifier(steps: tuple[Step, ...], values: Mapping[str, Value], signals: TaskSignals) -> dict[str, Any]:
     reviews = [
-        {
-            "step_id": s.step_id,
-            "agent_type": s.agent_type,
-            "verification_status": s.verification_status,
-            "confidence": s.confidence,
-        }
-        for s in steps
-        if s.verification_status is not None
+        {"step_id": s.step_id, "agent_type": s.agent_type, "verification_status": s.verification_status,
+         "confidence": s.confidence}
+        for s in steps if s.verification_status is not None
     ][:LIST_CAP]
     return {
         "critic": {
@@ -252,14 +206,9 @@ def build_replay(record: TaskRecord, values: Mapping[str, Value], signals: TaskS
         "agent_executions": [_agent_execution(s) for s in steps if s.agent or s.agent_type][:LIST_CAP],
         "tool_calls": _tool_calls(steps),
         "coordinator_decisions": [
-            {
-                "step_id": s.step_id,
-                "checkpoint": s.coordinator_checkpoint,
-                "decision": s.decision,
-                "confidence": s.confidence,
-            }
-            for s in steps
-            if s.agent_type == "coordinator"
+            {"step_id": s.step_id, "checkpoint": s.coordinator_checkpoint, "decision": s.decision,
+             "confidence": s.confidence}
+            for s in steps if s.agent_type == "coordinator"
         ][:LIST_CAP],
         "coordinator_final_decision": record.coordinator_final_decision,
         "verification_passed": _bool(values.get("verification_passed")),

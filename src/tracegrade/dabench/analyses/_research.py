@@ -11,14 +11,8 @@ from tracegrade.dabench.tables._evaluated import Row, RunRows, numbers
 
 __all__ = ["CORRELATION_METRICS", "correlation_section", "describe", "metric_statistics_section", "pairwise_rows"]
 
-CORRELATION_METRICS = (
-    "final_score",
-    "analyst_score",
-    "autonomy_score",
-    "tool_efficiency",
-    "verification_score",
-    "data_understanding_score",
-)
+CORRELATION_METRICS = ("final_score", "analyst_score", "autonomy_score", "tool_efficiency", "verification_score",
+                       "data_understanding_score")  # fmt: skip
 _SKIP_CATEGORIES = frozenset({"Identification"})
 
 
@@ -70,11 +64,8 @@ def pairwise_rows(rows: tuple[Row, ...], metrics: tuple[str, ...]) -> dict[tuple
 
     out: dict[tuple[str, str], tuple[float | None, int]] = {}
     for a, b in combinations(metrics, 2):
-        pairs = [
-            (x, y)
-            for x, y in ((r.get(a), r.get(b)) for r in rows)
-            if isinstance(x, int | float) and isinstance(y, int | float)
-        ]
+        found = ((r.get(a), r.get(b)) for r in rows)
+        pairs = [(x, y) for x, y in found if isinstance(x, int | float) and isinstance(y, int | float)]
         if len(pairs) < 3:
             out[(a, b)] = (None, len(pairs))
             continue

@@ -23,7 +23,6 @@ class SectionColumn(BaseModel):
     key: str
     """Key of the cell in each row."""
     label: str
-    """Heading."""
     kind: ColumnKind = "text"
     """How the value is shown: pct (fraction as %), score (3 decimals), pm ([mean, std]), ci ([low, high])..."""
     priority: int = 0
@@ -58,13 +57,10 @@ class Section(BaseModel):
     id: str
     """Anchor id (HTML) and JSON key."""
     title: str
-    """Heading."""
     mode: Mode = Mode.STANDARD
     """The least detailed report mode that shows it."""
     columns: list[SectionColumn] = Field(default_factory=list)
-    """Table columns."""
     rows: list[dict[str, Cell]] = Field(default_factory=list)
-    """Table rows."""
     empty: str | None = None
     """When set, the section has no data and this one line says why (no table is printed)."""
     headline: str | None = None

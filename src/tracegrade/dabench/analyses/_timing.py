@@ -37,16 +37,10 @@ def phase_timing_section(run: RunRows, rec: Reconciliation) -> Section:
         times, calls, tokens = numbers(run.rows, t), numbers(run.rows, c), numbers(run.rows, k)
         if not calls:
             continue
-        section.rows.append(
-            {
-                "stage": stage,
-                "mean_time": fmean(times) if times else None,
-                "share": totals[stage] / grand if timed and grand > 0 else None,
-                "calls": fmean(calls),
-                "tokens": fmean(tokens) if tokens else None,
-                "total_time": totals[stage] if times else None,
-            }
-        )
+        share = totals[stage] / grand if timed and grand > 0 else None
+        section.rows.append({"stage": stage, "mean_time": fmean(times) if times else None, "share": share,
+                             "calls": fmean(calls), "tokens": fmean(tokens) if tokens else None,
+                             "total_time": totals[stage] if times else None})
     if not section.rows:
         section.empty = "no steps in these traces: no phase timing"
         return section

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from tracegrade.dabench.metrics._answer import columns_of, kdd_match, kdd_score
-from tracegrade.dabench.metrics._families import NO_STEPS, NO_TIMINGS, NO_TOKENS, MetricContext, Out
+from tracegrade.dabench.metrics._families import NO_COORDINATOR, NO_STEPS, NO_TIMINGS, NO_TOKENS, MetricContext, Out
 from tracegrade.dabench.reading._records import Step, TraceFormat
 from tracegrade.dabench.reading._task_signals import specialists_called
 from tracegrade.dabench.reading._vocab import ACTION_COLUMNS, PLAN_ACTIONS, SPECIALISTS, STAGE_PREFIX, action_column
 
 __all__ = ["STAGE_COLUMNS", "aat", "mas_effectiveness", "per_action", "per_stage", "stage_column"]
 
-NO_COORDINATOR = "no coordinator in this trace format (rich trace extension only)"
 STAGES = ("understanding", "planning", "execution", "verification", "summary")
 
 

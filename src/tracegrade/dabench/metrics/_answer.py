@@ -95,14 +95,8 @@ def _spaced(sig: Column) -> bool:
     return bool(sig) and all(" " in v for v in sig)
 
 
-def _name_rule(
-    gold: Sequence[Column],
-    pred: Sequence[Column],
-    gsig: Sequence[Column],
-    psig: Sequence[Column],
-    open_gold: list[int],
-    open_pred: list[int],
-) -> tuple[int, int]:
+def _name_rule(gold: Sequence[Column], pred: Sequence[Column], gsig: Sequence[Column], psig: Sequence[Column],
+               open_gold: list[int], open_pred: list[int]) -> tuple[int, int]:
     """Gold (first, last) may match one "first last" prediction column, and vice versa (2→1 and 1→2)."""
     covered = matched = 0
     for p in [p for p in open_pred if _spaced(psig[p])]:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from tracegrade.dabench.metrics._families import MetricContext, Out
 from tracegrade.dabench.reading._records import Phase
 
-__all__ = ["ATTRIBUTION", "HARNESS_BUCKET", "HARNESS_OUTCOME", "BucketMeaning", "evaluation_bucket", "failure_taxonomy"]
+__all__ = ["ATTRIBUTION", "FAILED_OUTCOMES", "HARNESS_BUCKET", "HARNESS_OUTCOME", "BucketMeaning", "evaluation_bucket",
+           "failure_taxonomy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,108 +29,60 @@ HARNESS_BUCKET = "missing_artefact"
 HARNESS_OUTCOME = "missing_artefact"
 """Its ``outcome_status``: the agent's answer is unknown, so the task is no agent failure and is left out of the
 statistics of agent behaviour (failure taxonomy, multi-agent sections, comparisons); health counts it."""
+FAILED_OUTCOMES = frozenset({"failed", "partial"})
+"""The ``outcome_status`` values of a task the agent got wrong."""
 
+# fmt: off
 ATTRIBUTION: dict[str, BucketMeaning] = {
     HARNESS_BUCKET: BucketMeaning(
-        "HARNESS_INPUT_FAILURE",
-        "missing_artefact",
-        None,
-        "harness",
-        False,
+        "HARNESS_INPUT_FAILURE", "missing_artefact", None, "harness", False,
         "Collect the run's files again: summary.json lists a prediction.csv the task folder does not hold.",
     ),
     "missing_prediction": BucketMeaning(
-        "TOOL_EXECUTION_FAILURE",
-        "no_prediction",
-        Phase.EXECUTE,
-        "Executor",
-        False,
+        "TOOL_EXECUTION_FAILURE", "no_prediction", Phase.EXECUTE, "Executor", False,
         "Keep a time and step budget and write a best-effort prediction.csv before it runs out.",
     ),
     "execution_failure": BucketMeaning(
-        "TOOL_EXECUTION_FAILURE",
-        "execution_failure",
-        Phase.EXECUTE,
-        "Executor",
-        False,
+        "TOOL_EXECUTION_FAILURE", "execution_failure", Phase.EXECUTE, "Executor", False,
         "Find why the task process stopped (timeout, crash) in its failure_reason and trace.",
     ),
     "max_steps_exhausted": BucketMeaning(
-        "PLANNING_FAILURE",
-        "max_steps_exhausted",
-        Phase.PLAN,
-        "Planner",
-        False,
+        "PLANNING_FAILURE", "max_steps_exhausted", Phase.PLAN, "Planner", False,
         "Plan fewer exploratory steps and submit as soon as a candidate answer exists.",
     ),
     "invalid_prediction": BucketMeaning(
-        "ANSWER_FORMAT_FAILURE",
-        "unreadable_prediction_csv",
-        Phase.AGGREGATE,
-        "Executor",
-        True,
+        "ANSWER_FORMAT_FAILURE", "unreadable_prediction_csv", Phase.AGGREGATE, "Executor", True,
         "Write prediction.csv with a CSV writer: UTF-8, one header row, the same field count on every line.",
     ),
     "extra_columns": BucketMeaning(
-        "ANSWER_FORMAT_FAILURE",
-        "extra_columns",
-        Phase.AGGREGATE,
-        "Executor",
-        True,
+        "ANSWER_FORMAT_FAILURE", "extra_columns", Phase.AGGREGATE, "Executor", True,
         "Return only the columns the question asks for.",
     ),
     "wrong_schema": BucketMeaning(
-        "DATA_UNDERSTANDING_FAILURE",
-        "schema_misunderstanding",
-        Phase.UNDERSTAND,
-        "Schema Agent",
-        True,
+        "DATA_UNDERSTANDING_FAILURE", "schema_misunderstanding", Phase.UNDERSTAND, "Schema Agent", True,
         "Map the question's entities to tables and columns (schema, knowledge.md) before querying.",
     ),
     "wrong_row_count": BucketMeaning(
-        "REASONING_FAILURE",
-        "filter_logic_error",
-        Phase.EXECUTE,
-        "Executor",
-        True,
+        "REASONING_FAILURE", "filter_logic_error", Phase.EXECUTE, "Executor", True,
         "Check filters, joins and DISTINCT against every condition in the question.",
     ),
     "wrong_aggregate": BucketMeaning(
-        "AGGREGATION_FAILURE",
-        "aggregation_error",
-        Phase.AGGREGATE,
-        "Executor",
-        True,
+        "AGGREGATION_FAILURE", "aggregation_error", Phase.AGGREGATE, "Executor", True,
         "Check the aggregate function, its grouping and the rows it runs over.",
     ),
     "wrong_values": BucketMeaning(
-        "DATA_UNDERSTANDING_FAILURE",
-        "value_semantics_error",
-        Phase.UNDERSTAND,
-        "Domain Agent",
-        True,
+        "DATA_UNDERSTANDING_FAILURE", "value_semantics_error", Phase.UNDERSTAND, "Domain Agent", True,
         "Check what the values mean (codes, units, formats) in knowledge.md and the documents.",
     ),
     "low_recall": BucketMeaning(
-        "REASONING_FAILURE",
-        "missing_columns",
-        Phase.PLAN,
-        "Planner",
-        True,
+        "REASONING_FAILURE", "missing_columns", Phase.PLAN, "Planner", True,
         "Return every quantity the question asks for, one column each.",
     ),
 }
+# fmt: on
 _NO_FAILURE = "no failure (outcome correct)"
-_COLUMNS = (
-    "failure_category",
-    "root_cause",
-    "recoverable_failure",
-    "severity",
-    "failure_reason",
-    "failure_agent",
-    "failure_attribution_stage",
-    "suggested_fix",
-)
+_COLUMNS = ("failure_category", "root_cause", "recoverable_failure", "severity", "failure_reason", "failure_agent",
+            "failure_attribution_stage", "suggested_fix")  # fmt: skip
 
 
 def evaluation_bucket(ctx: MetricContext) -> str | None:

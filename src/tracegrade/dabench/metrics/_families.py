@@ -9,18 +9,12 @@ from tracegrade.dabench.metrics._answer import AnswerScore
 from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.reading._records import TaskRecord, Value
 
-__all__ = [
-    "NO_STEPS",
-    "NO_TIMINGS",
-    "NO_TOKENS",
-    "Family",
-    "MetricContext",
-    "Out",
-]
+__all__ = ["NO_COORDINATOR", "NO_STEPS", "NO_TIMINGS", "NO_TOKENS", "Family", "MetricContext", "Out"]
 
 NO_STEPS = "no steps in this trace (failure payload without steps, or no trace file)"
 NO_TIMINGS = "no per-step timings in this trace format"
 NO_TOKENS = "no token counts in this trace format"
+NO_COORDINATOR = "no coordinator in this trace format (rich trace extension only)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,27 +7,11 @@ from tracegrade.stats import ratio
 
 __all__ = ["correctness", "execution", "identification", "task_metadata"]
 
-_CORRECTNESS_NEED_GOLD = (
-    "final_score",
-    "kdd_recall",
-    "answer_precision",
-    "answer_recall",
-    "answer_f1",
-    "column_precision",
-    "column_recall",
-    "column_f1",
-    "row_precision",
-    "row_recall",
-    "row_f1",
-    "matched_columns",
-    "matched_prediction_columns",
-    "extra_columns",
-    "gold_rows",
-    "gold_cols",
-    "dataspace_task_accuracy",
-    "dataspace_error_code",
-    "answer_error_code",
-)
+_CORRECTNESS_NEED_GOLD = ("final_score", "kdd_recall", "answer_precision", "answer_recall", "answer_f1",
+                          "column_precision", "column_recall", "column_f1", "row_precision", "row_recall",
+                          "row_f1", "matched_columns", "matched_prediction_columns", "extra_columns",
+                          "gold_rows", "gold_cols", "dataspace_task_accuracy", "dataspace_error_code",
+                          "answer_error_code")  # fmt: skip
 
 
 def identification(ctx: MetricContext) -> Out:
@@ -78,9 +62,8 @@ def correctness(ctx: MetricContext) -> Out:
     out.put("extra_columns", match.extra_columns)
     out.put("gold_rows", score.gold_rows)
     out.put("gold_cols", match.gold_columns)
-    _cells(
-        out, score.matched_cells, score.prediction_rows * match.prediction_columns, score.gold_rows * match.gold_columns
-    )
+    pred_cells, gold_cells = score.prediction_rows * match.prediction_columns, score.gold_rows * match.gold_columns
+    _cells(out, score.matched_cells, pred_cells, gold_cells)
     no_pred = "no prediction columns (0/0)"
     col_p = ratio(match.matched_prediction_columns, match.prediction_columns)
     col_r = ratio(match.covered_gold_columns, match.gold_columns)

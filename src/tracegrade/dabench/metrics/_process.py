@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from tracegrade.dabench.metrics._families import NO_STEPS, MetricContext, Out
+from tracegrade.dabench.metrics._families import NO_COORDINATOR, NO_STEPS, MetricContext, Out
 from tracegrade.dabench.reading._records import Phase, TraceFormat
 from tracegrade.dabench.reading._task_signals import (
     critic_steps,
@@ -21,7 +21,6 @@ __all__ = ["autonomy", "data_understanding", "planning", "tool_usage", "verifica
 
 NO_PLAN = "no plan attempts recorded in this trace format"
 NO_ATTEMPTS = "no execution attempts recorded in this trace format"
-NO_COORDINATOR = "no coordinator in this trace format (rich trace extension only)"
 
 
 def autonomy(ctx: MetricContext) -> Out:
@@ -165,16 +164,7 @@ def _aat(ctx: MetricContext, out: Out) -> None:
     out.put("aat_verification_score", confidence, "no AAT verifier confidence in this trace")
 
 
-_VERIFICATION = (
-    "verification_triggered",
-    "verification_steps",
-    "verification_passed",
-    "verification_score",
-    "verification_failures_detected",
-    "critic_verification_passed",
-    "critic_verification_score",
-    "critic_failures_detected",
-    "aat_verification_triggered",
-    "aat_verification_passed",
-    "aat_verification_score",
-)
+_VERIFICATION = ("verification_triggered", "verification_steps", "verification_passed",
+                 "verification_score", "verification_failures_detected", "critic_verification_passed",
+                 "critic_verification_score", "critic_failures_detected", "aat_verification_triggered",
+                 "aat_verification_passed", "aat_verification_score")  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tracegrade.dabench.metrics._aat import aat, mas_effectiveness, per_action, per_stage
@@ -19,51 +20,30 @@ from tracegrade.dabench.reading._records import TaskRecord, Value
 
 __all__ = ["FAMILIES", "TaskMetrics", "column_family", "evaluate_task", "failed_task_metrics"]
 
-_MAS = frozenset(
-    {
-        "initial_answer_correct",
-        "final_answer_correct",
-        "recovered_after_replan",
-        "recovered_after_retry",
-        "replan_requested",
-        "replan_successful",
-        "retry_requested",
-        "retry_successful",
-    }
-)
-_BY_CATEGORY = {
-    "Identification": ("identification", identification),
-    "Task Metadata": ("task_metadata", task_metadata),
-    "Correctness": ("correctness", correctness),
-    "Execution": ("execution", execution),
-    "Autonomy": ("autonomy", autonomy),
-    "Planning": ("planning", planning),
-    "Tool Usage": ("tool_usage", tool_usage),
-    "Data Understanding": ("data_understanding", data_understanding),
-    "Verification": ("verification", verification),
-    "Recovery": ("recovery", recovery),
-    "Trajectory": ("trajectory", trajectory),
-    "Failure Taxonomy": ("failure_taxonomy", failure_taxonomy),
-    "Confidence": ("confidence", confidence),
-    "Composite": ("composite", composite),
-    "AAT Architecture": ("aat", aat),
-    "Research": ("research", research),
-    "Per-Stage": ("per_stage", per_stage),
-    "Per-Action": ("per_action", per_action),
-}
+_MAS = frozenset({"initial_answer_correct", "final_answer_correct", "recovered_after_replan", "recovered_after_retry",
+                  "replan_requested", "replan_successful", "retry_requested", "retry_successful"})  # fmt: skip
+_BY_CATEGORY: dict[str, Callable[[MetricContext], Out]] = {
+    "Identification": identification, "Task Metadata": task_metadata, "Correctness": correctness,
+    "Execution": execution, "Autonomy": autonomy, "Planning": planning, "Tool Usage": tool_usage,
+    "Data Understanding": data_understanding, "Verification": verification, "Recovery": recovery,
+    "Trajectory": trajectory, "Failure Taxonomy": failure_taxonomy, "Confidence": confidence,
+    "Composite": composite, "AAT Architecture": aat, "Research": research, "Per-Stage": per_stage,
+    "Per-Action": per_action,
+}  # fmt: skip
+"""The family of each column category (a family is named as its function)."""
 
 
 def column_family(column: MetricColumn) -> str:
     """The name of the family that fills ``column``."""
-    return "mas_effectiveness" if column.name in _MAS else _BY_CATEGORY[column.category][0]
+    return "mas_effectiveness" if column.name in _MAS else _BY_CATEGORY[column.category].__name__
 
 
 def _families() -> tuple[Family, ...]:
-    order = [name for name, _ in _BY_CATEGORY.values()]
-    order.insert(order.index("aat") + 1, "mas_effectiveness")
-    functions = {name: fn for name, fn in _BY_CATEGORY.values()} | {"mas_effectiveness": mas_effectiveness}
+    functions = list(_BY_CATEGORY.values())
+    functions.insert(functions.index(aat) + 1, mas_effectiveness)
     return tuple(
-        Family(name, functions[name], tuple(c.name for c in TASK_COLUMNS if column_family(c) == name)) for name in order
+        Family(fn.__name__, fn, tuple(c.name for c in TASK_COLUMNS if column_family(c) == fn.__name__))
+        for fn in functions
     )
 
 
@@ -99,7 +79,7 @@ def evaluate_task(record: TaskRecord, params: MetricParams) -> TaskMetrics:
 
 _NAMES = tuple(c.name for c in TASK_COLUMNS)
 _IN_ORDER = operator.itemgetter(*_NAMES)
-"""The task_metrics values in column order (one C call instead of a lookup per column)."""
+"""The task_metrics values in column order."""
 
 
 def failed_task_metrics(run_id: str, task_id: str, code: str) -> TaskMetrics:

@@ -73,9 +73,7 @@ def research(ctx: MetricContext) -> Out:
 
 def answer_signature(table: AnswerTable | None) -> Counter[tuple[str, ...]] | None:
     """An answer's column signatures as a multiset (names and order ignored), None for no answer."""
-    if table is None:
-        return None
-    return Counter(tuple(sorted(column)) for column in columns_of(table))
+    return None if table is None else Counter(tuple(sorted(column)) for column in columns_of(table))
 
 
 def _reproducibility(primary: AnswerTable | None, votes: tuple[AnswerTable | None, ...]) -> float | None:

@@ -89,14 +89,9 @@ def answer_from_json(payload: object) -> AnswerTable | None:
     if not isinstance(payload, dict):
         return None
     columns, rows = payload.get("columns"), payload.get("rows")
-    if not isinstance(columns, list) or not isinstance(rows, list):
+    if not isinstance(columns, list) or not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
         return None
-    if not all(isinstance(row, list) for row in rows):
-        return None
-    return AnswerTable(
-        columns=tuple(stringify(c) for c in columns),
-        rows=tuple(tuple(stringify(v) for v in row) for row in rows),
-    )
+    return AnswerTable(tuple(map(stringify, columns)), tuple(tuple(map(stringify, row)) for row in rows))
 
 
 def read_answer_csv(path: Path, *, what: str) -> AnswerTable:

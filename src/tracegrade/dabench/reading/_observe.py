@@ -26,8 +26,6 @@ class TaskSignals:
     """Reviewer steps (verifier, critic, auditor) that flagged a problem."""
     review_steps: int
     """Reviewer steps with a verdict."""
-    coordinator_decisions: tuple[str, ...]
-    """Coordinator decisions in order (upper case)."""
 
 
 def _verdict(status: str | None) -> bool | None:
@@ -44,11 +42,8 @@ def observe(record: TaskRecord) -> TaskSignals:
     verifier: bool | None = None
     critic: bool | None = None
     flags = reviews = 0
-    decisions: list[str] = []
     for step in record.steps:
         kind = (step.agent_type or "").lower()
-        if kind == "coordinator" and step.decision:
-            decisions.append(step.decision.upper())
         if kind not in REVIEWER_TYPES and step.review_type not in REVIEWER_TYPES:
             continue
         verdict = _verdict(step.verification_status)
@@ -60,4 +55,4 @@ def observe(record: TaskRecord) -> TaskSignals:
             verifier = verdict
         elif kind in ("critic", "reflector") or step.review_type == "critic":
             critic = verdict
-    return TaskSignals(record.task_id, verifier, critic, flags, reviews, tuple(decisions))
+    return TaskSignals(record.task_id, verifier, critic, flags, reviews)

@@ -6,16 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
-__all__ = [
-    "AnswerTable",
-    "Phase",
-    "Step",
-    "TaskInput",
-    "TaskRecord",
-    "ToolCall",
-    "TraceFormat",
-    "Value",
-]
+__all__ = ["AnswerTable", "Phase", "Step", "TaskInput", "TaskRecord", "ToolCall", "TraceFormat", "Value"]
 
 Value = float | int | str | bool | None
 """A metric value as written to the tables (``None`` is an empty CSV cell)."""
@@ -58,7 +49,7 @@ class AnswerTable:
 
 
 class ToolCall(NamedTuple):
-    """One tool invocation (a named tuple: immutable and cheap to build, one per call of every trace)."""
+    """One tool invocation (an immutable named tuple)."""
 
     call_id: str
     step_id: int
@@ -77,7 +68,7 @@ class ToolCall(NamedTuple):
 
 
 class Step(NamedTuple):
-    """One normalised trajectory step (a named tuple: immutable and cheap to build, tens of thousands per run)."""
+    """One normalised trajectory step (an immutable named tuple)."""
 
     step_id: int
     action: str

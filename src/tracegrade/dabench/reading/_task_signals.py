@@ -5,15 +5,8 @@ from __future__ import annotations
 from tracegrade.dabench.reading._records import Phase, Step, TaskRecord, TraceFormat
 from tracegrade.dabench.reading._vocab import CRITIC_TYPES, PLAN_ACTIONS, SPECIALISTS
 
-__all__ = [
-    "critic_steps",
-    "critic_verdict",
-    "execution_attempts",
-    "phase_pattern",
-    "plan_attempts",
-    "specialists_called",
-    "verifier_steps",
-]
+__all__ = ["critic_steps", "critic_verdict", "execution_attempts", "phase_pattern", "plan_attempts",
+           "specialists_called", "verifier_steps"]
 
 _PASS = frozenset({"passed", "pass", "ok", "approved", "approve", "approve_final", "success"})
 _FAIL = frozenset({"failed", "fail", "rejected", "reject", "error", "retry", "retry_execution", "replan"})

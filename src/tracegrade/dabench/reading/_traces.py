@@ -98,14 +98,8 @@ def parse_trace(document: object) -> ParsedTrace:
     )
 
 
-_RICH_TASK_FIELDS = (
-    "coordinator_final_decision",
-    "plan_attempts",
-    "execution_attempts",
-    "confidence_score",
-    "documents_required",
-    "explanation_quality_score",
-)
+_RICH_TASK_FIELDS = ("coordinator_final_decision", "plan_attempts", "execution_attempts", "confidence_score",
+                     "documents_required", "explanation_quality_score")  # fmt: skip
 
 
 def _detect(document: dict[str, Any], steps: list[Any]) -> TraceFormat:
@@ -268,7 +262,7 @@ def _react_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Pha
     if action == "__reflect__" and verification_status is None and isinstance(content, dict):
         verification_status = "passed" if str(content.get("verdict", "")).upper() == "OK" else "failed"
     p_id, agent, duration, t_in, t_out, t_reason, stamp, conf, decision, review, specialist, checkpoint, retries = (
-        _rich_values(rich) if rich else _NO_RICH
+        tuple(map(rich.get, _RICH_ORDER)) if rich else _NO_RICH
     )
     thought, raw_response = get("thought"), get("raw_response")
     return Step._make(
@@ -298,10 +292,6 @@ _RICH_ORDER = ("parent_step_id", "agent", "duration_seconds", "tokens_input", "t
 _NO_RICH = (None,) * len(_RICH_ORDER)
 
 
-def _rich_values(rich: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(map(rich.get, _RICH_ORDER))
-
-
 _PSEUDO_ACTIONS = frozenset({"", "plan", "planner", "replan", "verify", "critic"})
 
 
@@ -329,16 +319,8 @@ def _is_llm_call(raw: dict[str, Any], action: str, fmt: TraceFormat, rich: dict[
     return True
 
 
-def _tool_call(
-    call_id: str,
-    step_id: int,
-    tool: str,
-    args: object,
-    output_size: int,
-    ok: bool,
-    error: str | None,
-    rich: dict[str, Any],
-) -> ToolCall:
+def _tool_call(call_id: str, step_id: int, tool: str, args: object, output_size: int, ok: bool, error: str | None,
+               rich: dict[str, Any]) -> ToolCall:
     args_key = orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=str).decode()
     if rich:
         t_in, t_out = rich.get("tokens_input"), rich.get("tokens_output")

@@ -6,20 +6,8 @@ import functools
 
 from tracegrade.dabench.reading._records import Phase
 
-__all__ = [
-    "ACTION_COLUMNS",
-    "CRITIC_TYPES",
-    "DAG_ACTIONS",
-    "EXECUTE_TOOLS",
-    "EXPLORE_TOOLS",
-    "LEGACY_STAGE",
-    "PLAN_ACTIONS",
-    "SPECIALISTS",
-    "STAGE_PREFIX",
-    "action_column",
-    "inferred_phase",
-    "tool_category",
-]
+__all__ = ["ACTION_COLUMNS", "CRITIC_TYPES", "DAG_ACTIONS", "EXECUTE_TOOLS", "EXPLORE_TOOLS", "LEGACY_STAGE",
+           "PLAN_ACTIONS", "SPECIALISTS", "STAGE_PREFIX", "action_column", "inferred_phase", "tool_category"]
 
 EXPLORE_TOOLS = frozenset(
     {"list_context", "read_csv", "read_json", "read_doc", "read_knowledge", "inspect_sqlite_schema", "inspect_data"}
@@ -31,38 +19,13 @@ DAG_ACTIONS = frozenset({"__plan__", "__dag_node_start__", "__dag_node_done__", 
 CRITIC_TYPES = frozenset({"critic", "reflector"})
 SPECIALISTS = ("schema", "domain", "document")
 
-LEGACY_STAGE = {
-    Phase.UNDERSTAND: "explore",
-    Phase.PLAN: "plan",
-    Phase.EXECUTE: "execute",
-    Phase.VERIFY: "verify",
-    Phase.AGGREGATE: "execute",
-    Phase.SUMMARIZE: "answer",
-}
-STAGE_PREFIX = {
-    Phase.UNDERSTAND: "understanding",
-    Phase.PLAN: "planning",
-    Phase.EXECUTE: "execution",
-    Phase.VERIFY: "verification",
-    Phase.AGGREGATE: "summary",
-    Phase.SUMMARIZE: "summary",
-}
-ACTION_COLUMNS = (
-    "list_context",
-    "read_csv",
-    "read_json",
-    "read_doc",
-    "read_knowledge",
-    "inspect_sqlite_schema",
-    "inspect_data",
-    "execute_context_sql",
-    "execute_python",
-    "query_dataframe",
-    "mark_node_done",
-    "answer",
-    "planner",
-    "other_tool",
-)
+LEGACY_STAGE = {Phase.UNDERSTAND: "explore", Phase.PLAN: "plan", Phase.EXECUTE: "execute", Phase.VERIFY: "verify",
+                Phase.AGGREGATE: "execute", Phase.SUMMARIZE: "answer"}  # fmt: skip
+STAGE_PREFIX = {Phase.UNDERSTAND: "understanding", Phase.PLAN: "planning", Phase.EXECUTE: "execution",
+                Phase.VERIFY: "verification", Phase.AGGREGATE: "summary", Phase.SUMMARIZE: "summary"}  # fmt: skip
+ACTION_COLUMNS = ("list_context", "read_csv", "read_json", "read_doc", "read_knowledge", "inspect_sqlite_schema",
+                  "inspect_data", "execute_context_sql", "execute_python", "query_dataframe", "mark_node_done",
+                  "answer", "planner", "other_tool")  # fmt: skip
 
 
 @functools.lru_cache(maxsize=1024)

@@ -67,13 +67,9 @@ def reconciliation_section(rec: Reconciliation) -> Section:
         column("skipped", "Skipped", "int", priority=2, min_width=7),
     ]
     rows: list[dict[str, object]] = [{"check": name, **counts} for name, counts in rec.by_check.items()]
-    section = Section(
-        id="reconciliation", title="Artifact reconciliation", mode=Mode.VERBOSE, columns=columns, rows=rows
-    )
-    section.notes = [
-        "Coordinator consistency checks are warnings, never failures; details in artifact_reconciliation_report.txt."
-    ]
-    return section
+    note = "Coordinator consistency checks are warnings, never failures; details in artifact_reconciliation_report.txt."
+    return Section(id="reconciliation", title="Artifact reconciliation", mode=Mode.VERBOSE, columns=columns, rows=rows,
+                   notes=[note])
 
 
 def build_report(

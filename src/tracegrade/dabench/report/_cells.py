@@ -7,15 +7,14 @@ import math
 from tracegrade.dabench.analyses._sections import Cell, ColumnKind
 from tracegrade.render import MISSING, fmt_int, fmt_pct, fmt_score
 
-__all__ = ["format_cell", "sort_key"]
+__all__ = ["NUMERIC_KINDS", "format_cell", "sort_key"]
+
+NUMERIC_KINDS = frozenset({"int", "pct", "score", "float", "seconds", "pm", "ci", "signed"})
+"""Column kinds shown right-aligned and never wrapped."""
 
 
 def _number(value: Cell) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    return None
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
 
 
 def _pair(value: Cell) -> tuple[float | None, float | None] | None:

@@ -11,14 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracegrade.dabench.analyses._research import CORRELATION_METRICS, pairwise_rows
-from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
+from tracegrade.dabench.metrics._failure import FAILED_OUTCOMES, HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import RunRows, num, numbers
 
-__all__ = ["FIGURES", "FigureResult", "draw_figures"]
-
-FAILED = ("failed", "partial")
-FIGURES = ("score_distribution", "failure_distribution", "autonomy_vs_efficiency", "correlation_matrix")
-
+__all__ = ["FigureResult", "draw_figures"]
 
 _DARK = 0.6
 """|r| from which a heat-map cell is dark enough for white numbers."""
@@ -62,9 +58,8 @@ def _failures(run: RunRows) -> FigureResult:
     missing = sum(1 for r in run.rows if r.get("outcome_status") == HARNESS_OUTCOME)
     if missing:  # the agent's failures only; the harness's are named in the title
         title += f" ({missing} missing artefact{'s' if missing != 1 else ''} left out)"
-    counts = Counter(
-        str(r["failure_category"]) for r in run.rows if r.get("failure_category") and r.get("outcome_status") in FAILED
-    )
+    failed = (r for r in run.rows if r.get("outcome_status") in FAILED_OUTCOMES)
+    counts = Counter(str(r["failure_category"]) for r in failed if r.get("failure_category"))
     if not counts:
         return FigureResult("failure_distribution", title, None, "no failed task with a failure category")
     names = [n for n, _ in counts.most_common()]
@@ -86,28 +81,19 @@ def _autonomy(run: RunRows) -> FigureResult:
     found = [(num(r.get("autonomy_score")), num(r.get("tool_efficiency")), num(r.get("final_score"))) for r in run.rows]
     points = [(a, e, s) for a, e, s in found if a is not None and e is not None]
     if not points:
-        return FigureResult(
-            "autonomy_vs_efficiency", title, None, "no task with both autonomy_score and tool_efficiency"
-        )
+        reason = "no task with both autonomy_score and tool_efficiency"
+        return FigureResult("autonomy_vs_efficiency", title, None, reason)
     fig = new_figure(6.4, 4.6)
     ax = fig.add_subplot()
     scored = [(a, e, f) for a, e, f in points if f is not None]
     if scored:
-        dots = ax.scatter(
-            [p[0] for p in scored],
-            [p[1] for p in scored],
-            c=[p[2] for p in scored],
-            cmap="viridis",
-            vmin=0,
-            vmax=1,
-            edgecolors="black",
-        )
+        dots = ax.scatter([p[0] for p in scored], [p[1] for p in scored], c=[p[2] for p in scored], cmap="viridis",
+                          vmin=0, vmax=1, edgecolors="black")
         fig.colorbar(dots, ax=ax, label="Final score")
     unscored = [p for p in points if p[2] is None]
     if unscored:
-        ax.scatter(
-            [p[0] for p in unscored], [p[1] for p in unscored], c="lightgray", edgecolors="black", label="no gold"
-        )
+        ax.scatter([p[0] for p in unscored], [p[1] for p in unscored], c="lightgray", edgecolors="black",
+                   label="no gold")
         ax.legend()
     ax.set(xlabel="Autonomy score", ylabel="Tool efficiency", title=f"{title}: {_tasks(len(points))}",
            xlim=(-0.05, 1.05), ylim=(-0.05, 1.05))

@@ -6,14 +6,13 @@ import base64
 from collections.abc import Sequence
 from typing import Any
 
-from tracegrade.dabench.analyses._sections import Section
+from tracegrade.dabench.analyses._sections import Cell, Section, SectionColumn
 from tracegrade.dabench.report._build import DabenchReport
-from tracegrade.dabench.report._cells import format_cell, sort_key
+from tracegrade.dabench.report._cells import NUMERIC_KINDS, format_cell, sort_key
 from tracegrade.dabench.report._figures import FigureResult
 
 __all__ = ["render_report_html"]
 
-_NUMERIC = frozenset({"int", "pct", "score", "float", "seconds", "pm", "ci", "signed"})
 _KIND = {"HEALTHY": "good", "GOOD": "good", "DEGRADED": "warn", "UNHEALTHY": "bad", "POOR": "bad"}
 
 
@@ -26,19 +25,14 @@ def _table(section: Section) -> dict[str, Any]:
         "headline": section.headline,
         "kind": _KIND.get(section.status or "", "neutral"),
         "panel": section.panel,
-        "columns": [{"label": c.label, "numeric": c.kind in _NUMERIC} for c in section.columns],
-        "rows": [
-            [
-                {
-                    "text": format_cell(row.get(c.key), c.kind),
-                    "sort": sort_key(row["raw"] if c.key == "value" and "raw" in row else row.get(c.key)),
-                    "numeric": c.kind in _NUMERIC,
-                }
-                for c in section.columns
-            ]
-            for row in section.rows
-        ],
+        "columns": [{"label": c.label, "numeric": c.kind in NUMERIC_KINDS} for c in section.columns],
+        "rows": [[_cell(row, c) for c in section.columns] for row in section.rows],
     }
+
+
+def _cell(row: dict[str, Cell], c: SectionColumn) -> dict[str, Any]:
+    raw = row["raw"] if c.key == "value" and "raw" in row else row.get(c.key)
+    return {"text": format_cell(row.get(c.key), c.kind), "sort": sort_key(raw), "numeric": c.kind in NUMERIC_KINDS}
 
 
 def render_report_html(report: DabenchReport, figures: Sequence[FigureResult]) -> str:

@@ -18,7 +18,7 @@ from tracegrade.dabench.analyses._overview import DIFFICULTY_ORDER
 from tracegrade.dabench.analyses._params import Resampling, ci_label
 from tracegrade.dabench.analyses._research import describe
 from tracegrade.dabench.analyses._sections import fmt
-from tracegrade.dabench.metrics._failure import HARNESS_OUTCOME
+from tracegrade.dabench.metrics._failure import FAILED_OUTCOMES, HARNESS_OUTCOME
 from tracegrade.dabench.tables._evaluated import Row, RunRows, count_true, numbers
 from tracegrade.render import fmt_pct
 from tracegrade.stats import ratio
@@ -79,9 +79,8 @@ def _difficulty(run: RunRows) -> PaperTable:
         accuracy = ratio(sum(s >= run.success_threshold for s in scores), len(scores))
         rows.append((name, str(len(group)), fmt_pct(ratio(executed, known)), fmt_pct(accuracy), _pm(scores)))
     header = ("Difficulty", "n", "Execution success", "Answer accuracy", "Final score")
-    return PaperTable(
-        2, "Breakdown by difficulty", header, tuple(rows), f"Answer accuracy: final_score ≥ {run.success_threshold:g}."
-    )
+    note = f"Answer accuracy: final_score ≥ {run.success_threshold:g}."
+    return PaperTable(2, "Breakdown by difficulty", header, tuple(rows), note)
 
 
 def _task_type(run: RunRows) -> PaperTable:
@@ -112,7 +111,7 @@ def _mean(values: list[float]) -> str:
 
 
 def _root_causes(run: RunRows) -> PaperTable:
-    failed = [r for r in run.rows if r.get("outcome_status") in ("failed", "partial")]
+    failed = [r for r in run.rows if r.get("outcome_status") in FAILED_OUTCOMES]
     counts = Counter(str(r["root_cause"]) for r in failed if r.get("root_cause"))
     rows = tuple((cause, str(n), fmt_pct(n / len(failed))) for cause, n in counts.most_common(10))
     note = f"Failed or partial tasks (final_score < {run.success_threshold:g} or no answer): {len(failed)}."
@@ -124,17 +123,8 @@ def _root_causes(run: RunRows) -> PaperTable:
 
 
 def _comparison(c: RunComparison) -> PaperTable:
-    row = (
-        c.primary,
-        str(c.n),
-        fmt(c.baseline_score),
-        fmt(c.candidate_score),
-        fmt(c.mean_delta, "+.3f"),
-        interval_text(c),
-        fmt(c.wilcoxon.statistic, ".1f"),
-        fmt(c.p_value, ".4f"),
-        fmt(c.cohens_d),
-    )
+    row = (c.primary, str(c.n), fmt(c.baseline_score), fmt(c.candidate_score), fmt(c.mean_delta, "+.3f"),
+           interval_text(c), fmt(c.wilcoxon.statistic, ".1f"), fmt(c.p_value, ".4f"), fmt(c.cohens_d))
     header = ("Metric", "Pairs", "Baseline", "Proposed", "Δ", ci_label(c.level), "Wilcoxon W", "p", "Cohen's d")
     note = (
         f"Baseline {c.baseline.run_id}, proposed {c.candidate.run_id}; paired by task_id; "
@@ -172,23 +162,8 @@ def render_markdown(run_id: str, tables: Sequence[PaperTable], health: str | Non
     return "\n".join(lines)
 
 
-_TEX = str.maketrans(
-    {
-        "&": r"\&",
-        "%": r"\%",
-        "_": r"\_",
-        "#": r"\#",
-        "$": r"\$",
-        "{": r"\{",
-        "}": r"\}",
-        "±": r"$\pm$",
-        "≥": r"$\geq$",
-        "Δ": r"$\Delta$",
-        "—": "--",
-        "–": "--",
-        "−": "-",
-    }
-)
+_TEX = str.maketrans({"&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}",
+                      "±": r"$\pm$", "≥": r"$\geq$", "Δ": r"$\Delta$", "—": "--", "–": "--", "−": "-"})  # fmt: skip
 
 
 def render_latex(run_id: str, tables: Sequence[PaperTable], health: str | None = None) -> str:

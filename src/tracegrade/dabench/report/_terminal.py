@@ -17,32 +17,25 @@ from rich.text import Text
 
 from tracegrade.dabench.analyses._sections import Section, SectionColumn
 from tracegrade.dabench.report._build import DabenchReport
-from tracegrade.dabench.report._cells import format_cell
+from tracegrade.dabench.report._cells import NUMERIC_KINDS, format_cell
 from tracegrade.render import Column, fit_table, terminal_safe
 
 __all__ = ["render_report", "render_sections"]
 
 _STYLE = {"HEALTHY": "green", "GOOD": "green", "DEGRADED": "yellow", "UNHEALTHY": "red", "POOR": "red"}
-_NUMERIC = frozenset({"int", "pct", "score", "float", "seconds", "pm", "ci", "signed"})
+_MARK = {"HEALTHY": "✓", "GOOD": "✓", "DEGRADED": "⚠", "UNKNOWN": "?"}
 
 
 def _column(spec: SectionColumn) -> Column:
-    return Column(
-        spec.label,
-        spec.key,
-        min_width=spec.min_width,
-        priority=spec.priority,
-        justify="right" if spec.kind in _NUMERIC else "left",
-        formatter=partial(format_cell, kind=spec.kind),
-        wrap=spec.kind not in _NUMERIC,
-    )
+    numeric = spec.kind in NUMERIC_KINDS
+    return Column(spec.label, spec.key, min_width=spec.min_width, priority=spec.priority,
+                  justify="right" if numeric else "left", formatter=partial(format_cell, kind=spec.kind),
+                  wrap=not numeric)
 
 
 def _panel(section: Section, width: int) -> RenderableType:
     lines = Text()
-    mark = "✓" if section.status in ("HEALTHY", "GOOD") else "⚠" if section.status == "DEGRADED" else "✗"
-    if section.status == "UNKNOWN":
-        mark = "?"
+    mark = _MARK.get(section.status or "", "✗")
     lines.append(terminal_safe(f"{mark} {section.headline}") + "\n", style=_STYLE.get(section.status or "", "bold"))
     label = max(len(str(r["measure"])) for r in section.rows) if section.rows else 0
     for row in section.rows:
@@ -66,11 +59,7 @@ def _section(section: Section, width: int) -> RenderableType:
 
 def render_sections(sections: Iterable[Section], width: int) -> RenderableType:
     """Sections one after another, each fitted to ``width`` columns."""
-    parts: list[RenderableType] = []
-    for section in sections:
-        parts.append(_section(section, width))
-        parts.append(Text(""))
-    return Group(*parts)
+    return Group(*(part for section in sections for part in (_section(section, width), Text(""))))
 
 
 def render_report(report: DabenchReport, *, width: int, footer: Iterable[str] = ()) -> RenderableType:

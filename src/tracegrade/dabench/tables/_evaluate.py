@@ -13,7 +13,7 @@ from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.metrics._registry import TaskMetrics, evaluate_task, failed_task_metrics
 from tracegrade.dabench.reading._params import RunLocation
 from tracegrade.dabench.reading._records import TaskRecord
-from tracegrade.dabench.reading._runs import SummaryEntry, read_summary, read_task, resolve_run
+from tracegrade.dabench.reading._runs import RunTaskList, SummaryEntry, read_summary, read_task, resolve_run
 from tracegrade.dabench.tables._layout import (
     COMPREHENSIVE_COLUMNS,
     TOOL_CALL_COLUMNS,
@@ -62,7 +62,7 @@ class _Collector:
         self.trajectory = ColumnBuffer(TRAJECTORY_COLUMNS)
         self.tool_calls = ColumnBuffer(TOOL_CALL_COLUMNS)
         self.null_pairs: Counter[tuple[str, str]] = Counter()
-        """(column, reason) of every null cell, counted in C (regrouped by column when the run is written)."""
+        """(column, reason) of every null cell (regrouped by column when the run is written)."""
         self.errors: list[dict[str, str | int]] = []
         self.formats: Counter[str] = Counter()
         self.missing: dict[str, list[str]] = defaultdict(list)
@@ -124,35 +124,24 @@ def evaluate_run(
                 advance(1)
     except KeyboardInterrupt:
         result.status = JobStatus.INTERRUPTED
-    _write(folder, collector, summary, run_dir, options, result, on_finish)
+    _write(folder, collector, summary, run_dir, options, on_finish)
     if result.status is JobStatus.INTERRUPTED:
         raise KeyboardInterrupt
     return result
 
 
-def _evaluate_one(
-    run_dir: Path,
-    run_id: str,
-    entry: SummaryEntry,
-    options: EvalOptions,
-    collector: _Collector,
-    folder: RunFolder,
-    on_task: TaskSink | None,
-) -> None:
+def _evaluate_one(run_dir: Path, run_id: str, entry: SummaryEntry, options: EvalOptions, collector: _Collector,
+                  folder: RunFolder, on_task: TaskSink | None) -> None:
     try:
         record = read_task(run_dir, run_id, entry, options.data_root)
         metrics = evaluate_task(record, options.params)
-    except TracegradeError as exc:
-        failed = failed_task_metrics(run_id, entry.task_id, exc.code)
-        with uninterrupted():
-            collector.add(entry.task_id, failed, [(exc.code, exc.message)])
-        return
     except Exception as exc:  # a bug must cost one task, not the run; the type name is safe to record
-        code = "internal_error"
-        message = f"{entry.task_id}: internal error {type(exc).__name__}"
-        failed = failed_task_metrics(run_id, entry.task_id, code)
+        if isinstance(exc, TracegradeError):
+            code, message = exc.code, exc.message
+        else:
+            code, message = "internal_error", f"{entry.task_id}: internal error {type(exc).__name__}"
         with uninterrupted():
-            collector.add(entry.task_id, failed, [(code, message)])
+            collector.add(entry.task_id, failed_task_metrics(run_id, entry.task_id, code), [(code, message)])
         return
     trace_id = metrics.values.get("trace_id")
     trace_id = trace_id if isinstance(trace_id, str) else None
@@ -168,15 +157,9 @@ def _evaluate_one(
             on_task(record, metrics, folder)
 
 
-def _write(
-    folder: RunFolder,
-    collector: _Collector,
-    summary: Any,
-    run_dir: Path,
-    options: EvalOptions,
-    result: EvalSummary,
-    on_finish: FinishHook | None = None,
-) -> None:
+def _write(folder: RunFolder, collector: _Collector, summary: RunTaskList, run_dir: Path, options: EvalOptions,
+           on_finish: FinishHook | None) -> None:
+    result = collector.summary
     rows = {"task_metrics": len(collector.tasks), "trajectory": len(collector.trajectory),
             "tool_calls": len(collector.tool_calls)}  # fmt: skip
     _write_table(folder, "task_metrics", collector.tasks)
@@ -212,6 +195,5 @@ def _by_column(pairs: Counter[tuple[str, str]]) -> dict[str, dict[str, int]]:
 
 
 def _write_table(folder: RunFolder, name: str, table: ColumnBuffer) -> None:
-    # encoded straight from the column lists and written a slice at a time: the text is never held whole
     folder.write_chunks(f"{name}.csv", table.csv_chunks())
     folder.write_bytes(f"{name}.parquet", table.parquet_bytes())

@@ -14,7 +14,8 @@ from tracegrade.dabench.metrics._params import MetricParams
 from tracegrade.dabench.reading._records import Value
 from tracegrade.errors import InputError
 
-__all__ = ["Row", "RunRows", "count_true", "num", "numbers", "read_columns", "read_evaluated", "read_table"]
+__all__ = ["Row", "RunRows", "count_true", "num", "numbers", "read_columns", "read_evaluated", "read_table",
+           "run_rows"]
 
 Row = Mapping[str, Value]
 """One task_metrics row (column → value; None is a null metric)."""
@@ -41,7 +42,7 @@ def read_table(
         InputError: the file is missing or unreadable, or (without ``present_only``) lacks one of ``columns``.
     """
     table = _read_parquet(path, columns, present_only)
-    names = table.column_names  # what Table.to_pylist returns, built by column: several times faster
+    names = table.column_names  # what Table.to_pylist returns, built column by column
     if not names:
         return [{} for _ in range(table.num_rows)]
     return [dict(zip(names, row, strict=True)) for row in zip(*(c.to_pylist() for c in table.columns), strict=True)]
@@ -105,8 +106,13 @@ def read_evaluated(folder: Path, columns: Sequence[str] | None = None, *, verify
             metadata = dict(loads_written(manifest.read_bytes()).get("metadata") or {})
         except (orjson.JSONDecodeError, AttributeError):
             raise InputError(f"{manifest}: unreadable manifest", code="invalid_manifest") from None
-    parameters = dict(metadata.get("parameters") or {})
     run_id = str(metadata.get("run_id") or (rows[0].get("run_id") if rows else None) or folder.name)
+    return run_rows(run_id, folder, rows, metadata)
+
+
+def run_rows(run_id: str, folder: Path, rows: Sequence[Row], metadata: Mapping[str, Any]) -> RunRows:
+    """A run's rows with the parameters its manifest metadata records."""
+    parameters = dict(metadata.get("parameters") or {})
     threshold = float(parameters.get("success_threshold", MetricParams().success_threshold))
     return RunRows(run_id, folder, tuple(rows), threshold, parameters, metadata)
 
@@ -118,12 +124,7 @@ def num(value: object) -> float | None:
 
 def numbers(rows: Iterable[Row], column: str) -> list[float]:
     """The non-null numeric values of ``column`` (booleans count as 0/1)."""
-    out: list[float] = []
-    for row in rows:
-        value = row.get(column)
-        if isinstance(value, int | float) and not isinstance(value, str):
-            out.append(float(value))
-    return out
+    return [float(value) for row in rows if isinstance(value := row.get(column), int | float)]
 
 
 def count_true(rows: Iterable[Row], column: str) -> tuple[int, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 
 import orjson
 
@@ -10,14 +11,8 @@ from tracegrade.dabench.metrics._columns import TASK_COLUMNS
 from tracegrade.dabench.reading._records import Phase, TaskRecord, ToolCall, Value
 from tracegrade.dabench.reading._vocab import LEGACY_STAGE, STAGE_PREFIX, tool_category
 
-__all__ = [
-    "COMPREHENSIVE_COLUMNS",
-    "TOOL_CALL_COLUMNS",
-    "TRAJECTORY_COLUMNS",
-    "Columns",
-    "tool_call_columns",
-    "trajectory_columns",
-]
+__all__ = ["COMPREHENSIVE_COLUMNS", "TOOL_CALL_COLUMNS", "TRAJECTORY_COLUMNS", "Columns", "tool_call_columns",
+           "trajectory_columns"]
 
 CELL_CAP = 300
 TRAJECTORY_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -52,7 +47,7 @@ def _cap(text: str) -> str:
 
 
 _STAGES = {phase: (STAGE_PREFIX[phase], LEGACY_STAGE[phase], phase.value) for phase in Phase}
-"""stage, legacy_stage and phase text of every phase (looked up once per step)."""
+"""stage, legacy_stage and phase text of every phase."""
 
 
 Columns = list[Sequence[Value]]
@@ -73,14 +68,8 @@ def trajectory_columns(record: TaskRecord, trace_id: str | None) -> Columns:
     (step_id, action, phases, inferred, ok, tool, parent, agent, agent_type, thought, action_input, observation,
      raw, error, llm, duration, t_in, t_out, t_reason, stamp, confidence, decision, review, verification,
      specialist, checkpoint, retries, *_) = zip(*steps, strict=True)  # fmt: skip
-    elapsed: list[float | None]
-    if any(d is not None for d in duration):
-        total, elapsed = 0.0, []
-        for seconds in duration:
-            total += seconds or 0.0
-            elapsed.append(total)
-    else:
-        elapsed = [None] * count
+    timed = any(d is not None for d in duration)
+    elapsed = list(accumulate((s or 0.0 for s in duration), initial=0.0))[1:] if timed else [None] * count
     stages = [_STAGES[phase] for phase in phases]
     trace_format = record.trace_format.value
     metadata: dict[tuple[Value, ...], str] = {}  # most steps of a trace share their metadata cell

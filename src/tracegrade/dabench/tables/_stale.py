@@ -32,11 +32,8 @@ def remove_stale_tasks(output: Path, run_dir: Path, tasks: Collection[str], kind
     """
     if not output.is_dir() or output.resolve() == run_dir.resolve():
         return []  # the run folder's own task folders are its inputs, and every one of them is evaluated
-    stale = sorted(
-        p.name
-        for p in output.iterdir()
-        if _TASK_DIR.fullmatch(p.name) and p.name not in tasks and (p.is_dir() or p.is_symlink())
-    )
+    stale = sorted(p.name for p in output.iterdir()
+                   if _TASK_DIR.fullmatch(p.name) and p.name not in tasks and (p.is_dir() or p.is_symlink()))
     if not stale:
         return []
     recorded = _recorded_files(output, kind)
