@@ -30,9 +30,9 @@ LOW_ACCOUNTING = 0.05
 CHECKS = ("tool_call_count", "tool_failure_count", "token_conservation", "trajectory_completeness",
           "verification_semantics", "verification_boolean", "time_accounting", "data_understanding_inflation",
           "replan_count_consistent", "retry_count_consistent", "coordinator_metrics_consistent",
-          "summary_trace_present", "summary_prediction_present", "summary_entry_usable")  # fmt: skip
+          "summary_trace_present", "summary_prediction_present", "summary_entry_usable")
 _NAMED_FILES = (("summary_trace_present", "trace", "a trace (trace.json or trace_r<N>.json)"),
-                ("summary_prediction_present", "prediction.csv", "prediction.csv"))  # fmt: skip
+                ("summary_prediction_present", "prediction.csv", "prediction.csv"))
 
 
 class Finding(BaseModel):

@@ -22,10 +22,10 @@ LIST_CAP = 500
 ANSWER_ROWS_CAP = 50
 _RESTART = frozenset({"REPLAN", "RETRY_EXECUTION"})
 _ANSWER_BUCKETS = frozenset({"extra_columns", "low_recall", "wrong_schema", "wrong_row_count", "wrong_aggregate",
-                             "wrong_values", "invalid_prediction"})  # fmt: skip
+                             "wrong_values", "invalid_prediction"})
 _EVALUATION = ("final_score", "kdd_recall", "answer_precision", "answer_recall", "answer_f1", "column_f1", "row_f1",
                "dataspace_task_accuracy", "dataspace_error_code", "answer_error_code", "execution_success",
-               "outcome_status", "outcome_error_type", "severity")  # fmt: skip
+               "outcome_status", "outcome_error_type", "severity")
 
 
 def _cap(text: str | None) -> str | None:

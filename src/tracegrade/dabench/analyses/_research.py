@@ -12,7 +12,7 @@ from tracegrade.dabench.tables._evaluated import Row, RunRows, numbers
 __all__ = ["CORRELATION_METRICS", "correlation_section", "describe", "metric_statistics_section", "pairwise_rows"]
 
 CORRELATION_METRICS = ("final_score", "analyst_score", "autonomy_score", "tool_efficiency", "verification_score",
-                       "data_understanding_score")  # fmt: skip
+                       "data_understanding_score")
 _SKIP_CATEGORIES = frozenset({"Identification"})
 
 

@@ -32,7 +32,6 @@ statistics of agent behaviour (failure taxonomy, multi-agent sections, compariso
 FAILED_OUTCOMES = frozenset({"failed", "partial"})
 """The ``outcome_status`` values of a task the agent got wrong."""
 
-# fmt: off
 ATTRIBUTION: dict[str, BucketMeaning] = {
     HARNESS_BUCKET: BucketMeaning(
         "HARNESS_INPUT_FAILURE", "missing_artefact", None, "harness", False,
@@ -79,10 +78,9 @@ ATTRIBUTION: dict[str, BucketMeaning] = {
         "Return every quantity the question asks for, one column each.",
     ),
 }
-# fmt: on
 _NO_FAILURE = "no failure (outcome correct)"
 _COLUMNS = ("failure_category", "root_cause", "recoverable_failure", "severity", "failure_reason", "failure_agent",
-            "failure_attribution_stage", "suggested_fix")  # fmt: skip
+            "failure_attribution_stage", "suggested_fix")
 
 
 def evaluation_bucket(ctx: MetricContext) -> str | None:

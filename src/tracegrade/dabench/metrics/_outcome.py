@@ -11,7 +11,7 @@ _CORRECTNESS_NEED_GOLD = ("final_score", "kdd_recall", "answer_precision", "answ
                           "column_precision", "column_recall", "column_f1", "row_precision", "row_recall",
                           "row_f1", "matched_columns", "matched_prediction_columns", "extra_columns",
                           "gold_rows", "gold_cols", "dataspace_task_accuracy", "dataspace_error_code",
-                          "answer_error_code")  # fmt: skip
+                          "answer_error_code")
 
 
 def identification(ctx: MetricContext) -> Out:

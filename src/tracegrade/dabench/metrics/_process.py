@@ -167,4 +167,4 @@ def _aat(ctx: MetricContext, out: Out) -> None:
 _VERIFICATION = ("verification_triggered", "verification_steps", "verification_passed",
                  "verification_score", "verification_failures_detected", "critic_verification_passed",
                  "critic_verification_score", "critic_failures_detected", "aat_verification_triggered",
-                 "aat_verification_passed", "aat_verification_score")  # fmt: skip
+                 "aat_verification_passed", "aat_verification_score")

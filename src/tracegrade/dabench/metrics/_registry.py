@@ -21,7 +21,7 @@ from tracegrade.dabench.reading._records import TaskRecord, Value
 __all__ = ["FAMILIES", "TaskMetrics", "column_family", "evaluate_task", "failed_task_metrics"]
 
 _MAS = frozenset({"initial_answer_correct", "final_answer_correct", "recovered_after_replan", "recovered_after_retry",
-                  "replan_requested", "replan_successful", "retry_requested", "retry_successful"})  # fmt: skip
+                  "replan_requested", "replan_successful", "retry_requested", "retry_successful"})
 _BY_CATEGORY: dict[str, Callable[[MetricContext], Out]] = {
     "Identification": identification, "Task Metadata": task_metadata, "Correctness": correctness,
     "Execution": execution, "Autonomy": autonomy, "Planning": planning, "Tool Usage": tool_usage,
@@ -29,7 +29,7 @@ _BY_CATEGORY: dict[str, Callable[[MetricContext], Out]] = {
     "Trajectory": trajectory, "Failure Taxonomy": failure_taxonomy, "Confidence": confidence,
     "Composite": composite, "AAT Architecture": aat, "Research": research, "Per-Stage": per_stage,
     "Per-Action": per_action,
-}  # fmt: skip
+}
 """The family of each column category (a family is named as its function)."""
 
 

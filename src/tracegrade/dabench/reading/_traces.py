@@ -99,7 +99,7 @@ def parse_trace(document: object) -> ParsedTrace:
 
 
 _RICH_TASK_FIELDS = ("coordinator_final_decision", "plan_attempts", "execution_attempts", "confidence_score",
-                     "documents_required", "explanation_quality_score")  # fmt: skip
+                     "documents_required", "explanation_quality_score")
 
 
 def _detect(document: dict[str, Any], steps: list[Any]) -> TraceFormat:
@@ -194,7 +194,7 @@ def _error_of(observation: object, content: object) -> str | None:
 
 
 _STR_FIELDS = ("agent", "agent_type", "timestamp", "decision", "review_type", "verification_status",
-               "specialist_selected", "coordinator_checkpoint")  # fmt: skip
+               "specialist_selected", "coordinator_checkpoint")
 _RICH_STEP_KEYS = frozenset({*_STR_FIELDS, "parent_step_id", "duration_seconds", "confidence", "retries", "tokens"})
 
 
@@ -283,12 +283,12 @@ def _react_step(raw: dict[str, Any], index: int, fmt: TraceFormat, previous: Pha
             else None,
             answer_from_json(args) if tool == "answer" else None,
         )
-    )  # fmt: skip
+    )
 
 
 _RICH_ORDER = ("parent_step_id", "agent", "duration_seconds", "tokens_input", "tokens_output", "tokens_reasoning",
                "timestamp", "confidence", "decision", "review_type", "specialist_selected", "coordinator_checkpoint",
-               "retries")  # fmt: skip
+               "retries")
 _NO_RICH = (None,) * len(_RICH_ORDER)
 
 
@@ -334,7 +334,7 @@ def _tool_call(call_id: str, step_id: int, tool: str, args: object, output_size:
             call_id, step_id, tool, ok, _error_type(message) if message else None, message, len(args_key),
             output_size, latency, tokens, retries, stamp, args_key,
         )
-    )  # fmt: skip
+    )
 
 
 def _error_type(message: str) -> str:

@@ -20,12 +20,12 @@ CRITIC_TYPES = frozenset({"critic", "reflector"})
 SPECIALISTS = ("schema", "domain", "document")
 
 LEGACY_STAGE = {Phase.UNDERSTAND: "explore", Phase.PLAN: "plan", Phase.EXECUTE: "execute", Phase.VERIFY: "verify",
-                Phase.AGGREGATE: "execute", Phase.SUMMARIZE: "answer"}  # fmt: skip
+                Phase.AGGREGATE: "execute", Phase.SUMMARIZE: "answer"}
 STAGE_PREFIX = {Phase.UNDERSTAND: "understanding", Phase.PLAN: "planning", Phase.EXECUTE: "execution",
-                Phase.VERIFY: "verification", Phase.AGGREGATE: "summary", Phase.SUMMARIZE: "summary"}  # fmt: skip
+                Phase.VERIFY: "verification", Phase.AGGREGATE: "summary", Phase.SUMMARIZE: "summary"}
 ACTION_COLUMNS = ("list_context", "read_csv", "read_json", "read_doc", "read_knowledge", "inspect_sqlite_schema",
                   "inspect_data", "execute_context_sql", "execute_python", "query_dataframe", "mark_node_done",
-                  "answer", "planner", "other_tool")  # fmt: skip
+                  "answer", "planner", "other_tool")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -163,7 +163,7 @@ def render_markdown(run_id: str, tables: Sequence[PaperTable], health: str | Non
 
 
 _TEX = str.maketrans({"&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$", "{": r"\{", "}": r"\}",
-                      "±": r"$\pm$", "≥": r"$\geq$", "Δ": r"$\Delta$", "—": "--", "–": "--", "−": "-"})  # fmt: skip
+                      "±": r"$\pm$", "≥": r"$\geq$", "Δ": r"$\Delta$", "—": "--", "–": "--", "−": "-"})
 
 
 def render_latex(run_id: str, tables: Sequence[PaperTable], health: str | None = None) -> str:

@@ -161,7 +161,7 @@ def _write(folder: RunFolder, collector: _Collector, summary: RunTaskList, run_d
            on_finish: FinishHook | None) -> None:
     result = collector.summary
     rows = {"task_metrics": len(collector.tasks), "trajectory": len(collector.trajectory),
-            "tool_calls": len(collector.tool_calls)}  # fmt: skip
+            "tool_calls": len(collector.tool_calls)}
     _write_table(folder, "task_metrics", collector.tasks)
     _write_table(folder, "comprehensive_evaluation", collector.tasks.select(COMPREHENSIVE_COLUMNS))
     _write_table(folder, "trajectory", collector.trajectory)

@@ -23,18 +23,18 @@ TRAJECTORY_COLUMNS: tuple[tuple[str, str], ...] = (
     ("specialist_selected", "str"), ("success", "bool"), ("duration_seconds", "float"), ("tokens", "int"),
     ("retries", "int"), ("timestamp", "str"), ("elapsed_seconds", "float"), ("thought", "str"),
     ("action_input", "str"), ("observation", "str"), ("raw_response", "str"), ("metadata_json", "str"),
-)  # fmt: skip
+)
 TOOL_CALL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("run_id", "str"), ("task_id", "str"), ("trace_id", "str"), ("step_id", "int"), ("call_id", "str"),
     ("tool_name", "str"), ("tool_category", "str"), ("success", "bool"), ("latency_seconds", "float"),
     ("tokens", "int"), ("retry_count", "int"), ("input_size", "int"), ("output_size", "int"),
     ("error_type", "str"), ("error_message", "str"), ("timestamp", "str"), ("metadata_json", "str"),
-)  # fmt: skip
+)
 COMPREHENSIVE_COLUMNS = (
     "run_id", "task_id", "difficulty", "final_score", "outcome_status", "execution_success", "execution_time",
     "total_tokens", "llm_calls", "tool_calls", "tool_failures", "trajectory_length", "failure_category",
     "root_cause", "analyst_score",
-)  # fmt: skip
+)
 
 
 def task_metric_columns() -> tuple[tuple[str, str], ...]:
@@ -67,7 +67,7 @@ def trajectory_columns(record: TaskRecord, trace_id: str | None) -> Columns:
         return [() for _ in TRAJECTORY_COLUMNS]
     (step_id, action, phases, inferred, ok, tool, parent, agent, agent_type, thought, action_input, observation,
      raw, error, llm, duration, t_in, t_out, t_reason, stamp, confidence, decision, review, verification,
-     specialist, checkpoint, retries, *_) = zip(*steps, strict=True)  # fmt: skip
+     specialist, checkpoint, retries, *_) = zip(*steps, strict=True)
     timed = any(d is not None for d in duration)
     elapsed = list(accumulate((s or 0.0 for s in duration), initial=0.0))[1:] if timed else [None] * count
     stages = [_STAGES[phase] for phase in phases]
@@ -86,7 +86,7 @@ def trajectory_columns(record: TaskRecord, trace_id: str | None) -> Columns:
         [a or b for a, b in zip(agent, agent_type, strict=True)], agent_type, tool, action, checkpoint, confidence,
         decision, review, verification, specialist, ok, duration, tokens, retries, stamp,
         elapsed, _capped(thought), _capped(action_input), _capped(observation), _capped(raw), meta,
-    ]  # fmt: skip
+    ]
 
 
 _META_KEYS = ("phase_inferred", "is_llm_call", "tokens_input", "tokens_output", "tokens_reasoning", "error")
@@ -115,9 +115,9 @@ def tool_call_columns(record: TaskRecord, trace_id: str | None) -> Columns:
     if not count:
         return [() for _ in TOOL_CALL_COLUMNS]
     (call_id, step_id, name, ok, error_type, error_message, input_size, output_size, latency, tokens, retries,
-     stamp, _) = zip(*calls, strict=True)  # fmt: skip
+     stamp, _) = zip(*calls, strict=True)
     return [
         [record.run_id] * count, [record.task_id] * count, [trace_id] * count, step_id, call_id, name,
         [tool_category(n) for n in name], ok, latency, tokens, retries, input_size, output_size, error_type,
         error_message, stamp, meta,
-    ]  # fmt: skip
+    ]
