@@ -124,21 +124,10 @@ _BY_KEY = {_lookup_key(name): name for name in BENCHMARK_REGISTRY}
 
 
 def canonical_benchmark_name(name: object, param: str = "benchmark_name") -> str:
-    """Map a user-supplied benchmark name to its registry name.
-
-    Matching ignores case, surrounding spaces, and ``_`` versus ``-``.
-
-    Args:
-        name: The value given by the user.
-        param: Parameter name used in error messages.
-
-    Returns:
-        The canonical registry name.
+    """The registry name of a user-given benchmark name (case, spaces and ``_``/``-`` ignored).
 
     Raises:
-        ConfigError: The name is not a string or no built-in rubric matches; the message
-            lists the known names.
-
+        ConfigError: not a string, or no built-in rubric matches (naming ``param`` and the known names).
     """
     known = ", ".join(sorted(BENCHMARK_REGISTRY))
     if not isinstance(name, str) or not name.strip():

@@ -66,24 +66,11 @@ class CriteriaResolver:
         """The validated parameters this resolver was built from."""
         return self._params
 
-    @property
-    def derivation_count(self) -> int:
-        """How many criteria derivations this resolver has started (one per distinct task)."""
-        return len(self._derivations)
-
     async def resolve(self, node: TrajectoryNode) -> ResolvedCriteria | CriteriaFailure:
-        """Resolve the criteria for one node.
+        """The node's criteria with provenance, or a failure with a safe code (a failed derivation keeps the judge's).
 
-        Every mode resolves the node's task when it can (the judge needs it to score steps);
-        only auto mode fails without one.
-
-        Args:
-            node: A trajectory node.
-
-        Returns:
-            The criteria with provenance, or a failure with a safe code (see
-            :class:`CriteriaFailureCode`; failed derivations keep the judge's error code).
-
+        Every mode resolves the node's task when it can (the judge needs it to score steps); only auto mode fails
+        without one.
         """
         mode = self._params.scoring_mode
         if node.trajectory is None:
@@ -194,28 +181,17 @@ def build_resolver(
     prompt_version: str | None = None,
     auto_source: str | None = None,
 ) -> CriteriaResolver:
-    """Build the criteria resolver for one job.
+    """The criteria resolver of one job; ``params`` validated already, or raw job parameters (validated here).
 
-    Args:
-        params: Parameters from :func:`validate_criteria_params`, or raw job parameters
-            (validated here).
-        derive: Auto mode only, required there: async function returning criteria for a task,
-            e.g. ``lambda task: derive_criteria(judge, task, budget)``. It should raise
-            :class:`~tracegrade.errors.JudgeError` (with a code) when the judge's answer is unusable.
-        template_hash: Auto mode only, required there: hash of the derivation prompt template;
-            part of the derivation key and of provenance.
-        prompt_version: The judge prompt generation to record in provenance (e.g. ``atif-context-v3``).
-        auto_source: Auto mode: where the criteria come from when ``derive`` does not ask the
-            judge (recorded as ``rubric_source``, e.g. the local judge's generic rubric).
-
-    Returns:
-        A resolver; call ``await resolver.resolve(node)`` for each node.
+    Auto mode requires ``derive`` (criteria for a task; a :class:`~tracegrade.errors.JudgeError` with a code when
+    the answer is unusable) and ``template_hash`` (of the derivation prompt, part of the derivation key and of
+    provenance). ``prompt_version`` is recorded in provenance; ``auto_source`` is the ``rubric_source`` of criteria
+    that ``derive`` makes without the judge (the local judge's generic rubric).
 
     Raises:
-        ConfigError: Raw parameters are invalid.
-        InputError: A configuration file named by the parameters is unusable.
-        TypeError: Auto mode without ``derive`` or ``template_hash``.
-
+        ConfigError: raw parameters are invalid.
+        InputError: a configuration file named by the parameters is unusable.
+        TypeError: auto mode without ``derive`` or ``template_hash``.
     """
     if not isinstance(params, CriteriaParams):
         params = validate_criteria_params(params)
