@@ -42,8 +42,6 @@ if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.sdk.metrics import MeterProvider as SdkMeterProvider
 
-    from tracegrade.judge import JudgeCache
-
 OptionsT = TypeVar("OptionsT", bound=JudgeOptions)
 
 __all__ = [
@@ -109,7 +107,9 @@ async def open_judge(
     telemetry: JudgeTelemetry | None = None,
 ) -> AsyncIterator[JudgeProtocol]:
     """Open the judge (starting and stopping the local judge when asked)."""
-    cache = _open_cache(cache_path) if cache_path is not None else None
+    from tracegrade.judge import JudgeCache
+
+    cache = JudgeCache(cache_path) if cache_path is not None else None
     try:
         if target.panel is not None:
             from tracegrade.judge import PanelJudge
@@ -134,12 +134,6 @@ async def _settings(target: JudgeTarget, options: JudgeOptions) -> AsyncIterator
 
     async with LocalJudge(options=options) as settings:
         yield settings
-
-
-def _open_cache(path: Path) -> JudgeCache:
-    from tracegrade.judge import JudgeCache
-
-    return JudgeCache(path)
 
 
 def effective_options(options: OptionsT, target: JudgeTarget) -> OptionsT:
@@ -171,13 +165,7 @@ async def run_atif_job(
 ) -> tuple[EvaluationResults, dict[str, Path]]:
     """Score ``paths`` and write the artifacts (also for failed or interrupted jobs).
 
-    Memory holds the roots in flight, not the collection: each root is read again when its turn comes
-    and its records are spooled to an unnamed file in the run folder as it finishes (see
-    ``score_collection``).
-
-    ``context.local_judge`` is taken from ``target``. With the local judge the request budget is at
-    most ``LOCAL_MAX_CONTEXT_BYTES`` unless ``max_context_bytes`` was given: scoring and derivation
-    then share (and record) that budget.
+    ``context.local_judge`` is taken from ``target``; the options are those :func:`effective_options` gives.
     """
     options = effective_options(options, target)
     context = dataclasses.replace(context, local_judge=target.local)
@@ -338,11 +326,7 @@ _OTLP_ENDPOINTS = ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_EN
 
 
 def otlp_meter_provider() -> SdkMeterProvider | None:
-    """The judge's meters exported over OTLP/HTTP when an endpoint is set; None (measurements dropped) otherwise.
-
-    Without an endpoint the SDK provider would have no reader; skipping it spares a small run the
-    OpenTelemetry SDK's import and set-up.
-    """
+    """The judge's meters exported over OTLP/HTTP when an endpoint is set; None (measurements dropped) otherwise."""
     if not any(os.environ.get(name, "").strip() for name in _OTLP_ENDPOINTS):
         return None
     from tracegrade.judge import configure_meter_provider

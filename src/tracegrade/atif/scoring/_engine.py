@@ -1,10 +1,8 @@
 """Score every step of a collection of trajectory trees with one shared pool of judge calls.
 
-All steps of all trajectories are independent work items in one queue served by
-``concurrency_limit`` workers, so the judge always has that many requests in flight; criteria
-resolution and failure categorisation feed the same queue. Roots are taken in turn while the pool
-has room (fewer than two rounds of calls outstanding) and handed back as soon as their last call
-ends, so memory holds the roots in flight rather than the collection.
+Every step of every trajectory, each criteria resolution and categorisation, is a work item in one queue
+served by ``concurrency_limit`` workers; roots are taken in turn while the pool has room and let go of once
+their last call ends.
 """
 
 from __future__ import annotations
