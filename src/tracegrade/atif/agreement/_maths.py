@@ -1,8 +1,7 @@
 """Statistics for bootstrap resamples: rank correlations and kappa in numpy, and a clustered bootstrap.
 
-The point estimates of an agreement report come from :mod:`tracegrade.stats` (scipy); these
-numpy versions compute the same coefficients on thousands of resamples without scipy's per-call
-overhead (the tests check them against scipy).
+The point estimates of an agreement report come from :mod:`tracegrade.stats` (scipy); these give the same
+coefficients (the tests check them against scipy).
 """
 
 from __future__ import annotations

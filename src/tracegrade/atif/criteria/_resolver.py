@@ -1,10 +1,7 @@
 """Resolve the criteria for each trajectory node of a job.
 
-One :class:`CriteriaResolver` is built per job. In auto mode it asks the injected derive
-function for criteria once per distinct task, keyed by the task hash (whitespace-insensitive)
-and the derivation template hash: concurrent requests for the same key share one in-flight
-derivation, which receives the task text of the first node that asked, and distinct tasks are
-derived concurrently.
+In auto mode criteria are derived once per distinct task (whitespace-insensitive) and derivation template;
+nodes asking for the same one share its derivation.
 """
 
 from __future__ import annotations

@@ -107,11 +107,9 @@ def iter_file_refs(trajectory: Trajectory, refs: StepRefs | None = None) -> Iter
 def skeleton(trajectory: Trajectory, refs: StepRefs | None = None, *, document: bool = False) -> Trajectory:
     """A copy of a validated trajectory keeping only what tree building reads.
 
-    Kept: version, ids, agent name, continuation and subagent references, embedded subagents (as
-    skeletons) and the number of steps. A step without references becomes one shared placeholder, so
-    a document costs a few objects instead of its whole content. Tree building reads the id of embedded
-    subagents only, so a whole ``document`` without references, subagents or continuation (most of
-    them) gets the one skeleton shared by every such document of its version, agent and length.
+    Kept: version, ids, agent name, continuation and subagent references, embedded subagents (as skeletons)
+    and the number of steps; a step without references becomes a shared placeholder, and a whole ``document``
+    without references, subagents or continuation the skeleton shared by all such documents.
     """
     subs = trajectory.subagent_trajectories
     offsets = {offset for offset, _, _, _ in (refs or StepRefs()).of(trajectory)}
@@ -138,8 +136,7 @@ def skeleton(trajectory: Trajectory, refs: StepRefs | None = None, *, document: 
 _SKELETON_FIELDS = {
     "schema_version", "trajectory_id", "agent", "steps", "continued_trajectory_ref", "subagent_trajectories"
 }
-"""The fields every skeleton is given, one set shared by all of them (the outline keeps one skeleton per document,
-and a set of its own would be half of its size); skeletons are never changed."""
+"""The fields every skeleton is given, one set shared by all of them (skeletons are never changed)."""
 _AGENT_FIELDS = {"name", "version"}
 
 _PLACEHOLDER_STEP = Step.model_construct(step_id=1, source="agent", message="")

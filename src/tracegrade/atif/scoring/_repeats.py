@@ -1,9 +1,7 @@
 """Repeated judgements: seeds per repeat, the spread of a step's verdicts, and the run's stability summary.
 
-Pure maths, no judge calls. The run-level interval resamples the scored steps of every node with
-replacement (each node keeps its number of steps) and recomputes atif_overall_score; every
-aggregation mode is a fixed weighted sum of the nodes' own means, so a resample only needs the
-resampled means.
+The run-level interval resamples the scored steps of every node with replacement (each node keeps its
+number of steps) and recomputes atif_overall_score.
 """
 
 from __future__ import annotations
@@ -30,9 +28,7 @@ _METHOD = "steps resampled with replacement within each node"
 def repeat_seed(base: int | None, repeat: int) -> int | None:
     """The sampling seed of verdict ``repeat`` of a step: the configured seed for repeat 0.
 
-    Later repeats get a seed derived from the configured one (None counts as its own value) and
-    the repeat index, so each is asked (and cached) as a distinct request, and a rerun asks the
-    same seeds again.
+    Later repeats get a seed derived from it and the repeat index: each a distinct request, the same on a rerun.
     """
     if repeat == 0:
         return base
