@@ -75,10 +75,7 @@ def kappa_codes(a: npt.NDArray[np.intp], b: npt.NDArray[np.intp], k: int) -> flo
 class Bootstrap:
     """Percentile bootstrap that resamples whole units (trajectories) for any statistic of index arrays.
 
-    Args:
-        resamples: Resamples drawn.
-        level: Confidence level of the interval.
-        seed: Seed of the resampling (the same seed gives the same interval).
+    ``resamples`` are drawn for an interval at confidence ``level``; the same ``seed`` gives the same interval.
     """
 
     def __init__(self, resamples: int, level: float, seed: int) -> None:

@@ -103,20 +103,12 @@ def build_evidence(
     reference: str | None = None,
     frames: Frames | None = None,
 ) -> Evidence:
-    """Project and fit the evidence for judging ``current``.
+    """Project and fit the evidence for judging ``current`` within ``max_context_bytes`` (the whole request).
 
-    Args:
-        task: The task the trajectory works on.
-        tool_definitions: The agent's tool definitions (``agent.tool_definitions``).
-        history: Steps before ``current``, oldest first; a context-management ``replace``
-            boundary drops the ones before it.
-        current: The step being judged.
-        delegation: For a subagent, the parent step that delegated to it.
-        max_context_bytes: Byte budget of the complete request.
-        reference: Reference mode: the expected answer, sent as untrusted evidence.
-        frames: Each step's projection and line, kept by a caller that judges several steps of the same
-            trajectory (each is projected once, not once per later step); the current step's is added. The
-            caller keeps the steps alive for as long as the dict.
+    ``history`` is the steps before ``current``, oldest first (a ``replace`` boundary drops those before it);
+    ``delegation`` a subagent's delegating parent step; ``reference`` the expected answer (untrusted evidence).
+    ``frames`` keeps each step's projection and line across the steps of one trajectory (the current step's is
+    added); the caller keeps the steps alive for as long as the dict.
 
     Raises:
         ConfigError: when ``max_context_bytes`` is below the minimum.

@@ -136,11 +136,7 @@ def template_hash(purpose: Purpose) -> str:
 def score_request(rubric: Rubric, evidence: Evidence, *, coarse: bool = False) -> JudgeRequest:
     """Ask for one score per criterion of ``rubric`` for the evidence's current step.
 
-    Args:
-        rubric: The criteria to score.
-        evidence: The step and its context.
-        coarse: Restrict the answer's schema to scores 0, 0.25, 0.5, 0.75, 1 and a short
-            rationale (for the tiny local judge, whose server enforces the schema as a grammar).
+    ``coarse`` restricts the answer to scores 0, 0.25, 0.5, 0.75, 1 and a short rationale (the local judge).
 
     Raises:
         JudgeError: ``context_overflow`` when the complete request exceeds the evidence's budget.
