@@ -41,7 +41,7 @@ class _Store:
     """Reads each file at most once, enforcing the file-count limit; files are keyed by their path as a string.
 
     With ``slim`` (``validate``, a job's outline), each document's report facts are taken as it is read and
-    only its skeleton (what tree building reads) is kept, so memory stays small however many files there are.
+    only its skeleton (what tree building reads) is kept.
     """
 
     def __init__(self, options: LoadOptions, *, reports: bool, slim: bool) -> None:
@@ -137,7 +137,7 @@ def load_trajectories(
 
     ``reports=True`` also fills ``LoadResult.files`` with per-file verdicts and warnings. ``trees=False``
     (with ``reports=True``, as ``tracegrade validate`` does) keeps only each document's report facts and
-    references while reading, so memory does not grow with the size of the inputs; ``roots`` is then empty.
+    references while reading; ``roots`` is then empty.
 
     Raises:
         InputError: a path does not exist, is not a regular file or a directory, is a directory without

@@ -51,12 +51,9 @@ StepRef = tuple[int, int, int, SubagentTrajectoryRef]
 
 
 class StepRefs:
-    """What tree building reads from each trajectory's steps, found with one walk per trajectory per load.
+    """What tree building reads from each trajectory's steps (subagent references, ``is_copied_context`` flags).
 
-    The subagent references and the ``is_copied_context`` flags. Walking the steps again later, after
-    the whole input is loaded, touches memory long out of the CPU caches; a document without references
-    (most of them) was walked three times (roots, tree, and in ``validate`` facts and skeleton), so the
-    loader asks for each document's entry right after validating it.
+    Found with one walk per trajectory per load, which the loader makes right after validating a document.
     """
 
     def __init__(self) -> None:

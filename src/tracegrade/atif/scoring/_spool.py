@@ -126,7 +126,7 @@ class _Block:
 
 
 class _Blocks:
-    """Blocks kept as columns of machine integers (a root costs a few words, not objects), read as :class:`_Block`."""
+    """Blocks kept as columns of machine integers, read as :class:`_Block`."""
 
     def __init__(self) -> None:
         self.roots, self.offsets, self.lengths, self.counts, self.briefs = (array("q") for _ in range(5))
