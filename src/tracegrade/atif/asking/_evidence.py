@@ -1,16 +1,12 @@
 """Evidence for one judge request, projected and fitted into a byte budget, laid out for a prefix cache.
 
-Half of ``max_context_bytes`` holds the steps: the kept history, oldest first, then the current step
-as the last one. The other half is left for the task, tool definitions, delegation evidence, criteria
-and instructions. Required evidence that does not fit is an error (``context_overflow``), never
-silently clipped.
+Half of ``max_context_bytes`` holds the steps: the kept history, oldest first, then the current step as the
+last one; the other half is left for the task, tools, delegation, criteria and instructions. Required evidence
+that does not fit is an error (``context_overflow``), never silently clipped.
 
-Every step is one line of canonical JSON, the same line whether it is the step under judgement or a
-history step of a later request: the request for step ``k + 1`` then starts with the whole request for
-step ``k`` up to that step's line, which a provider's prefix cache serves. History is dropped oldest
-first in blocks (a new block starts each time the history since the last ``replace`` boundary passes a
-multiple of a quarter of the budget), so the kept history, and with it the prefix, stays put for many
-steps instead of moving with every request. How many older steps were left out is kept per request.
+Every step is one line of canonical JSON, the same whether judged or shown as history. History is dropped
+oldest first in blocks of a quarter of the budget, so that consecutive requests share a long prefix; how many
+older steps were left out is kept per request.
 """
 
 from __future__ import annotations
