@@ -86,13 +86,8 @@ def measure_agreement(
         trajectory=LevelAgreement(
             labels=len(roots),
             scores=_scores(roots, "trajectory", excluded, boot),
-            pass_fail=_pass_fail(
-                roots,
-                "trajectory",
-                f"not passed (aggregate < completion_threshold {completion:g} or incomplete)",
-                excluded,
-                boot,
-            ),
+            pass_fail=_pass_fail(roots, "trajectory", f"not passed (aggregate < completion_threshold {completion:g} or "
+                                 "incomplete)", excluded, boot),
         ),
         localisation=localisation(steps, excluded, level=level, resamples=resamples, seed=seed),
         unmatched=unmatched,
@@ -119,15 +114,10 @@ def match_labels(results: EvaluationResults, labels: Sequence[Label]) -> tuple[l
         key = (node.node_id, None if step is None else step.index)
         if key in seen:
             first = seen[key]
-            hint = (
-                f" (reviewers {first.reviewer!r} and {label.reviewer!r}: choose one with --reviewer)"
-                if first.reviewer != label.reviewer
-                else ""
-            )
-            raise InputError(
-                f"labels lines {first.line} and {label.line} name the same "
-                f"{'step' if step else 'trajectory'} ({label.target()}){hint}"
-            )
+            hint = (f" (reviewers {first.reviewer!r} and {label.reviewer!r}: choose one with --reviewer)"
+                    if first.reviewer != label.reviewer else "")
+            raise InputError(f"labels lines {first.line} and {label.line} name the same "
+                             f"{'step' if step else 'trajectory'} ({label.target()}){hint}")
         seen[key] = label
         matches.append(Match(label, node, step))
     return matches, unmatched
@@ -200,9 +190,8 @@ def _collect(
             continue
         got = judge(match)
         if got is None:
-            excluded.append(
-                LabelIssue(line=match.label.line, target=match.label.target(), reason=reason, measure=measure)
-            )
+            excluded.append(LabelIssue(line=match.label.line, target=match.label.target(), reason=reason,
+                                       measure=measure))
             continue
         pairs.human.append(wanted)
         pairs.judge.append(got)
@@ -237,14 +226,9 @@ def _pass_fail(
 
 
 def _categories(matches: Sequence[Match], excluded: list[LabelIssue], boot: Bootstrap) -> CategoryAgreement:
-    pairs = _collect(
-        matches,
-        "step.categories",
-        lambda label: label.category,
-        lambda match: judge_step_category(match.step) if match.step else None,
-        "judge_no_category",
-        excluded,
-    )
+    pairs = _collect(matches, "step.categories", lambda label: label.category,
+                     lambda match: judge_step_category(match.step) if match.step else None, "judge_no_category",
+                     excluded)
     order = (*LABEL_CATEGORIES, UNCATEGORIZED)
     human, judge = [str(v) for v in pairs.human], [str(v) for v in pairs.judge]
     agree, kappa = label_agreement(human, judge, order, pairs.units, boot)
