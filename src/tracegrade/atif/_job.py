@@ -256,8 +256,9 @@ class JudgeJob:
         """The job id: as given, or derived from the inputs, the parameters and the judge."""
         if self.job_id is not None:
             return self.job_id
-        recorded = {k: v for k, v in self.parameters.items() if not (k == "judge_repeats" and v == 1)}
-        material = {"paths": sorted(str(p.resolve()) for p in self.paths), "parameters": _jsonable(recorded),
+        recorded = {k: getattr(v, "value", v) for k, v in self.parameters.items()
+                    if not (k == "judge_repeats" and v == 1)}
+        material = {"paths": sorted(str(p.resolve()) for p in self.paths), "parameters": recorded,
                     "judge": [self.target.url, self.target.model, self.target.local,
                               *([self.target.panel.identity()] if self.target.panel else [])]}
         return job_id_for(material)
@@ -332,10 +333,6 @@ def otlp_meter_provider() -> SdkMeterProvider | None:
     from tracegrade.judge import configure_meter_provider
 
     return configure_meter_provider()
-
-
-def _jsonable(parameters: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (v.value if hasattr(v, "value") else v) for k, v in parameters.items()}
 
 
 _INPUT_STEP_CODES = frozenset({"context_overflow"})

@@ -209,53 +209,28 @@ class TreeBuilder:
         chain = frozenset({document.path})
         return self._node(document.trajectory, document.path, "", 0, node_id, chain, source_path=source_path)
 
-    def _node(
-        self,
-        trajectory: Trajectory,
-        path: Path,
-        pointer: str,
-        depth: int,
-        node_id: str,
-        chain: frozenset[Path],
-        ref: SubagentTrajectoryRef | None = None,
-        parent_step_index: int | None = None,
-        embedded: bool = False,
-        source_path: str | None = None,
-    ) -> TrajectoryNode:
+    def _node(self, trajectory: Trajectory, path: Path, pointer: str, depth: int, node_id: str, chain: frozenset[Path],
+              ref: SubagentTrajectoryRef | None = None, parent_step_index: int | None = None, embedded: bool = False,
+              source_path: str | None = None) -> TrajectoryNode:
         segments, chain, broken = self._segments(trajectory, path, pointer, node_id, chain, depth)
         count = sum(len(seg.trajectory.steps) for seg in segments)
         over = depth > self.max_depth
         self.step_count += count
         self.loaded_steps += 0 if over else count
-        steps = (
-            tuple(
-                [
-                    LogicalStep(index, number, step, copied)
-                    for number, seg in enumerate(segments)
-                    for index, (step, copied) in enumerate(
-                        zip(seg.trajectory.steps, self.refs.copied(seg.trajectory), strict=True), start=seg.first_index
-                    )
-                ]
-            )
-            if self.keep_steps
-            else ()
-        )
+        steps = tuple([LogicalStep(index, number, step, copied)
+                       for number, seg in enumerate(segments)
+                       for index, (step, copied) in enumerate(
+                           zip(seg.trajectory.steps, self.refs.copied(seg.trajectory), strict=True),
+                           start=seg.first_index)]) if self.keep_steps else ()
         children = self._children(segments, depth, node_id, chain) + broken
         return TrajectoryNode(
-            node_id=node_id,
-            source_path=source_path or str(path),
-            location=pointer,
-            depth=depth,
+            node_id=node_id, source_path=source_path or str(path), location=pointer, depth=depth,
             status=NodeStatus.UNSCORED if over else NodeStatus.LOADED,
-            trajectory=trajectory if self.keep_steps else None,
-            steps=steps,
-            segments=tuple(str(seg.path) for seg in segments[1:]),
-            children=children,
+            trajectory=trajectory if self.keep_steps else None, steps=steps,
+            segments=tuple(str(seg.path) for seg in segments[1:]), children=children,
             reason="depth_limit" if over else None,
             message=f"depth {depth} is beyond max_subagent_depth={self.max_depth}" if over else None,
-            parent_step_index=parent_step_index,
-            ref=ref,
-            embedded=embedded,
+            parent_step_index=parent_step_index, ref=ref, embedded=embedded,
         )
 
     def _segments(
@@ -293,18 +268,9 @@ class TreeBuilder:
                     children.append(self._embedded(seg, index, sub, name, depth, node_id, chain, labels))
         return tuple(children)
 
-    def _child(
-        self,
-        seg: _Segment,
-        ref: SubagentTrajectoryRef,
-        where: str,
-        depth: int,
-        node_id: str,
-        chain: frozenset[Path],
-        step_index: int,
-        used: set[int],
-        labels: defaultdict[str, int],
-    ) -> TrajectoryNode:
+    def _child(self, seg: _Segment, ref: SubagentTrajectoryRef, where: str, depth: int, node_id: str,
+               chain: frozenset[Path], step_index: int, used: set[int],
+               labels: defaultdict[str, int]) -> TrajectoryNode:
         embedded = _embedded_target(seg.trajectory, ref)
         if embedded is not None:
             index, sub = embedded
@@ -317,30 +283,12 @@ class TreeBuilder:
         if isinstance(loaded, RefProblem):
             return self._invalid(f"{node_id}::{label}", seg.path, target, loaded, depth + 1, ref, step_index)
         child_path, document = loaded
-        return self._node(
-            document.trajectory,
-            child_path,
-            "",
-            depth + 1,
-            f"{node_id}::{label}",
-            chain | {child_path},
-            ref,
-            step_index,
-        )
+        return self._node(document.trajectory, child_path, "", depth + 1, f"{node_id}::{label}", chain | {child_path},
+                          ref, step_index)
 
-    def _embedded(
-        self,
-        seg: _Segment,
-        index: int,
-        sub: Trajectory,
-        name: str,
-        depth: int,
-        node_id: str,
-        chain: frozenset[Path],
-        labels: defaultdict[str, int],
-        ref: SubagentTrajectoryRef | None = None,
-        step_index: int | None = None,
-    ) -> TrajectoryNode:
+    def _embedded(self, seg: _Segment, index: int, sub: Trajectory, name: str, depth: int, node_id: str,
+                  chain: frozenset[Path], labels: defaultdict[str, int], ref: SubagentTrajectoryRef | None = None,
+                  step_index: int | None = None) -> TrajectoryNode:
         """The node of the sub-agent embedded at ``index`` of ``seg`` (``name`` makes its label)."""
         child_id = f"{node_id}::{self._label(name, labels)}"
         pointer = f"{seg.pointer}/subagent_trajectories/{index}"
@@ -362,29 +310,12 @@ class TreeBuilder:
         self.issues.append(RefIssue(referrer, where, target, problem.code, problem.message))
         return problem
 
-    def _invalid(
-        self,
-        node_id: str,
-        referrer: Path,
-        target: str,
-        problem: RefProblem,
-        depth: int,
-        ref: SubagentTrajectoryRef | None = None,
-        step_index: int | None = None,
-    ) -> TrajectoryNode:
+    def _invalid(self, node_id: str, referrer: Path, target: str, problem: RefProblem, depth: int,
+                 ref: SubagentTrajectoryRef | None = None, step_index: int | None = None) -> TrajectoryNode:
         source = str(referrer.parent / target) if target else str(referrer)
-        return TrajectoryNode(
-            node_id=node_id,
-            source_path=source,
-            location="",
-            depth=depth,
-            status=NodeStatus.INVALID,
-            trajectory=None,
-            reason=problem.code,
-            message=problem.message,
-            parent_step_index=step_index,
-            ref=ref,
-        )
+        return TrajectoryNode(node_id=node_id, source_path=source, location="", depth=depth, status=NodeStatus.INVALID,
+                              trajectory=None, reason=problem.code, message=problem.message,
+                              parent_step_index=step_index, ref=ref)
 
     @staticmethod
     def _label(label: str, labels: defaultdict[str, int]) -> str:
