@@ -99,13 +99,8 @@ def judge_settings(target: JudgeTarget, options: JudgeOptions) -> JudgeSettings:
 
 
 @asynccontextmanager
-async def open_judge(
-    target: JudgeTarget,
-    options: JudgeOptions,
-    *,
-    cache_path: Path | None,
-    telemetry: JudgeTelemetry | None = None,
-) -> AsyncIterator[JudgeProtocol]:
+async def open_judge(target: JudgeTarget, options: JudgeOptions, *, cache_path: Path | None,
+                     telemetry: JudgeTelemetry | None = None) -> AsyncIterator[JudgeProtocol]:
     """Open the judge (starting and stopping the local judge when asked)."""
     from tracegrade.judge import JudgeCache
 
@@ -152,17 +147,10 @@ def effective_options(options: OptionsT, target: JudgeTarget) -> OptionsT:
     return options.model_copy(update=update)
 
 
-async def run_atif_job(
-    paths: Sequence[str | Path],
-    options: ScoringOptions,
-    criteria: CriteriaParams,
-    target: JudgeTarget,
-    context: JobContext,
-    *,
-    out_dir: Path | RunFolder | None,
-    cache_path: Path | None,
-    meter_provider: MeterProvider | None = None,
-) -> tuple[EvaluationResults, dict[str, Path]]:
+async def run_atif_job(paths: Sequence[str | Path], options: ScoringOptions, criteria: CriteriaParams,
+                       target: JudgeTarget, context: JobContext, *, out_dir: Path | RunFolder | None,
+                       cache_path: Path | None,
+                       meter_provider: MeterProvider | None = None) -> tuple[EvaluationResults, dict[str, Path]]:
     """Score ``paths`` and write the artifacts (also for failed or interrupted jobs).
 
     ``context.local_judge`` is taken from ``target``; the options are those :func:`effective_options` gives.
@@ -188,9 +176,8 @@ async def run_atif_job(
         kept.close()
 
 
-def chained_on_root(
-    first: Callable[[int, Sequence[NodeResult]], None] | None, then: Callable[[int, Sequence[NodeResult]], None]
-) -> Callable[[int, Sequence[NodeResult]], None]:
+def chained_on_root(first: Callable[[int, Sequence[NodeResult]], None] | None,
+                    then: Callable[[int, Sequence[NodeResult]], None]) -> Callable[[int, Sequence[NodeResult]], None]:
     """``then``, after ``first`` when there is one."""
     if first is None:
         return then
@@ -274,9 +261,8 @@ class JudgeRun:
     message: str | None
 
 
-def run_judge_job(
-    job: JudgeJob, *, watch: Callable[[RunProgress], Coroutine[Any, Any, None]] | None = None
-) -> JudgeRun:
+def run_judge_job(job: JudgeJob, *,
+                  watch: Callable[[RunProgress], Coroutine[Any, Any, None]] | None = None) -> JudgeRun:
     """Score the job's paths into its run folder and say how it ended.
 
     Ctrl-C and SIGTERM stop new judge calls and keep what finished. With ``OTEL_EXPORTER_OTLP_ENDPOINT``

@@ -59,25 +59,15 @@ class JobContext:
     """Called with each finished root's index and records, as they are spooled (in the order roots finish)."""
 
 
-async def score_paths(
-    paths: Sequence[str | Path],
-    options: ScoringOptions,
-    criteria: CriteriaParams,
-    judge: JudgeProtocol,
-    context: JobContext,
-) -> EvaluationResults:
+async def score_paths(paths: Sequence[str | Path], options: ScoringOptions, criteria: CriteriaParams,
+                      judge: JudgeProtocol, context: JobContext) -> EvaluationResults:
     """Score ``paths`` as :func:`score_loaded` does, each root's tree read only while it is scored."""
     reading = asyncio.to_thread(read_collection, paths, options.load_options())
     return await score_collection(await reading, options, criteria, judge, context)  # the outline is not kept here
 
 
-async def score_loaded(
-    loaded: LoadResult,
-    options: ScoringOptions,
-    criteria: CriteriaParams,
-    judge: JudgeProtocol,
-    context: JobContext,
-) -> EvaluationResults:
+async def score_loaded(loaded: LoadResult, options: ScoringOptions, criteria: CriteriaParams, judge: JudgeProtocol,
+                       context: JobContext) -> EvaluationResults:
     """Score loaded trees: every step through the judge, rolled up, summarised.
 
     The returned results always describe what finished, also when the job failed (fail_fast) or
@@ -86,13 +76,8 @@ async def score_loaded(
     return await score_collection(Collection.of(loaded), options, criteria, judge, context)
 
 
-async def score_collection(
-    collection: Collection,
-    options: ScoringOptions,
-    criteria: CriteriaParams,
-    judge: JudgeProtocol,
-    context: JobContext,
-) -> EvaluationResults:
+async def score_collection(collection: Collection, options: ScoringOptions, criteria: CriteriaParams,
+                           judge: JudgeProtocol, context: JobContext) -> EvaluationResults:
     """Score a collection root by root (see :func:`score_loaded`), spooling each root's records as it finishes."""
     shard, local_judge, loaded = context.shard, context.local_judge, collection.outline
     roots = loaded.roots if shard is None else shard.select(loaded.roots, key=lambda root: root.node_id)
@@ -227,9 +212,8 @@ def copied_context_policy(options: ScoringOptions) -> str:
     return "scored" if options.score_copied_context else "kept_not_scored"
 
 
-def run_parameters(
-    options: ScoringOptions, criteria: CriteriaParams, judge: JudgeProtocol, *, complete: bool, criteria_source: str
-) -> RunParameters:
+def run_parameters(options: ScoringOptions, criteria: CriteriaParams, judge: JudgeProtocol, *, complete: bool,
+                   criteria_source: str) -> RunParameters:
     """The run's parameters as recorded with the results and logged to MLflow."""
     return RunParameters(
         **dict(options),

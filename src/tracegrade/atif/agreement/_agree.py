@@ -46,15 +46,8 @@ class _Pairs:
     units: list[str]
 
 
-def measure_agreement(
-    results: EvaluationResults,
-    labels: Sequence[Label],
-    *,
-    labels_file: str,
-    resamples: int = 2000,
-    level: float = 0.95,
-    seed: int = 0,
-) -> AgreementReport:
+def measure_agreement(results: EvaluationResults, labels: Sequence[Label], *, labels_file: str, resamples: int = 2000,
+                      level: float = 0.95, seed: int = 0) -> AgreementReport:
     """Compare ``results`` with ``labels``.
 
     Raises:
@@ -175,14 +168,8 @@ def _judge_failed(match: Match) -> bool | None:
     return None if match.node.passed is None else not match.node.passed
 
 
-def _collect(
-    matches: Sequence[Match],
-    measure: str,
-    human: Callable[[Label], Hashable | None],
-    judge: Callable[[Match], Hashable | None],
-    reason: str,
-    excluded: list[LabelIssue],
-) -> _Pairs:
+def _collect(matches: Sequence[Match], measure: str, human: Callable[[Label], Hashable | None],
+             judge: Callable[[Match], Hashable | None], reason: str, excluded: list[LabelIssue]) -> _Pairs:
     pairs = _Pairs([], [], [])
     for match in matches:
         wanted = human(match.label)
@@ -211,9 +198,8 @@ def _scores(matches: Sequence[Match], level: str, excluded: list[LabelIssue], bo
     )
 
 
-def _pass_fail(
-    matches: Sequence[Match], level: str, rule: str, excluded: list[LabelIssue], boot: Bootstrap
-) -> PassFailAgreement:
+def _pass_fail(matches: Sequence[Match], level: str, rule: str, excluded: list[LabelIssue],
+               boot: Bootstrap) -> PassFailAgreement:
     measure = f"{level}.pass_fail"
     pairs = _collect(matches, measure, lambda label: label.failed, _judge_failed, "judge_no_verdict", excluded)
     human = [_VERDICTS[0] if failed else _VERDICTS[1] for failed in pairs.human]
@@ -238,11 +224,8 @@ def _categories(matches: Sequence[Match], excluded: list[LabelIssue], boot: Boot
     )
 
 
-def _correlation(
-    function: Callable[[npt.NDArray[np.float64], npt.NDArray[np.float64]], float | None],
-    human: npt.NDArray[np.float64],
-    judge: npt.NDArray[np.float64],
-) -> Statistic:
+def _correlation(function: Callable[[npt.NDArray[np.float64], npt.NDArray[np.float64]], float | None],
+                 human: npt.NDArray[np.float64], judge: npt.NDArray[np.float64]) -> Statistic:
     def statistic(idx: npt.NDArray[np.intp]) -> float | None:
         return function(human[idx], judge[idx])
 

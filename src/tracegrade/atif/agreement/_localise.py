@@ -25,9 +25,8 @@ def judge_lowest_step(node: NodeResult) -> StepResult | None:
     return min(scored, key=lambda step: (step.score, step.index)) if scored else None
 
 
-def localisation(
-    matches: Sequence[Match], excluded: list[LabelIssue], *, level: float, resamples: int, seed: int
-) -> Localisation:
+def localisation(matches: Sequence[Match], excluded: list[LabelIssue], *, level: float, resamples: int,
+                 seed: int) -> Localisation:
     """Localisation shares over the trajectories with a decisive step label.
 
     Raises:

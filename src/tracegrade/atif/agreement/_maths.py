@@ -112,9 +112,8 @@ class Bootstrap:
         return values
 
 
-def label_agreement(
-    a: Sequence[str], b: Sequence[str], order: Sequence[str], units: Sequence[str], boot: Bootstrap
-) -> tuple[Estimate, Estimate]:
+def label_agreement(a: Sequence[str], b: Sequence[str], order: Sequence[str], units: Sequence[str],
+                    boot: Bootstrap) -> tuple[Estimate, Estimate]:
     """Share of equal labels and Cohen's kappa of two labellings, each with its interval over ``units``."""
     code = {label: i for i, label in enumerate(order)}
     first = np.fromiter((code[v] for v in a), dtype=np.intp, count=len(a))

@@ -42,15 +42,9 @@ class ReviewerAgreement(BaseModel):
     """Share of trajectories both marked a decisive step in where they marked the same one."""
 
 
-def measure_reviewers(
-    results: EvaluationResults,
-    first: tuple[str, Sequence[Label]],
-    second: tuple[str, Sequence[Label]],
-    *,
-    resamples: int = 2000,
-    level: float = 0.95,
-    seed: int = 0,
-) -> ReviewerAgreement:
+def measure_reviewers(results: EvaluationResults, first: tuple[str, Sequence[Label]],
+                      second: tuple[str, Sequence[Label]], *, resamples: int = 2000, level: float = 0.95,
+                      seed: int = 0) -> ReviewerAgreement:
     """Compare the step labels of two reviewers, each given as (name, that reviewer's labels).
 
     Raises:
@@ -100,9 +94,8 @@ def _steps(results: EvaluationResults, labels: Sequence[Label]) -> dict[tuple[st
     return {(m.node.node_id, m.step.index): m.label for m in matches if m.step is not None}
 
 
-def _decisive(
-    a: dict[tuple[str, int], Label], b: dict[tuple[str, int], Label], level: float, resamples: int, seed: int
-) -> Estimate:
+def _decisive(a: dict[tuple[str, int], Label], b: dict[tuple[str, int], Label], level: float, resamples: int,
+              seed: int) -> Estimate:
     first = {node: step for (node, step), label in a.items() if label.decisive}
     second = {node: step for (node, step), label in b.items() if label.decisive}
     hits = [first[node] == second[node] for node in sorted(first.keys() & second.keys())]

@@ -38,15 +38,9 @@ class CriteriaResolver:
     use one resolver per job and one event loop.
     """
 
-    def __init__(
-        self,
-        params: CriteriaParams,
-        *,
-        derive: DeriveCriteria | None = None,
-        template_hash: str | None = None,
-        prompt_version: str | None = None,
-        auto_source: str | None = None,
-    ) -> None:
+    def __init__(self, params: CriteriaParams, *, derive: DeriveCriteria | None = None,
+                 template_hash: str | None = None, prompt_version: str | None = None,
+                 auto_source: str | None = None) -> None:
         if params.scoring_mode is ScoringMode.AUTO and (derive is None or not template_hash):
             raise TypeError("auto scoring mode needs a derive function and a non-empty template_hash")
         if params.scoring_mode is not ScoringMode.AUTO and params.rubric is None:
@@ -120,9 +114,8 @@ class CriteriaResolver:
         else:
             future.exception()  # mark retrieved: waiters may all have gone away
 
-    def _resolve_reference(
-        self, node: TrajectoryNode, task: str | None, digest: str | None
-    ) -> ResolvedCriteria | CriteriaFailure:
+    def _resolve_reference(self, node: TrajectoryNode, task: str | None,
+                           digest: str | None) -> ResolvedCriteria | CriteriaFailure:
         reference = self._params.reference
         assert reference is not None  # validate_criteria_params sets it in reference mode
         choice = reference.select(node)
@@ -170,14 +163,9 @@ def _custom_source(params: CriteriaParams) -> str | None:
     return params.custom_rubric_source
 
 
-def build_resolver(
-    params: CriteriaParams | Mapping[str, Any],
-    *,
-    derive: DeriveCriteria | None = None,
-    template_hash: str | None = None,
-    prompt_version: str | None = None,
-    auto_source: str | None = None,
-) -> CriteriaResolver:
+def build_resolver(params: CriteriaParams | Mapping[str, Any], *, derive: DeriveCriteria | None = None,
+                   template_hash: str | None = None, prompt_version: str | None = None,
+                   auto_source: str | None = None) -> CriteriaResolver:
     """The criteria resolver of one job; ``params`` validated already, or raw job parameters (validated here).
 
     Auto mode requires ``derive`` (criteria for a task; a :class:`~tracegrade.errors.JudgeError` with a code when

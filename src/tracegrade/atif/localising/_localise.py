@@ -35,16 +35,9 @@ __all__ = ["localise_loaded", "mean_share", "pair_agreement", "select_roots"]
 T = TypeVar("T")
 
 
-async def localise_loaded(
-    loaded: LoadResult,
-    options: LocaliseOptions,
-    judge: JudgeProtocol | None,
-    *,
-    job_id: str,
-    run: EvaluationResults | None = None,
-    source: Mapping[str, Any] | None = None,
-    stop: asyncio.Event | None = None,
-) -> LocalisationResults:
+async def localise_loaded(loaded: LoadResult, options: LocaliseOptions, judge: JudgeProtocol | None, *, job_id: str,
+                          run: EvaluationResults | None = None, source: Mapping[str, Any] | None = None,
+                          stop: asyncio.Event | None = None) -> LocalisationResults:
     """Name the decisive agent and step of each selected root of ``loaded``.
 
     ``run`` (a judge run of the same trajectories) selects the failed roots and is what

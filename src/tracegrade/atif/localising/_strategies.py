@@ -107,9 +107,8 @@ async def binary_search(timeline: Timeline, question: Question) -> StrategyOutco
     return StrategyOutcome(Strategy.BINARY_SEARCH, step, step.agent if step else None, reason, left_out)
 
 
-def from_scores(
-    timeline: Timeline, verdicts: Mapping[tuple[str, int], StepResult], threshold: float
-) -> StrategyOutcome:
+def from_scores(timeline: Timeline, verdicts: Mapping[tuple[str, int], StepResult],
+                threshold: float) -> StrategyOutcome:
     """The first step in time scored below ``threshold`` in a judge run; steps without a verdict are counted."""
     unscored = 0
     for step in timeline.candidates:

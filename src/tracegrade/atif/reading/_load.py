@@ -126,13 +126,8 @@ class _Store:
         return documents[0]
 
 
-def load_trajectories(
-    paths: Sequence[str | Path],
-    options: LoadOptions | None = None,
-    *,
-    reports: bool = False,
-    trees: bool = True,
-) -> LoadResult:
+def load_trajectories(paths: Sequence[str | Path], options: LoadOptions | None = None, *, reports: bool = False,
+                      trees: bool = True) -> LoadResult:
     """Read files, directories (recursive) or several paths into trajectory trees.
 
     ``reports=True`` also fills ``LoadResult.files`` with per-file verdicts and warnings. ``trees=False``
@@ -192,9 +187,8 @@ def read_outline(paths: Sequence[str | Path], options: LoadOptions) -> Outline:
     return _read(paths, options, reports=False, trees=False, keep_roots=True)
 
 
-def _read(
-    paths: Sequence[str | Path], options: LoadOptions, *, reports: bool, trees: bool, keep_roots: bool
-) -> Outline:
+def _read(paths: Sequence[str | Path], options: LoadOptions, *, reports: bool, trees: bool,
+          keep_roots: bool) -> Outline:
     inputs, skipped = _collect(paths, options)
     base = _common_base([root for _, root in inputs])
     store = _Store(options, reports=reports, slim=not trees)
@@ -332,9 +326,8 @@ def _raise_first_problem(store: _Store) -> None:
                      f"(--tolerant scores the valid ones and records these):\n{listed}{tail}", code=problems[0].code)
 
 
-def _root_files(
-    inputs: list[tuple[str, Path]], store: _Store, refs: StepRefs
-) -> tuple[deque[tuple[str, Path]], dict[str, set[str]]]:
+def _root_files(inputs: list[tuple[str, Path]], store: _Store,
+                refs: StepRefs) -> tuple[deque[tuple[str, Path]], dict[str, set[str]]]:
     """Files no other input file references, and what references each referenced file.
 
     Files only reachable through a cycle become roots too.
@@ -361,9 +354,8 @@ def _root_files(
     return roots, referenced
 
 
-def _root_documents(
-    roots: deque[tuple[str, Path]], store: _Store, *, release: bool, keep: Container[str]
-) -> Iterator[tuple[Document, str, Path]]:
+def _root_documents(roots: deque[tuple[str, Path]], store: _Store, *, release: bool,
+                    keep: Container[str]) -> Iterator[tuple[Document, str, Path]]:
     """The documents of the root files (taken from ``roots``), each with its file and its input folder.
 
     With ``release``, each file not in ``keep`` is released from the store once the tree of its last document is

@@ -233,9 +233,8 @@ class TreeBuilder:
             parent_step_index=parent_step_index, ref=ref, embedded=embedded,
         )
 
-    def _segments(
-        self, trajectory: Trajectory, path: Path, pointer: str, node_id: str, chain: frozenset[Path], depth: int
-    ) -> tuple[list[_Segment], frozenset[Path], tuple[TrajectoryNode, ...]]:
+    def _segments(self, trajectory: Trajectory, path: Path, pointer: str, node_id: str, chain: frozenset[Path],
+                  depth: int) -> tuple[list[_Segment], frozenset[Path], tuple[TrajectoryNode, ...]]:
         segments = [_Segment(trajectory, path, pointer, 1)]
         current = segments[0]
         while current.trajectory.continued_trajectory_ref:
@@ -251,9 +250,8 @@ class TreeBuilder:
             segments.append(current)
         return segments, chain, ()
 
-    def _children(
-        self, segments: list[_Segment], depth: int, node_id: str, chain: frozenset[Path]
-    ) -> tuple[TrajectoryNode, ...]:
+    def _children(self, segments: list[_Segment], depth: int, node_id: str,
+                  chain: frozenset[Path]) -> tuple[TrajectoryNode, ...]:
         children: list[TrajectoryNode] = []
         labels: defaultdict[str, int] = defaultdict(int)
         for seg in segments:
@@ -294,9 +292,8 @@ class TreeBuilder:
         pointer = f"{seg.pointer}/subagent_trajectories/{index}"
         return self._node(sub, seg.path, pointer, depth + 1, child_id, chain, ref, step_index, embedded=True)
 
-    def _follow(
-        self, target: str, referrer: Path, where: str, chain: frozenset[Path]
-    ) -> tuple[Path, Document] | RefProblem:
+    def _follow(self, target: str, referrer: Path, where: str,
+                chain: frozenset[Path]) -> tuple[Path, Document] | RefProblem:
         resolved = resolve_ref(target, referrer, self.root)
         if isinstance(resolved, RefProblem):
             problem = resolved

@@ -79,10 +79,8 @@ def order_counts(labels: Sequence[Label]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def review_figures(
-    results: EvaluationResults, labels: Sequence[Label], reviewer: str, *, labels_file: str,
-    resamples: int = 2000, level: float = 0.95, seed: int = 0,
-) -> dict[str, Any]:
+def review_figures(results: EvaluationResults, labels: Sequence[Label], reviewer: str, *, labels_file: str,
+                   resamples: int = 2000, level: float = 0.95, seed: int = 0) -> dict[str, Any]:
     """The reviewer's agreement with the judge, and each other reviewer's with the judge and with this one.
 
     The rows with the judge are what ``tracegrade agree --reviewer NAME`` reports.

@@ -53,9 +53,8 @@ def _status(state: NodeState) -> NodeStatusCode:
     return NodeStatusCode.SCORED
 
 
-def _draft(
-    state: NodeState, children: Mapping[str, list[NodeState]], statuses: Mapping[str, NodeStatusCode]
-) -> NodeDraft:
+def _draft(state: NodeState, children: Mapping[str, list[NodeState]],
+           statuses: Mapping[str, NodeStatusCode]) -> NodeDraft:
     node_id = state.node.node_id
     scores = tuple(s.score for s in _ordered(state) if s.status is StepStatus.SCORED and s.score is not None)
     kids = tuple(_draft(c, children, statuses) for c in children.get(node_id, []))
@@ -66,9 +65,8 @@ def _ordered(state: NodeState) -> list[StepResult]:
     return [state.steps[i] for i in sorted(state.steps)]
 
 
-def _record(
-    state: NodeState, status: NodeStatusCode, roll: NodeRollup, children: Mapping[str, list[NodeState]]
-) -> NodeResult:
+def _record(state: NodeState, status: NodeStatusCode, roll: NodeRollup,
+            children: Mapping[str, list[NodeState]]) -> NodeResult:
     node = state.node
     trajectory = node.trajectory
     root = state
@@ -106,17 +104,9 @@ def _record(
     )
 
 
-def summarize(
-    nodes: Sequence[NodeResult],
-    inputs: Sequence[InputAccount],
-    mode: SubagentAggregation,
-    *,
-    job_status: JobStatus,
-    failure_reason: str | None,
-    judge_counts: Mapping[str, int],
-    shard: bool = False,
-    repeats: int = 1,
-) -> RunSummary:
+def summarize(nodes: Sequence[NodeResult], inputs: Sequence[InputAccount], mode: SubagentAggregation, *,
+              job_status: JobStatus, failure_reason: str | None, judge_counts: Mapping[str, int], shard: bool = False,
+              repeats: int = 1) -> RunSummary:
     """The headline metrics and counts of a run (pure: a merge of shards calls it too).
 
     A shard that received no roots completes with zero roots (``shard=True``); a whole job with

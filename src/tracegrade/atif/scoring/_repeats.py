@@ -50,16 +50,8 @@ def step_repeats(scores: Sequence[float], seeds: Sequence[int | None], failure_t
     )
 
 
-def repeat_summary(
-    nodes: Sequence[NodeResult],
-    overall_score: float | None,
-    aggregation: str,
-    repeats: int,
-    *,
-    resamples: int = 2000,
-    level: float = 0.95,
-    seed: int = 0,
-) -> RepeatSummary:
+def repeat_summary(nodes: Sequence[NodeResult], overall_score: float | None, aggregation: str, repeats: int, *,
+                   resamples: int = 2000, level: float = 0.95, seed: int = 0) -> RepeatSummary:
     """Share of unstable steps and the bootstrap interval of ``overall_score`` over steps."""
     import numpy as np
 
@@ -79,15 +71,8 @@ def repeat_summary(
     )
 
 
-def score_interval(
-    nodes: Sequence[NodeResult],
-    overall_score: float | None,
-    aggregation: str,
-    *,
-    resamples: int,
-    level: float,
-    seed: int,
-) -> ScoreInterval:
+def score_interval(nodes: Sequence[NodeResult], overall_score: float | None, aggregation: str, *, resamples: int,
+                   level: float, seed: int) -> ScoreInterval:
     """Percentile bootstrap interval of the run-level score, resampling steps within each node."""
     import numpy as np
 
