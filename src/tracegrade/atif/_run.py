@@ -106,16 +106,9 @@ async def score_collection(collection: Collection, options: ScoringOptions, crit
     )
     inputs = loaded.inputs if shard is None else _shard_inputs(loaded, shard, nodes)
     del collection, loaded, roots  # the outline's trees: freed before the records are made, when the caller let go
-    summary = summarize(
-        nodes,
-        inputs,
-        options.subagent_aggregation,
-        job_status=status,
-        failure_reason=engine.stopped_reason,
-        judge_counts=judge.stats.as_dict(),
-        shard=shard is not None,
-        repeats=options.judge_repeats,
-    )
+    summary = summarize(nodes, inputs, options.subagent_aggregation, job_status=status,
+                        failure_reason=engine.stopped_reason, judge_counts=judge.stats.as_dict(),
+                        shard=shard is not None, repeats=options.judge_repeats)
     provenance = {
         "judge": judge.provenance(),
         "prompt_version": PROMPT_VERSION,
@@ -178,12 +171,8 @@ def _resolver(criteria: CriteriaParams, judge: JudgeProtocol, budget: int, *, lo
             criteria, derive=generic, template_hash=fixed, prompt_version=PROMPT_VERSION,
             auto_source=LOCAL_CRITERIA_SOURCE,
         )
-    return build_resolver(
-        criteria,
-        derive=lambda task: derive_criteria(judge, task, budget),
-        template_hash=template_hash("derive"),
-        prompt_version=PROMPT_VERSION,
-    )
+    return build_resolver(criteria, derive=lambda task: derive_criteria(judge, task, budget),
+                          template_hash=template_hash("derive"), prompt_version=PROMPT_VERSION)
 
 
 def criteria_source(criteria: CriteriaParams, local_judge: bool) -> str:

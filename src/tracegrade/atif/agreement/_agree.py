@@ -191,11 +191,9 @@ def _scores(matches: Sequence[Match], level: str, excluded: list[LabelIssue], bo
     human = np.asarray(pairs.human, dtype=np.float64)
     judge = np.asarray(pairs.judge, dtype=np.float64)
     rho, tau = stats.spearman(human, judge), stats.kendall_tau(human, judge)
-    return ScoreAgreement(
-        n=len(pairs.units),
-        spearman=boot.estimate(pairs.units, _correlation(spearman_rho, human, judge), whole=rho),
-        kendall=boot.estimate(pairs.units, _correlation(kendall_tau_b, human, judge), whole=tau),
-    )
+    return ScoreAgreement(n=len(pairs.units),
+                          spearman=boot.estimate(pairs.units, _correlation(spearman_rho, human, judge), whole=rho),
+                          kendall=boot.estimate(pairs.units, _correlation(kendall_tau_b, human, judge), whole=tau))
 
 
 def _pass_fail(matches: Sequence[Match], level: str, rule: str, excluded: list[LabelIssue],

@@ -28,11 +28,8 @@ BENCHMARK_RUBRIC_NOTE = "scoring instructions only; no benchmark verifier was ru
 
 
 def _rubric(name: str, *criteria: tuple[str, float, str]) -> Rubric:
-    return Rubric(
-        name=name,
-        version=str(BENCHMARK_REGISTRY_VERSION),
-        criteria=tuple(Criterion(name=c, weight=w, description=d) for c, w, d in criteria),
-    )
+    return Rubric(name=name, version=str(BENCHMARK_REGISTRY_VERSION),
+                  criteria=tuple(Criterion(name=c, weight=w, description=d) for c, w, d in criteria))
 
 
 _SWEBENCH_VERIFIED = _rubric(

@@ -106,23 +106,14 @@ def _reference(params: Mapping[str, Any]) -> CriteriaParams:
     rubric_name = text_field(DEFAULT_REFERENCE_RUBRIC if rubric_name is None else rubric_name, "reference_rubric",
                              "the rubric name", max_chars=MAX_NAME_CHARS)
     reference = load_reference_rubric(path, rubric_name)
-    return CriteriaParams(
-        scoring_mode=ScoringMode.REFERENCE,
-        reference_registry_path=reference.path,
-        reference_rubric=rubric_name,
-        rubric=reference.rubric,
-        reference=reference,
-    )
+    return CriteriaParams(scoring_mode=ScoringMode.REFERENCE, reference_registry_path=reference.path,
+                          reference_rubric=rubric_name, rubric=reference.rubric, reference=reference)
 
 
 def _custom(params: Mapping[str, Any]) -> CriteriaParams:
     custom = load_custom_rubric(params)
-    return CriteriaParams(
-        scoring_mode=ScoringMode.CUSTOM,
-        custom_rubric_source=custom.source,
-        custom_rubric_path=custom.path,
-        rubric=custom.rubric,
-    )
+    return CriteriaParams(scoring_mode=ScoringMode.CUSTOM, custom_rubric_source=custom.source,
+                          custom_rubric_path=custom.path, rubric=custom.rubric)
 
 
 _BUILDERS: dict[ScoringMode, Callable[[Mapping[str, Any]], CriteriaParams]] = {

@@ -86,15 +86,9 @@ class CriteriaResolver:
         except ValidationError as exc:
             message = f"derived criteria failed validation ({exc.error_count()} error(s))"
             return CriteriaFailure(CriteriaFailureCode.INVALID_CRITERIA, message, ScoringMode.AUTO, digest)
-        return ResolvedCriteria(
-            rubric=rubric,
-            mode=ScoringMode.AUTO,
-            task=task,
-            task_hash=digest,
-            prompt_version=self._prompt_version,
-            template_hash=self._template_hash,
-            rubric_source=self._auto_source,
-        )
+        return ResolvedCriteria(rubric=rubric, mode=ScoringMode.AUTO, task=task, task_hash=digest,
+                                prompt_version=self._prompt_version, template_hash=self._template_hash,
+                                rubric_source=self._auto_source)
 
     async def _derived(self, task: str, digest: str) -> Rubric:
         assert self._derive is not None and self._template_hash is not None  # checked in __init__
@@ -122,33 +116,20 @@ class CriteriaResolver:
         if choice.reference_id is None or choice.answer is None:
             problem = choice.problem or "no reference"
             return CriteriaFailure(CriteriaFailureCode.REFERENCE_MISSING, problem, ScoringMode.REFERENCE, digest)
-        return ResolvedCriteria(
-            rubric=reference.rubric,
-            mode=ScoringMode.REFERENCE,
-            task=task,
-            task_hash=digest,
-            prompt_version=self._prompt_version,
-            reference_rubric=reference.name,
-            reference_id=choice.reference_id,
-            reference_answer=choice.answer,
-            reference_registry_version=reference.registry_version,
-            reference_registry_sha256=reference.registry_sha256,
-        )
+        return ResolvedCriteria(rubric=reference.rubric, mode=ScoringMode.REFERENCE, task=task, task_hash=digest,
+                                prompt_version=self._prompt_version, reference_rubric=reference.name,
+                                reference_id=choice.reference_id, reference_answer=choice.answer,
+                                reference_registry_version=reference.registry_version,
+                                reference_registry_sha256=reference.registry_sha256)
 
     def _resolve_fixed(self, task: str | None, digest: str | None) -> ResolvedCriteria:
         params = self._params
         assert params.rubric is not None  # checked in __init__
         benchmark = params.scoring_mode is ScoringMode.BENCHMARK
-        return ResolvedCriteria(
-            rubric=params.rubric,
-            mode=params.scoring_mode,
-            task=task,
-            task_hash=digest,
-            prompt_version=self._prompt_version,
-            benchmark_name=params.benchmark_name,
-            benchmark_registry_version=BENCHMARK_REGISTRY_VERSION if benchmark else None,
-            rubric_source=_custom_source(params),
-        )
+        return ResolvedCriteria(rubric=params.rubric, mode=params.scoring_mode, task=task, task_hash=digest,
+                                prompt_version=self._prompt_version, benchmark_name=params.benchmark_name,
+                                benchmark_registry_version=BENCHMARK_REGISTRY_VERSION if benchmark else None,
+                                rubric_source=_custom_source(params))
 
 
 _NO_TASK = (

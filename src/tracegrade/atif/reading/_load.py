@@ -203,14 +203,8 @@ def _read(paths: Sequence[str | Path], options: LoadOptions, *, reports: bool, t
     issues: list[RefIssue] = []
     steps = 0
     for document, path, root in _root_documents(roots, store, release=not reports, keep=referenced):
-        builder = TreeBuilder(
-            root=root,
-            base=base,
-            max_depth=options.max_subagent_depth,
-            load_file=store.single,
-            keep_steps=trees,
-            refs=store.refs,
-        )
+        builder = TreeBuilder(root=root, base=base, max_depth=options.max_subagent_depth, load_file=store.single,
+                              keep_steps=trees, refs=store.refs)
         tree = builder.build(document, path)
         steps += builder.step_count
         built.append(tree)
@@ -260,10 +254,8 @@ def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tu
             real = given.resolve()
             found.setdefault(str(real), real.parent)
         else:
-            raise InputError(
-                f"{given}: not a regular file or a directory (a FIFO, socket or device is never read)",
-                code="not_a_file",
-            )
+            raise InputError(f"{given}: not a regular file or a directory (a FIFO, socket or device is never read)",
+                             code="not_a_file")
         if len(found) > options.max_trajectory_files:
             raise LimitExceededError(
                 f"{given}: more than max_trajectory_files={options.max_trajectory_files} trajectory files"
@@ -431,18 +423,9 @@ def _file_reports(store: _Store, trees: list[TrajectoryNode], issues: list[RefIs
             location = "" if item is None else item.location
             facts = store.facts[(path, location)]
             reports.append(
-                FileReport(
-                    path=path,
-                    location=location,
-                    valid=True,
-                    schema_version=facts.schema_version,
-                    agent=facts.agent,
-                    steps=facts.steps,
-                    embedded_subagents=facts.embedded_subagents,
-                    file_subagents=facts.file_subagents,
-                    continuation=facts.continuation,
-                    role=roles.get(path, "root"),
-                    warnings=facts.warnings + tuple(by_file.get(path, ())),
-                )
+                FileReport(path=path, location=location, valid=True, schema_version=facts.schema_version,
+                           agent=facts.agent, steps=facts.steps, embedded_subagents=facts.embedded_subagents,
+                           file_subagents=facts.file_subagents, continuation=facts.continuation,
+                           role=roles.get(path, "root"), warnings=facts.warnings + tuple(by_file.get(path, ())))
             )
     return tuple(reports)

@@ -40,14 +40,8 @@ def step_repeats(scores: Sequence[float], seeds: Sequence[int | None], failure_t
     """The spread of one step's verdicts (at least two)."""
     spread = stats.std(list(scores))
     low, high = min(scores), max(scores)
-    return StepRepeats(
-        scores=list(scores),
-        seeds=list(seeds),
-        std=spread if spread is not None else 0.0,
-        min=low,
-        max=high,
-        unstable=low < failure_threshold <= high,
-    )
+    return StepRepeats(scores=list(scores), seeds=list(seeds), std=spread if spread is not None else 0.0, min=low,
+                       max=high, unstable=low < failure_threshold <= high)
 
 
 def repeat_summary(nodes: Sequence[NodeResult], overall_score: float | None, aggregation: str, repeats: int, *,
