@@ -26,15 +26,8 @@ from tracegrade.judge import JudgeProtocol
 from tracegrade.rubric import Rubric, ScoringMode
 from tracegrade.runs import JobStatus, Shard
 
-__all__ = [
-    "JobContext",
-    "copied_context_policy",
-    "criteria_source",
-    "run_parameters",
-    "score_collection",
-    "score_loaded",
-    "score_paths",
-]
+__all__ = ["JobContext", "copied_context_policy", "criteria_source", "run_parameters", "score_collection",
+           "score_loaded", "score_paths"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,12 +13,7 @@ from types import MappingProxyType
 from tracegrade.errors import ConfigError
 from tracegrade.rubric import Criterion, Rubric
 
-__all__ = [
-    "BENCHMARK_REGISTRY",
-    "BENCHMARK_REGISTRY_VERSION",
-    "BENCHMARK_RUBRIC_NOTE",
-    "canonical_benchmark_name",
-]
+__all__ = ["BENCHMARK_REGISTRY", "BENCHMARK_REGISTRY_VERSION", "BENCHMARK_RUBRIC_NOTE", "canonical_benchmark_name"]
 
 BENCHMARK_REGISTRY_VERSION = 1
 """Bumped whenever a built-in rubric changes, so results say which wording scored them."""

@@ -34,13 +34,8 @@ from tracegrade.rubric import (
 if TYPE_CHECKING:
     from tracegrade.atif.reading._records import TrajectoryNode
 
-__all__ = [
-    "DEFAULT_REFERENCE_ID",
-    "REFERENCE_REGISTRY_MAX_BYTES",
-    "ReferenceChoice",
-    "ReferenceRubric",
-    "load_reference_rubric",
-]
+__all__ = ["DEFAULT_REFERENCE_ID", "REFERENCE_REGISTRY_MAX_BYTES", "ReferenceChoice", "ReferenceRubric",
+           "load_reference_rubric"]
 
 REFERENCE_REGISTRY_MAX_BYTES = 10 * 1024 * 1024
 """Cap on a reference registry file (10 MiB)."""

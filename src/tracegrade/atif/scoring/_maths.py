@@ -10,17 +10,8 @@ from typing import Protocol
 
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepStatus
 
-__all__ = [
-    "NodeDraft",
-    "NodeRollup",
-    "NodeScores",
-    "StepCoverage",
-    "SubagentAggregation",
-    "collection_score",
-    "coverage_rate",
-    "mean",
-    "rollup",
-]
+__all__ = ["NodeDraft", "NodeRollup", "NodeScores", "StepCoverage", "SubagentAggregation", "collection_score",
+           "coverage_rate", "mean", "rollup"]
 
 
 class SubagentAggregation(StrEnum):
