@@ -88,17 +88,9 @@ def project_step(step: Step) -> dict[str, Any]:
     return view
 
 
-def build_evidence(
-    task: str,
-    tool_definitions: Sequence[dict[str, Any]] | None,
-    history: Sequence[Step],
-    current: Step,
-    delegation: Step | None,
-    max_context_bytes: int,
-    *,
-    reference: str | None = None,
-    frames: Frames | None = None,
-) -> Evidence:
+def build_evidence(task: str, tool_definitions: Sequence[dict[str, Any]] | None, history: Sequence[Step], current: Step,
+                   delegation: Step | None, max_context_bytes: int, *, reference: str | None = None,
+                   frames: Frames | None = None) -> Evidence:
     """Project and fit the evidence for judging ``current`` within ``max_context_bytes`` (the whole request).
 
     ``history`` is the steps before ``current``, oldest first (a ``replace`` boundary drops those before it);

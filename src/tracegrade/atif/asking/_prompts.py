@@ -12,19 +12,8 @@ from tracegrade.atif.criteria._local import COARSE_SCORES, LOCAL_RATIONALE_CHARS
 from tracegrade.judge import JudgeRequest, context_overflow, dumps
 from tracegrade.rubric import MAX_CRITERIA, Rubric
 
-__all__ = [
-    "CATEGORIES",
-    "PROMPT_VERSION",
-    "SYSTEM_INSTRUCTION",
-    "JudgeRequest",
-    "Purpose",
-    "categorize_request",
-    "derive_request",
-    "object_schema",
-    "score_request",
-    "shared_prefix",
-    "template_hash",
-]
+__all__ = ["CATEGORIES", "PROMPT_VERSION", "SYSTEM_INSTRUCTION", "JudgeRequest", "Purpose", "categorize_request",
+           "derive_request", "object_schema", "score_request", "shared_prefix", "template_hash"]
 
 Purpose = Literal["score", "derive", "categorize"]
 
