@@ -173,20 +173,11 @@ class _BatchCollector(JudgeInFront):
         raise JudgeError("waiting for a batch", code=PENDING)
 
 
-async def run_batch_job(
-    paths: Sequence[str | Path],
-    options: ScoringOptions,
-    criteria: CriteriaParams,
-    target: JudgeTarget,
-    context: JobContext,
-    *,
-    folder: RunFolder,
-    cache_path: Path | None,
-    batch: BatchOptions,
-    report: Callable[[str], None] = lambda line: None,
-    stop: asyncio.Event | None = None,
-    meter_provider: Any = None,
-) -> tuple[EvaluationResults, dict[str, Path]] | Exported:
+async def run_batch_job(paths: Sequence[str | Path], options: ScoringOptions, criteria: CriteriaParams,
+                        target: JudgeTarget, context: JobContext, *, folder: RunFolder, cache_path: Path | None,
+                        batch: BatchOptions, report: Callable[[str], None] = lambda line: None,
+                        stop: asyncio.Event | None = None,
+                        meter_provider: Any = None) -> tuple[EvaluationResults, dict[str, Path]] | Exported:
     """Score ``paths`` through batch jobs and write the artifacts, or export a round's requests.
 
     ``report`` receives progress lines (each batch's status and request counts while waiting); setting

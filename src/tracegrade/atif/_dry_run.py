@@ -159,15 +159,8 @@ async def dry_run_job(paths: Sequence[str | Path], options: ScoringOptions, crit
 
 def dry_run_document(found: DryRun, prices: Prices | None, *, batch: bool) -> dict[str, Any]:
     """``dry_run.json``: the counts by purpose and in total, how they were estimated and, with prices, the cost."""
-    total = PurposeCount()
-    for count in found.purposes.values():
-        total.requests += count.requests
-        total.cached += count.cached
-        total.repeated += count.repeated
-        total.prompt_bytes += count.prompt_bytes
-        total.input_tokens += count.input_tokens
-        total.cacheable_tokens += count.cacheable_tokens
-        total.output_tokens += count.output_tokens
+    counts = found.purposes.values()
+    total = PurposeCount(**{f.name: sum(getattr(c, f.name) for c in counts) for f in dataclasses.fields(PurposeCount)})
     rows = {purpose: _row(count, prices, batch) for purpose, count in sorted(found.purposes.items())}
     notes = [
         "input tokens are estimated as the bytes of the messages' text / 4 (no tokeniser)",

@@ -42,8 +42,6 @@ if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.sdk.metrics import MeterProvider as SdkMeterProvider
 
-    from tracegrade.judge import JudgeCache
-
 OptionsT = TypeVar("OptionsT", bound=JudgeOptions)
 
 __all__ = [
@@ -101,15 +99,12 @@ def judge_settings(target: JudgeTarget, options: JudgeOptions) -> JudgeSettings:
 
 
 @asynccontextmanager
-async def open_judge(
-    target: JudgeTarget,
-    options: JudgeOptions,
-    *,
-    cache_path: Path | None,
-    telemetry: JudgeTelemetry | None = None,
-) -> AsyncIterator[JudgeProtocol]:
+async def open_judge(target: JudgeTarget, options: JudgeOptions, *, cache_path: Path | None,
+                     telemetry: JudgeTelemetry | None = None) -> AsyncIterator[JudgeProtocol]:
     """Open the judge (starting and stopping the local judge when asked)."""
-    cache = _open_cache(cache_path) if cache_path is not None else None
+    from tracegrade.judge import JudgeCache
+
+    cache = JudgeCache(cache_path) if cache_path is not None else None
     try:
         if target.panel is not None:
             from tracegrade.judge import PanelJudge
@@ -136,12 +131,6 @@ async def _settings(target: JudgeTarget, options: JudgeOptions) -> AsyncIterator
         yield settings
 
 
-def _open_cache(path: Path) -> JudgeCache:
-    from tracegrade.judge import JudgeCache
-
-    return JudgeCache(path)
-
-
 def effective_options(options: OptionsT, target: JudgeTarget) -> OptionsT:
     """The options a job runs with, recorded as such.
 
@@ -158,26 +147,13 @@ def effective_options(options: OptionsT, target: JudgeTarget) -> OptionsT:
     return options.model_copy(update=update)
 
 
-async def run_atif_job(
-    paths: Sequence[str | Path],
-    options: ScoringOptions,
-    criteria: CriteriaParams,
-    target: JudgeTarget,
-    context: JobContext,
-    *,
-    out_dir: Path | RunFolder | None,
-    cache_path: Path | None,
-    meter_provider: MeterProvider | None = None,
-) -> tuple[EvaluationResults, dict[str, Path]]:
+async def run_atif_job(paths: Sequence[str | Path], options: ScoringOptions, criteria: CriteriaParams,
+                       target: JudgeTarget, context: JobContext, *, out_dir: Path | RunFolder | None,
+                       cache_path: Path | None,
+                       meter_provider: MeterProvider | None = None) -> tuple[EvaluationResults, dict[str, Path]]:
     """Score ``paths`` and write the artifacts (also for failed or interrupted jobs).
 
-    Memory holds the roots in flight, not the collection: each root is read again when its turn comes
-    and its records are spooled to an unnamed file in the run folder as it finishes (see
-    ``score_collection``).
-
-    ``context.local_judge`` is taken from ``target``. With the local judge the request budget is at
-    most ``LOCAL_MAX_CONTEXT_BYTES`` unless ``max_context_bytes`` was given: scoring and derivation
-    then share (and record) that budget.
+    ``context.local_judge`` is taken from ``target``; the options are those :func:`effective_options` gives.
     """
     options = effective_options(options, target)
     context = dataclasses.replace(context, local_judge=target.local)
@@ -200,9 +176,8 @@ async def run_atif_job(
         kept.close()
 
 
-def chained_on_root(
-    first: Callable[[int, Sequence[NodeResult]], None] | None, then: Callable[[int, Sequence[NodeResult]], None]
-) -> Callable[[int, Sequence[NodeResult]], None]:
+def chained_on_root(first: Callable[[int, Sequence[NodeResult]], None] | None,
+                    then: Callable[[int, Sequence[NodeResult]], None]) -> Callable[[int, Sequence[NodeResult]], None]:
     """``then``, after ``first`` when there is one."""
     if first is None:
         return then
@@ -268,8 +243,9 @@ class JudgeJob:
         """The job id: as given, or derived from the inputs, the parameters and the judge."""
         if self.job_id is not None:
             return self.job_id
-        recorded = {k: v for k, v in self.parameters.items() if not (k == "judge_repeats" and v == 1)}
-        material = {"paths": sorted(str(p.resolve()) for p in self.paths), "parameters": _jsonable(recorded),
+        recorded = {k: getattr(v, "value", v) for k, v in self.parameters.items()
+                    if not (k == "judge_repeats" and v == 1)}
+        material = {"paths": sorted(str(p.resolve()) for p in self.paths), "parameters": recorded,
                     "judge": [self.target.url, self.target.model, self.target.local,
                               *([self.target.panel.identity()] if self.target.panel else [])]}
         return job_id_for(material)
@@ -285,9 +261,8 @@ class JudgeRun:
     message: str | None
 
 
-def run_judge_job(
-    job: JudgeJob, *, watch: Callable[[RunProgress], Coroutine[Any, Any, None]] | None = None
-) -> JudgeRun:
+def run_judge_job(job: JudgeJob, *,
+                  watch: Callable[[RunProgress], Coroutine[Any, Any, None]] | None = None) -> JudgeRun:
     """Score the job's paths into its run folder and say how it ended.
 
     Ctrl-C and SIGTERM stop new judge calls and keep what finished. With ``OTEL_EXPORTER_OTLP_ENDPOINT``
@@ -338,20 +313,12 @@ _OTLP_ENDPOINTS = ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_EN
 
 
 def otlp_meter_provider() -> SdkMeterProvider | None:
-    """The judge's meters exported over OTLP/HTTP when an endpoint is set; None (measurements dropped) otherwise.
-
-    Without an endpoint the SDK provider would have no reader; skipping it spares a small run the
-    OpenTelemetry SDK's import and set-up.
-    """
+    """The judge's meters exported over OTLP/HTTP when an endpoint is set; None (measurements dropped) otherwise."""
     if not any(os.environ.get(name, "").strip() for name in _OTLP_ENDPOINTS):
         return None
     from tracegrade.judge import configure_meter_provider
 
     return configure_meter_provider()
-
-
-def _jsonable(parameters: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (v.value if hasattr(v, "value") else v) for k, v in parameters.items()}
 
 
 _INPUT_STEP_CODES = frozenset({"context_overflow"})

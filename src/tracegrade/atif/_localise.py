@@ -122,16 +122,9 @@ async def localise_paths(inputs: LocaliseInputs, options: LocaliseOptions, judge
                                  stop=stop)
 
 
-async def run_localise_job(
-    inputs: LocaliseInputs,
-    options: LocaliseOptions,
-    target: JudgeTarget | None,
-    *,
-    job_id: str,
-    cache_path: Path | None,
-    meter_provider: MeterProvider | None = None,
-    stop: asyncio.Event | None = None,
-) -> LocalisationResults:
+async def run_localise_job(inputs: LocaliseInputs, options: LocaliseOptions, target: JudgeTarget | None, *, job_id: str,
+                           cache_path: Path | None, meter_provider: MeterProvider | None = None,
+                           stop: asyncio.Event | None = None) -> LocalisationResults:
     """Localise with the judge at ``target`` (None for ``from-scores``, which asks nothing).
 
     Once ``stop`` is set, the localisations not finished are dropped and counted (``summary.interrupted``);

@@ -26,15 +26,8 @@ from tracegrade.judge import JudgeProtocol
 from tracegrade.rubric import Rubric, ScoringMode
 from tracegrade.runs import JobStatus, Shard
 
-__all__ = [
-    "JobContext",
-    "copied_context_policy",
-    "criteria_source",
-    "run_parameters",
-    "score_collection",
-    "score_loaded",
-    "score_paths",
-]
+__all__ = ["JobContext", "copied_context_policy", "criteria_source", "run_parameters", "score_collection",
+           "score_loaded", "score_paths"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,40 +44,23 @@ class JobContext:
     """Called with the engine before it starts (to let a signal handler interrupt it)."""
     local_judge: bool = False
     """The judge is the tiny embedded one: auto mode uses its fixed generic rubric instead of a derivation, and
-    answers are restricted to coarse scores and short rationales (both recorded). ``run_atif_job`` sets it
-    from its judge target."""
+    answers are restricted to coarse scores and short rationales (both recorded)."""
     spool_dir: Path | None = None
     """Where finished roots' records are kept until the end (an unnamed temporary file); None: the system's
-    temporary folder. ``run_atif_job`` uses the run folder."""
+    temporary folder."""
     on_root: Callable[[int, Sequence[NodeResult]], None] | None = None
-    """Called with each finished root's index and records, as they are spooled (in the order roots finish):
-    ``run_atif_job`` renders the report's step list there while other roots are scored."""
+    """Called with each finished root's index and records, as they are spooled (in the order roots finish)."""
 
 
-async def score_paths(
-    paths: Sequence[str | Path],
-    options: ScoringOptions,
-    criteria: CriteriaParams,
-    judge: JudgeProtocol,
-    context: JobContext,
-) -> EvaluationResults:
-    """Score ``paths`` as :func:`score_loaded` does, reading each root's tree only while it is scored.
-
-    Every input is read and validated first (its outline kept, no steps), then each root's files are
-    read again when the pool has room for it; memory holds the outline and the roots in flight, not
-    the results (see :func:`score_collection`).
-    """
+async def score_paths(paths: Sequence[str | Path], options: ScoringOptions, criteria: CriteriaParams,
+                      judge: JudgeProtocol, context: JobContext) -> EvaluationResults:
+    """Score ``paths`` as :func:`score_loaded` does, each root's tree read only while it is scored."""
     reading = asyncio.to_thread(read_collection, paths, options.load_options())
     return await score_collection(await reading, options, criteria, judge, context)  # the outline is not kept here
 
 
-async def score_loaded(
-    loaded: LoadResult,
-    options: ScoringOptions,
-    criteria: CriteriaParams,
-    judge: JudgeProtocol,
-    context: JobContext,
-) -> EvaluationResults:
+async def score_loaded(loaded: LoadResult, options: ScoringOptions, criteria: CriteriaParams, judge: JudgeProtocol,
+                       context: JobContext) -> EvaluationResults:
     """Score loaded trees: every step through the judge, rolled up, summarised.
 
     The returned results always describe what finished, also when the job failed (fail_fast) or
@@ -93,21 +69,9 @@ async def score_loaded(
     return await score_collection(Collection.of(loaded), options, criteria, judge, context)
 
 
-async def score_collection(
-    collection: Collection,
-    options: ScoringOptions,
-    criteria: CriteriaParams,
-    judge: JudgeProtocol,
-    context: JobContext,
-) -> EvaluationResults:
-    """Score a collection root by root; see :func:`score_loaded`.
-
-    Each root's records go to a spool file as the root finishes (``context.spool_dir``): the results'
-    ``nodes`` are a :class:`~tracegrade.atif.scoring._spool.SpooledNodes` that reads them back in root
-    order, with their brief copies (no step content), from which the summary is made. Once every root is
-    scored, the outline's trees are let go of: a caller that keeps no name for ``collection`` frees them
-    before the summary and the input records are made.
-    """
+async def score_collection(collection: Collection, options: ScoringOptions, criteria: CriteriaParams,
+                           judge: JudgeProtocol, context: JobContext) -> EvaluationResults:
+    """Score a collection root by root (see :func:`score_loaded`), spooling each root's records as it finishes."""
     shard, local_judge, loaded = context.shard, context.local_judge, collection.outline
     roots = loaded.roots if shard is None else shard.select(loaded.roots, key=lambda root: root.node_id)
     if options.num_examples is not None:
@@ -135,16 +99,9 @@ async def score_collection(
     )
     inputs = loaded.inputs if shard is None else _shard_inputs(loaded, shard, nodes)
     del collection, loaded, roots  # the outline's trees: freed before the records are made, when the caller let go
-    summary = summarize(
-        nodes,
-        inputs,
-        options.subagent_aggregation,
-        job_status=status,
-        failure_reason=engine.stopped_reason,
-        judge_counts=judge.stats.as_dict(),
-        shard=shard is not None,
-        repeats=options.judge_repeats,
-    )
+    summary = summarize(nodes, inputs, options.subagent_aggregation, job_status=status,
+                        failure_reason=engine.stopped_reason, judge_counts=judge.stats.as_dict(),
+                        shard=shard is not None, repeats=options.judge_repeats)
     provenance = {
         "judge": judge.provenance(),
         "prompt_version": PROMPT_VERSION,
@@ -152,7 +109,7 @@ async def score_collection(
         "scored_frames": options.scored_frames.value,
         "copied_context": copied_context_policy(options),
     }
-    results = EvaluationResults(
+    return EvaluationResults(
         job_id=context.job_id,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         shard=str(shard) if shard is not None else None,
@@ -165,15 +122,11 @@ async def score_collection(
         inputs=[InputRecord.of(a) for a in inputs],
         nodes=spooled,  # kept as they are (not validated again): read back when walked
     )
-    return results
 
 
 def _refuse_roots_without_task(collection: Collection, roots: Sequence[TrajectoryNode], options: ScoringOptions,
                                criteria: CriteriaParams) -> None:
     """Under fail_fast in auto mode, stop before the first judge call when any root has no task to derive from.
-
-    Found only when its turn came, such a root used to cost the calls made before it and the other roots'
-    scores. Under ``skip_failed_trajectory`` it fails on its own (``task_unresolved``) while the others are scored.
 
     Raises:
         InputError: ``task_unresolved``, naming every root without a task.
@@ -211,12 +164,8 @@ def _resolver(criteria: CriteriaParams, judge: JudgeProtocol, budget: int, *, lo
             criteria, derive=generic, template_hash=fixed, prompt_version=PROMPT_VERSION,
             auto_source=LOCAL_CRITERIA_SOURCE,
         )
-    return build_resolver(
-        criteria,
-        derive=lambda task: derive_criteria(judge, task, budget),
-        template_hash=template_hash("derive"),
-        prompt_version=PROMPT_VERSION,
-    )
+    return build_resolver(criteria, derive=lambda task: derive_criteria(judge, task, budget),
+                          template_hash=template_hash("derive"), prompt_version=PROMPT_VERSION)
 
 
 def criteria_source(criteria: CriteriaParams, local_judge: bool) -> str:
@@ -245,9 +194,8 @@ def copied_context_policy(options: ScoringOptions) -> str:
     return "scored" if options.score_copied_context else "kept_not_scored"
 
 
-def run_parameters(
-    options: ScoringOptions, criteria: CriteriaParams, judge: JudgeProtocol, *, complete: bool, criteria_source: str
-) -> RunParameters:
+def run_parameters(options: ScoringOptions, criteria: CriteriaParams, judge: JudgeProtocol, *, complete: bool,
+                   criteria_source: str) -> RunParameters:
     """The run's parameters as recorded with the results and logged to MLflow."""
     return RunParameters(
         **dict(options),

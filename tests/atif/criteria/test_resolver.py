@@ -61,7 +61,6 @@ async def test_same_task_resolved_concurrently_costs_one_derivation(make_node, d
     nodes = [make_node(user("Same task")), make_node(user("  Same\n  task ")), make_node(user("Same task"))]
     results = await asyncio.gather(*(resolver.resolve(node) for node in nodes))
     assert len(derive.calls) == 1
-    assert resolver.derivation_count == 1
     assert len({r.rubric.criteria_hash for r in results}) == 1
     assert len({r.task_hash for r in results}) == 1
 

@@ -13,7 +13,7 @@ from tracegrade.atif.criteria._sources import ResolvedCriteria
 from tracegrade.atif.reading._records import InputAccount, InputStatus, NodeStatus, TrajectoryNode
 from tracegrade.atif.scoring._assemble import node_results, summarize
 from tracegrade.atif.scoring._engine import NodeState
-from tracegrade.atif.scoring._maths import SubagentAggregation, categorization_rate, collection_score
+from tracegrade.atif.scoring._maths import StepCoverage, SubagentAggregation, collection_score, coverage_rate
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepResult, StepStatus
 from tracegrade.rubric import Criterion, Rubric, ScoringMode
 from tracegrade.runs import JobStatus
@@ -111,7 +111,7 @@ def test_the_summary_walks_the_nodes_once_and_keeps_its_numbers(mode: SubagentAg
     result = summarize(walked, (), mode, job_status=JobStatus.COMPLETED, failure_reason=None, judge_counts={})
     assert walked.walks == 1
     assert (result.atif_overall_score, result.atif_trajectory_count) == collection_score(nodes, mode)
-    assert result.atif_failure_categorization_rate == categorization_rate(nodes) == 1.0
+    assert result.atif_failure_categorization_rate == coverage_rate(StepCoverage.of(n) for n in nodes) == 1.0
 
 
 def test_a_job_whose_every_root_failed_or_that_had_none_fails_but_an_empty_shard_completes() -> None:

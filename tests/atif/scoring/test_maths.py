@@ -6,8 +6,8 @@ from tracegrade.atif.scoring._maths import (
     NodeDraft,
     StepCoverage,
     SubagentAggregation,
-    categorization_rate,
     collection_score,
+    coverage_rate,
     rollup,
 )
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepResult, StepStatus
@@ -131,6 +131,10 @@ def _step(candidate: bool, status: CategorizationStatus) -> StepResult:
         failure_candidate=candidate,
         categorization_status=status,
     )
+
+
+def categorization_rate(nodes: list[NodeResult]) -> float | None:
+    return coverage_rate(StepCoverage.of(node) for node in nodes)
 
 
 def test_categorization_rate_edges() -> None:

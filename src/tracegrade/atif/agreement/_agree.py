@@ -46,15 +46,8 @@ class _Pairs:
     units: list[str]
 
 
-def measure_agreement(
-    results: EvaluationResults,
-    labels: Sequence[Label],
-    *,
-    labels_file: str,
-    resamples: int = 2000,
-    level: float = 0.95,
-    seed: int = 0,
-) -> AgreementReport:
+def measure_agreement(results: EvaluationResults, labels: Sequence[Label], *, labels_file: str, resamples: int = 2000,
+                      level: float = 0.95, seed: int = 0) -> AgreementReport:
     """Compare ``results`` with ``labels``.
 
     Raises:
@@ -86,13 +79,8 @@ def measure_agreement(
         trajectory=LevelAgreement(
             labels=len(roots),
             scores=_scores(roots, "trajectory", excluded, boot),
-            pass_fail=_pass_fail(
-                roots,
-                "trajectory",
-                f"not passed (aggregate < completion_threshold {completion:g} or incomplete)",
-                excluded,
-                boot,
-            ),
+            pass_fail=_pass_fail(roots, "trajectory", f"not passed (aggregate < completion_threshold {completion:g} or "
+                                 "incomplete)", excluded, boot),
         ),
         localisation=localisation(steps, excluded, level=level, resamples=resamples, seed=seed),
         unmatched=unmatched,
@@ -119,15 +107,10 @@ def match_labels(results: EvaluationResults, labels: Sequence[Label]) -> tuple[l
         key = (node.node_id, None if step is None else step.index)
         if key in seen:
             first = seen[key]
-            hint = (
-                f" (reviewers {first.reviewer!r} and {label.reviewer!r}: choose one with --reviewer)"
-                if first.reviewer != label.reviewer
-                else ""
-            )
-            raise InputError(
-                f"labels lines {first.line} and {label.line} name the same "
-                f"{'step' if step else 'trajectory'} ({label.target()}){hint}"
-            )
+            hint = (f" (reviewers {first.reviewer!r} and {label.reviewer!r}: choose one with --reviewer)"
+                    if first.reviewer != label.reviewer else "")
+            raise InputError(f"labels lines {first.line} and {label.line} name the same "
+                             f"{'step' if step else 'trajectory'} ({label.target()}){hint}")
         seen[key] = label
         matches.append(Match(label, node, step))
     return matches, unmatched
@@ -185,14 +168,8 @@ def _judge_failed(match: Match) -> bool | None:
     return None if match.node.passed is None else not match.node.passed
 
 
-def _collect(
-    matches: Sequence[Match],
-    measure: str,
-    human: Callable[[Label], Hashable | None],
-    judge: Callable[[Match], Hashable | None],
-    reason: str,
-    excluded: list[LabelIssue],
-) -> _Pairs:
+def _collect(matches: Sequence[Match], measure: str, human: Callable[[Label], Hashable | None],
+             judge: Callable[[Match], Hashable | None], reason: str, excluded: list[LabelIssue]) -> _Pairs:
     pairs = _Pairs([], [], [])
     for match in matches:
         wanted = human(match.label)
@@ -200,9 +177,8 @@ def _collect(
             continue
         got = judge(match)
         if got is None:
-            excluded.append(
-                LabelIssue(line=match.label.line, target=match.label.target(), reason=reason, measure=measure)
-            )
+            excluded.append(LabelIssue(line=match.label.line, target=match.label.target(), reason=reason,
+                                       measure=measure))
             continue
         pairs.human.append(wanted)
         pairs.judge.append(got)
@@ -215,16 +191,13 @@ def _scores(matches: Sequence[Match], level: str, excluded: list[LabelIssue], bo
     human = np.asarray(pairs.human, dtype=np.float64)
     judge = np.asarray(pairs.judge, dtype=np.float64)
     rho, tau = stats.spearman(human, judge), stats.kendall_tau(human, judge)
-    return ScoreAgreement(
-        n=len(pairs.units),
-        spearman=boot.estimate(pairs.units, _correlation(spearman_rho, human, judge), whole=rho),
-        kendall=boot.estimate(pairs.units, _correlation(kendall_tau_b, human, judge), whole=tau),
-    )
+    return ScoreAgreement(n=len(pairs.units),
+                          spearman=boot.estimate(pairs.units, _correlation(spearman_rho, human, judge), whole=rho),
+                          kendall=boot.estimate(pairs.units, _correlation(kendall_tau_b, human, judge), whole=tau))
 
 
-def _pass_fail(
-    matches: Sequence[Match], level: str, rule: str, excluded: list[LabelIssue], boot: Bootstrap
-) -> PassFailAgreement:
+def _pass_fail(matches: Sequence[Match], level: str, rule: str, excluded: list[LabelIssue],
+               boot: Bootstrap) -> PassFailAgreement:
     measure = f"{level}.pass_fail"
     pairs = _collect(matches, measure, lambda label: label.failed, _judge_failed, "judge_no_verdict", excluded)
     human = [_VERDICTS[0] if failed else _VERDICTS[1] for failed in pairs.human]
@@ -237,14 +210,9 @@ def _pass_fail(
 
 
 def _categories(matches: Sequence[Match], excluded: list[LabelIssue], boot: Bootstrap) -> CategoryAgreement:
-    pairs = _collect(
-        matches,
-        "step.categories",
-        lambda label: label.category,
-        lambda match: judge_step_category(match.step) if match.step else None,
-        "judge_no_category",
-        excluded,
-    )
+    pairs = _collect(matches, "step.categories", lambda label: label.category,
+                     lambda match: judge_step_category(match.step) if match.step else None, "judge_no_category",
+                     excluded)
     order = (*LABEL_CATEGORIES, UNCATEGORIZED)
     human, judge = [str(v) for v in pairs.human], [str(v) for v in pairs.judge]
     agree, kappa = label_agreement(human, judge, order, pairs.units, boot)
@@ -254,11 +222,8 @@ def _categories(matches: Sequence[Match], excluded: list[LabelIssue], boot: Boot
     )
 
 
-def _correlation(
-    function: Callable[[npt.NDArray[np.float64], npt.NDArray[np.float64]], float | None],
-    human: npt.NDArray[np.float64],
-    judge: npt.NDArray[np.float64],
-) -> Statistic:
+def _correlation(function: Callable[[npt.NDArray[np.float64], npt.NDArray[np.float64]], float | None],
+                 human: npt.NDArray[np.float64], judge: npt.NDArray[np.float64]) -> Statistic:
     def statistic(idx: npt.NDArray[np.intp]) -> float | None:
         return function(human[idx], judge[idx])
 

@@ -207,10 +207,8 @@ def _label(raw: bytes, where: str, number: int) -> Label:
     try:
         value = loads(raw.rstrip(b"\r"))
     except JsonProblem as problem:
-        raise InputError(
-            f"{where}: {problem.message} ({problem.where})" if problem.where else f"{where}: {problem}",
-            code=problem.code,
-        ) from None
+        raise InputError(f"{where}: {problem.message} ({problem.where})" if problem.where else f"{where}: {problem}",
+                         code=problem.code) from None
     if not isinstance(value, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(value).__name__}")
     if "line" in value:

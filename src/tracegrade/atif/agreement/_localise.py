@@ -25,9 +25,8 @@ def judge_lowest_step(node: NodeResult) -> StepResult | None:
     return min(scored, key=lambda step: (step.score, step.index)) if scored else None
 
 
-def localisation(
-    matches: Sequence[Match], excluded: list[LabelIssue], *, level: float, resamples: int, seed: int
-) -> Localisation:
+def localisation(matches: Sequence[Match], excluded: list[LabelIssue], *, level: float, resamples: int,
+                 seed: int) -> Localisation:
     """Localisation shares over the trajectories with a decisive step label.
 
     Raises:
@@ -53,14 +52,9 @@ def localisation(
             )
             continue
         rows.append(
-            LocalisationRow(
-                node_id=match.node.node_id,
-                line=match.label.line,
-                decisive_step=match.step.index,
-                judge_lowest_step=lowest.index,
-                judge_lowest_score=lowest.score,
-                distance=abs(lowest.index - match.step.index),
-            )
+            LocalisationRow(node_id=match.node.node_id, line=match.label.line, decisive_step=match.step.index,
+                            judge_lowest_step=lowest.index, judge_lowest_score=lowest.score,
+                            distance=abs(lowest.index - match.step.index))
         )
     shares = {
         name: share_estimate([row.distance <= tolerance for row in rows], level, resamples, seed)
@@ -74,12 +68,5 @@ def share_estimate(hits: list[bool], level: float, resamples: int, seed: int,
     """The share of hits with its bootstrap interval; null with the reason ``empty`` when there is nothing to count."""
     interval = stats.bootstrap_mean_ci([float(hit) for hit in hits], resamples=resamples, level=level, seed=seed)
     reason = empty if not hits else None
-    return Estimate(
-        value=interval.estimate,
-        low=interval.low,
-        high=interval.high,
-        n=len(hits),
-        units=len(hits),
-        resamples_used=resamples if len(hits) >= 2 else 0,
-        reason=reason,
-    )
+    return Estimate(value=interval.estimate, low=interval.low, high=interval.high, n=len(hits), units=len(hits),
+                    resamples_used=resamples if len(hits) >= 2 else 0, reason=reason)

@@ -1,8 +1,7 @@
 """Statistics for bootstrap resamples: rank correlations and kappa in numpy, and a clustered bootstrap.
 
-The point estimates of an agreement report come from :mod:`tracegrade.stats` (scipy); these
-numpy versions compute the same coefficients on thousands of resamples without scipy's per-call
-overhead (the tests check them against scipy).
+The point estimates of an agreement report come from :mod:`tracegrade.stats` (scipy); these give the same
+coefficients (the tests check them against scipy).
 """
 
 from __future__ import annotations
@@ -76,10 +75,7 @@ def kappa_codes(a: npt.NDArray[np.intp], b: npt.NDArray[np.intp], k: int) -> flo
 class Bootstrap:
     """Percentile bootstrap that resamples whole units (trajectories) for any statistic of index arrays.
 
-    Args:
-        resamples: Resamples drawn.
-        level: Confidence level of the interval.
-        seed: Seed of the resampling (the same seed gives the same interval).
+    ``resamples`` are drawn for an interval at confidence ``level``; the same ``seed`` gives the same interval.
     """
 
     def __init__(self, resamples: int, level: float, seed: int) -> None:
@@ -116,9 +112,8 @@ class Bootstrap:
         return values
 
 
-def label_agreement(
-    a: Sequence[str], b: Sequence[str], order: Sequence[str], units: Sequence[str], boot: Bootstrap
-) -> tuple[Estimate, Estimate]:
+def label_agreement(a: Sequence[str], b: Sequence[str], order: Sequence[str], units: Sequence[str],
+                    boot: Bootstrap) -> tuple[Estimate, Estimate]:
     """Share of equal labels and Cohen's kappa of two labellings, each with its interval over ``units``."""
     code = {label: i for i, label in enumerate(order)}
     first = np.fromiter((code[v] for v in a), dtype=np.intp, count=len(a))

@@ -11,19 +11,8 @@ from tracegrade.atif.agreement._labels import Label
 from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._records import NodeResult, StepResult
 
-__all__ = [
-    "AGREEMENT_FORMAT",
-    "AgreementReport",
-    "CategoryAgreement",
-    "Estimate",
-    "LabelIssue",
-    "LevelAgreement",
-    "Localisation",
-    "LocalisationRow",
-    "Match",
-    "PassFailAgreement",
-    "ScoreAgreement",
-]
+__all__ = ["AGREEMENT_FORMAT", "AgreementReport", "CategoryAgreement", "Estimate", "LabelIssue", "LevelAgreement",
+           "Localisation", "LocalisationRow", "Match", "PassFailAgreement", "ScoreAgreement"]
 
 AGREEMENT_FORMAT: Literal["tracegrade.atif.agreement/1"] = "tracegrade.atif.agreement/1"
 

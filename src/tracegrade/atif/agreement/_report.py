@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracegrade.atif.agreement._records import AgreementReport, Estimate, LabelIssue, LevelAgreement
+from tracegrade.atif.agreement._records import (
+    AgreementReport,
+    CategoryAgreement,
+    Estimate,
+    LabelIssue,
+    LevelAgreement,
+    PassFailAgreement,
+)
 from tracegrade.render import MISSING, fmt_score, render_html
 
 __all__ = ["agreement_rows", "issue_rows", "render_agreement"]
@@ -53,19 +60,10 @@ def _kappa_note(matrix: list[list[int]], labels: list[str]) -> str | None:
 
 
 def _row(level: str, measure: str, estimate: Estimate, note: str | None = None) -> dict[str, Any]:
-    interval = (
-        MISSING
-        if estimate.low is None or estimate.high is None
-        else (f"{fmt_score(estimate.low)}–{fmt_score(estimate.high)}")
-    )
-    return {
-        "level": level,
-        "measure": measure,
-        "n": estimate.n,
-        "value": estimate.value,
-        "interval": interval,
-        "note": estimate.reason or note or ("" if estimate.p_value is None else f"p={estimate.p_value:.3g}"),
-    }
+    interval = (MISSING if estimate.low is None or estimate.high is None
+                else f"{fmt_score(estimate.low)}–{fmt_score(estimate.high)}")
+    return {"level": level, "measure": measure, "n": estimate.n, "value": estimate.value, "interval": interval,
+            "note": estimate.reason or note or ("" if estimate.p_value is None else f"p={estimate.p_value:.3g}")}
 
 
 def kappa_note(rows: list[dict[str, Any]]) -> str | None:
@@ -85,15 +83,9 @@ def render_agreement(report: AgreementReport, *, generated_at: str) -> str:
         "atif_agreement.html",
         title="Judge agreement with human labels",
         subtitle=f"job {report.job_id} · labels {report.labels_file}",
-        sections=[
-            {"id": key, "label": label}
-            for key, label in (
-                ("measures", "Measures"),
-                ("confusion", "Confusion matrices"),
-                ("localisation", "Localisation"),
-                ("unmatched", "Unmatched and excluded labels"),
-            )
-        ],
+        sections=[{"id": key, "label": label} for key, label in (
+            ("measures", "Measures"), ("confusion", "Confusion matrices"), ("localisation", "Localisation"),
+            ("unmatched", "Unmatched and excluded labels"))],
         generated_at=generated_at,
         report=report,
         rows=rows,
@@ -106,24 +98,9 @@ def render_agreement(report: AgreementReport, *, generated_at: str) -> str:
 
 
 def _matrices(report: AgreementReport) -> list[dict[str, Any]]:
-    tables = [
-        {
-            "title": "Steps: pass/fail (rows: reviewers, columns: judge)",
-            "labels": report.step.pass_fail.labels,
-            "matrix": report.step.pass_fail.matrix,
-        },
-        {
-            "title": "Trajectories: pass/fail (rows: reviewers, columns: judge)",
-            "labels": report.trajectory.pass_fail.labels,
-            "matrix": report.trajectory.pass_fail.matrix,
-        },
-    ]
+    tables: list[tuple[str, PassFailAgreement | CategoryAgreement]] = [
+        ("Steps: pass/fail", report.step.pass_fail), ("Trajectories: pass/fail", report.trajectory.pass_fail)]
     if report.step.categories is not None:
-        tables.append(
-            {
-                "title": "Steps: failure category (rows: reviewers, columns: judge)",
-                "labels": report.step.categories.labels,
-                "matrix": report.step.categories.matrix,
-            }
-        )
-    return tables
+        tables.append(("Steps: failure category", report.step.categories))
+    return [{"title": f"{title} (rows: reviewers, columns: judge)", "labels": table.labels, "matrix": table.matrix}
+            for title, table in tables]

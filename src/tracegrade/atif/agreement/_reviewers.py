@@ -42,15 +42,9 @@ class ReviewerAgreement(BaseModel):
     """Share of trajectories both marked a decisive step in where they marked the same one."""
 
 
-def measure_reviewers(
-    results: EvaluationResults,
-    first: tuple[str, Sequence[Label]],
-    second: tuple[str, Sequence[Label]],
-    *,
-    resamples: int = 2000,
-    level: float = 0.95,
-    seed: int = 0,
-) -> ReviewerAgreement:
+def measure_reviewers(results: EvaluationResults, first: tuple[str, Sequence[Label]],
+                      second: tuple[str, Sequence[Label]], *, resamples: int = 2000, level: float = 0.95,
+                      seed: int = 0) -> ReviewerAgreement:
     """Compare the step labels of two reviewers, each given as (name, that reviewer's labels).
 
     Raises:
@@ -61,13 +55,9 @@ def measure_reviewers(
     common = sorted(a.keys() & b.keys())
     verdicts = [(key, a[key].failed, b[key].failed) for key in common]
     verdicts = [(key, x, y) for key, x, y in verdicts if x is not None and y is not None]
-    share, kappa = label_agreement(
-        [_VERDICTS[0] if x else _VERDICTS[1] for _, x, _ in verdicts],
-        [_VERDICTS[0] if y else _VERDICTS[1] for _, _, y in verdicts],
-        _VERDICTS,
-        [key[0] for key, _, _ in verdicts],
-        boot,
-    )
+    share, kappa = label_agreement([_VERDICTS[0] if x else _VERDICTS[1] for _, x, _ in verdicts],
+                                   [_VERDICTS[0] if y else _VERDICTS[1] for _, _, y in verdicts], _VERDICTS,
+                                   [key[0] for key, _, _ in verdicts], boot)
     scored = [(key, a[key].score, b[key].score) for key in common]
     scored = [(key, x, y) for key, x, y in scored if x is not None and y is not None]
     x = np.asarray([v for _, v, _ in scored], dtype=np.float64)
@@ -75,24 +65,12 @@ def measure_reviewers(
     rho = boot.estimate([key[0] for key, _, _ in scored], _correlation(spearman_rho, x, y), whole=stats.spearman(x, y))
     named = [(key, a[key].category, b[key].category) for key in common]
     named = [(key, p, q) for key, p, q in named if p is not None and q is not None]
-    category_share, category_kappa = label_agreement(
-        [str(p) for _, p, _ in named],
-        [str(q) for _, _, q in named],
-        (*LABEL_CATEGORIES, UNCATEGORIZED),
-        [key[0] for key, _, _ in named],
-        boot,
-    )
-    return ReviewerAgreement(
-        first=first[0],
-        second=second[0],
-        common_steps=len(common),
-        pass_fail_share=share,
-        pass_fail_kappa=kappa,
-        spearman=rho,
-        category_share=category_share,
-        category_kappa=category_kappa,
-        decisive_exact=_decisive(a, b, level, resamples, seed),
-    )
+    category_share, category_kappa = label_agreement([str(p) for _, p, _ in named], [str(q) for _, _, q in named],
+                                                     (*LABEL_CATEGORIES, UNCATEGORIZED),
+                                                     [key[0] for key, _, _ in named], boot)
+    return ReviewerAgreement(first=first[0], second=second[0], common_steps=len(common), pass_fail_share=share,
+                             pass_fail_kappa=kappa, spearman=rho, category_share=category_share,
+                             category_kappa=category_kappa, decisive_exact=_decisive(a, b, level, resamples, seed))
 
 
 def _steps(results: EvaluationResults, labels: Sequence[Label]) -> dict[tuple[str, int], Label]:
@@ -100,9 +78,8 @@ def _steps(results: EvaluationResults, labels: Sequence[Label]) -> dict[tuple[st
     return {(m.node.node_id, m.step.index): m.label for m in matches if m.step is not None}
 
 
-def _decisive(
-    a: dict[tuple[str, int], Label], b: dict[tuple[str, int], Label], level: float, resamples: int, seed: int
-) -> Estimate:
+def _decisive(a: dict[tuple[str, int], Label], b: dict[tuple[str, int], Label], level: float, resamples: int,
+              seed: int) -> Estimate:
     first = {node: step for (node, step), label in a.items() if label.decisive}
     second = {node: step for (node, step), label in b.items() if label.decisive}
     hits = [first[node] == second[node] for node in sorted(first.keys() & second.keys())]

@@ -82,10 +82,9 @@ class LocalisationAgreement(FrozenRecord):
     strategies: list[StrategyAgreement]
 
 
-def measure_localisations(
-    runs: Sequence[tuple[str, LocalisationResults]], labels: Sequence[Label], *, labels_file: str,
-    resamples: int = 2000, level: float = 0.95, seed: int = 0, results: EvaluationResults | None = None,
-) -> LocalisationAgreement:
+def measure_localisations(runs: Sequence[tuple[str, LocalisationResults]], labels: Sequence[Label], *, labels_file: str,
+                          resamples: int = 2000, level: float = 0.95, seed: int = 0,
+                          results: EvaluationResults | None = None) -> LocalisationAgreement:
     """Score each ``(source, localisation)`` against the decisive-step labels (named by ``step`` or ``step_id``).
 
     ``results``, the judge run the labels belong to, places a ``step_id`` label on the logical step when the

@@ -74,15 +74,12 @@ def step_content(step: Step, view: dict[str, Any] | None = None) -> StepContent:
     cut = _Cutter()
     calls = view.get("tool_calls", [])
     results = view.get("observation", [])
-    return StepContent(
-        message=cut(_joined(view.get("message"))),
-        reasoning=cut(view.get("reasoning_content")),
-        tool_calls=[_call(c, cut) for c in calls[:MAX_ITEMS]],
-        observations=[_observation(r, cut) for r in results[:MAX_ITEMS]],
-        copied_context=bool(view.get("is_copied_context")),
-        truncated=cut.truncated or len(calls) > MAX_ITEMS or len(results) > MAX_ITEMS,
-        omitted_items=max(0, len(calls) - MAX_ITEMS) + max(0, len(results) - MAX_ITEMS),
-    )
+    return StepContent(message=cut(_joined(view.get("message"))), reasoning=cut(view.get("reasoning_content")),
+                       tool_calls=[_call(c, cut) for c in calls[:MAX_ITEMS]],
+                       observations=[_observation(r, cut) for r in results[:MAX_ITEMS]],
+                       copied_context=bool(view.get("is_copied_context")),
+                       truncated=cut.truncated or len(calls) > MAX_ITEMS or len(results) > MAX_ITEMS,
+                       omitted_items=max(0, len(calls) - MAX_ITEMS) + max(0, len(results) - MAX_ITEMS))
 
 
 class _Cutter:

@@ -1,16 +1,12 @@
 """Evidence for one judge request, projected and fitted into a byte budget, laid out for a prefix cache.
 
-Half of ``max_context_bytes`` holds the steps: the kept history, oldest first, then the current step
-as the last one. The other half is left for the task, tool definitions, delegation evidence, criteria
-and instructions. Required evidence that does not fit is an error (``context_overflow``), never
-silently clipped.
+Half of ``max_context_bytes`` holds the steps: the kept history, oldest first, then the current step as the
+last one; the other half is left for the task, tools, delegation, criteria and instructions. Required evidence
+that does not fit is an error (``context_overflow``), never silently clipped.
 
-Every step is one line of canonical JSON, the same line whether it is the step under judgement or a
-history step of a later request: the request for step ``k + 1`` then starts with the whole request for
-step ``k`` up to that step's line, which a provider's prefix cache serves. History is dropped oldest
-first in blocks (a new block starts each time the history since the last ``replace`` boundary passes a
-multiple of a quarter of the budget), so the kept history, and with it the prefix, stays put for many
-steps instead of moving with every request. How many older steps were left out is kept per request.
+Every step is one line of canonical JSON, the same whether judged or shown as history. History is dropped
+oldest first in blocks of a quarter of the budget, so that consecutive requests share a long prefix; how many
+older steps were left out is kept per request.
 """
 
 from __future__ import annotations
@@ -92,31 +88,15 @@ def project_step(step: Step) -> dict[str, Any]:
     return view
 
 
-def build_evidence(
-    task: str,
-    tool_definitions: Sequence[dict[str, Any]] | None,
-    history: Sequence[Step],
-    current: Step,
-    delegation: Step | None,
-    max_context_bytes: int,
-    *,
-    reference: str | None = None,
-    frames: Frames | None = None,
-) -> Evidence:
-    """Project and fit the evidence for judging ``current``.
+def build_evidence(task: str, tool_definitions: Sequence[dict[str, Any]] | None, history: Sequence[Step], current: Step,
+                   delegation: Step | None, max_context_bytes: int, *, reference: str | None = None,
+                   frames: Frames | None = None) -> Evidence:
+    """Project and fit the evidence for judging ``current`` within ``max_context_bytes`` (the whole request).
 
-    Args:
-        task: The task the trajectory works on.
-        tool_definitions: The agent's tool definitions (``agent.tool_definitions``).
-        history: Steps before ``current``, oldest first; a context-management ``replace``
-            boundary drops the ones before it.
-        current: The step being judged.
-        delegation: For a subagent, the parent step that delegated to it.
-        max_context_bytes: Byte budget of the complete request.
-        reference: Reference mode: the expected answer, sent as untrusted evidence.
-        frames: Each step's projection and line, kept by a caller that judges several steps of the same
-            trajectory (each is projected once, not once per later step); the current step's is added. The
-            caller keeps the steps alive for as long as the dict.
+    ``history`` is the steps before ``current``, oldest first (a ``replace`` boundary drops those before it);
+    ``delegation`` a subagent's delegating parent step; ``reference`` the expected answer (untrusted evidence).
+    ``frames`` keeps each step's projection and line across the steps of one trajectory (the current step's is
+    added); the caller keeps the steps alive for as long as the dict.
 
     Raises:
         ConfigError: when ``max_context_bytes`` is below the minimum.

@@ -25,15 +25,8 @@ from tracegrade.atif.asking._questions import StepJudgement
 from tracegrade.atif.reading._models import Step
 from tracegrade.judge import JudgeProtocol, JudgeRequest, context_overflow, dumps, protocol_error
 
-__all__ = [
-    "LOCAL_VERDICT_VERSION",
-    "NO_PROBLEM",
-    "PROBLEMS",
-    "LocalVerdict",
-    "local_verdict_request",
-    "parse_local_verdict",
-    "score_step_locally",
-]
+__all__ = ["LOCAL_VERDICT_VERSION", "NO_PROBLEM", "PROBLEMS", "LocalVerdict", "local_verdict_request",
+           "parse_local_verdict", "score_step_locally"]
 
 LOCAL_VERDICT_VERSION = "local-verdict-v1"
 """Name of the local judge's prompt generation (recorded with every step it scores)."""

@@ -20,14 +20,7 @@ from tracegrade.atif.asking._prompts import SYSTEM_INSTRUCTION
 from tracegrade.atif.reading._records import TrajectoryNode, iter_nodes
 from tracegrade.judge import JudgeRequest, context_overflow, dumps, protocol_error
 
-__all__ = [
-    "PAIRWISE_SCHEMA",
-    "PAIRWISE_VERSION",
-    "PairwiseReply",
-    "pairwise_request",
-    "parse_pairwise",
-    "project_tree",
-]
+__all__ = ["PAIRWISE_SCHEMA", "PAIRWISE_VERSION", "PairwiseReply", "pairwise_request", "parse_pairwise", "project_tree"]
 
 PAIRWISE_VERSION = "atif-pairwise-v1"
 """Name of the pairwise prompt generation; part of the cache key and recorded with every verdict."""

@@ -12,28 +12,16 @@ from tracegrade.atif.criteria._local import COARSE_SCORES, LOCAL_RATIONALE_CHARS
 from tracegrade.judge import JudgeRequest, context_overflow, dumps
 from tracegrade.rubric import MAX_CRITERIA, Rubric
 
-__all__ = [
-    "CATEGORIES",
-    "PROMPT_VERSION",
-    "SYSTEM_INSTRUCTION",
-    "JudgeRequest",
-    "Purpose",
-    "categorize_request",
-    "derive_request",
-    "object_schema",
-    "score_request",
-    "shared_prefix",
-    "template_hash",
-]
+__all__ = ["CATEGORIES", "PROMPT_VERSION", "SYSTEM_INSTRUCTION", "JudgeRequest", "Purpose", "categorize_request",
+           "derive_request", "object_schema", "score_request", "shared_prefix", "template_hash"]
 
 Purpose = Literal["score", "derive", "categorize"]
 
 PROMPT_VERSION = "atif-context-v4"
 """Name of the ATIF prompt generation; recorded with every judge result.
 
-v4 lays a request out for a provider's prefix cache: what stays the same across a trajectory's steps comes
-first (instructions, criteria, categories, task once, tools, delegation, reference, the kept history oldest
-first) and the step under judgement, the last of the steps, then the question, last."""
+v4 puts what stays the same across a trajectory's steps first and the step under judgement, then the question,
+last."""
 
 CATEGORIES: dict[str, str] = {
     "tool_selection_failure": "the agent picked an unsuitable tool, or called a tool with wrong arguments",
@@ -136,11 +124,7 @@ def template_hash(purpose: Purpose) -> str:
 def score_request(rubric: Rubric, evidence: Evidence, *, coarse: bool = False) -> JudgeRequest:
     """Ask for one score per criterion of ``rubric`` for the evidence's current step.
 
-    Args:
-        rubric: The criteria to score.
-        evidence: The step and its context.
-        coarse: Restrict the answer's schema to scores 0, 0.25, 0.5, 0.75, 1 and a short
-            rationale (for the tiny local judge, whose server enforces the schema as a grammar).
+    ``coarse`` restricts the answer to scores 0, 0.25, 0.5, 0.75, 1 and a short rationale (the local judge).
 
     Raises:
         JudgeError: ``context_overflow`` when the complete request exceeds the evidence's budget.
@@ -203,9 +187,8 @@ def categorize_request(evidence: Evidence, score: float, *, rubric: Rubric | Non
                        coarse: bool = False) -> JudgeRequest:
     """Ask which failure category fits the evidence's current step, which scored ``score``.
 
-    Given the ``rubric`` the step was scored with, the request starts with the whole of the step's scoring
-    request up to its question (a prefix cache serves it). ``coarse`` bounds the rationale's length in the
-    schema (for the tiny local judge).
+    Given the ``rubric`` the step was scored with, the request starts as the step's scoring request does, up to
+    its question. ``coarse`` bounds the rationale's length in the schema (the local judge).
 
     Raises:
         JudgeError: ``context_overflow`` when the complete request exceeds the evidence's budget.

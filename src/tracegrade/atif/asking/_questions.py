@@ -34,9 +34,8 @@ class StepJudgement:
     """With a panel of judges: what each member said (None with one judge)."""
 
 
-async def score_step(
-    judge: JudgeProtocol, rubric: Rubric, evidence: Evidence, *, coarse: bool = False, seed: int | None = None
-) -> StepJudgement:
+async def score_step(judge: JudgeProtocol, rubric: Rubric, evidence: Evidence, *, coarse: bool = False,
+                     seed: int | None = None) -> StepJudgement:
     """Score the evidence's current step against every criterion of ``rubric``.
 
     ``coarse`` asks for the local judge's restricted answer schema (see ``score_schema``); ``seed``
@@ -54,13 +53,8 @@ async def score_step(
                              omitted_history=evidence.omitted_history, template_hash=request.template_hash,
                              panel=panel)
     reply = await judge.ask(request, score_parser(rubric))
-    return StepJudgement(
-        scores=reply.scores,
-        score=rubric.score(reply.scores),
-        rationale=reply.rationale,
-        omitted_history=evidence.omitted_history,
-        template_hash=request.template_hash,
-    )
+    return StepJudgement(scores=reply.scores, score=rubric.score(reply.scores), rationale=reply.rationale,
+                         omitted_history=evidence.omitted_history, template_hash=request.template_hash)
 
 
 async def derive_criteria(judge: JudgeProtocol, task: str, max_context_bytes: int) -> Rubric:
@@ -77,9 +71,8 @@ async def derive_criteria(judge: JudgeProtocol, task: str, max_context_bytes: in
     return reply.rubric()
 
 
-async def categorize_step(
-    judge: JudgeProtocol, evidence: Evidence, score: float, *, coarse: bool = False, rubric: Rubric | None = None
-) -> Categorization:
+async def categorize_step(judge: JudgeProtocol, evidence: Evidence, score: float, *, coarse: bool = False,
+                          rubric: Rubric | None = None) -> Categorization:
     """The failure category of the evidence's current step, which scored ``score``.
 
     ``coarse`` bounds the rationale's length in the answer schema (the local judge); ``rubric``, the one the

@@ -14,17 +14,8 @@ from tracegrade.atif.asking._prompts import CATEGORIES
 from tracegrade.judge import protocol_error
 from tracegrade.rubric import MAX_CRITERIA, Criterion, Rubric
 
-__all__ = [
-    "MAX_DERIVED_WEIGHT",
-    "MAX_RATIONALE_CHARS",
-    "Categorization",
-    "DerivedCriteria",
-    "ScoreReply",
-    "parse_categorization",
-    "parse_criteria",
-    "parse_scores",
-    "score_parser",
-]
+__all__ = ["MAX_DERIVED_WEIGHT", "MAX_RATIONALE_CHARS", "Categorization", "DerivedCriteria", "ScoreReply",
+           "parse_categorization", "parse_criteria", "parse_scores", "score_parser"]
 
 MAX_RATIONALE_CHARS = 2000
 MAX_DERIVED_WEIGHT = 100.0

@@ -13,12 +13,7 @@ from types import MappingProxyType
 from tracegrade.errors import ConfigError
 from tracegrade.rubric import Criterion, Rubric
 
-__all__ = [
-    "BENCHMARK_REGISTRY",
-    "BENCHMARK_REGISTRY_VERSION",
-    "BENCHMARK_RUBRIC_NOTE",
-    "canonical_benchmark_name",
-]
+__all__ = ["BENCHMARK_REGISTRY", "BENCHMARK_REGISTRY_VERSION", "BENCHMARK_RUBRIC_NOTE", "canonical_benchmark_name"]
 
 BENCHMARK_REGISTRY_VERSION = 1
 """Bumped whenever a built-in rubric changes, so results say which wording scored them."""
@@ -28,11 +23,8 @@ BENCHMARK_RUBRIC_NOTE = "scoring instructions only; no benchmark verifier was ru
 
 
 def _rubric(name: str, *criteria: tuple[str, float, str]) -> Rubric:
-    return Rubric(
-        name=name,
-        version=str(BENCHMARK_REGISTRY_VERSION),
-        criteria=tuple(Criterion(name=c, weight=w, description=d) for c, w, d in criteria),
-    )
+    return Rubric(name=name, version=str(BENCHMARK_REGISTRY_VERSION),
+                  criteria=tuple(Criterion(name=c, weight=w, description=d) for c, w, d in criteria))
 
 
 _SWEBENCH_VERIFIED = _rubric(
@@ -124,21 +116,10 @@ _BY_KEY = {_lookup_key(name): name for name in BENCHMARK_REGISTRY}
 
 
 def canonical_benchmark_name(name: object, param: str = "benchmark_name") -> str:
-    """Map a user-supplied benchmark name to its registry name.
-
-    Matching ignores case, surrounding spaces, and ``_`` versus ``-``.
-
-    Args:
-        name: The value given by the user.
-        param: Parameter name used in error messages.
-
-    Returns:
-        The canonical registry name.
+    """The registry name of a user-given benchmark name (case, spaces and ``_``/``-`` ignored).
 
     Raises:
-        ConfigError: The name is not a string or no built-in rubric matches; the message
-            lists the known names.
-
+        ConfigError: not a string, or no built-in rubric matches (naming ``param`` and the known names).
     """
     known = ", ".join(sorted(BENCHMARK_REGISTRY))
     if not isinstance(name, str) or not name.strip():

@@ -1,11 +1,8 @@
 """The fixed generic rubric used in auto mode when the judge is the tiny local one.
 
-Gemma 3 270M cannot propose criteria of its own (it repeats the prompt's wording back), so with
-``--judge local`` auto mode scores every step against one general criterion instead of asking for
-a derivation. The run records this (``atif_criteria_source``) and the CLI says it. The criterion's
-score is not written by the model: it is the probability the model gives "no problem" against five
-named problems (see :mod:`tracegrade.atif.asking._local_verdict`), and its description says so, so every
-node's recorded criteria tell how the local judge scored.
+Gemma 3 270M cannot propose criteria of its own, so with ``--judge local`` auto mode scores every step against
+one general criterion, recorded as ``atif_criteria_source``; its description says how the score is made (see
+:mod:`tracegrade.atif.asking._local_verdict`).
 """
 
 from __future__ import annotations

@@ -43,22 +43,12 @@ class CriteriaParams:
 def validate_criteria_params(params: Mapping[str, Any]) -> CriteriaParams:
     """Check the criteria parameters and load every rubric source they name.
 
-    Keys other than the fields of ``CriteriaInputs`` are ignored. A value of None counts as
-    absent. A parameter that belongs to another scoring mode is refused, so that a rubric
-    given without ``scoring_mode: custom`` is not silently ignored.
-
-    Args:
-        params: The job parameters.
-
-    Returns:
-        The validated parameters, with the rubric (and references) already loaded.
+    Other keys are ignored and None counts as absent. A parameter of another scoring mode is refused, so that
+    a rubric given without ``scoring_mode: custom`` is not silently ignored.
 
     Raises:
-        ConfigError: A parameter or rubric breaks a rule; the message names the parameter
-            and the rule.
-        InputError: A configuration file cannot be read or parsed; the message names the
-            file and the place in it.
-
+        ConfigError: naming the parameter and the rule it breaks.
+        InputError: a configuration file cannot be read or parsed (naming the file and the place).
     """
     if not isinstance(params, Mapping):
         raise ConfigError(f"parameters: must be an object, got {type(params).__name__}")
@@ -99,10 +89,6 @@ def _refuse_foreign(params: Mapping[str, Any], mode: ScoringMode) -> None:
             )
 
 
-def _auto(params: Mapping[str, Any]) -> CriteriaParams:
-    return CriteriaParams(scoring_mode=ScoringMode.AUTO)
-
-
 def _benchmark(params: Mapping[str, Any]) -> CriteriaParams:
     value = params.get("benchmark_name")
     if value is None:
@@ -117,30 +103,21 @@ def _reference(params: Mapping[str, Any]) -> CriteriaParams:
     if path is None:
         raise ConfigError("reference_registry_path: required when scoring_mode is reference")
     rubric_name = params.get("reference_rubric")
-    rubric_name = DEFAULT_REFERENCE_RUBRIC if rubric_name is None else rubric_name
-    rubric_name = text_field(rubric_name, "reference_rubric", "the rubric name", max_chars=MAX_NAME_CHARS)
+    rubric_name = text_field(DEFAULT_REFERENCE_RUBRIC if rubric_name is None else rubric_name, "reference_rubric",
+                             "the rubric name", max_chars=MAX_NAME_CHARS)
     reference = load_reference_rubric(path, rubric_name)
-    return CriteriaParams(
-        scoring_mode=ScoringMode.REFERENCE,
-        reference_registry_path=reference.path,
-        reference_rubric=rubric_name,
-        rubric=reference.rubric,
-        reference=reference,
-    )
+    return CriteriaParams(scoring_mode=ScoringMode.REFERENCE, reference_registry_path=reference.path,
+                          reference_rubric=rubric_name, rubric=reference.rubric, reference=reference)
 
 
 def _custom(params: Mapping[str, Any]) -> CriteriaParams:
     custom = load_custom_rubric(params)
-    return CriteriaParams(
-        scoring_mode=ScoringMode.CUSTOM,
-        custom_rubric_source=custom.source,
-        custom_rubric_path=custom.path,
-        rubric=custom.rubric,
-    )
+    return CriteriaParams(scoring_mode=ScoringMode.CUSTOM, custom_rubric_source=custom.source,
+                          custom_rubric_path=custom.path, rubric=custom.rubric)
 
 
 _BUILDERS: dict[ScoringMode, Callable[[Mapping[str, Any]], CriteriaParams]] = {
-    ScoringMode.AUTO: _auto,
+    ScoringMode.AUTO: lambda params: CriteriaParams(),
     ScoringMode.BENCHMARK: _benchmark,
     ScoringMode.REFERENCE: _reference,
     ScoringMode.CUSTOM: _custom,

@@ -34,13 +34,8 @@ from tracegrade.rubric import (
 if TYPE_CHECKING:
     from tracegrade.atif.reading._records import TrajectoryNode
 
-__all__ = [
-    "DEFAULT_REFERENCE_ID",
-    "REFERENCE_REGISTRY_MAX_BYTES",
-    "ReferenceChoice",
-    "ReferenceRubric",
-    "load_reference_rubric",
-]
+__all__ = ["DEFAULT_REFERENCE_ID", "REFERENCE_REGISTRY_MAX_BYTES", "ReferenceChoice", "ReferenceRubric",
+           "load_reference_rubric"]
 
 REFERENCE_REGISTRY_MAX_BYTES = 10 * 1024 * 1024
 """Cap on a reference registry file (10 MiB)."""
@@ -76,18 +71,10 @@ class ReferenceRubric:
     """SHA-256 of the registry file's bytes, so results can name the exact file."""
 
     def select(self, node: TrajectoryNode) -> ReferenceChoice:
-        """Pick the reference for a node.
+        """The reference of a node, or a choice with ``problem`` set.
 
-        A string ``extra.reference_id`` on the trajectory wins, and must exist; otherwise
-        the node's ``trajectory_id`` is used when it names a reference; otherwise the
-        ``default`` reference. With none of these the choice carries a ``problem``.
-
-        Args:
-            node: The trajectory node.
-
-        Returns:
-            The chosen reference id and answer, or a choice with ``problem`` set.
-
+        A string ``extra.reference_id`` on the trajectory wins, and must exist; otherwise the node's
+        ``trajectory_id`` when it names a reference; otherwise the ``default`` reference.
         """
         extra = node.trajectory.extra if node.trajectory is not None else None
         explicit = (extra or {}).get("reference_id")
@@ -113,21 +100,12 @@ class ReferenceRubric:
 
 
 def load_reference_rubric(path_value: object, rubric_name: str) -> ReferenceRubric:
-    """Read a reference registry file, validate all of it, and return one rubric.
-
-    Args:
-        path_value: The ``reference_registry_path`` parameter.
-        rubric_name: The ``reference_rubric`` parameter.
-
-    Returns:
-        The selected rubric with its references.
+    """The rubric ``rubric_name`` with its references, from the registry at ``path_value``, all of it validated.
 
     Raises:
-        ConfigError: The path is unusable, the file breaks a rule, or ``rubric_name`` is not
-            in it (the message lists the rubrics it has).
-        InputError: The file cannot be read or is not strict JSON (the message names the
-            file, line and column).
-
+        ConfigError: the path is unusable, the file breaks a rule, or ``rubric_name`` is not in it (the message
+            lists the rubrics it has).
+        InputError: the file cannot be read or is not strict JSON (naming the file, line and column).
     """
     path = as_path(path_value, _PARAM)
     text, raw = read_capped_text(path, param=_PARAM, max_bytes=REFERENCE_REGISTRY_MAX_BYTES)

@@ -1,10 +1,7 @@
 """Resolve the criteria for each trajectory node of a job.
 
-One :class:`CriteriaResolver` is built per job. In auto mode it asks the injected derive
-function for criteria once per distinct task, keyed by the task hash (whitespace-insensitive)
-and the derivation template hash: concurrent requests for the same key share one in-flight
-derivation, which receives the task text of the first node that asked, and distinct tasks are
-derived concurrently.
+In auto mode criteria are derived once per distinct task (whitespace-insensitive) and derivation template;
+nodes asking for the same one share its derivation.
 """
 
 from __future__ import annotations
@@ -41,15 +38,9 @@ class CriteriaResolver:
     use one resolver per job and one event loop.
     """
 
-    def __init__(
-        self,
-        params: CriteriaParams,
-        *,
-        derive: DeriveCriteria | None = None,
-        template_hash: str | None = None,
-        prompt_version: str | None = None,
-        auto_source: str | None = None,
-    ) -> None:
+    def __init__(self, params: CriteriaParams, *, derive: DeriveCriteria | None = None,
+                 template_hash: str | None = None, prompt_version: str | None = None,
+                 auto_source: str | None = None) -> None:
         if params.scoring_mode is ScoringMode.AUTO and (derive is None or not template_hash):
             raise TypeError("auto scoring mode needs a derive function and a non-empty template_hash")
         if params.scoring_mode is not ScoringMode.AUTO and params.rubric is None:
@@ -66,24 +57,11 @@ class CriteriaResolver:
         """The validated parameters this resolver was built from."""
         return self._params
 
-    @property
-    def derivation_count(self) -> int:
-        """How many criteria derivations this resolver has started (one per distinct task)."""
-        return len(self._derivations)
-
     async def resolve(self, node: TrajectoryNode) -> ResolvedCriteria | CriteriaFailure:
-        """Resolve the criteria for one node.
+        """The node's criteria with provenance, or a failure with a safe code (a failed derivation keeps the judge's).
 
-        Every mode resolves the node's task when it can (the judge needs it to score steps);
-        only auto mode fails without one.
-
-        Args:
-            node: A trajectory node.
-
-        Returns:
-            The criteria with provenance, or a failure with a safe code (see
-            :class:`CriteriaFailureCode`; failed derivations keep the judge's error code).
-
+        Every mode resolves the node's task when it can (the judge needs it to score steps); only auto mode fails
+        without one.
         """
         mode = self._params.scoring_mode
         if node.trajectory is None:
@@ -108,15 +86,9 @@ class CriteriaResolver:
         except ValidationError as exc:
             message = f"derived criteria failed validation ({exc.error_count()} error(s))"
             return CriteriaFailure(CriteriaFailureCode.INVALID_CRITERIA, message, ScoringMode.AUTO, digest)
-        return ResolvedCriteria(
-            rubric=rubric,
-            mode=ScoringMode.AUTO,
-            task=task,
-            task_hash=digest,
-            prompt_version=self._prompt_version,
-            template_hash=self._template_hash,
-            rubric_source=self._auto_source,
-        )
+        return ResolvedCriteria(rubric=rubric, mode=ScoringMode.AUTO, task=task, task_hash=digest,
+                                prompt_version=self._prompt_version, template_hash=self._template_hash,
+                                rubric_source=self._auto_source)
 
     async def _derived(self, task: str, digest: str) -> Rubric:
         assert self._derive is not None and self._template_hash is not None  # checked in __init__
@@ -136,42 +108,28 @@ class CriteriaResolver:
         else:
             future.exception()  # mark retrieved: waiters may all have gone away
 
-    def _resolve_reference(
-        self, node: TrajectoryNode, task: str | None, digest: str | None
-    ) -> ResolvedCriteria | CriteriaFailure:
+    def _resolve_reference(self, node: TrajectoryNode, task: str | None,
+                           digest: str | None) -> ResolvedCriteria | CriteriaFailure:
         reference = self._params.reference
         assert reference is not None  # validate_criteria_params sets it in reference mode
         choice = reference.select(node)
         if choice.reference_id is None or choice.answer is None:
             problem = choice.problem or "no reference"
             return CriteriaFailure(CriteriaFailureCode.REFERENCE_MISSING, problem, ScoringMode.REFERENCE, digest)
-        return ResolvedCriteria(
-            rubric=reference.rubric,
-            mode=ScoringMode.REFERENCE,
-            task=task,
-            task_hash=digest,
-            prompt_version=self._prompt_version,
-            reference_rubric=reference.name,
-            reference_id=choice.reference_id,
-            reference_answer=choice.answer,
-            reference_registry_version=reference.registry_version,
-            reference_registry_sha256=reference.registry_sha256,
-        )
+        return ResolvedCriteria(rubric=reference.rubric, mode=ScoringMode.REFERENCE, task=task, task_hash=digest,
+                                prompt_version=self._prompt_version, reference_rubric=reference.name,
+                                reference_id=choice.reference_id, reference_answer=choice.answer,
+                                reference_registry_version=reference.registry_version,
+                                reference_registry_sha256=reference.registry_sha256)
 
     def _resolve_fixed(self, task: str | None, digest: str | None) -> ResolvedCriteria:
         params = self._params
         assert params.rubric is not None  # checked in __init__
         benchmark = params.scoring_mode is ScoringMode.BENCHMARK
-        return ResolvedCriteria(
-            rubric=params.rubric,
-            mode=params.scoring_mode,
-            task=task,
-            task_hash=digest,
-            prompt_version=self._prompt_version,
-            benchmark_name=params.benchmark_name,
-            benchmark_registry_version=BENCHMARK_REGISTRY_VERSION if benchmark else None,
-            rubric_source=_custom_source(params),
-        )
+        return ResolvedCriteria(rubric=params.rubric, mode=params.scoring_mode, task=task, task_hash=digest,
+                                prompt_version=self._prompt_version, benchmark_name=params.benchmark_name,
+                                benchmark_registry_version=BENCHMARK_REGISTRY_VERSION if benchmark else None,
+                                rubric_source=_custom_source(params))
 
 
 _NO_TASK = (
@@ -186,36 +144,20 @@ def _custom_source(params: CriteriaParams) -> str | None:
     return params.custom_rubric_source
 
 
-def build_resolver(
-    params: CriteriaParams | Mapping[str, Any],
-    *,
-    derive: DeriveCriteria | None = None,
-    template_hash: str | None = None,
-    prompt_version: str | None = None,
-    auto_source: str | None = None,
-) -> CriteriaResolver:
-    """Build the criteria resolver for one job.
+def build_resolver(params: CriteriaParams | Mapping[str, Any], *, derive: DeriveCriteria | None = None,
+                   template_hash: str | None = None, prompt_version: str | None = None,
+                   auto_source: str | None = None) -> CriteriaResolver:
+    """The criteria resolver of one job; ``params`` validated already, or raw job parameters (validated here).
 
-    Args:
-        params: Parameters from :func:`validate_criteria_params`, or raw job parameters
-            (validated here).
-        derive: Auto mode only, required there: async function returning criteria for a task,
-            e.g. ``lambda task: derive_criteria(judge, task, budget)``. It should raise
-            :class:`~tracegrade.errors.JudgeError` (with a code) when the judge's answer is unusable.
-        template_hash: Auto mode only, required there: hash of the derivation prompt template;
-            part of the derivation key and of provenance.
-        prompt_version: The judge prompt generation to record in provenance (e.g. ``atif-context-v3``).
-        auto_source: Auto mode: where the criteria come from when ``derive`` does not ask the
-            judge (recorded as ``rubric_source``, e.g. the local judge's generic rubric).
-
-    Returns:
-        A resolver; call ``await resolver.resolve(node)`` for each node.
+    Auto mode requires ``derive`` (criteria for a task; a :class:`~tracegrade.errors.JudgeError` with a code when
+    the answer is unusable) and ``template_hash`` (of the derivation prompt, part of the derivation key and of
+    provenance). ``prompt_version`` is recorded in provenance; ``auto_source`` is the ``rubric_source`` of criteria
+    that ``derive`` makes without the judge (the local judge's generic rubric).
 
     Raises:
-        ConfigError: Raw parameters are invalid.
-        InputError: A configuration file named by the parameters is unusable.
-        TypeError: Auto mode without ``derive`` or ``template_hash``.
-
+        ConfigError: raw parameters are invalid.
+        InputError: a configuration file named by the parameters is unusable.
+        TypeError: auto mode without ``derive`` or ``template_hash``.
     """
     if not isinstance(params, CriteriaParams):
         params = validate_criteria_params(params)

@@ -40,12 +40,7 @@ class CriteriaFailure:
     task_hash: str | None = None
 
     def provenance(self) -> dict[str, Any]:
-        """Plain, JSON-ready record of the failure for persistence.
-
-        Returns:
-            The scoring mode, the failure code and, when known, the task hash.
-
-        """
+        """JSON-ready record of the failure: the scoring mode, the code and, when known, the task hash."""
         record: dict[str, Any] = {"scoring_mode": self.mode.value, "criteria_error": self.code}
         if self.task_hash is not None:
             record["task_hash"] = self.task_hash
@@ -83,15 +78,10 @@ class ResolvedCriteria:
         return self.rubric.criteria_hash
 
     def provenance(self) -> dict[str, Any]:
-        """Plain, JSON-ready record to persist with every score made with these criteria.
+        """JSON-ready record kept with every score made with these criteria (a new dict).
 
-        Always holds the mode, the rubric's name, version and aggregation, the exact
-        normalised criteria and their hash; mode-specific keys are added when they apply.
-        The task text and reference answer are not included, only their hashes.
-
-        Returns:
-            A new dict.
-
+        The mode, the rubric's name, version and aggregation, the normalised criteria and their hash, and the
+        keys of the mode that apply; of the task and the reference answer only their hashes.
         """
         record: dict[str, Any] = {
             "scoring_mode": self.mode.value,

@@ -35,16 +35,9 @@ __all__ = ["localise_loaded", "mean_share", "pair_agreement", "select_roots"]
 T = TypeVar("T")
 
 
-async def localise_loaded(
-    loaded: LoadResult,
-    options: LocaliseOptions,
-    judge: JudgeProtocol | None,
-    *,
-    job_id: str,
-    run: EvaluationResults | None = None,
-    source: Mapping[str, Any] | None = None,
-    stop: asyncio.Event | None = None,
-) -> LocalisationResults:
+async def localise_loaded(loaded: LoadResult, options: LocaliseOptions, judge: JudgeProtocol | None, *, job_id: str,
+                          run: EvaluationResults | None = None, source: Mapping[str, Any] | None = None,
+                          stop: asyncio.Event | None = None) -> LocalisationResults:
     """Name the decisive agent and step of each selected root of ``loaded``.
 
     ``run`` (a judge run of the same trajectories) selects the failed roots and is what
@@ -69,15 +62,10 @@ async def localise_loaded(
     rows = await _until_stopped([one(root, why) for root, why in selected], stop)
     finished = [row for row in rows if row is not None]
     summary = _summary(finished, judge, len(loaded.roots) - len(selected))
-    return LocalisationResults(
-        job_id=job_id,
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        source=dict(source or {}),
-        parameters=options,
-        provenance=_provenance(judge),
-        summary=summary.model_copy(update={"interrupted": len(rows) - len(finished)}),
-        trajectories=finished,
-    )
+    return LocalisationResults(job_id=job_id, created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                               source=dict(source or {}), parameters=options, provenance=_provenance(judge),
+                               summary=summary.model_copy(update={"interrupted": len(rows) - len(finished)}),
+                               trajectories=finished)
 
 
 async def _until_stopped(work: list[Coroutine[Any, Any, T]], stop: asyncio.Event | None) -> list[T | None]:
@@ -215,14 +203,10 @@ def _provenance(judge: JudgeProtocol | None) -> dict[str, Any]:
 def _summary(rows: list[TrajectoryLocalisation], judge: JudgeProtocol | None, not_selected: int) -> LocalisationSummary:
     status = Counter(row.status for row in rows)
     agreements = [row.repeats.step_agreement for row in rows if row.repeats is not None]
-    return LocalisationSummary(
-        trajectories=len(rows),
-        localised=status[LocaliseStatus.LOCALISED],
-        none_found=status[LocaliseStatus.NONE_FOUND],
-        failed=status[LocaliseStatus.FAILED],
-        fallbacks=sum(row.fallback is not None for row in rows),
-        calls=sum(row.calls for row in rows),
-        judge=judge.stats.as_dict() if judge is not None else {},
-        repeat_step_agreement=mean_share(agreements) if agreements else None,
-        not_selected=not_selected,
-    )
+    return LocalisationSummary(trajectories=len(rows), localised=status[LocaliseStatus.LOCALISED],
+                               none_found=status[LocaliseStatus.NONE_FOUND], failed=status[LocaliseStatus.FAILED],
+                               fallbacks=sum(row.fallback is not None for row in rows),
+                               calls=sum(row.calls for row in rows),
+                               judge=judge.stats.as_dict() if judge is not None else {},
+                               repeat_step_agreement=mean_share(agreements) if agreements else None,
+                               not_selected=not_selected)

@@ -16,14 +16,8 @@ from tracegrade.atif.asking._prompts import SYSTEM_INSTRUCTION, object_schema
 from tracegrade.atif.localising._timeline import TimelineStep
 from tracegrade.judge import JudgeRequest, context_overflow, dumps
 
-__all__ = [
-    "LOCALISE_PROMPT_VERSION",
-    "Question",
-    "all_at_once_request",
-    "binary_search_request",
-    "step_by_step_request",
-    "template_hash",
-]
+__all__ = ["LOCALISE_PROMPT_VERSION", "Question", "all_at_once_request", "binary_search_request",
+           "step_by_step_request", "template_hash"]
 
 Question = Literal["localise_all", "localise_step", "localise_half"]
 

@@ -10,16 +10,8 @@ from pydantic import Field
 from tracegrade.atif.localising._params import LocaliseOptions, Strategy
 from tracegrade.atif.reading._records import FrozenRecord
 
-__all__ = [
-    "LOCALISATION_FORMAT",
-    "LocalisationResults",
-    "LocalisationSummary",
-    "LocaliseStatus",
-    "LocatedStep",
-    "RepeatAgreement",
-    "Share",
-    "TrajectoryLocalisation",
-]
+__all__ = ["LOCALISATION_FORMAT", "LocalisationResults", "LocalisationSummary", "LocaliseStatus", "LocatedStep",
+           "RepeatAgreement", "Share", "TrajectoryLocalisation"]
 
 LOCALISATION_FORMAT: Literal["tracegrade.atif.localisation/1"] = "tracegrade.atif.localisation/1"
 

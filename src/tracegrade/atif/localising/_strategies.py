@@ -13,7 +13,7 @@ from tracegrade.atif.localising._replies import attribution_parser, parse_decisi
 from tracegrade.atif.localising._timeline import Timeline, TimelineStep
 from tracegrade.atif.scoring._records import StepResult, StepStatus
 from tracegrade.errors import JudgeError
-from tracegrade.judge import JudgeProtocol, JudgeRequest, Reply
+from tracegrade.judge import JudgeProtocol, JudgeRequest
 
 __all__ = ["Question", "StrategyOutcome", "all_at_once", "binary_search", "from_scores", "step_by_step"]
 
@@ -37,8 +37,7 @@ class Question:
         self.calls += 1
         if self.seed is not None:
             request = dataclasses.replace(request, seed=self.seed)
-        reply: Reply = await self.judge.ask(request, parse)
-        return reply
+        return await self.judge.ask(request, parse)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,9 +107,8 @@ async def binary_search(timeline: Timeline, question: Question) -> StrategyOutco
     return StrategyOutcome(Strategy.BINARY_SEARCH, step, step.agent if step else None, reason, left_out)
 
 
-def from_scores(
-    timeline: Timeline, verdicts: Mapping[tuple[str, int], StepResult], threshold: float
-) -> StrategyOutcome:
+def from_scores(timeline: Timeline, verdicts: Mapping[tuple[str, int], StepResult],
+                threshold: float) -> StrategyOutcome:
     """The first step in time scored below ``threshold`` in a judge run; steps without a verdict are counted."""
     unscored = 0
     for step in timeline.candidates:

@@ -32,15 +32,11 @@ def document_facts(trajectory: Trajectory, refs: StepRefs | None = None) -> Docu
     ``refs`` lets a caller that walks the same trajectory again (for its skeleton) share the search.
     """
     continuation = trajectory.continued_trajectory_ref
-    return DocumentFacts(
-        schema_version=trajectory.schema_version,
-        agent=trajectory.agent.name,
-        steps=len(trajectory.steps),
-        embedded_subagents=_count_embedded(trajectory.subagent_trajectories or []),
-        file_subagents=sum(1 for ref in iter_file_refs(trajectory, refs) if ref != continuation),
-        continuation=continuation,
-        warnings=tuple(check_trajectory(trajectory)),
-    )
+    return DocumentFacts(schema_version=trajectory.schema_version, agent=trajectory.agent.name,
+                         steps=len(trajectory.steps),
+                         embedded_subagents=_count_embedded(trajectory.subagent_trajectories or []),
+                         file_subagents=sum(1 for ref in iter_file_refs(trajectory, refs) if ref != continuation),
+                         continuation=continuation, warnings=tuple(check_trajectory(trajectory)))
 
 
 def _count_embedded(subs: list[Trajectory]) -> int:

@@ -21,9 +21,8 @@ __all__ = ["Collection", "read_collection"]
 class Collection:
     """Trajectory trees to score: the outline of every root, and their full trees one at a time.
 
-    Read from files (:func:`read_collection`), a full tree is read again when asked for and is not kept,
-    so memory holds the trees in use rather than the collection. Made from a ``LoadResult``
-    (:meth:`of`), the trees are the ones already loaded.
+    Read from files (:func:`read_collection`), a full tree is read again when asked for and is not kept;
+    made from a ``LoadResult`` (:meth:`of`), the trees are the ones already loaded.
     """
 
     outline: LoadResult

@@ -41,7 +41,7 @@ class _Store:
     """Reads each file at most once, enforcing the file-count limit; files are keyed by their path as a string.
 
     With ``slim`` (``validate``, a job's outline), each document's report facts are taken as it is read and
-    only its skeleton (what tree building reads) is kept, so memory stays small however many files there are.
+    only its skeleton (what tree building reads) is kept.
     """
 
     def __init__(self, options: LoadOptions, *, reports: bool, slim: bool) -> None:
@@ -126,18 +126,13 @@ class _Store:
         return documents[0]
 
 
-def load_trajectories(
-    paths: Sequence[str | Path],
-    options: LoadOptions | None = None,
-    *,
-    reports: bool = False,
-    trees: bool = True,
-) -> LoadResult:
+def load_trajectories(paths: Sequence[str | Path], options: LoadOptions | None = None, *, reports: bool = False,
+                      trees: bool = True) -> LoadResult:
     """Read files, directories (recursive) or several paths into trajectory trees.
 
     ``reports=True`` also fills ``LoadResult.files`` with per-file verdicts and warnings. ``trees=False``
     (with ``reports=True``, as ``tracegrade validate`` does) keeps only each document's report facts and
-    references while reading, so memory does not grow with the size of the inputs; ``roots`` is then empty.
+    references while reading; ``roots`` is then empty.
 
     Raises:
         InputError: a path does not exist, is not a regular file or a directory, is a directory without
@@ -192,9 +187,8 @@ def read_outline(paths: Sequence[str | Path], options: LoadOptions) -> Outline:
     return _read(paths, options, reports=False, trees=False, keep_roots=True)
 
 
-def _read(
-    paths: Sequence[str | Path], options: LoadOptions, *, reports: bool, trees: bool, keep_roots: bool
-) -> Outline:
+def _read(paths: Sequence[str | Path], options: LoadOptions, *, reports: bool, trees: bool,
+          keep_roots: bool) -> Outline:
     inputs, skipped = _collect(paths, options)
     base = _common_base([root for _, root in inputs])
     store = _Store(options, reports=reports, slim=not trees)
@@ -209,14 +203,8 @@ def _read(
     issues: list[RefIssue] = []
     steps = 0
     for document, path, root in _root_documents(roots, store, release=not reports, keep=referenced):
-        builder = TreeBuilder(
-            root=root,
-            base=base,
-            max_depth=options.max_subagent_depth,
-            load_file=store.single,
-            keep_steps=trees,
-            refs=store.refs,
-        )
+        builder = TreeBuilder(root=root, base=base, max_depth=options.max_subagent_depth, load_file=store.single,
+                              keep_steps=trees, refs=store.refs)
         tree = builder.build(document, path)
         steps += builder.step_count
         built.append(tree)
@@ -266,10 +254,8 @@ def _collect(paths: Sequence[str | Path], options: LoadOptions) -> tuple[list[tu
             real = given.resolve()
             found.setdefault(str(real), real.parent)
         else:
-            raise InputError(
-                f"{given}: not a regular file or a directory (a FIFO, socket or device is never read)",
-                code="not_a_file",
-            )
+            raise InputError(f"{given}: not a regular file or a directory (a FIFO, socket or device is never read)",
+                             code="not_a_file")
         if len(found) > options.max_trajectory_files:
             raise LimitExceededError(
                 f"{given}: more than max_trajectory_files={options.max_trajectory_files} trajectory files"
@@ -332,9 +318,8 @@ def _raise_first_problem(store: _Store) -> None:
                      f"(--tolerant scores the valid ones and records these):\n{listed}{tail}", code=problems[0].code)
 
 
-def _root_files(
-    inputs: list[tuple[str, Path]], store: _Store, refs: StepRefs
-) -> tuple[deque[tuple[str, Path]], dict[str, set[str]]]:
+def _root_files(inputs: list[tuple[str, Path]], store: _Store,
+                refs: StepRefs) -> tuple[deque[tuple[str, Path]], dict[str, set[str]]]:
     """Files no other input file references, and what references each referenced file.
 
     Files only reachable through a cycle become roots too.
@@ -361,9 +346,8 @@ def _root_files(
     return roots, referenced
 
 
-def _root_documents(
-    roots: deque[tuple[str, Path]], store: _Store, *, release: bool, keep: Container[str]
-) -> Iterator[tuple[Document, str, Path]]:
+def _root_documents(roots: deque[tuple[str, Path]], store: _Store, *, release: bool,
+                    keep: Container[str]) -> Iterator[tuple[Document, str, Path]]:
     """The documents of the root files (taken from ``roots``), each with its file and its input folder.
 
     With ``release``, each file not in ``keep`` is released from the store once the tree of its last document is
@@ -439,18 +423,9 @@ def _file_reports(store: _Store, trees: list[TrajectoryNode], issues: list[RefIs
             location = "" if item is None else item.location
             facts = store.facts[(path, location)]
             reports.append(
-                FileReport(
-                    path=path,
-                    location=location,
-                    valid=True,
-                    schema_version=facts.schema_version,
-                    agent=facts.agent,
-                    steps=facts.steps,
-                    embedded_subagents=facts.embedded_subagents,
-                    file_subagents=facts.file_subagents,
-                    continuation=facts.continuation,
-                    role=roles.get(path, "root"),
-                    warnings=facts.warnings + tuple(by_file.get(path, ())),
-                )
+                FileReport(path=path, location=location, valid=True, schema_version=facts.schema_version,
+                           agent=facts.agent, steps=facts.steps, embedded_subagents=facts.embedded_subagents,
+                           file_subagents=facts.file_subagents, continuation=facts.continuation,
+                           role=roles.get(path, "root"), warnings=facts.warnings + tuple(by_file.get(path, ())))
             )
     return tuple(reports)

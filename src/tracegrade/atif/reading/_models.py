@@ -56,13 +56,5 @@ from evalhub.models.atif import (  # noqa: E402  (after the parents are register
     Trajectory,
 )
 
-__all__ = [
-    "Agent",
-    "ContentPart",
-    "Metrics",
-    "Observation",
-    "ObservationResult",
-    "Step",
-    "SubagentTrajectoryRef",
-    "Trajectory",
-]
+__all__ = ["Agent", "ContentPart", "Metrics", "Observation", "ObservationResult", "Step", "SubagentTrajectoryRef",
+           "Trajectory"]

@@ -10,17 +10,8 @@ from pydantic import BaseModel, ConfigDict
 
 from tracegrade.atif.reading._models import Step, SubagentTrajectoryRef, Trajectory
 
-__all__ = [
-    "FileReport",
-    "FrozenRecord",
-    "InputAccount",
-    "InputStatus",
-    "LoadResult",
-    "LogicalStep",
-    "NodeStatus",
-    "TrajectoryNode",
-    "iter_nodes",
-]
+__all__ = ["FileReport", "FrozenRecord", "InputAccount", "InputStatus", "LoadResult", "LogicalStep", "NodeStatus",
+           "TrajectoryNode", "iter_nodes"]
 
 
 class FrozenRecord(BaseModel):

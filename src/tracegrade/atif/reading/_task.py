@@ -18,19 +18,11 @@ __all__ = ["TaskSources", "normalize_task", "resolve_task", "task_facts", "task_
 
 
 def resolve_task(node: TrajectoryNode) -> str | None:
-    """Return the normalised task of a trajectory node, or None when it has none.
+    """The normalised task (:func:`normalize_task`) of a trajectory node, or None when it has none.
 
-    The order is: a non-blank string ``extra.task_instruction`` on the trajectory, then
-    the text of the first user step that carries any text (the text parts of a multimodal
-    message are joined; images and audio are ignored). Later user messages are history
-    and never replace the first one.
-
-    Args:
-        node: A loaded trajectory node.
-
-    Returns:
-        The task after :func:`normalize_task`, or None when no task can be found.
-
+    The order is: a non-blank string ``extra.task_instruction`` on the trajectory, then the text of the first
+    user step that carries any text (the text parts of a multimodal message joined). Later user messages are
+    history and never replace the first one.
     """
     trajectory = node.trajectory
     if trajectory is None:
@@ -58,18 +50,10 @@ def task_facts(trajectory: Trajectory) -> TaskSources:
 
 
 def normalize_task(text: str) -> str:
-    """Tidy task text: unify line endings and drop trailing and surrounding whitespace.
+    """Task text with LF line endings, no trailing spaces and no blank lines at either end (empty if all blank).
 
-    Line endings become LF, trailing spaces are removed from every line and blank lines
-    at both ends are dropped. Indentation inside the text is kept, because it can carry
-    meaning (code in the task); :func:`task_hash` ignores it.
-
-    Args:
-        text: Raw task text.
-
-    Returns:
-        The normalised text (empty when ``text`` holds only whitespace).
-
+    Indentation inside the text is kept, because it can carry meaning (code in the task); :func:`task_hash`
+    ignores it.
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return "\n".join(line.rstrip() for line in lines).strip()
@@ -78,15 +62,7 @@ def normalize_task(text: str) -> str:
 def task_hash(task: str) -> str:
     """SHA-256 (hex) of the task with all whitespace runs collapsed to one space and the ends stripped.
 
-    Tasks that differ only in spacing, indentation or line breaks share a hash, and so
-    share one criteria derivation.
-
-    Args:
-        task: Task text.
-
-    Returns:
-        A 64-character hex digest.
-
+    Tasks that differ only in spacing, indentation or line breaks share a hash, and so one criteria derivation.
     """
     return hashlib.sha256(" ".join(task.split()).encode("utf-8")).hexdigest()
 

@@ -51,12 +51,9 @@ StepRef = tuple[int, int, int, SubagentTrajectoryRef]
 
 
 class StepRefs:
-    """What tree building reads from each trajectory's steps, found with one walk per trajectory per load.
+    """What tree building reads from each trajectory's steps (subagent references, ``is_copied_context`` flags).
 
-    The subagent references and the ``is_copied_context`` flags. Walking the steps again later, after
-    the whole input is loaded, touches memory long out of the CPU caches; a document without references
-    (most of them) was walked three times (roots, tree, and in ``validate`` facts and skeleton), so the
-    loader asks for each document's entry right after validating it.
+    Found with one walk per trajectory per load, which the loader makes right after validating a document.
     """
 
     def __init__(self) -> None:
@@ -107,11 +104,9 @@ def iter_file_refs(trajectory: Trajectory, refs: StepRefs | None = None) -> Iter
 def skeleton(trajectory: Trajectory, refs: StepRefs | None = None, *, document: bool = False) -> Trajectory:
     """A copy of a validated trajectory keeping only what tree building reads.
 
-    Kept: version, ids, agent name, continuation and subagent references, embedded subagents (as
-    skeletons) and the number of steps. A step without references becomes one shared placeholder, so
-    a document costs a few objects instead of its whole content. Tree building reads the id of embedded
-    subagents only, so a whole ``document`` without references, subagents or continuation (most of
-    them) gets the one skeleton shared by every such document of its version, agent and length.
+    Kept: version, ids, agent name, continuation and subagent references, embedded subagents (as skeletons)
+    and the number of steps; a step without references becomes a shared placeholder, and a whole ``document``
+    without references, subagents or continuation the skeleton shared by all such documents.
     """
     subs = trajectory.subagent_trajectories
     offsets = {offset for offset, _, _, _ in (refs or StepRefs()).of(trajectory)}
@@ -138,8 +133,7 @@ def skeleton(trajectory: Trajectory, refs: StepRefs | None = None, *, document: 
 _SKELETON_FIELDS = {
     "schema_version", "trajectory_id", "agent", "steps", "continued_trajectory_ref", "subagent_trajectories"
 }
-"""The fields every skeleton is given, one set shared by all of them (the outline keeps one skeleton per document,
-and a set of its own would be half of its size); skeletons are never changed."""
+"""The fields every skeleton is given, one set shared by all of them (skeletons are never changed)."""
 _AGENT_FIELDS = {"name", "version"}
 
 _PLACEHOLDER_STEP = Step.model_construct(step_id=1, source="agent", message="")
@@ -215,58 +209,32 @@ class TreeBuilder:
         chain = frozenset({document.path})
         return self._node(document.trajectory, document.path, "", 0, node_id, chain, source_path=source_path)
 
-    def _node(
-        self,
-        trajectory: Trajectory,
-        path: Path,
-        pointer: str,
-        depth: int,
-        node_id: str,
-        chain: frozenset[Path],
-        ref: SubagentTrajectoryRef | None = None,
-        parent_step_index: int | None = None,
-        embedded: bool = False,
-        source_path: str | None = None,
-    ) -> TrajectoryNode:
+    def _node(self, trajectory: Trajectory, path: Path, pointer: str, depth: int, node_id: str, chain: frozenset[Path],
+              ref: SubagentTrajectoryRef | None = None, parent_step_index: int | None = None, embedded: bool = False,
+              source_path: str | None = None) -> TrajectoryNode:
         segments, chain, broken = self._segments(trajectory, path, pointer, node_id, chain, depth)
         count = sum(len(seg.trajectory.steps) for seg in segments)
         over = depth > self.max_depth
         self.step_count += count
         self.loaded_steps += 0 if over else count
-        steps = (
-            tuple(
-                [
-                    LogicalStep(index, number, step, copied)
-                    for number, seg in enumerate(segments)
-                    for index, (step, copied) in enumerate(
-                        zip(seg.trajectory.steps, self.refs.copied(seg.trajectory), strict=True), start=seg.first_index
-                    )
-                ]
-            )
-            if self.keep_steps
-            else ()
-        )
+        steps = tuple([LogicalStep(index, number, step, copied)
+                       for number, seg in enumerate(segments)
+                       for index, (step, copied) in enumerate(
+                           zip(seg.trajectory.steps, self.refs.copied(seg.trajectory), strict=True),
+                           start=seg.first_index)]) if self.keep_steps else ()
         children = self._children(segments, depth, node_id, chain) + broken
         return TrajectoryNode(
-            node_id=node_id,
-            source_path=source_path or str(path),
-            location=pointer,
-            depth=depth,
+            node_id=node_id, source_path=source_path or str(path), location=pointer, depth=depth,
             status=NodeStatus.UNSCORED if over else NodeStatus.LOADED,
-            trajectory=trajectory if self.keep_steps else None,
-            steps=steps,
-            segments=tuple(str(seg.path) for seg in segments[1:]),
-            children=children,
+            trajectory=trajectory if self.keep_steps else None, steps=steps,
+            segments=tuple(str(seg.path) for seg in segments[1:]), children=children,
             reason="depth_limit" if over else None,
             message=f"depth {depth} is beyond max_subagent_depth={self.max_depth}" if over else None,
-            parent_step_index=parent_step_index,
-            ref=ref,
-            embedded=embedded,
+            parent_step_index=parent_step_index, ref=ref, embedded=embedded,
         )
 
-    def _segments(
-        self, trajectory: Trajectory, path: Path, pointer: str, node_id: str, chain: frozenset[Path], depth: int
-    ) -> tuple[list[_Segment], frozenset[Path], tuple[TrajectoryNode, ...]]:
+    def _segments(self, trajectory: Trajectory, path: Path, pointer: str, node_id: str, chain: frozenset[Path],
+                  depth: int) -> tuple[list[_Segment], frozenset[Path], tuple[TrajectoryNode, ...]]:
         segments = [_Segment(trajectory, path, pointer, 1)]
         current = segments[0]
         while current.trajectory.continued_trajectory_ref:
@@ -282,9 +250,8 @@ class TreeBuilder:
             segments.append(current)
         return segments, chain, ()
 
-    def _children(
-        self, segments: list[_Segment], depth: int, node_id: str, chain: frozenset[Path]
-    ) -> tuple[TrajectoryNode, ...]:
+    def _children(self, segments: list[_Segment], depth: int, node_id: str,
+                  chain: frozenset[Path]) -> tuple[TrajectoryNode, ...]:
         children: list[TrajectoryNode] = []
         labels: defaultdict[str, int] = defaultdict(int)
         for seg in segments:
@@ -299,18 +266,9 @@ class TreeBuilder:
                     children.append(self._embedded(seg, index, sub, name, depth, node_id, chain, labels))
         return tuple(children)
 
-    def _child(
-        self,
-        seg: _Segment,
-        ref: SubagentTrajectoryRef,
-        where: str,
-        depth: int,
-        node_id: str,
-        chain: frozenset[Path],
-        step_index: int,
-        used: set[int],
-        labels: defaultdict[str, int],
-    ) -> TrajectoryNode:
+    def _child(self, seg: _Segment, ref: SubagentTrajectoryRef, where: str, depth: int, node_id: str,
+               chain: frozenset[Path], step_index: int, used: set[int],
+               labels: defaultdict[str, int]) -> TrajectoryNode:
         embedded = _embedded_target(seg.trajectory, ref)
         if embedded is not None:
             index, sub = embedded
@@ -323,38 +281,19 @@ class TreeBuilder:
         if isinstance(loaded, RefProblem):
             return self._invalid(f"{node_id}::{label}", seg.path, target, loaded, depth + 1, ref, step_index)
         child_path, document = loaded
-        return self._node(
-            document.trajectory,
-            child_path,
-            "",
-            depth + 1,
-            f"{node_id}::{label}",
-            chain | {child_path},
-            ref,
-            step_index,
-        )
+        return self._node(document.trajectory, child_path, "", depth + 1, f"{node_id}::{label}", chain | {child_path},
+                          ref, step_index)
 
-    def _embedded(
-        self,
-        seg: _Segment,
-        index: int,
-        sub: Trajectory,
-        name: str,
-        depth: int,
-        node_id: str,
-        chain: frozenset[Path],
-        labels: defaultdict[str, int],
-        ref: SubagentTrajectoryRef | None = None,
-        step_index: int | None = None,
-    ) -> TrajectoryNode:
+    def _embedded(self, seg: _Segment, index: int, sub: Trajectory, name: str, depth: int, node_id: str,
+                  chain: frozenset[Path], labels: defaultdict[str, int], ref: SubagentTrajectoryRef | None = None,
+                  step_index: int | None = None) -> TrajectoryNode:
         """The node of the sub-agent embedded at ``index`` of ``seg`` (``name`` makes its label)."""
         child_id = f"{node_id}::{self._label(name, labels)}"
         pointer = f"{seg.pointer}/subagent_trajectories/{index}"
         return self._node(sub, seg.path, pointer, depth + 1, child_id, chain, ref, step_index, embedded=True)
 
-    def _follow(
-        self, target: str, referrer: Path, where: str, chain: frozenset[Path]
-    ) -> tuple[Path, Document] | RefProblem:
+    def _follow(self, target: str, referrer: Path, where: str,
+                chain: frozenset[Path]) -> tuple[Path, Document] | RefProblem:
         resolved = resolve_ref(target, referrer, self.root)
         if isinstance(resolved, RefProblem):
             problem = resolved
@@ -368,29 +307,12 @@ class TreeBuilder:
         self.issues.append(RefIssue(referrer, where, target, problem.code, problem.message))
         return problem
 
-    def _invalid(
-        self,
-        node_id: str,
-        referrer: Path,
-        target: str,
-        problem: RefProblem,
-        depth: int,
-        ref: SubagentTrajectoryRef | None = None,
-        step_index: int | None = None,
-    ) -> TrajectoryNode:
+    def _invalid(self, node_id: str, referrer: Path, target: str, problem: RefProblem, depth: int,
+                 ref: SubagentTrajectoryRef | None = None, step_index: int | None = None) -> TrajectoryNode:
         source = str(referrer.parent / target) if target else str(referrer)
-        return TrajectoryNode(
-            node_id=node_id,
-            source_path=source,
-            location="",
-            depth=depth,
-            status=NodeStatus.INVALID,
-            trajectory=None,
-            reason=problem.code,
-            message=problem.message,
-            parent_step_index=step_index,
-            ref=ref,
-        )
+        return TrajectoryNode(node_id=node_id, source_path=source, location="", depth=depth, status=NodeStatus.INVALID,
+                              trajectory=None, reason=problem.code, message=problem.message,
+                              parent_step_index=step_index, ref=ref)
 
     @staticmethod
     def _label(label: str, labels: defaultdict[str, int]) -> str:

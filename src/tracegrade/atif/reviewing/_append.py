@@ -59,10 +59,7 @@ class LabelsFile:
             os.close(fd)
 
     def append(self, check: Check) -> Label:
-        """Append the line ``check`` returns for the standing labels, all under one exclusive lock.
-
-        Returns:
-            The label written, as the reader reads it back.
+        """Append the line ``check`` returns for the standing labels, under one exclusive lock; the label as read back.
 
         Raises:
             Conflict: ``check`` refused.

@@ -50,16 +50,8 @@ def trust(estimate: Estimate, one_sided: str | None = None) -> str:
 
 
 def _row(measure: str, estimate: Estimate, one_sided: str | None = None) -> dict[str, Any]:
-    return {
-        "measure": measure,
-        "value": estimate.value,
-        "low": estimate.low,
-        "high": estimate.high,
-        "n": estimate.n,
-        "units": estimate.units,
-        "reason": estimate.reason,
-        "trust": trust(estimate, one_sided),
-    }
+    return {"measure": measure, "value": estimate.value, "low": estimate.low, "high": estimate.high, "n": estimate.n,
+            "units": estimate.units, "reason": estimate.reason, "trust": trust(estimate, one_sided)}
 
 
 def judge_rows(report: AgreementReport) -> list[dict[str, Any]]:
@@ -74,11 +66,8 @@ def judge_rows(report: AgreementReport) -> list[dict[str, Any]]:
         categories = step.categories
         rows += [_row("category agreement", categories.agreement),
                  _row("category kappa", categories.kappa, _kappa_note(categories.matrix, categories.labels))]
-    rows += [
-        _row("decisive step = judge's lowest", report.localisation.exact),
-        _row("decisive step within ±1", report.localisation.within_1),
-    ]
-    return rows
+    return [*rows, _row("decisive step = judge's lowest", report.localisation.exact),
+            _row("decisive step within ±1", report.localisation.within_1)]
 
 
 def order_counts(labels: Sequence[Label]) -> dict[str, int]:
@@ -90,10 +79,8 @@ def order_counts(labels: Sequence[Label]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def review_figures(
-    results: EvaluationResults, labels: Sequence[Label], reviewer: str, *, labels_file: str,
-    resamples: int = 2000, level: float = 0.95, seed: int = 0,
-) -> dict[str, Any]:
+def review_figures(results: EvaluationResults, labels: Sequence[Label], reviewer: str, *, labels_file: str,
+                   resamples: int = 2000, level: float = 0.95, seed: int = 0) -> dict[str, Any]:
     """The reviewer's agreement with the judge, and each other reviewer's with the judge and with this one.
 
     The rows with the judge are what ``tracegrade agree --reviewer NAME`` reports.
@@ -110,18 +97,15 @@ def review_figures(
             between = measure_reviewers(results, (reviewer, mine), (other, theirs), resamples=resamples,
                                         level=level, seed=seed)
             figures["others"].append({
-                "reviewer": other,
-                "labels": len(theirs),
+                "reviewer": other, "labels": len(theirs),
                 "judge": _judge_figures(results, theirs, labels_file, resamples, level, seed),
                 "common_steps": between.common_steps,
-                "between": [
-                    _row("pass/fail kappa", between.pass_fail_kappa),
-                    _row("pass/fail agreement", between.pass_fail_share),
-                    _row("score Spearman rho", between.spearman),
-                    _row("category agreement", between.category_share),
-                    _row("category kappa", between.category_kappa),
-                    _row("same decisive step", between.decisive_exact),
-                ],
+                "between": [_row("pass/fail kappa", between.pass_fail_kappa),
+                            _row("pass/fail agreement", between.pass_fail_share),
+                            _row("score Spearman rho", between.spearman),
+                            _row("category agreement", between.category_share),
+                            _row("category kappa", between.category_kappa),
+                            _row("same decisive step", between.decisive_exact)],
             })
     except InputError as exc:  # a hand-written line the figures cannot use (two labels of one step)
         figures["error"] = exc.message

@@ -53,9 +53,8 @@ def contested_reason(step: StepResult, failure_threshold: float) -> str | None:
     return None
 
 
-def review_queue(
-    nodes: Sequence[NodeResult], order: ReviewOrder, *, failure_threshold: float, seed: int = 0
-) -> tuple[QueuedStep, ...]:
+def review_queue(nodes: Sequence[NodeResult], order: ReviewOrder, *, failure_threshold: float,
+                 seed: int = 0) -> tuple[QueuedStep, ...]:
     """Every scored step of ``nodes`` in ``order`` (steps without a judge score are left out).
 
     Ties keep the run's order (node, then step), so the same run and seed always give the same queue.

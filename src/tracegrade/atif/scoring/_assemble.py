@@ -53,9 +53,8 @@ def _status(state: NodeState) -> NodeStatusCode:
     return NodeStatusCode.SCORED
 
 
-def _draft(
-    state: NodeState, children: Mapping[str, list[NodeState]], statuses: Mapping[str, NodeStatusCode]
-) -> NodeDraft:
+def _draft(state: NodeState, children: Mapping[str, list[NodeState]],
+           statuses: Mapping[str, NodeStatusCode]) -> NodeDraft:
     node_id = state.node.node_id
     scores = tuple(s.score for s in _ordered(state) if s.status is StepStatus.SCORED and s.score is not None)
     kids = tuple(_draft(c, children, statuses) for c in children.get(node_id, []))
@@ -66,9 +65,8 @@ def _ordered(state: NodeState) -> list[StepResult]:
     return [state.steps[i] for i in sorted(state.steps)]
 
 
-def _record(
-    state: NodeState, status: NodeStatusCode, roll: NodeRollup, children: Mapping[str, list[NodeState]]
-) -> NodeResult:
+def _record(state: NodeState, status: NodeStatusCode, roll: NodeRollup,
+            children: Mapping[str, list[NodeState]]) -> NodeResult:
     node = state.node
     trajectory = node.trajectory
     root = state
@@ -79,44 +77,21 @@ def _record(
     error_code = state.error_code
     if status in (NodeStatusCode.INVALID, NodeStatusCode.UNSCORED):
         error_code = node.reason
-    return NodeResult(
-        node_id=node.node_id,
-        parent_id=state.parent.node.node_id if state.parent is not None else None,
-        root_id=root.node.node_id,
-        source_path=node.source_path,
-        location=node.location,
-        trajectory_id=node.trajectory_id,
-        session_id=trajectory.session_id if trajectory is not None else None,
-        agent=node.agent_name,
-        depth=node.depth,
-        status=status,
-        error_code=error_code,
-        message=state.message or node.message,
-        complete=roll.complete,
-        own_score=roll.own_score,
-        aggregate=roll.aggregate,
-        passed=roll.passed,
-        step_count=roll.step_count,
-        subtree_step_count=roll.subtree_step_count,
-        total_steps=len(node.steps),
-        parent_step_index=node.parent_step_index,
-        children=[c.node.node_id for c in children.get(node.node_id, [])],
-        criteria=provenance,
-        steps=_ordered(state),
-    )
+    return NodeResult(node_id=node.node_id, parent_id=state.parent.node.node_id if state.parent is not None else None,
+                      root_id=root.node.node_id, source_path=node.source_path, location=node.location,
+                      trajectory_id=node.trajectory_id,
+                      session_id=trajectory.session_id if trajectory is not None else None, agent=node.agent_name,
+                      depth=node.depth, status=status, error_code=error_code, message=state.message or node.message,
+                      complete=roll.complete, own_score=roll.own_score, aggregate=roll.aggregate, passed=roll.passed,
+                      step_count=roll.step_count, subtree_step_count=roll.subtree_step_count,
+                      total_steps=len(node.steps), parent_step_index=node.parent_step_index,
+                      children=[c.node.node_id for c in children.get(node.node_id, [])], criteria=provenance,
+                      steps=_ordered(state))
 
 
-def summarize(
-    nodes: Sequence[NodeResult],
-    inputs: Sequence[InputAccount],
-    mode: SubagentAggregation,
-    *,
-    job_status: JobStatus,
-    failure_reason: str | None,
-    judge_counts: Mapping[str, int],
-    shard: bool = False,
-    repeats: int = 1,
-) -> RunSummary:
+def summarize(nodes: Sequence[NodeResult], inputs: Sequence[InputAccount], mode: SubagentAggregation, *,
+              job_status: JobStatus, failure_reason: str | None, judge_counts: Mapping[str, int], shard: bool = False,
+              repeats: int = 1) -> RunSummary:
     """The headline metrics and counts of a run (pure: a merge of shards calls it too).
 
     A shard that received no roots completes with zero roots (``shard=True``); a whole job with
@@ -165,22 +140,12 @@ def summarize(
     score, count = collection_score(heads, mode)
     rate = coverage_rate(coverage)
     null_reasons = {"atif_failure_categorization_rate": NO_SCORED_STEP} if rate is None else {}
-    return RunSummary(
-        atif_overall_score=score,
-        atif_trajectory_count=count,
-        atif_failure_categorization_rate=rate,
-        overall_score=score,
-        num_examples_evaluated=count,
-        atif_complete=complete,
-        subagent_aggregation=mode.value,
-        job_status=job_status,
-        failure_reason=failure_reason,
-        counts=counts,
-        categories=dict(sorted(categories.items())),
-        judge=dict(judge_counts),
-        repeats=repeat_summary(nodes, score, mode.value, repeats) if repeats > 1 else None,
-        null_reasons=null_reasons,
-    )
+    return RunSummary(atif_overall_score=score, atif_trajectory_count=count, atif_failure_categorization_rate=rate,
+                      overall_score=score, num_examples_evaluated=count, atif_complete=complete,
+                      subagent_aggregation=mode.value, job_status=job_status, failure_reason=failure_reason,
+                      counts=counts, categories=dict(sorted(categories.items())), judge=dict(judge_counts),
+                      repeats=repeat_summary(nodes, score, mode.value, repeats) if repeats > 1 else None,
+                      null_reasons=null_reasons)
 
 
 @dataclass(frozen=True, slots=True)

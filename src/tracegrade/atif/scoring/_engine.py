@@ -1,10 +1,8 @@
 """Score every step of a collection of trajectory trees with one shared pool of judge calls.
 
-All steps of all trajectories are independent work items in one queue served by
-``concurrency_limit`` workers, so the judge always has that many requests in flight; criteria
-resolution and failure categorisation feed the same queue. Roots are taken in turn while the pool
-has room (fewer than two rounds of calls outstanding) and handed back as soon as their last call
-ends, so memory holds the roots in flight rather than the collection.
+Every step of every trajectory, each criteria resolution and categorisation, is a work item in one queue
+served by ``concurrency_limit`` workers; roots are taken in turn while the pool has room and let go of once
+their last call ends.
 """
 
 from __future__ import annotations
@@ -111,15 +109,8 @@ class _CategorizeJob:
 class ScoringEngine:
     """Runs one collection through the judge; one engine per job."""
 
-    def __init__(
-        self,
-        judge: JudgeProtocol,
-        resolver: CriteriaResolver,
-        options: ScoringOptions,
-        progress: RunProgress | None = None,
-        *,
-        coarse: bool = False,
-    ) -> None:
+    def __init__(self, judge: JudgeProtocol, resolver: CriteriaResolver, options: ScoringOptions,
+                 progress: RunProgress | None = None, *, coarse: bool = False) -> None:
         self.judge = judge
         self.coarse = coarse
         """Ask for the local judge's restricted answers (coarse scores, short rationales)."""
@@ -139,9 +130,7 @@ class ScoringEngine:
         self._crash: BaseException | None = None
         self._finish: Callable[[int, list[NodeState]], None] = lambda index, states: None
 
-    async def run(
-        self, roots: AsyncIterable[TrajectoryNode], finish: Callable[[int, list[NodeState]], None]
-    ) -> None:
+    async def run(self, roots: AsyncIterable[TrajectoryNode], finish: Callable[[int, list[NodeState]], None]) -> None:
         """Score every scorable node of ``roots``, taking them in turn while the pool has room.
 
         ``finish(i, states)`` receives the states of the ``i``-th root's tree (parents first) once its
@@ -400,16 +389,9 @@ class ScoringEngine:
         node = state.node
         assert node.trajectory is not None
         history = [s.step for s in node.steps[: logical.index - 1]]
-        return build_evidence(
-            _task(criteria),
-            node.trajectory.agent.tool_definitions,
-            history,
-            logical.step,
-            _delegation(state),
-            self.options.max_context_bytes,
-            reference=criteria.reference_answer,
-            frames=state.frames,
-        )
+        return build_evidence(_task(criteria), node.trajectory.agent.tool_definitions, history, logical.step,
+                              _delegation(state), self.options.max_context_bytes, reference=criteria.reference_answer,
+                              frames=state.frames)
 
     def _fail(self, state: NodeState, code: str, message: str, *, order: int = 0) -> None:
         """Record a node failure; the earliest step's failure is kept, whichever finished first."""
@@ -448,26 +430,16 @@ def _step_result(logical: LogicalStep, status: StepStatus, frames: Frames | None
                  **values: Any) -> StepResult:
     """The result of a step; ``frames`` are its node's projected steps (its own is reused when there)."""
     frame = frames.get(id(logical.step)) if frames is not None else None
-    return StepResult(
-        index=logical.index,
-        segment=logical.segment,
-        step_id=logical.step_id,
-        source=logical.step.source,
-        content=step_content(logical.step, frame[0] if frame is not None else None),
-        status=status,
-        **values,
-    )
+    return StepResult(index=logical.index, segment=logical.segment, step_id=logical.step_id, source=logical.step.source,
+                      content=step_content(logical.step, frame[0] if frame is not None else None), status=status,
+                      **values)
 
 
 def _mean_judgement(verdicts: list[StepJudgement]) -> StepJudgement:
     """One judgement from repeats: mean score and criterion scores; the first verdict's rationale."""
     first = verdicts[0]
     names = first.scores.keys()
-    return StepJudgement(
-        scores={name: sum(v.scores[name] for v in verdicts) / len(verdicts) for name in names},
-        score=sum(v.score for v in verdicts) / len(verdicts),
-        rationale=first.rationale,
-        omitted_history=first.omitted_history,
-        template_hash=first.template_hash,
-        prompt_version=first.prompt_version,
-    )
+    return StepJudgement(scores={name: sum(v.scores[name] for v in verdicts) / len(verdicts) for name in names},
+                         score=sum(v.score for v in verdicts) / len(verdicts), rationale=first.rationale,
+                         omitted_history=first.omitted_history, template_hash=first.template_hash,
+                         prompt_version=first.prompt_version)

@@ -10,18 +10,8 @@ from typing import Protocol
 
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepStatus
 
-__all__ = [
-    "NodeDraft",
-    "NodeRollup",
-    "NodeScores",
-    "StepCoverage",
-    "SubagentAggregation",
-    "categorization_rate",
-    "collection_score",
-    "coverage_rate",
-    "mean",
-    "rollup",
-]
+__all__ = ["NodeDraft", "NodeRollup", "NodeScores", "StepCoverage", "SubagentAggregation", "collection_score",
+           "coverage_rate", "mean", "rollup"]
 
 
 class SubagentAggregation(StrEnum):
@@ -132,17 +122,6 @@ NO_SCORED_STEP = "no step was scored, so no failure could be detected"
 """Why ``atif_failure_categorization_rate`` is null."""
 
 
-def categorization_rate(nodes: Sequence[NodeResult]) -> float | None:
-    """Share of nodes with low-scoring steps whose every low step got an actionable category.
-
-    ``none`` (abstention), uncategorised answers and judge errors all count against coverage.
-    By convention the rate is 1.0 when steps were scored and none scored low; it is None when no step
-    was scored at all (:data:`NO_SCORED_STEP`). It reflects the validity of the judge's answers, not
-    whether the categories are right.
-    """
-    return coverage_rate(StepCoverage.of(node) for node in nodes)  # one walk: spooled nodes are read back each time
-
-
 @dataclass(frozen=True, slots=True)
 class StepCoverage:
     """What the categorisation rate reads of one node's steps."""
@@ -173,7 +152,13 @@ def _coverage(scored: bool, flagged: bool, categorized: bool) -> StepCoverage:
 
 
 def coverage_rate(nodes: Iterable[StepCoverage]) -> float | None:
-    """:func:`categorization_rate` from each node's :class:`StepCoverage`."""
+    """Share of nodes with low-scoring steps whose every low step got an actionable category.
+
+    ``none`` (abstention), uncategorised answers and judge errors all count against coverage. By convention
+    the rate is 1.0 when steps were scored and none scored low; it is None when no step was scored at all
+    (:data:`NO_SCORED_STEP`). It reflects the validity of the judge's answers, not whether the categories are
+    right.
+    """
     scored = False
     low = covered = 0
     for node in nodes:

@@ -146,14 +146,9 @@ class ScoringOptions(JudgeOptions, _JobOptions):
 
     def load_options(self) -> LoadOptions:
         """The loader's limits and mode."""
-        return LoadOptions(
-            max_file_bytes=self.max_file_bytes,
-            max_trajectory_files=self.max_trajectory_files,
-            max_steps_per_trajectory=self.max_steps_per_trajectory,
-            max_total_steps=self.max_total_steps,
-            max_subagent_depth=self.max_subagent_depth,
-            strict=not self.tolerant_inputs,
-        )
+        return LoadOptions(max_file_bytes=self.max_file_bytes, max_trajectory_files=self.max_trajectory_files,
+                           max_steps_per_trajectory=self.max_steps_per_trajectory, max_total_steps=self.max_total_steps,
+                           max_subagent_depth=self.max_subagent_depth, strict=not self.tolerant_inputs)
 
 
 def parse_parameters(parameters: Mapping[str, Any]) -> tuple[ScoringOptions, CriteriaParams]:

@@ -14,15 +14,7 @@ from tracegrade.atif.reading._records import FrozenRecord
 from tracegrade.atif.scoring._repeat_records import RepeatSummary, StepRepeats
 from tracegrade.runs import JobStatus
 
-__all__ = [
-    "CategorizationStatus",
-    "NodeResult",
-    "NodeStatusCode",
-    "RunSummary",
-    "Score",
-    "StepResult",
-    "StepStatus",
-]
+__all__ = ["CategorizationStatus", "NodeResult", "NodeStatusCode", "RunSummary", "Score", "StepResult", "StepStatus"]
 
 Score = Annotated[float, Interval(ge=0.0, le=1.0)]
 """A score as a run records it: finite, in [0, 1] (a file holding anything else was edited by hand or elsewhere)."""

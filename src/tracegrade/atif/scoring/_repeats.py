@@ -1,9 +1,7 @@
 """Repeated judgements: seeds per repeat, the spread of a step's verdicts, and the run's stability summary.
 
-Pure maths, no judge calls. The run-level interval resamples the scored steps of every node with
-replacement (each node keeps its number of steps) and recomputes atif_overall_score; every
-aggregation mode is a fixed weighted sum of the nodes' own means, so a resample only needs the
-resampled means.
+The run-level interval resamples the scored steps of every node with replacement (each node keeps its
+number of steps) and recomputes atif_overall_score.
 """
 
 from __future__ import annotations
@@ -30,9 +28,7 @@ _METHOD = "steps resampled with replacement within each node"
 def repeat_seed(base: int | None, repeat: int) -> int | None:
     """The sampling seed of verdict ``repeat`` of a step: the configured seed for repeat 0.
 
-    Later repeats get a seed derived from the configured one (None counts as its own value) and
-    the repeat index, so each is asked (and cached) as a distinct request, and a rerun asks the
-    same seeds again.
+    Later repeats get a seed derived from it and the repeat index: each a distinct request, the same on a rerun.
     """
     if repeat == 0:
         return base
@@ -44,26 +40,12 @@ def step_repeats(scores: Sequence[float], seeds: Sequence[int | None], failure_t
     """The spread of one step's verdicts (at least two)."""
     spread = stats.std(list(scores))
     low, high = min(scores), max(scores)
-    return StepRepeats(
-        scores=list(scores),
-        seeds=list(seeds),
-        std=spread if spread is not None else 0.0,
-        min=low,
-        max=high,
-        unstable=low < failure_threshold <= high,
-    )
+    return StepRepeats(scores=list(scores), seeds=list(seeds), std=spread if spread is not None else 0.0, min=low,
+                       max=high, unstable=low < failure_threshold <= high)
 
 
-def repeat_summary(
-    nodes: Sequence[NodeResult],
-    overall_score: float | None,
-    aggregation: str,
-    repeats: int,
-    *,
-    resamples: int = 2000,
-    level: float = 0.95,
-    seed: int = 0,
-) -> RepeatSummary:
+def repeat_summary(nodes: Sequence[NodeResult], overall_score: float | None, aggregation: str, repeats: int, *,
+                   resamples: int = 2000, level: float = 0.95, seed: int = 0) -> RepeatSummary:
     """Share of unstable steps and the bootstrap interval of ``overall_score`` over steps."""
     import numpy as np
 
@@ -83,15 +65,8 @@ def repeat_summary(
     )
 
 
-def score_interval(
-    nodes: Sequence[NodeResult],
-    overall_score: float | None,
-    aggregation: str,
-    *,
-    resamples: int,
-    level: float,
-    seed: int,
-) -> ScoreInterval:
+def score_interval(nodes: Sequence[NodeResult], overall_score: float | None, aggregation: str, *, resamples: int,
+                   level: float, seed: int) -> ScoreInterval:
     """Percentile bootstrap interval of the run-level score, resampling steps within each node."""
     import numpy as np
 

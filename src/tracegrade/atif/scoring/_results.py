@@ -41,14 +41,8 @@ class InputRecord(BaseModel):
     @classmethod
     def of(cls, account: InputAccount) -> InputRecord:
         """Convert a loader account (fields known valid: not validated again; one fields set shared by all)."""
-        return cls.model_construct(
-            _INPUT_FIELDS,
-            path=account.path,
-            location=account.location,
-            status=account.status.value,
-            code=account.code,
-            message=account.message,
-        )
+        return cls.model_construct(_INPUT_FIELDS, path=account.path, location=account.location,
+                                   status=account.status.value, code=account.code, message=account.message)
 
 
 _INPUT_FIELDS = set(InputRecord.model_fields)

@@ -1,12 +1,8 @@
 """Finished roots' result records kept in a temporary file instead of memory, read back in root order.
 
-Each root's records are kept as the text ``evaluation_results.json`` holds them (indented, keys sorted,
-one level inside the ``nodes`` list), so writing that file copies bytes. Beside them go the root's brief
-records (compact JSON: no step content, no criteria), which the summary, the step table and the report's
-aggregates walk. Memory keeps only where each root's pieces are.
-
-:class:`NodeRecords` is the type of a run's node records (``EvaluationResults.nodes``): a sequence read
-the same way whether the records are spooled (:class:`SpooledNodes`) or held (:class:`ListedNodes`).
+Each root's records are kept as ``evaluation_results.json`` holds them, beside its brief records (no step
+content, no criteria). :class:`NodeRecords`, the type of ``EvaluationResults.nodes``, reads the same whether
+the records are spooled (:class:`SpooledNodes`) or held (:class:`ListedNodes`).
 """
 
 from __future__ import annotations
@@ -53,10 +49,8 @@ class _ByValue(Sequence[NodeResult]):
 class NodeRecords(_ByValue, ABC):
     """Every node's record of a run, roots in order: the type of ``EvaluationResults.nodes``.
 
-    Every reader walks it as a sequence; :attr:`brief` is the same nodes without what only reviewers read
-    (step content, criteria), and :meth:`texts` the records as ``evaluation_results.json`` holds them.
-    It is validated from a list of records (into :class:`ListedNodes`); a job's :class:`SpooledNodes`
-    are kept as they are (their records were validated when they were made) and read back when walked.
+    :attr:`brief` is the same nodes without what only reviewers read (step content, criteria), and
+    :meth:`texts` the records as ``evaluation_results.json`` holds them.
     """
 
     @property
@@ -132,7 +126,7 @@ class _Block:
 
 
 class _Blocks:
-    """Blocks kept as columns of machine integers (a root costs a few words, not objects), read as :class:`_Block`."""
+    """Blocks kept as columns of machine integers, read as :class:`_Block`."""
 
     def __init__(self) -> None:
         self.roots, self.offsets, self.lengths, self.counts, self.briefs = (array("q") for _ in range(5))
@@ -165,10 +159,8 @@ class _Blocks:
 class NodeSpool:
     """Where a job puts each root's records as the root finishes, in any order.
 
-    The records go to an unnamed temporary file (in ``directory``, else the system's temporary folder;
-    nothing is left behind when the process ends, however it ends), with a brief copy of each node
-    (:class:`BriefNodes`: no step content, no criteria) for the summary, the step table and the report's
-    aggregates. Memory holds one small record per root.
+    The records, with a brief copy of each node, go to an unnamed temporary file in ``directory`` (else the
+    system's temporary folder), which leaves nothing behind when the process ends.
     """
 
     def __init__(self, directory: Path | None = None) -> None:
@@ -241,11 +233,7 @@ class _RootBlocks(_ByValue):
 
 
 class SpooledNodes(_RootBlocks, NodeRecords):
-    """Result records read back from a :class:`NodeSpool`'s file each time they are walked.
-
-    Only one root's records are in memory at a time while iterating; :attr:`brief` reads every node
-    back without its step content and criteria.
-    """
+    """Result records read back from a :class:`NodeSpool`'s file each time they are walked."""
 
     def __init__(self, file: _File, blocks: _Blocks) -> None:
         super().__init__(file, blocks, array("q", [0, *accumulate(blocks.counts)]))
@@ -281,11 +269,7 @@ class SpooledNodes(_RootBlocks, NodeRecords):
 
 
 class BriefNodes(_RootBlocks):
-    """Every spooled node without its criteria, step content and categorisation rationale, read back root by root.
-
-    Each walk reads the brief records from the spool file again, so only one root's are in memory at a time;
-    a caller that needs a value from every node keeps that value, not the node.
-    """
+    """Every spooled node without its criteria, step content and categorisation rationale, read back root by root."""
 
     def roots(self) -> Iterator[list[NodeResult]]:
         """Each root's brief records (its nodes in tree order), root by root."""
