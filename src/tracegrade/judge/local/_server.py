@@ -8,10 +8,8 @@ prompt cache in memory beyond the slot's own (which reuses the previous prompt's
 ``response_format`` schema becomes llama.cpp's grammar; greedy answers check the grammar against the chosen
 token first. ``logprobs`` are read from the model's logits before any sampler (penalty or grammar) runs.
 
-The wheel's llama.cpp runs its threads with OpenMP, whose waiting threads spin by default: on a machine busy
-with other work they burned 4.6 times the CPU time for the same answers (measured: 36.9 against 8.0 CPU
-seconds for six answers at load average 12), so the server sets ``OMP_WAIT_POLICY=PASSIVE`` unless the
-environment sets it.
+The server sets ``OMP_WAIT_POLICY=PASSIVE`` unless the environment sets it (OpenMP's spinning threads waste
+CPU on a busy machine).
 
 ``--no-extra-buffers`` turns off llama.cpp's repacked weight buffers, whose AMX kernels crash (SIGILL) on
 machines, often VMs, that advertise AMX but cannot run it. Started with ``TRACEGRADE_LLAMA_PARENT`` set to its
