@@ -5,7 +5,7 @@ serve many concurrent connections cheaply from one asyncio loop in a background 
 
     with ScriptedJudgeServer(lambda request: ScriptedReply.answer({"verdict": "ok"}), latency=0.05) as server:
         settings = JudgeSettings(base_url=server.base_url, model="scripted")
-        server.queue(ScriptedReply.status(429, retry_after=1.0))   # first answer, then the rule
+        server.queue(ScriptedReply.error(429, retry_after=1.0))   # first answer, then the rule
         ...
         assert server.count == 2
 
@@ -34,7 +34,6 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -81,12 +80,6 @@ __all__ = [
 logger = logging.getLogger("tracegrade.judge.testing")
 
 
-@dataclass
-class _Script:
-    rule: Rule
-    pending: deque[ScriptedReply] = field(default_factory=deque)
-
-
 class ScriptedJudgeServer:
     """An OpenAI-compatible HTTP server answering by rule, on a loopback port, in a thread.
 
@@ -100,7 +93,8 @@ class ScriptedJudgeServer:
 
     def __init__(self, rule: Rule, *, latency: float = 0.0, host: str = "127.0.0.1",
                  port: int = 0, record_bodies: bool = True) -> None:
-        self._script = _Script(rule)
+        self._rule = rule
+        self._pending: deque[ScriptedReply] = deque()
         self.latency = latency
         self._host = host
         self._port = port
@@ -132,12 +126,12 @@ class ScriptedJudgeServer:
 
     def set_rule(self, rule: Rule) -> None:
         """Answer later requests with ``rule``."""
-        self._script.rule = rule
+        self._rule = rule
 
     def queue(self, *replies: ScriptedReply) -> None:
         """Answer the next requests with ``replies``, in order, before falling back to the rule."""
         with self._lock:
-            self._script.pending.extend(replies)
+            self._pending.extend(replies)
 
     def start(self) -> ScriptedJudgeServer:
         """Start serving in a background thread; returns once the port is bound."""
@@ -196,14 +190,14 @@ class ScriptedJudgeServer:
         with self._lock:
             index = self._count
             self._count += 1
-            queued = self._script.pending.popleft() if self._script.pending else None
+            queued = self._pending.popleft() if self._pending else None
         received = ReceivedRequest(index, method, path, headers, body)
         if self._record_bodies:
             self.requests.append(received)
         if queued is not None:
             return queued
         try:
-            return self._script.rule(received)
+            return self._rule(received)
         except Exception:  # a broken rule answers 500 instead of hanging the connection
             logger.exception("scripted judge rule failed")
             return ScriptedReply.error(500)
