@@ -16,8 +16,15 @@ from tracegrade.suites import (
     write_private,
 )
 from tracegrade.suites.checking._records import AttemptRequest
+from tracegrade.suites.reading._columns import CaseColumns
 from tracegrade.suites.reading._dataset import SuiteSpec
 from tracegrade.suites.reading._models import Metric
+
+
+def case_json(columns: CaseColumns, number: int) -> dict[str, Any]:
+    """Case ``number`` of ``columns`` as JSON (what dumping its model gives)."""
+    return {"id": columns.ids[number], "input": columns.inputs[number],
+            "expectations": columns.expectations_json(number)}
 
 
 def expectation(name: str, path: str, expected: Any, **extra: Any) -> dict[str, Any]:

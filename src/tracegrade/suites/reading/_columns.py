@@ -110,11 +110,6 @@ class CaseColumns:
         return [shape.spelled_out(gold)
                 for shape, gold in zip(self.layouts[number].shapes, self.golds[number], strict=True)]
 
-    def case_json(self, number: int) -> dict[str, Any]:
-        """Case ``number`` as JSON: what dumping its model gives."""
-        return {"id": self.ids[number], "input": self.inputs[number],
-                "expectations": self.expectations_json(number)}
-
     def expectations_canonical(self, number: int) -> bytes:
         """``canonical(self.expectations_json(number))``, from its layout's bytes and each canonical gold."""
         return self.layouts[number].canonical(self.golds[number])

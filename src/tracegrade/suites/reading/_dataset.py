@@ -113,10 +113,6 @@ class SuiteSpec:
         object.__setattr__(self, "case_digests", tuple(digests))
         object.__setattr__(self, "fingerprint", whole.hexdigest())
 
-    def case_json(self, number: int) -> dict[str, Any]:
-        """Case ``number`` as JSON, every default spelled out (what dumping its model gives)."""
-        return self.columns.case_json(number)
-
     @property
     def targets(self) -> dict[str, str | None]:
         """The requested scope: ``target_workflow``, ``target_flow``, ``target_step``."""
@@ -131,7 +127,3 @@ class Dataset:
     revision: str
     path: str
     suites: tuple[SuiteSpec, ...]
-
-    def suite(self, name: str) -> SuiteSpec | None:
-        """The suite called ``name``, if any."""
-        return next((suite for suite in self.suites if suite.name == name), None)
