@@ -8,6 +8,7 @@ from tracegrade.suites import (
     CallableTarget,
     Case,
     Dataset,
+    ScorerRegistry,
     SuiteReport,
     SuiteRunParameters,
     dumps_report,
@@ -15,7 +16,9 @@ from tracegrade.suites import (
     run_dataset,
     write_private,
 )
+from tracegrade.suites.checking._judge import JudgeAsker
 from tracegrade.suites.checking._records import AttemptRequest
+from tracegrade.suites.checking._scoring import CaseScorer, SuiteScorer
 from tracegrade.suites.reading._columns import CaseColumns
 from tracegrade.suites.reading._dataset import SuiteSpec
 from tracegrade.suites.reading._models import Metric
@@ -52,6 +55,13 @@ def write_dataset(folder: Path, data: dict[str, Any] | str, name: str = "dataset
 
 def load(folder: Path, data: dict[str, Any]) -> Dataset:
     return load_dataset(write_dataset(folder, data))
+
+
+def case_scorer(one: Case, registry: ScorerRegistry | None = None, judge: JudgeAsker | None = None,
+                metrics: tuple[Metric, ...] = ()) -> CaseScorer:
+    """The scorer of one case, as a suite of it alone builds it."""
+    suite = SuiteSpec("s", "wf", None, None, (one,), metrics, "1")
+    return SuiteScorer(suite, registry or ScorerRegistry(), judge).cases[one.id]
 
 
 def suite_spec(cases: list[dict[str, Any]], metrics: list[dict[str, Any]] | None = None) -> SuiteSpec:

@@ -18,7 +18,7 @@ from tracegrade.suites.checking._records import (
     Scored,
     attempt_record,
 )
-from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape, case_columns
+from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape
 from tracegrade.suites.reading._comparisons import (
     AskJudge,
     BuiltinComparison,
@@ -29,9 +29,9 @@ from tracegrade.suites.reading._comparisons import (
     ScorerRegistry,
     project,
 )
-from tracegrade.suites.reading._dataset import SuiteSpec, sha256_json
+from tracegrade.suites.reading._dataset import SuiteSpec
 from tracegrade.suites.reading._json import ABSENT, pointer_tokens, resolve
-from tracegrade.suites.reading._models import Case, Metric
+from tracegrade.suites.reading._models import Metric
 from tracegrade.suites.reading._rules import matching_positions
 
 __all__ = ["CaseScorer", "SuiteScorer"]
@@ -145,27 +145,17 @@ def _comparison(registry: ScorerRegistry, name: str) -> Comparison:
 class CaseScorer:
     """Scores results of case ``number`` of ``columns``; built once and reused for every repetition."""
 
-    def __init__(self, columns: CaseColumns, number: int, shared: _Shared,
-                 digests: tuple[str, str] | None = None) -> None:
+    def __init__(self, columns: CaseColumns, number: int, shared: _Shared, digests: tuple[str, str]) -> None:
         self.id = columns.ids[number]
         self.input: dict[str, Any] = columns.inputs[number]
         self._columns, self._number = columns, number
-        self.input_sha256, self.expectations_sha256 = digests if digests is not None else \
-            (sha256_json(self.input), sha256_json(columns.expectations_json(number)))
+        self.input_sha256, self.expectations_sha256 = digests
         self._compiled, self._metrics = shared.layout(columns.layouts[number])
         self._plan = shared.plan(self._compiled)
         self._golds = columns.golds[number]
         self._ask_judge = shared.ask_judge
         self._observed = shared.observed
         self._expectations: list[dict[str, Any]] | None = None
-
-    @classmethod
-    def of(cls, case: Case, metrics: tuple[Metric, ...], registry: ScorerRegistry,
-           judge: JudgeAsker | None) -> CaseScorer:
-        """The scorer of one case on its own."""
-        columns = case_columns([case.model_dump(mode="json")])
-        assert columns is not None  # a model's dump is valid
-        return cls(columns, 0, _Shared(registry, metrics, judge))
 
     @property
     def expectations(self) -> list[dict[str, Any]]:
