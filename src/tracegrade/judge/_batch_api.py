@@ -48,11 +48,6 @@ class BatchInfo:
     counts: Mapping[str, int]
     """``request_counts``: ``total``, ``completed``, ``failed``."""
 
-    @property
-    def final(self) -> bool:
-        """Whether the batch changes no more."""
-        return self.status in FINAL_STATUSES
-
     @classmethod
     def of(cls, document: Any) -> BatchInfo:
         """Read a batch object; a malformed one is an ``invalid_json`` error."""
