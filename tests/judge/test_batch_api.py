@@ -35,7 +35,7 @@ async def test_the_documented_protocol_from_upload_to_output_and_cancel() -> Non
             assert created.status == "validating" and created.status not in FINAL_STATUSES
             assert await client.find(file_id) == created
             seen = [created.status]
-            while not (info := await client.status(created.id)).status in FINAL_STATUSES:
+            while (info := await client.status(created.id)).status not in FINAL_STATUSES:
                 seen.append(info.status)
             assert seen == ["validating", "in_progress", "finalizing"] and info.status == "completed"
             assert info.output_file_id is not None and info.counts["completed"] == 2
