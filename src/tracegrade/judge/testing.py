@@ -1,7 +1,6 @@
-"""A scripted OpenAI-compatible judge server on loopback, for tests and benchmarks.
+"""A scripted OpenAI-compatible judge server on loopback (HTTP/1.1 over real sockets), for tests and benchmarks.
 
-It speaks just enough HTTP/1.1 (keep-alive, ``Content-Length`` bodies) over real sockets to
-serve many concurrent connections cheaply from one asyncio loop in a background thread::
+Use it as a context manager::
 
     with ScriptedJudgeServer(lambda request: ScriptedReply.answer({"verdict": "ok"}), latency=0.05) as server:
         settings = JudgeSettings(base_url=server.base_url, model="scripted")
@@ -17,9 +16,8 @@ from a separate process: ``factory(**options)`` returns the rule (default: ``scr
 built-in rules), ``--option score=0.5`` passes options (JSON values). It prints ``READY <base_url>`` and
 stops on SIGTERM/SIGINT or when stdin closes.
 
-``FaultInjector(rule, rate=0.3)`` makes any rule answer a seeded share of requests with the
-failures real endpoints produce (429, 5xx, HTML error pages, resets, timeouts, truncated, 10 MB,
-slow-drip or non-UTF-8 bodies, wrong types, answers quoting the evidence).
+``FaultInjector(rule, rate=0.3)`` makes any rule answer a seeded share of requests with the failures real
+endpoints produce (:class:`Fault`).
 """
 
 from __future__ import annotations
@@ -181,26 +179,22 @@ class ScriptedJudgeServer:
 
     def _answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[ScriptedReply, float]:
         """The reply to a chat-completions request and how long to wait before sending it."""
-        reply = self._reply_for(method, path, headers, body)
-        self._in_flight += 1
-        self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
-        return reply, self.latency + reply.delay
-
-    def _reply_for(self, method: str, path: str, headers: dict[str, str], body: bytes) -> ScriptedReply:
         with self._lock:
             index = self._count
             self._count += 1
-            queued = self._pending.popleft() if self._pending else None
+            reply = self._pending.popleft() if self._pending else None
         received = ReceivedRequest(index, method, path, headers, body)
         if self._record_bodies:
             self.requests.append(received)
-        if queued is not None:
-            return queued
-        try:
-            return self._rule(received)
-        except Exception:  # a broken rule answers 500 instead of hanging the connection
-            logger.exception("scripted judge rule failed")
-            return ScriptedReply.error(500)
+        if reply is None:
+            try:
+                reply = self._rule(received)
+            except Exception:  # a broken rule answers 500 instead of hanging the connection
+                logger.exception("scripted judge rule failed")
+                reply = ScriptedReply.error(500)
+        self._in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
+        return reply, self.latency + reply.delay
 
     def _info(self, path: str) -> bytes:
         if path.startswith("/_scripted/count"):

@@ -3,10 +3,7 @@
 ``python -m tracegrade.judge.local._server --model PATH --port N [--alias NAME] [--n-ctx N] [--threads N]
 [--no-extra-buffers]`` serves ``/v1/chat/completions`` and ``/v1/models`` on 127.0.0.1 with one slot, the
 plain chat template of :mod:`tracegrade.judge.local._plain` and llama.cpp's defaults otherwise, except a
-repetition penalty of 1.1 over the last 64 tokens (what the earlier llama-cpp-python server applied) and no
-prompt cache in memory beyond the slot's own (which reuses the previous prompt's common prefix). A
-``response_format`` schema becomes llama.cpp's grammar; greedy answers check the grammar against the chosen
-token first. ``logprobs`` are read from the model's logits before any sampler (penalty or grammar) runs.
+repetition penalty of 1.1 over the last 64 tokens and no prompt cache in memory beyond the slot's own.
 
 The server sets ``OMP_WAIT_POLICY=PASSIVE`` unless the environment sets it (OpenMP's spinning threads waste
 CPU on a busy machine).
