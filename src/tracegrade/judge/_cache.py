@@ -136,13 +136,8 @@ class JudgeCache:
         return ConfigError(f"judge cache {self.path}: cannot be opened ({type(exc).__name__})",
                            code="cache_unusable")
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The stored reply for ``key``, or None (also for an unreadable row or a locked file)."""
-        found = self.get_with_tokens(key)
-        return None if found is None else found[0]
-
     def get_with_tokens(self, key: str) -> tuple[dict[str, Any], int, int] | None:
-        """The stored reply for ``key`` and the input and output tokens it cost when it was bought, or None."""
+        """The stored reply for ``key`` and the input and output tokens it cost; None also when unreadable or locked."""
         pending = self._pending.get(key)
         row = (pending[1], pending[3], pending[4]) if pending else self._select(key)
         if row is None:
