@@ -80,7 +80,7 @@ class JudgeCache:
     and the row stays pending (a lookup sees it) until a later commit; :meth:`flush` and :meth:`close`
     wait up to ``lock_wait`` seconds, then give up on the rows still pending (counted in
     :attr:`unsaved`, with a warning). A file that stays locked for ``lock_wait`` seconds at opening is
-    not used at all (:attr:`enabled` is False).
+    not used at all.
 
     Args:
         path: The SQLite file (created with its folder when missing).
@@ -101,11 +101,6 @@ class JudgeCache:
         self.unsaved = 0
         """Validated answers that could not be stored (the file stayed locked)."""
         self._db = self._open()
-
-    @property
-    def enabled(self) -> bool:
-        """Whether the file is in use (False when it stayed locked at opening)."""
-        return self._db is not None
 
     def _open(self) -> sqlite3.Connection | None:
         try:
