@@ -30,7 +30,7 @@ def test_a_case_as_columns_is_what_dumping_its_model_gives() -> None:
     assert [(n, f.default) for n, f in CaseInput.model_fields.items()] == [
         ("payload", PydanticUndefined), ("metadata", None)]
     columns = case_columns(RAWS)
-    assert columns is not None and len(columns) == 5
+    assert columns is not None and len(columns.ids) == 5
     for number, raw in enumerate(RAWS):
         dumped = Case.model_validate(raw).model_dump(mode="json")
         assert case_json(columns, number) == dumped

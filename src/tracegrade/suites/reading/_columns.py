@@ -94,9 +94,6 @@ class CaseColumns:
     golds: tuple[tuple[Any, ...], ...]
     """Each case's gold values, in the order of its layout."""
 
-    def __len__(self) -> int:
-        return len(self.ids)
-
     def expectation_count(self) -> int:
         """How many expectations the cases have in all."""
         return sum(len(layout.shapes) for layout in self.layouts)
