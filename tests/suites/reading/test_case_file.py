@@ -25,7 +25,8 @@ def _same(found: CaseColumns | None, expected: CaseColumns | None) -> None:
     assert found is not None and expected is not None
     assert (found.ids, found.inputs, found.golds) == (expected.ids, expected.inputs, expected.golds)
     assert [_fields(layout) for layout in found.layouts] == [_fields(layout) for layout in expected.layouts]
-    assert [case_json(found, n) for n in range(len(found.ids))] == [case_json(expected, n) for n in range(len(expected.ids))]
+    assert [case_json(found, n) for n in range(len(found.ids))] == [
+        case_json(expected, n) for n in range(len(expected.ids))]
 
 
 def _fields(layout: Layout) -> list[tuple[Any, ...]]:
