@@ -12,10 +12,7 @@ from pydantic import TypeAdapter
 
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._json import canonical
-from tracegrade.suites.reading._models import (
-    Case,
-    Metric,
-)
+from tracegrade.suites.reading._models import Case, Metric
 
 __all__ = ["Dataset", "LazyCases", "SuiteSpec", "sha256_json"]
 
