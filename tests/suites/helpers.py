@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from tracegrade.suites import (
 from tracegrade.suites.checking._judge import JudgeAsker
 from tracegrade.suites.checking._records import AttemptRequest
 from tracegrade.suites.checking._scoring import CaseScorer, SuiteScorer
-from tracegrade.suites.reading._columns import CaseColumns
+from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._dataset import SuiteSpec
 from tracegrade.suites.reading._models import Metric
 
@@ -60,13 +61,19 @@ def load(folder: Path, data: dict[str, Any]) -> Dataset:
 def case_scorer(one: Case, registry: ScorerRegistry | None = None, judge: JudgeAsker | None = None,
                 metrics: tuple[Metric, ...] = ()) -> CaseScorer:
     """The scorer of one case, as a suite of it alone builds it."""
-    suite = SuiteSpec("s", "wf", None, None, (one,), metrics, "1")
-    return SuiteScorer(suite, registry or ScorerRegistry(), judge).cases[one.id]
+    return SuiteScorer(spec_of((one,), metrics), registry or ScorerRegistry(), judge).cases[one.id]
+
+
+def spec_of(cases: Sequence[Case], metrics: tuple[Metric, ...] = (), *, name: str = "s", flow: str | None = None,
+            revision: str = "1") -> SuiteSpec:
+    """A suite of these case models, its columns read from their dump (as a dataset's are read)."""
+    columns = case_columns([c.model_dump(mode="json") for c in cases])
+    assert columns is not None
+    return SuiteSpec(name, "wf", flow, None, cases, metrics, revision, columns)
 
 
 def suite_spec(cases: list[dict[str, Any]], metrics: list[dict[str, Any]] | None = None) -> SuiteSpec:
-    return SuiteSpec("s", "wf", None, None, tuple(Case.model_validate(c) for c in cases),
-                     tuple(Metric.model_validate(m) for m in metrics or []), "1")
+    return spec_of(tuple(Case.model_validate(c) for c in cases), tuple(Metric.model_validate(m) for m in metrics or []))
 
 
 async def answered(tmp_path: Path, answers: dict[str, Any]) -> SuiteReport:

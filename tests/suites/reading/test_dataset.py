@@ -6,7 +6,7 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from tests.suites.helpers import case, case_json, expectation
+from tests.suites.helpers import case, case_json, expectation, spec_of
 from tracegrade.suites import Case
 from tracegrade.suites.reading._case_file import case_file_columns
 from tracegrade.suites.reading._columns import case_columns
@@ -17,7 +17,7 @@ OK = case("c1", expectation("status", "/execution/status", "completed"))
 
 
 def spec(cases: list[dict[str, Any]], revision: str = "1", name: str = "s") -> SuiteSpec:
-    return SuiteSpec(name, "wf", "flow", None, tuple(Case.model_validate(c) for c in cases), (), revision)
+    return spec_of(tuple(Case.model_validate(c) for c in cases), name=name, flow="flow", revision=revision)
 
 
 def test_fingerprint_ignores_spelling_of_defaults() -> None:
@@ -74,7 +74,7 @@ def test_cases_loaded_are_made_models_on_first_use_only() -> None:
     columns = case_columns(raws)
     assert columns is not None
     built = SuiteSpec("s", "wf", None, None, LazyCases(raws), (), "1", columns)
-    dumped = SuiteSpec("s", "wf", None, None, tuple(Case.model_validate(r) for r in raws), (), "1")
+    dumped = spec_of(tuple(Case.model_validate(r) for r in raws))
     assert built.fingerprint == dumped.fingerprint and built.case_digests == dumped.case_digests
     assert case_json(built.columns, 1) == case_json(dumped.columns, 1)
     assert built == dumped and LazyCases(raws) == LazyCases(raws) and LazyCases(raws) != LazyCases(raws[:1])
