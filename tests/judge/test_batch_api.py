@@ -6,7 +6,7 @@ import pytest
 from tests.atif.scripted import marker_rule
 from tests.judge.batch_server import BatchServer, Plan
 from tracegrade.errors import JudgeError
-from tracegrade.judge import BatchClient, BatchInfo, JudgeSettings, batch_line, parse_line
+from tracegrade.judge import FINAL_STATUSES, BatchClient, BatchInfo, JudgeSettings, batch_line, parse_line
 
 
 def test_a_line_is_read_as_an_answer_or_an_error_code() -> None:
@@ -32,10 +32,10 @@ async def test_the_documented_protocol_from_upload_to_output_and_cancel() -> Non
         try:
             file_id = await client.upload(content, "round.jsonl")
             created = await client.create(file_id, "24h", {"job": "j"})
-            assert created.status == "validating" and not created.final
+            assert created.status == "validating" and created.status not in FINAL_STATUSES
             assert await client.find(file_id) == created
             seen = [created.status]
-            while not (info := await client.status(created.id)).final:
+            while (info := await client.status(created.id)).status not in FINAL_STATUSES:
                 seen.append(info.status)
             assert seen == ["validating", "in_progress", "finalizing"] and info.status == "completed"
             assert info.output_file_id is not None and info.counts["completed"] == 2

@@ -100,8 +100,13 @@ async def test_an_unreadable_entry_is_asked_again_and_replaced(server: ScriptedJ
     cache.put(key, "score", {"scores": {"correctness": 2}})
     judge = await run(settings, cache, rubric, evidence)
     assert (server.count, judge.stats.cache_hits) == (1, 0)
-    assert cache.get(key) == {"scores": {"correctness": 0.75, "safety": 0.75},
+    assert stored(cache, key) == {"scores": {"correctness": 0.75, "safety": 0.75},
                               "rationale": "Scripted judge: no cue matched this step."}
+
+
+def stored(cache: JudgeCache, key: str) -> object:
+    found = cache.get_with_tokens(key)
+    return None if found is None else found[0]
 
 
 def test_default_path_honours_the_environment(tmp_path: Path) -> None:
@@ -114,7 +119,7 @@ def _writer(path: str, worker: int, count: int) -> None:
     for i in range(count):
         cache.put(f"k{i % 50}", "score", {"worker": worker, "i": i})  # shared keys: replace races
         cache.put(f"w{worker}-{i}", "score", {"worker": worker, "i": i})
-        cache.get(f"k{(i * 7) % 50}")
+        cache.get_with_tokens(f"k{(i * 7) % 50}")
     cache.close()
 
 
@@ -130,7 +135,7 @@ def test_concurrent_writers_from_several_processes(tmp_path: Path) -> None:
     assert [p.exitcode for p in workers] == [0, 0, 0, 0]
     cache = JudgeCache(path)
     assert len(cache) == 50 + 4 * 200
-    assert all(cache.get(f"w{w}-{i}") == {"worker": w, "i": i} for w in range(4) for i in range(200))
+    assert all(stored(cache, f"w{w}-{i}") == {"worker": w, "i": i} for w in range(4) for i in range(200))
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
@@ -202,7 +207,7 @@ async def test_a_cache_locked_even_for_reading_is_skipped_with_a_warning(
         cache = JudgeCache(path, lock_wait=0.3)
         judge = await run(settings, cache, rubric, evidence)
         cache.close()
-    assert (cache.enabled, judge.stats.requests, cache.unsaved) == (False, 1, 1)
+    assert (judge.stats.requests, cache.unsaved) == (1, 1)
     assert "goes on without it" in caplog.text
 
 

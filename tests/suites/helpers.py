@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -8,6 +9,7 @@ from tracegrade.suites import (
     CallableTarget,
     Case,
     Dataset,
+    ScorerRegistry,
     SuiteReport,
     SuiteRunParameters,
     dumps_report,
@@ -15,9 +17,18 @@ from tracegrade.suites import (
     run_dataset,
     write_private,
 )
+from tracegrade.suites.checking._judge import JudgeAsker
 from tracegrade.suites.checking._records import AttemptRequest
+from tracegrade.suites.checking._scoring import CaseScorer, SuiteScorer
+from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._dataset import SuiteSpec
 from tracegrade.suites.reading._models import Metric
+
+
+def case_json(columns: CaseColumns, number: int) -> dict[str, Any]:
+    """Case ``number`` of ``columns`` as JSON (what dumping its model gives)."""
+    return {"id": columns.ids[number], "input": columns.inputs[number],
+            "expectations": columns.expectations_json(number)}
 
 
 def expectation(name: str, path: str, expected: Any, **extra: Any) -> dict[str, Any]:
@@ -47,9 +58,22 @@ def load(folder: Path, data: dict[str, Any]) -> Dataset:
     return load_dataset(write_dataset(folder, data))
 
 
+def case_scorer(one: Case, registry: ScorerRegistry | None = None, judge: JudgeAsker | None = None,
+                metrics: tuple[Metric, ...] = ()) -> CaseScorer:
+    """The scorer of one case, as a suite of it alone builds it."""
+    return SuiteScorer(spec_of((one,), metrics), registry or ScorerRegistry(), judge).cases[one.id]
+
+
+def spec_of(cases: Sequence[Case], metrics: tuple[Metric, ...] = (), *, name: str = "s", flow: str | None = None,
+            revision: str = "1") -> SuiteSpec:
+    """A suite of these case models, its columns read from their dump (as a dataset's are read)."""
+    columns = case_columns([c.model_dump(mode="json") for c in cases])
+    assert columns is not None
+    return SuiteSpec(name, "wf", flow, None, cases, metrics, revision, columns)
+
+
 def suite_spec(cases: list[dict[str, Any]], metrics: list[dict[str, Any]] | None = None) -> SuiteSpec:
-    return SuiteSpec("s", "wf", None, None, tuple(Case.model_validate(c) for c in cases),
-                     tuple(Metric.model_validate(m) for m in metrics or []), "1")
+    return spec_of(tuple(Case.model_validate(c) for c in cases), tuple(Metric.model_validate(m) for m in metrics or []))
 
 
 async def answered(tmp_path: Path, answers: dict[str, Any]) -> SuiteReport:

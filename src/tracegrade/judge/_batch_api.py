@@ -42,16 +42,10 @@ class BatchInfo:
 
     id: str
     status: str
-    input_file_id: str | None
     output_file_id: str | None
     error_file_id: str | None
     counts: Mapping[str, int]
     """``request_counts``: ``total``, ``completed``, ``failed``."""
-
-    @property
-    def final(self) -> bool:
-        """Whether the batch changes no more."""
-        return self.status in FINAL_STATUSES
 
     @classmethod
     def of(cls, document: Any) -> BatchInfo:
@@ -61,8 +55,8 @@ class BatchInfo:
             raise JudgeError("batch API: the answer is not a batch object", code="invalid_json")
         counts: dict[str, Any] = (document["request_counts"] if isinstance(document.get("request_counts"), dict)
                                   else {})
-        return cls(document["id"], document["status"], _text(document.get("input_file_id")),
-                   _text(document.get("output_file_id")), _text(document.get("error_file_id")),
+        return cls(document["id"], document["status"], _text(document.get("output_file_id")),
+                   _text(document.get("error_file_id")),
                    {k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)})
 
 

@@ -1,13 +1,8 @@
 """Content-addressed on-disk cache of validated judge answers (SQLite, safe across processes).
 
-Each validated answer is committed before :meth:`Judge.ask` returns it (write-ahead, one short
-transaction in WAL mode), so a process killed with SIGKILL loses at most the calls that were in
-flight at that moment: their answers had not arrived yet. Point lookups and single-row commits
-take tens of microseconds, so they run synchronously on the event loop.
-
-The cache is an accelerator, never a reason to lose a run: a file locked by another process is
-waited for (a bounded time), then the run goes on without it, with one warning saying how many
-answers could not be stored.
+Each validated answer is committed before :meth:`Judge.ask` returns it, so a process killed with
+SIGKILL loses only the calls still in flight. A file locked by another process is waited for a
+bounded time, then the run goes on without it, with one warning saying how many answers were not stored.
 """
 
 from __future__ import annotations
@@ -48,6 +43,8 @@ _INSERT = ("INSERT OR REPLACE INTO judge_replies (key, purpose, reply, created, 
            "VALUES (?, ?, ?, ?, ?, ?)")
 _RUN_BUSY_MS = 100
 """How long one lookup or commit during the run may wait for another process's lock."""
+_RETRY_SECONDS = 1.0
+"""Seconds between lookups or commits while another process holds the lock."""
 
 
 def default_cache_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -79,37 +76,24 @@ class CacheKeys:
 class JudgeCache:
     """Validated judge answers by content key; several processes may share one file.
 
-    By default every :meth:`put` commits at once (``batch=1``): after a SIGKILL the answers already
-    returned are all on disk. A larger ``batch`` buffers rows (at most ``batch`` rows or
-    ``max_delay`` seconds old) and then a crash can cost up to ``batch - 1`` answers more. A lookup
-    sees this process's pending rows too.
-
-    When another process holds the file's lock, a lookup is a miss and a commit is retried later
-    (at most once per ``retry_interval`` during the run, so the event loop never stalls);
-    :meth:`flush` and :meth:`close` wait up to ``lock_wait`` seconds, then give up on the rows
-    still pending (counted in :attr:`unsaved`, with a warning). A file that stays locked for
-    ``lock_wait`` seconds at opening is not used at all (:attr:`enabled` is False).
+    Every :meth:`put` commits at once. When another process holds the file's lock, a lookup is a miss
+    and the row stays pending (a lookup sees it) until a later commit; :meth:`flush` and :meth:`close`
+    wait up to ``lock_wait`` seconds, then give up on the rows still pending (counted in
+    :attr:`unsaved`, with a warning). A file that stays locked for ``lock_wait`` seconds at opening is
+    not used at all.
 
     Args:
         path: The SQLite file (created with its folder when missing).
-        batch: Most pending rows before a commit.
-        max_delay: Most seconds a row stays pending (checked at the next write).
         lock_wait: Most seconds to wait for another process's lock at opening and at flush.
-        retry_interval: Seconds between commit attempts while the file is locked.
 
     Raises:
         ConfigError: when the file cannot be opened as a cache (not a database, no permission).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, batch: int = 1, max_delay: float = 0.0,
-                 lock_wait: float = 10.0, retry_interval: float = 1.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, lock_wait: float = 10.0) -> None:
         self.path = Path(path).expanduser()
-        self._batch = max(1, batch)
-        self._max_delay = max_delay
         self._lock_wait = lock_wait
-        self._retry_interval = retry_interval
         self._pending: dict[str, tuple[str, bytes, float, int, int]] = {}
-        self._oldest = 0.0
         self._next_write = 0.0
         self._next_read = 0.0
         self._warned = False
@@ -117,11 +101,6 @@ class JudgeCache:
         self.unsaved = 0
         """Validated answers that could not be stored (the file stayed locked)."""
         self._db = self._open()
-
-    @property
-    def enabled(self) -> bool:
-        """Whether the file is in use (False when it stayed locked at opening)."""
-        return self._db is not None
 
     def _open(self) -> sqlite3.Connection | None:
         try:
@@ -152,13 +131,8 @@ class JudgeCache:
         return ConfigError(f"judge cache {self.path}: cannot be opened ({type(exc).__name__})",
                            code="cache_unusable")
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The stored reply for ``key``, or None (also for an unreadable row or a locked file)."""
-        found = self.get_with_tokens(key)
-        return None if found is None else found[0]
-
     def get_with_tokens(self, key: str) -> tuple[dict[str, Any], int, int] | None:
-        """The stored reply for ``key`` and the input and output tokens it cost when it was bought, or None."""
+        """The stored reply for ``key`` and the input and output tokens it cost; None also when unreadable or locked."""
         pending = self._pending.get(key)
         row = (pending[1], pending[3], pending[4]) if pending else self._select(key)
         if row is None:
@@ -176,19 +150,15 @@ class JudgeCache:
             row: tuple[bytes, int, int] | None = self._db.execute(
                 "SELECT reply, input_tokens, output_tokens FROM judge_replies WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error as exc:
-            self._next_read = time.monotonic() + self._retry_interval
+            self._next_read = time.monotonic() + _RETRY_SECONDS
             self._note_problem(exc)
             return None
         return row
 
     def put(self, key: str, purpose: str, reply: dict[str, Any], tokens: tuple[int, int] = (0, 0)) -> None:
         """Store (or replace) the validated reply for ``key`` with the (input, output) tokens it cost."""
-        now = time.time()
-        if not self._pending:
-            self._oldest = now
-        self._pending[key] = (purpose, dumps(reply), now, *tokens)
-        if len(self._pending) >= self._batch or now - self._oldest >= self._max_delay:
-            self._commit()
+        self._pending[key] = (purpose, dumps(reply), time.time(), *tokens)
+        self._commit()
 
     def flush(self) -> None:
         """Commit the pending rows, waiting up to ``lock_wait`` seconds for another process's lock.
@@ -226,7 +196,7 @@ class JudgeCache:
                 self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             _rollback(self._db)
-            self._next_write = time.monotonic() + self._retry_interval
+            self._next_write = time.monotonic() + _RETRY_SECONDS
             self._note_problem(exc)
             return False
         self._pending.clear()

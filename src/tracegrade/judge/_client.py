@@ -67,12 +67,7 @@ class _Failed(Exception):
 class _Turns:
     """Lets about ``per_iteration`` tasks per event-loop iteration (never twice as many) post-process answers.
 
-    Answers that arrive together would otherwise all be post-processed in one loop iteration, and
-    the requests their tasks send next would all leave at its end (on Python 3.11 aiohttp writes a
-    request from a task of its own, which runs in the next iteration), so they would come back
-    together too: waves that cost up to ``concurrency x per-call CPU`` of idle server time per
-    round. Taking turns sends each next request soon after its own answer's post-processing; the
-    others wait in arrival order, and spaced answers never wait here.
+    Why: answers that arrive together would otherwise send their next requests together, in waves.
     """
 
     __slots__ = ("_loop", "_passed", "_per_iteration", "_waiters")

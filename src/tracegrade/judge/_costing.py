@@ -46,18 +46,15 @@ def prompt_bytes(request: JudgeRequest) -> bytes:
 class PrefixCacheModel:
     """Serves each prompt the longest prefix it shares with an earlier prompt, as OpenAI's automatic cache does.
 
-    A prompt is a byte string of ``unit`` bytes per token (the text for the byte estimate, or token ids packed
-    four bytes each); only prefixes of ``min_tokens`` tokens or more count, in steps of ``block_tokens``. Each
-    prefix is kept as a 16-byte digest, one per block of every prompt seen.
+    A prompt is its text, ``BYTES_PER_TOKEN`` bytes per token; only prefixes of ``CACHE_MIN_TOKENS`` tokens or
+    more count, in steps of ``CACHE_BLOCK_TOKENS``.
     """
 
-    __slots__ = ("_block", "_block_tokens", "_min_blocks", "_seen")
+    __slots__ = ("_seen",)
+    _block = CACHE_BLOCK_TOKENS * BYTES_PER_TOKEN
+    _min_blocks = math.ceil(CACHE_MIN_TOKENS / CACHE_BLOCK_TOKENS)
 
-    def __init__(self, *, unit: int = BYTES_PER_TOKEN, min_tokens: int = CACHE_MIN_TOKENS,
-                 block_tokens: int = CACHE_BLOCK_TOKENS) -> None:
-        self._block = block_tokens * unit
-        self._block_tokens = block_tokens
-        self._min_blocks = math.ceil(min_tokens / block_tokens)
+    def __init__(self) -> None:
         self._seen: set[bytes] = set()
 
     def serve(self, prompt: bytes) -> int:
@@ -74,7 +71,7 @@ class PrefixCacheModel:
                 matching = False
                 self._seen.add(key)
         blocks = served_blocks if served_blocks >= self._min_blocks else 0
-        return blocks * self._block_tokens
+        return blocks * CACHE_BLOCK_TOKENS
 
 
 @dataclass(frozen=True, slots=True)

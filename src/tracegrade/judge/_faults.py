@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from tracegrade._io import JsonProblem, loads
-from tracegrade.judge._scripted import ReceivedRequest, Rule, ScriptedReply
+from tracegrade.judge._scripted import ReceivedRequest, Rule, ScriptedReply, read_request
 
 __all__ = ["Fault", "FaultInjector"]
 
@@ -163,8 +163,4 @@ def _mistyped(value: Any) -> Any:
 
 def _last_message(request: ReceivedRequest) -> str:
     """The last message of the request, as sent."""
-    body: Any = request.json()
-    messages = body.get("messages") if isinstance(body, dict) else None
-    last = messages[-1] if isinstance(messages, list) and messages else None
-    content = last.get("content") if isinstance(last, dict) else None
-    return content if isinstance(content, str) else ""
+    return read_request(request.json()).prompt

@@ -1,17 +1,9 @@
 """What the judge client needs from aiohttp: a pooled session, the proxy route, TLS trust, error codes.
 
-One :class:`aiohttp.ClientSession` per judge keeps up to ``concurrency_limit`` keep-alive
-connections. aiohttp speaks HTTP/1.0 and 1.1, honours ``Connection: close``, chunked and
-close-delimited bodies, and tunnels HTTPS through HTTP proxies.
-
-The environment is read once per judge, not per request. Proxies follow the usual variables
-(``HTTP_PROXY``, ``HTTPS_PROXY``, ``NO_PROXY``, lower-case forms too) with the same rules as
-aiohttp's ``trust_env``, except that a judge on this machine (``localhost``, ``127.0.0.0/8``,
-``::1``: a local model server, the EvalHub sidecar) is always reached directly, as Go's HTTP
-client does: a proxy cannot reach this machine's loopback. ``trust_env=True`` itself is not
-used: it looks the proxy up in a worker thread and reads ``~/.netrc`` on every request, and a
-``~/.netrc`` entry for the judge host would clash with the ``Authorization`` header and break every
-call.
+Proxies follow the usual variables (``HTTP_PROXY``, ``HTTPS_PROXY``, ``NO_PROXY``, lower-case forms too),
+read once per judge, except that a judge on this machine (``localhost``, ``127.0.0.0/8``, ``::1``) is always
+reached directly: a proxy cannot reach this machine's loopback. ``trust_env`` is not used: its ``~/.netrc``
+lookup would clash with the ``Authorization`` header.
 """
 
 from __future__ import annotations

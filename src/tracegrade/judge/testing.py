@@ -1,11 +1,10 @@
-"""A scripted OpenAI-compatible judge server on loopback, for tests and benchmarks.
+"""A scripted OpenAI-compatible judge server on loopback (HTTP/1.1 over real sockets), for tests and benchmarks.
 
-It speaks just enough HTTP/1.1 (keep-alive, ``Content-Length`` bodies) over real sockets to
-serve many concurrent connections cheaply from one asyncio loop in a background thread::
+Use it as a context manager::
 
     with ScriptedJudgeServer(lambda request: ScriptedReply.answer({"verdict": "ok"}), latency=0.05) as server:
         settings = JudgeSettings(base_url=server.base_url, model="scripted")
-        server.queue(ScriptedReply.status(429, retry_after=1.0))   # first answer, then the rule
+        server.queue(ScriptedReply.error(429, retry_after=1.0))   # first answer, then the rule
         ...
         assert server.count == 2
 
@@ -17,9 +16,8 @@ from a separate process: ``factory(**options)`` returns the rule (default: ``scr
 built-in rules), ``--option score=0.5`` passes options (JSON values). It prints ``READY <base_url>`` and
 stops on SIGTERM/SIGINT or when stdin closes.
 
-``FaultInjector(rule, rate=0.3)`` makes any rule answer a seeded share of requests with the
-failures real endpoints produce (429, 5xx, HTML error pages, resets, timeouts, truncated, 10 MB,
-slow-drip or non-UTF-8 bodies, wrong types, answers quoting the evidence).
+``FaultInjector(rule, rate=0.3)`` makes any rule answer a seeded share of requests with the failures real
+endpoints produce (:class:`Fault`).
 """
 
 from __future__ import annotations
@@ -34,7 +32,6 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -81,12 +78,6 @@ __all__ = [
 logger = logging.getLogger("tracegrade.judge.testing")
 
 
-@dataclass
-class _Script:
-    rule: Rule
-    pending: deque[ScriptedReply] = field(default_factory=deque)
-
-
 class ScriptedJudgeServer:
     """An OpenAI-compatible HTTP server answering by rule, on a loopback port, in a thread.
 
@@ -100,7 +91,8 @@ class ScriptedJudgeServer:
 
     def __init__(self, rule: Rule, *, latency: float = 0.0, host: str = "127.0.0.1",
                  port: int = 0, record_bodies: bool = True) -> None:
-        self._script = _Script(rule)
+        self._rule = rule
+        self._pending: deque[ScriptedReply] = deque()
         self.latency = latency
         self._host = host
         self._port = port
@@ -132,12 +124,12 @@ class ScriptedJudgeServer:
 
     def set_rule(self, rule: Rule) -> None:
         """Answer later requests with ``rule``."""
-        self._script.rule = rule
+        self._rule = rule
 
     def queue(self, *replies: ScriptedReply) -> None:
         """Answer the next requests with ``replies``, in order, before falling back to the rule."""
         with self._lock:
-            self._script.pending.extend(replies)
+            self._pending.extend(replies)
 
     def start(self) -> ScriptedJudgeServer:
         """Start serving in a background thread; returns once the port is bound."""
@@ -187,26 +179,22 @@ class ScriptedJudgeServer:
 
     def _answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[ScriptedReply, float]:
         """The reply to a chat-completions request and how long to wait before sending it."""
-        reply = self._reply_for(method, path, headers, body)
-        self._in_flight += 1
-        self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
-        return reply, self.latency + reply.delay
-
-    def _reply_for(self, method: str, path: str, headers: dict[str, str], body: bytes) -> ScriptedReply:
         with self._lock:
             index = self._count
             self._count += 1
-            queued = self._script.pending.popleft() if self._script.pending else None
+            reply = self._pending.popleft() if self._pending else None
         received = ReceivedRequest(index, method, path, headers, body)
         if self._record_bodies:
             self.requests.append(received)
-        if queued is not None:
-            return queued
-        try:
-            return self._script.rule(received)
-        except Exception:  # a broken rule answers 500 instead of hanging the connection
-            logger.exception("scripted judge rule failed")
-            return ScriptedReply.error(500)
+        if reply is None:
+            try:
+                reply = self._rule(received)
+            except Exception:  # a broken rule answers 500 instead of hanging the connection
+                logger.exception("scripted judge rule failed")
+                reply = ScriptedReply.error(500)
+        self._in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
+        return reply, self.latency + reply.delay
 
     def _info(self, path: str) -> bytes:
         if path.startswith("/_scripted/count"):

@@ -4,22 +4,21 @@ from typing import Any
 
 import pytest
 
-from tests.suites.helpers import case, expectation
+from tests.suites.helpers import case, case_scorer, expectation
 from tracegrade.errors import JudgeError
 from tracegrade.judge import JudgeRequest
 from tracegrade.judge.testing import FakeJudge
-from tracegrade.suites import Case, ScorerRegistry
+from tracegrade.suites import Case
 from tracegrade.suites.checking._judge import parse_verdict
 from tracegrade.suites.checking._records import Observation
-from tracegrade.suites.checking._scoring import CaseScorer
 
 RUBRIC = {"rubric": "The reply apologises and offers a refund.", "reference": "Sorry, refund issued."}
 
 
 async def outcome(answer: dict[str, Any] | Exception) -> tuple[str, str | None, FakeJudge]:
     judge = FakeJudge(lambda request: answer)
-    scorer = CaseScorer.of(Case.model_validate(case("c", expectation("tone", "/reply", RUBRIC, comparison="judge"))),
-                           (), ScorerRegistry(), judge)
+    scorer = case_scorer(Case.model_validate(case("c", expectation("tone", "/reply", RUBRIC, comparison="judge"))),
+                         judge=judge)
     record = await scorer.score(Observation({"reply": "We are sorry; refunded."}), 1, details=False)
     return record.checks[0].outcome, record.checks[0].reason_code, judge
 
@@ -50,8 +49,7 @@ async def test_a_transport_failure_is_a_check_error_with_its_safe_code() -> None
 
 
 async def test_without_a_judge_the_check_is_an_error() -> None:
-    scorer = CaseScorer.of(Case.model_validate(case("c", expectation("tone", "/reply", RUBRIC, comparison="judge"))),
-                           (), ScorerRegistry(), None)
+    scorer = case_scorer(Case.model_validate(case("c", expectation("tone", "/reply", RUBRIC, comparison="judge"))))
     record = await scorer.score(Observation({"reply": "x"}), 1, details=False)
     assert (record.checks[0].outcome, record.checks[0].reason_code) == ("error", "judge_not_configured")
 

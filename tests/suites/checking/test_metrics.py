@@ -2,11 +2,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.suites.helpers import case, expectation
+from tests.suites.helpers import case, case_scorer, expectation
 from tracegrade.suites import Case, ScorerRegistry
 from tracegrade.suites.checking._metrics import summarise_metric
 from tracegrade.suites.checking._records import Observation
-from tracegrade.suites.checking._scoring import CaseScorer
 from tracegrade.suites.reading._models import Metric
 
 CATEGORY = {"name": "category", "path": "/cat", "kind": "classification", "labels": ["billing", "cancellation"]}
@@ -17,7 +16,7 @@ async def observations(metric: dict[str, Any],
     spec = Metric.model_validate(metric)
     found = []
     for number, (raw_case, result) in enumerate(attempts):
-        scorer = CaseScorer.of(Case.model_validate({**raw_case, "id": f"c{number}"}), (spec,), ScorerRegistry(), None)
+        scorer = case_scorer(Case.model_validate({**raw_case, "id": f"c{number}"}), metrics=(spec,))
         record = await scorer.score(Observation(result, None if result is not None else "timeout"), 1, details=False)
         found.append(record.metrics[spec.name])
     return summarise_metric(spec, found)
@@ -128,7 +127,7 @@ async def test_observations_shared_between_attempts_are_those_each_attempt_makes
     scorers = SuiteScorer(spec, ScorerRegistry(), None).cases
     for number, value in enumerate(values):
         record = await scorers[f"c{number}"].score(Observation({"cat": value}), 1, details=False)
-        alone = await CaseScorer.of(spec.cases[number], spec.metrics, ScorerRegistry(), None).score(
+        alone = await case_scorer(spec.cases[number], metrics=spec.metrics).score(
             Observation({"cat": value}), 1, details=False)
         shared = record.metrics["category"]
         assert shared == alone.metrics["category"] == observe(

@@ -2,11 +2,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.suites.helpers import case, expectation
+from tests.suites.helpers import case, case_scorer, expectation
 from tracegrade.suites import Case, CustomScorer, ScorerRegistry
 from tracegrade.suites.checking._owners import ERROR_CODE_HINTS
 from tracegrade.suites.checking._records import Observation
-from tracegrade.suites.checking._scoring import CaseScorer
 
 
 def result(flows: dict[str, Any], status: str = "completed") -> dict[str, Any]:
@@ -15,7 +14,7 @@ def result(flows: dict[str, Any], status: str = "completed") -> dict[str, Any]:
 
 async def score(exp: dict[str, Any], observed: dict[str, Any] | None, registry: ScorerRegistry | None = None,
                 error: str | None = None) -> tuple[str, str | None]:
-    scorer = CaseScorer.of(Case.model_validate(case("c", exp)), (), registry or ScorerRegistry(), None)
+    scorer = case_scorer(Case.model_validate(case("c", exp)), registry)
     record = await scorer.score(Observation(observed, error), 1, details=False)
     return record.checks[0].outcome, record.checks[0].reason_code
 
@@ -87,8 +86,7 @@ async def test_custom_scorer_exception_is_an_error_never_a_pass() -> None:
 
 
 async def test_attempt_status_and_error_code_come_from_the_execution() -> None:
-    scorer = CaseScorer.of(Case.model_validate(case("c", expectation("s", "/execution/status", "completed"))), (),
-                        ScorerRegistry(), None)
+    scorer = case_scorer(Case.model_validate(case("c", expectation("s", "/execution/status", "completed"))))
     failed = {"execution": {"status": "failed", "error": {"code": "provider_unavailable"}}}
     record = await scorer.score(Observation(failed), 2, details=True)
     assert (record.status, record.error_code, record.repetition, record.passed) == \

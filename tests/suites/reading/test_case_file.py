@@ -8,7 +8,7 @@ import msgspec
 import orjson
 import pytest
 
-from tests.suites.helpers import case, expectation
+from tests.suites.helpers import case, case_json, expectation
 from tests.suites.reading.test_columns import GOOD, INVALID, RAWS
 from tracegrade._io import JsonProblem
 from tracegrade._io import loads as loads_strict
@@ -25,7 +25,8 @@ def _same(found: CaseColumns | None, expected: CaseColumns | None) -> None:
     assert found is not None and expected is not None
     assert (found.ids, found.inputs, found.golds) == (expected.ids, expected.inputs, expected.golds)
     assert [_fields(layout) for layout in found.layouts] == [_fields(layout) for layout in expected.layouts]
-    assert [found.case_json(n) for n in range(len(found))] == [expected.case_json(n) for n in range(len(expected))]
+    assert [case_json(found, n) for n in range(len(found.ids))] == [
+        case_json(expected, n) for n in range(len(expected.ids))]
 
 
 def _fields(layout: Layout) -> list[tuple[Any, ...]]:

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
-from tests.suites.helpers import case, expectation
+from tests.suites.helpers import case, case_json, expectation
 from tracegrade.suites import Case
 from tracegrade.suites.reading._columns import case_columns
 from tracegrade.suites.reading._json import canonical
@@ -30,11 +30,11 @@ def test_a_case_as_columns_is_what_dumping_its_model_gives() -> None:
     assert [(n, f.default) for n, f in CaseInput.model_fields.items()] == [
         ("payload", PydanticUndefined), ("metadata", None)]
     columns = case_columns(RAWS)
-    assert columns is not None and len(columns) == 5
+    assert columns is not None and len(columns.ids) == 5
     for number, raw in enumerate(RAWS):
         dumped = Case.model_validate(raw).model_dump(mode="json")
-        assert columns.case_json(number) == dumped
-        assert list(columns.case_json(number)["expectations"][0]) == list(Expectation.model_fields)
+        assert case_json(columns, number) == dumped
+        assert list(case_json(columns, number)["expectations"][0]) == list(Expectation.model_fields)
         assert columns.expectations_canonical(number) == canonical(dumped["expectations"])
     assert columns.expectation_count() == 6 and columns.comparisons() == {"exact", "set", "text"}
 

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from tests.suites.helpers import case, expectation, manifest, suite, write_dataset
+from tests.suites.helpers import case, case_scorer, expectation, manifest, suite, write_dataset
 from tracegrade.errors import ConfigError, InputError
 from tracegrade.suites import (
     BUILTIN_COMPARISONS,
@@ -16,7 +16,6 @@ from tracegrade.suites import (
     load_dataset,
 )
 from tracegrade.suites.checking._records import Observation
-from tracegrade.suites.checking._scoring import CaseScorer
 from tracegrade.suites.reading._comparisons import JudgeComparison, ProjectionError, Verdict, project
 
 INPUT = {"payload": {"message": "Cancel renewal for account C-1."}}
@@ -24,7 +23,7 @@ SPAN = {"input_path": "/payload/message", "required": [0, 14], "allowed": [0, 29
 
 
 def matches(name: str, actual: Any, expected: Any) -> bool:
-    return BUILTIN_COMPARISONS[name].matches(actual, expected, INPUT)
+    return BUILTIN_COMPARISONS[name].rule(actual, expected, INPUT)
 
 
 def gold_problem(name: str, expected: Any) -> str | None:
@@ -90,7 +89,7 @@ async def always(actual: object, expected: object) -> bool:
 
 def test_one_registry_holds_the_builtins_the_judge_and_what_is_passed_in() -> None:
     registry = ScorerRegistry([CustomScorer("near", "r7", always)])
-    assert registry.names() == {*BUILTIN_COMPARISONS, "judge", "near"}
+    assert all(registry.get(name) is not None for name in (*BUILTIN_COMPARISONS, "judge", "near"))
     assert registry.revisions(["near", "exact", "judge", "exact", "unknown"], "m") == {
         "exact": "builtin-1", "judge": "suite-check-v1:m", "near": "r7"}
     assert registry.revisions(["judge"], None) == {"judge": "suite-check-v1:none"}
@@ -155,6 +154,6 @@ async def test_a_comparison_of_ones_own_is_checked_at_load_and_scored(tmp_path: 
         load_dataset(bad, registry)
     good = write_dataset(tmp_path, manifest(suite("s", [case("c", expectation("n", "/n", 2, comparison="within"))])),
                          "good.json")
-    scorer = CaseScorer.of(load_dataset(good, registry).suites[0].cases[0], (), registry, None)
+    scorer = case_scorer(load_dataset(good, registry).suites[0].cases[0], registry)
     assert (await scorer.score(Observation({"n": 2.4}), 1, details=False)).passed
     assert not (await scorer.score(Observation({"n": 2.6}), 1, details=False)).passed

@@ -6,8 +6,8 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from tests.suites.helpers import case, expectation, suite_spec
-from tracegrade.suites import Case, Dataset
+from tests.suites.helpers import case, case_json, expectation, spec_of
+from tracegrade.suites import Case
 from tracegrade.suites.reading._case_file import case_file_columns
 from tracegrade.suites.reading._columns import case_columns
 from tracegrade.suites.reading._dataset import LazyCases, SuiteSpec, sha256_json
@@ -17,7 +17,7 @@ OK = case("c1", expectation("status", "/execution/status", "completed"))
 
 
 def spec(cases: list[dict[str, Any]], revision: str = "1", name: str = "s") -> SuiteSpec:
-    return SuiteSpec(name, "wf", "flow", None, tuple(Case.model_validate(c) for c in cases), (), revision)
+    return spec_of(tuple(Case.model_validate(c) for c in cases), name=name, flow="flow", revision=revision)
 
 
 def test_fingerprint_ignores_spelling_of_defaults() -> None:
@@ -25,7 +25,7 @@ def test_fingerprint_ignores_spelling_of_defaults() -> None:
                                       absent_as_null=False, each=None))
     assert spec([OK]).fingerprint == spec([explicit]).fingerprint
     assert len(spec([OK]).fingerprint) == 64
-    assert spec([OK]).case_json(0)["expectations"][0]["comparison"] == "exact"
+    assert case_json(spec([OK]).columns, 0)["expectations"][0]["comparison"] == "exact"
 
 
 def test_fingerprint_changes_with_the_revision_the_name_and_the_gold() -> None:
@@ -40,11 +40,8 @@ def test_canonical_hashes_ignore_key_order_but_not_types() -> None:
     assert sha256_json({"a": 1}) != sha256_json({"a": True})
 
 
-def test_targets_and_suite_lookup() -> None:
-    suite = spec([OK])
-    assert suite.targets == {"target_workflow": "wf", "target_flow": "flow", "target_step": None}
-    dataset = Dataset("d", "1", "d.json", (suite, suite_spec([OK])))
-    assert dataset.suite("s") is suite and dataset.suite("nope") is None
+def test_targets() -> None:
+    assert spec([OK]).targets == {"target_workflow": "wf", "target_flow": "flow", "target_step": None}
 
 
 def test_models_are_strict_and_names_are_not_blank() -> None:
@@ -64,7 +61,7 @@ def test_fingerprint_and_digests_are_the_sha256_of_the_canonical_json() -> None:
              case("c~2", expectation("x", "/x", [1.5, -0.0, {"b": None, "a": "é"}], comparison="set"))]
     built = spec(cases, name="s\u2028", revision="r\"1")
     data = [c.model_dump(mode="json") for c in built.cases]
-    assert [built.case_json(n) for n in range(len(data))] == data
+    assert [case_json(built.columns, n) for n in range(len(data))] == data
     assert built.fingerprint == sha256_json({"suite": built.name, "revision": built.revision, "cases": data})
     assert built.case_digests == tuple((sha256_json(d["input"]), sha256_json(d["expectations"])) for d in data)
 
@@ -77,9 +74,9 @@ def test_cases_loaded_are_made_models_on_first_use_only() -> None:
     columns = case_columns(raws)
     assert columns is not None
     built = SuiteSpec("s", "wf", None, None, LazyCases(raws), (), "1", columns)
-    dumped = SuiteSpec("s", "wf", None, None, tuple(Case.model_validate(r) for r in raws), (), "1")
+    dumped = spec_of(tuple(Case.model_validate(r) for r in raws))
     assert built.fingerprint == dumped.fingerprint and built.case_digests == dumped.case_digests
-    assert built.case_json(1) == dumped.case_json(1)
+    assert case_json(built.columns, 1) == case_json(dumped.columns, 1)
     assert built == dumped and LazyCases(raws) == LazyCases(raws) and LazyCases(raws) != LazyCases(raws[:1])
 
 

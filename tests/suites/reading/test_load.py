@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.suites.helpers import case, expectation, manifest, suite, write_dataset
+from tests.suites.helpers import case, case_json, expectation, manifest, suite, write_dataset
 from tracegrade.errors import InputError
 from tracegrade.suites import CustomScorer, ScorerRegistry, check_dataset, load_dataset
 
@@ -121,7 +121,7 @@ def test_a_case_file_loads_as_the_same_cases_inline(tmp_path: Path) -> None:
     from_file = load_dataset(write_dataset(tmp_path, manifest(suite("s", "c.json")), "a.json")).suites[0]
     inline = load_dataset(write_dataset(tmp_path, manifest(suite("s", cases)), "b.json")).suites[0]
     assert from_file.fingerprint == inline.fingerprint and from_file.case_digests == inline.case_digests
-    assert [from_file.case_json(n) for n in range(3)] == [inline.case_json(n) for n in range(3)]
+    assert [case_json(from_file.columns, n) for n in range(3)] == [case_json(inline.columns, n) for n in range(3)]
     assert from_file.cases == inline.cases and from_file.columns.golds == inline.columns.golds
 
 

@@ -6,11 +6,13 @@ from tests.suites.helpers import case, expectation
 from tracegrade.suites import Case, ScorerRegistry
 from tracegrade.suites.reading._columns import CaseColumns, case_columns
 from tracegrade.suites.reading._models import Metric
-from tracegrade.suites.reading._rules import case_problems, cases_problems, matching_positions, metric_problems
+from tracegrade.suites.reading._rules import cases_problems, matching_positions, metric_problems
 
 
 def problems_of(*expectations: dict[str, Any]) -> list[tuple[str, str]]:
-    return case_problems(Case.model_validate(case("c", *expectations)), ScorerRegistry())
+    columns = case_columns([Case.model_validate(case("c", *expectations)).model_dump(mode="json")])
+    assert columns is not None
+    return [(place, message) for _, place, message in cases_problems(columns, ScorerRegistry())]
 
 
 def test_a_sound_case_has_no_problem() -> None:

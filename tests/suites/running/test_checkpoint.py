@@ -57,12 +57,6 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path: Path) -> None:
         Checkpoint(path, "run-2")
 
 
-def test_closing_with_remove_deletes_the_file(tmp_path: Path) -> None:
-    store = Checkpoint(tmp_path / "cp.jsonl", "run-1")
-    store.close(remove=True)
-    assert not (tmp_path / "cp.jsonl").exists()
-
-
 def test_a_torn_last_line_is_cut_off_before_appending(tmp_path: Path) -> None:
     """Issue 23 item 6a: the next record was appended to the torn line, so a second crash broke the file."""
     path = written(tmp_path / "cp.jsonl")

@@ -3,15 +3,10 @@
 ``python -m tracegrade.judge.local._server --model PATH --port N [--alias NAME] [--n-ctx N] [--threads N]
 [--no-extra-buffers]`` serves ``/v1/chat/completions`` and ``/v1/models`` on 127.0.0.1 with one slot, the
 plain chat template of :mod:`tracegrade.judge.local._plain` and llama.cpp's defaults otherwise, except a
-repetition penalty of 1.1 over the last 64 tokens (what the earlier llama-cpp-python server applied) and no
-prompt cache in memory beyond the slot's own (which reuses the previous prompt's common prefix). A
-``response_format`` schema becomes llama.cpp's grammar; greedy answers check the grammar against the chosen
-token first. ``logprobs`` are read from the model's logits before any sampler (penalty or grammar) runs.
+repetition penalty of 1.1 over the last 64 tokens and no prompt cache in memory beyond the slot's own.
 
-The wheel's llama.cpp runs its threads with OpenMP, whose waiting threads spin by default: on a machine busy
-with other work they burned 4.6 times the CPU time for the same answers (measured: 36.9 against 8.0 CPU
-seconds for six answers at load average 12), so the server sets ``OMP_WAIT_POLICY=PASSIVE`` unless the
-environment sets it.
+The server sets ``OMP_WAIT_POLICY=PASSIVE`` unless the environment sets it (OpenMP's spinning threads waste
+CPU on a busy machine).
 
 ``--no-extra-buffers`` turns off llama.cpp's repacked weight buffers, whose AMX kernels crash (SIGILL) on
 machines, often VMs, that advertise AMX but cannot run it. Started with ``TRACEGRADE_LLAMA_PARENT`` set to its

@@ -181,8 +181,3 @@ def _items(step: dict[str, Any], step_path: str, found: list[Invocation]) -> Non
             if isinstance(item, dict):
                 flow = item.get("flow")
                 _flow(flow if isinstance(flow, str) else "?", item, f"{step_path}/{key}/items/{number}", found)
-
-
-def _status(record: dict[str, Any]) -> str:
-    status = record.get("status")
-    return status if isinstance(status, str) else "unknown"

@@ -18,7 +18,7 @@ from tracegrade.suites.checking._records import (
     Scored,
     attempt_record,
 )
-from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape, case_columns
+from tracegrade.suites.reading._columns import CaseColumns, Layout, Shape
 from tracegrade.suites.reading._comparisons import (
     AskJudge,
     BuiltinComparison,
@@ -29,9 +29,9 @@ from tracegrade.suites.reading._comparisons import (
     ScorerRegistry,
     project,
 )
-from tracegrade.suites.reading._dataset import SuiteSpec, sha256_json
+from tracegrade.suites.reading._dataset import SuiteSpec
 from tracegrade.suites.reading._json import ABSENT, pointer_tokens, resolve
-from tracegrade.suites.reading._models import Case, Metric
+from tracegrade.suites.reading._models import Metric
 from tracegrade.suites.reading._rules import matching_positions
 
 __all__ = ["CaseScorer", "SuiteScorer"]
@@ -77,9 +77,8 @@ class _Shared:
         self.ask_judge: AskJudge | None = None if judge is None else partial(judge_check, judge)
         self.comparisons: dict[str, tuple[Comparison, Rule | None]] = {}
         self.compiled: dict[Shape, _Compiled] = {}
-        self.layouts: dict[Layout, tuple[tuple[_Compiled, ...], tuple[MetricAt, ...]]] = {}
+        self.layouts: dict[Layout, tuple[tuple[_Compiled, ...], tuple[Step, ...], tuple[MetricAt, ...]]] = {}
         self.observations: dict[tuple[Any, ...], MetricObservation] = {}
-        self.plans: dict[tuple[_Compiled, ...], tuple[Step, ...]] = {}
 
     def observed(self, metric: Metric, check: CheckResult, value: Any, gold: Any, one_of: bool) -> MetricObservation:
         """``observe`` of this check, shared between attempts where that is exact.
@@ -97,23 +96,17 @@ class _Shared:
             found = self.observations[key] = observe(metric, Scored(check, value), gold)
         return found
 
-    def layout(self, layout: Layout) -> tuple[tuple[_Compiled, ...], tuple[MetricAt, ...]]:
-        """The compiled shapes of ``layout`` and where each metric finds its expectation in it."""
+    def layout(self, layout: Layout) -> tuple[tuple[_Compiled, ...], tuple[Step, ...], tuple[MetricAt, ...]]:
+        """The compiled shapes of ``layout``, their steps, and where each metric finds its expectation in it."""
         found = self.layouts.get(layout)
         if found is None:
             metrics = []
             for metric in self.metrics:
                 at = next(iter(matching_positions(metric, layout)), None)
                 metrics.append((metric, at, at is not None and layout.shapes[at].comparison == "one_of"))
-            found = self.layouts[layout] = (tuple(self._compiled(s) for s in layout.shapes), tuple(metrics))
-        return found
-
-    def plan(self, compiled: tuple[_Compiled, ...]) -> tuple[Step, ...]:
-        """Each shape with its pointer tokens and, when it is checked in the scoring loop itself, its rule."""
-        found = self.plans.get(compiled)
-        if found is None:
-            found = self.plans[compiled] = tuple(
-                (c, c.tokens, c.rule if c.each is None else None) for c in compiled)
+            compiled = tuple(self._compiled(s) for s in layout.shapes)
+            plan = tuple((c, c.tokens, c.rule if c.each is None else None) for c in compiled)
+            found = self.layouts[layout] = (compiled, plan, tuple(metrics))
         return found
 
     def _compiled(self, shape: Shape) -> _Compiled:
@@ -145,27 +138,16 @@ def _comparison(registry: ScorerRegistry, name: str) -> Comparison:
 class CaseScorer:
     """Scores results of case ``number`` of ``columns``; built once and reused for every repetition."""
 
-    def __init__(self, columns: CaseColumns, number: int, shared: _Shared,
-                 digests: tuple[str, str] | None = None) -> None:
+    def __init__(self, columns: CaseColumns, number: int, shared: _Shared, digests: tuple[str, str]) -> None:
         self.id = columns.ids[number]
         self.input: dict[str, Any] = columns.inputs[number]
         self._columns, self._number = columns, number
-        self.input_sha256, self.expectations_sha256 = digests if digests is not None else \
-            (sha256_json(self.input), sha256_json(columns.expectations_json(number)))
-        self._compiled, self._metrics = shared.layout(columns.layouts[number])
-        self._plan = shared.plan(self._compiled)
+        self.input_sha256, self.expectations_sha256 = digests
+        self._compiled, self._plan, self._metrics = shared.layout(columns.layouts[number])
         self._golds = columns.golds[number]
         self._ask_judge = shared.ask_judge
         self._observed = shared.observed
         self._expectations: list[dict[str, Any]] | None = None
-
-    @classmethod
-    def of(cls, case: Case, metrics: tuple[Metric, ...], registry: ScorerRegistry,
-           judge: JudgeAsker | None) -> CaseScorer:
-        """The scorer of one case on its own."""
-        columns = case_columns([case.model_dump(mode="json")])
-        assert columns is not None  # a model's dump is valid
-        return cls(columns, 0, _Shared(registry, metrics, judge))
 
     @property
     def expectations(self) -> list[dict[str, Any]]:

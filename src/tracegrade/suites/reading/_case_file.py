@@ -1,11 +1,7 @@
 """A case file decoded straight into columns when it is surely valid strict JSON of valid cases.
 
-msgspec decodes the file into typed records (no dict per case or expectation) under the strict reader's
-screens (:func:`tracegrade._io.decode_typed`); anything in doubt returns None, and the file is then read
-as a document and its cases validated as before, so every problem keeps its message and place.
-
-The records (:data:`~tracegrade.suites.reading._columns.CASE_RECORDS`) are made from the ``Case`` model, and
-read into columns as cases given as JSON are.
+Anything in doubt gives None: the file is then read as a document and its cases validated as models, so every
+problem keeps its message and place.
 """
 
 from __future__ import annotations
@@ -23,11 +19,9 @@ __all__ = ["case_file_columns"]
 def case_file_columns(data: bytes) -> tuple[CaseColumns, list[Any]] | None:
     """The cases of a case file's bytes as columns, and as the records decoded; None unless surely valid.
 
-    What this accepts, :func:`tracegrade._io.loads` decodes to the same values
-    and :func:`~tracegrade.suites.reading._columns.case_columns` reads as the same columns. The records
-    (``msgspec.to_builtins`` gives the cases as JSON) are meant to be kept as long as the columns: the
-    columns hold parts of them, and records freed among the parts kept leave holes that later work
-    fills at scattered places.
+    What this accepts, :func:`tracegrade._io.loads` decodes to the same values and
+    :func:`~tracegrade.suites.reading._columns.case_columns` reads as the same columns. Keep the records as
+    long as the columns, which hold parts of them.
     """
     cases: list[Any] | None = decode_typed(data, CASE_RECORDS)
     if not cases or not _shallow(cases):

@@ -94,9 +94,6 @@ class CaseColumns:
     golds: tuple[tuple[Any, ...], ...]
     """Each case's gold values, in the order of its layout."""
 
-    def __len__(self) -> int:
-        return len(self.ids)
-
     def expectation_count(self) -> int:
         """How many expectations the cases have in all."""
         return sum(len(layout.shapes) for layout in self.layouts)
@@ -109,11 +106,6 @@ class CaseColumns:
         """Case ``number``'s expectations as JSON, every field spelled out."""
         return [shape.spelled_out(gold)
                 for shape, gold in zip(self.layouts[number].shapes, self.golds[number], strict=True)]
-
-    def case_json(self, number: int) -> dict[str, Any]:
-        """Case ``number`` as JSON: what dumping its model gives."""
-        return {"id": self.ids[number], "input": self.inputs[number],
-                "expectations": self.expectations_json(number)}
 
     def expectations_canonical(self, number: int) -> bytes:
         """``canonical(self.expectations_json(number))``, from its layout's bytes and each canonical gold."""

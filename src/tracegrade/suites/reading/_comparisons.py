@@ -106,10 +106,6 @@ class BuiltinComparison(Comparison):
     """``gold_check(expected, case_input)``: why the gold is unusable, or None."""
     revision: str = BUILTIN_REVISION
 
-    def matches(self, actual: Any, expected: Any, case_input: dict[str, Any]) -> bool:
-        """Whether ``actual`` agrees with ``expected``."""
-        return self.rule(actual, expected, case_input)
-
     def gold_problem(self, expected: Any, case_input: dict[str, Any]) -> str | None:
         """Why ``expected`` cannot be gold for this comparison (None when it can)."""
         return self.gold_check(expected, case_input)
@@ -297,10 +293,6 @@ class ScorerRegistry:
     def get(self, name: str) -> Comparison | None:
         """The comparison called ``name``, if any."""
         return self._comparisons.get(name)
-
-    def names(self) -> frozenset[str]:
-        """Every comparison name a dataset may use (built-ins, ``judge`` and the registered ones)."""
-        return frozenset(self._comparisons)
 
     def revisions(self, names: Iterable[str], judge_model: str | None) -> dict[str, str]:
         """The recorded revision of each registered comparison in ``names``, by name in sorted order."""

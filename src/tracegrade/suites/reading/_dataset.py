@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, overload
 
 import msgspec
 from pydantic import TypeAdapter
 
-from tracegrade.suites.reading._columns import CaseColumns, case_columns
+from tracegrade.suites.reading._columns import CaseColumns
 from tracegrade.suites.reading._json import canonical
-from tracegrade.suites.reading._models import (
-    Case,
-    Metric,
-)
+from tracegrade.suites.reading._models import Case, Metric
 
 __all__ = ["Dataset", "LazyCases", "SuiteSpec", "sha256_json"]
 
@@ -85,21 +82,15 @@ class SuiteSpec:
     metrics: tuple[Metric, ...]
     revision: str
     """The dataset revision."""
-    read_columns: InitVar[CaseColumns | None] = None
-    """The cases as columns when already read (else they are read from the models' dump)."""
-    columns: CaseColumns = field(init=False, repr=False, compare=False)
+    columns: CaseColumns = field(repr=False, compare=False)
     """The cases column by column: ids, inputs, expectation layouts and golds."""
     fingerprint: str = field(init=False)
     """SHA-256 over suite name, dataset revision and case identities."""
     case_digests: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
     """Each case's ``(input_sha256, expectations_sha256)``: SHA-256 of the canonical JSON of each part."""
 
-    def __post_init__(self, read_columns: CaseColumns | None) -> None:
-        columns = read_columns if read_columns is not None else \
-            case_columns(_CASE_LIST.dump_python(list(self.cases), mode="json"))
-        if columns is None:
-            raise ValueError("the dump of validated cases did not read as columns")
-        object.__setattr__(self, "columns", columns)
+    def __post_init__(self) -> None:
+        columns = self.columns
         # The fingerprint is sha256_json({"suite", "revision", "cases"}) of the cases as JSON; its canonical
         # bytes are put together from each case's parts (sorted keys: expectations, id, input).
         whole = hashlib.sha256(b'{"cases":[')
@@ -112,10 +103,6 @@ class SuiteSpec:
         whole.update(b'],"revision":%s,"suite":%s}' % (canonical(self.revision), canonical(self.name)))
         object.__setattr__(self, "case_digests", tuple(digests))
         object.__setattr__(self, "fingerprint", whole.hexdigest())
-
-    def case_json(self, number: int) -> dict[str, Any]:
-        """Case ``number`` as JSON, every default spelled out (what dumping its model gives)."""
-        return self.columns.case_json(number)
 
     @property
     def targets(self) -> dict[str, str | None]:
@@ -131,7 +118,3 @@ class Dataset:
     revision: str
     path: str
     suites: tuple[SuiteSpec, ...]
-
-    def suite(self, name: str) -> SuiteSpec | None:
-        """The suite called ``name``, if any."""
-        return next((suite for suite in self.suites if suite.name == name), None)

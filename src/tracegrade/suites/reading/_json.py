@@ -16,14 +16,7 @@ _BAD_ESCAPE = re.compile(r"~(?:[^01]|$)")
 
 
 class Absent:
-    """The marker of a pointer that does not resolve (distinct from JSON null)."""
-
-    _instance: Absent | None = None
-
-    def __new__(cls) -> Absent:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    """The marker of a pointer that does not resolve (distinct from JSON null); :data:`ABSENT` is its one value."""
 
     def __repr__(self) -> str:
         return "ABSENT"

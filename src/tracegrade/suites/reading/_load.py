@@ -55,7 +55,8 @@ def check_dataset(path: Path, registry: ScorerRegistry | None = None) -> tuple[D
     registry = registry or ScorerRegistry()
     problems: list[Problem] = []
     budget = _Budget()
-    raw = _read_json(path, problems, budget)
+    data = _read_bytes(path, problems, budget)
+    raw = _UNREADABLE if data is None else _decoded(path, data, problems)
     if raw is _UNREADABLE:
         return None, problems
     try:
@@ -72,7 +73,7 @@ def check_dataset(path: Path, registry: ScorerRegistry | None = None) -> tuple[D
 
 
 _UNREADABLE = object()
-"""What :func:`_read_json` returns for a file it could not read (its problem is recorded); JSON ``null`` is None."""
+"""What a file that could not be read or decoded stands for (its problem is recorded); JSON ``null`` is None."""
 
 
 @dataclass(slots=True)
@@ -80,11 +81,6 @@ class _Budget:
     """What the dataset's files may still take: MAX_DATASET_TOTAL_BYTES in all, a file read twice counted twice."""
 
     left: int = MAX_DATASET_TOTAL_BYTES
-
-
-def _read_json(path: Path, problems: list[Problem], budget: _Budget) -> Any:
-    data = _read_bytes(path, problems, budget)
-    return _UNREADABLE if data is None else _decoded(path, data, problems)
 
 
 def _read_bytes(path: Path, problems: list[Problem], budget: _Budget, *,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracegrade.suites.reading._columns import CaseColumns, Layout, case_columns
+from tracegrade.suites.reading._columns import CaseColumns, Layout
 from tracegrade.suites.reading._comparisons import BuiltinComparison, Comparison, ScorerRegistry, any_gold
 from tracegrade.suites.reading._json import canonical, valid_pointer
-from tracegrade.suites.reading._models import Case, Metric
+from tracegrade.suites.reading._models import Metric
 
-__all__ = ["case_problems", "cases_problems", "matching_positions", "metric_problems"]
+__all__ = ["cases_problems", "matching_positions", "metric_problems"]
 
 Found = list[tuple[str, str]]
 Step = tuple[int, Found, Comparison | None]
@@ -32,13 +32,6 @@ def cases_problems(columns: CaseColumns, registry: ScorerRegistry) -> list[tuple
                 if problem is not None:
                     found.append((number, f"/expectations/{position}/expected", problem))
     return found
-
-
-def case_problems(case: Case, registry: ScorerRegistry) -> Found:
-    """Problems of one case as ``(place relative to the case, message)``."""
-    columns = case_columns([case.model_dump(mode="json")])
-    assert columns is not None  # a model's dump is valid
-    return [(place, message) for _, place, message in cases_problems(columns, registry)]
 
 
 def _steps(layout: Layout, registry: ScorerRegistry) -> list[Step]:

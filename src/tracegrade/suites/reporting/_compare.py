@@ -198,11 +198,8 @@ def _deltas(cand: Sequence[AttemptRecord], base: Sequence[AttemptRecord], measur
 
 
 def _metric_measures(section: SuiteSection) -> dict[str, Measure]:
-    measures: dict[str, Measure] = {}
-    for spec in section.metric_specs:
-        measures[f"metric:{spec.name}:accuracy"] = _metric_measure(spec.name, "accuracy")
-        measures[f"metric:{spec.name}:coverage"] = _metric_measure(spec.name, "coverage")
-    return measures
+    return {f"metric:{spec.name}:{what}": _metric_measure(spec.name, what)
+            for spec in section.metric_specs for what in ("accuracy", "coverage")}
 
 
 def _metric_measure(name: str, what: str) -> Measure:

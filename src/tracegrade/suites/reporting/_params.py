@@ -24,8 +24,6 @@ class IntervalParameters(BaseModel):
 class SuiteRunParameters(IntervalParameters):
     """How a suite run executes and reports."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     repeat: int = Field(1, ge=1, le=1000, description="Attempts per case (repetitions keep the case id).")
     concurrency_limit: int = Field(8, ge=1, le=1024, description="Attempts running at once.")
     timeout: float = Field(300.0, gt=0, le=86400, description="Seconds one attempt may take before it is killed.")

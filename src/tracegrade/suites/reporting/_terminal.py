@@ -25,6 +25,10 @@ def _int(header: str, key: str, priority: int = 0) -> Column:
     return Column(header, key, priority=priority, justify="right", min_width=5)
 
 
+def _say(console: Console, text: str) -> None:
+    console.print(terminal_safe(text), markup=False, highlight=False)
+
+
 def _rows(records: Iterable[BaseModel]) -> list[dict[str, Any]]:
     return [dict(record) for record in records]
 
@@ -63,14 +67,13 @@ def _suite_details(suite: SuiteSection, console: Console, width: int) -> None:
         _metric(name, metric, console, width)
     latency = suite.latency
     seconds = ", ".join(f"{key} {_seconds(getattr(latency, key))}" for key in ("minimum", "median", "p95", "maximum"))
-    console.print(terminal_safe(f"{name}: latency over {latency.count} attempts ({latency.unavailable} unavailable): "
-                                f"{seconds}"), markup=False, highlight=False)
+    _say(console, f"{name}: latency over {latency.count} attempts ({latency.unavailable} unavailable): {seconds}")
     if suite.failures:
         failures = ", ".join(f"{code} {count}" for code, count in suite.failures.items())
-        console.print(terminal_safe(f"{name}: failed attempts by code: {failures}"), markup=False, highlight=False)
+        _say(console, f"{name}: failed attempts by code: {failures}")
         for code in suite.failures:
             if code in ERROR_CODE_HINTS:
-                console.print(terminal_safe(f"  {code}: {ERROR_CODE_HINTS[code]}"), markup=False, highlight=False)
+                _say(console, f"  {code}: {ERROR_CODE_HINTS[code]}")
 
 
 def _seconds(value: float | None) -> str:
@@ -80,9 +83,8 @@ def _seconds(value: float | None) -> str:
 def _metric(suite: str, metric: MetricSummary, console: Console, width: int) -> None:
     counts = ", ".join(f"{key} {getattr(metric, key)}"
                        for key in ("observed", "abstained", "missing", "skipped", "errors", "invalid"))
-    console.print(terminal_safe(f"{suite}: {metric.kind} metric {metric.name}: accuracy {fmt_pct(metric.accuracy)}, "
-                                f"coverage {fmt_pct(metric.coverage)} (support {metric.support}, excluded "
-                                f"{metric.excluded}; {counts})"), markup=False, highlight=False)
+    _say(console, f"{suite}: {metric.kind} metric {metric.name}: accuracy {fmt_pct(metric.accuracy)}, coverage "
+         f"{fmt_pct(metric.coverage)} (support {metric.support}, excluded {metric.excluded}; {counts})")
     if isinstance(metric, ClassificationSummary | MultilabelSummary):
         rows = [{**dict(row), "label": "null" if row.label is None else row.label} for row in metric.per_label]
         for name, rates in (("micro", metric.micro), ("macro", metric.macro)):
@@ -103,8 +105,7 @@ def print_comparison(result: ComparisonReport, console: Console) -> None:
     width = min(console.width, 120)
     for suite in result.suites:
         changes = ", ".join(f"{key} {value}" for key, value in suite.changes)
-        console.print(terminal_safe(f"{suite.suite}: {suite.attempt_count} attempts: {changes}"), markup=False,
-                      highlight=False)
+        _say(console, f"{suite.suite}: {suite.attempt_count} attempts: {changes}")
         rows = [{"measure": name, "candidate": d.candidate, "baseline": d.baseline,
                  "delta": d.delta.estimate, "low": d.delta.low, "high": d.delta.high}
                 for name, d in suite.deltas.items()]

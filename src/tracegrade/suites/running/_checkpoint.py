@@ -98,22 +98,18 @@ class Checkpoint:
         key = (item["suite"], item["id"], item["repetition"])
         return key, Observation(item["result"], item["error_code"], item["elapsed_seconds"], item["usage"])
 
-    def _write(self, item: dict[str, Any]) -> None:
-        os.write(self._fd, orjson.dumps(item) + b"\n")
-
     def append(self, suite: str, case_id: str, repetition: int, observation: Observation) -> None:
         """Record one finished attempt."""
-        self._write({"suite": suite, "id": case_id, "repetition": repetition, "result": observation.result,
-                     "error_code": observation.error_code, "elapsed_seconds": observation.elapsed_seconds,
-                     "usage": observation.usage})
+        os.write(self._fd, orjson.dumps({
+            "suite": suite, "id": case_id, "repetition": repetition, "result": observation.result,
+            "error_code": observation.error_code, "elapsed_seconds": observation.elapsed_seconds,
+            "usage": observation.usage}) + b"\n")
 
-    def close(self, *, remove: bool = False) -> None:
-        """Flush to disk and close; ``remove`` deletes the file (after the report is safely written)."""
+    def close(self) -> None:
+        """Flush to disk and close."""
         with contextlib.suppress(OSError):
             os.fsync(self._fd)
         os.close(self._fd)
-        if remove:
-            self.path.unlink(missing_ok=True)
 
 
 def _valid_record(item: Any) -> bool:

@@ -55,13 +55,7 @@ async def run_dataset(dataset: Dataset, target: Target, params: SuiteRunParamete
     All ``concurrency_limit`` slots stay busy until the work runs out. With ``checkpoint``, finished
     attempts are appended to it, and attempts already in it are scored again but not re-run.
     """
-    return await _run(dataset, target, params, registry or ScorerRegistry(), judge, judge_model, checkpoint,
-                      advance)
-
-
-async def _run(dataset: Dataset, target: Target, params: SuiteRunParameters, registry: ScorerRegistry,
-               judge: JudgeAsker | None, judge_model: str | None, checkpoint: Path | None,
-               advance: Advance) -> SuiteReport:
+    registry = registry or ScorerRegistry()
     started, clock = datetime.now(UTC), time.perf_counter()
     scorers = [SuiteScorer(suite, registry, judge) for suite in dataset.suites]
     store = Checkpoint(checkpoint, run_key(dataset, target.describe(), params)) if checkpoint else None

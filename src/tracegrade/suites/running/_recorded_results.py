@@ -21,8 +21,7 @@ _KEYS = frozenset({"suite", "id", "repetition", "result", "elapsed_seconds", "us
 Key = tuple[str | None, str, int]
 _BATCH_LINES = 128
 _BATCH_BYTES = 256 * 1024
-"""Lines decoded together at most (their strict-JSON screens run once over all of them). A small batch's
-values stay in the processor's cache from their decoding through the screens to the checks of each line."""
+"""Most lines, and bytes, decoded together."""
 
 
 class RecordedResults:
@@ -60,8 +59,7 @@ class RecordedResults:
             return
         lines, all_ids, keys = self._lines, self._all_ids, _KEYS
         for (number, line), item in zip(batch, items, strict=True):
-            # The common line (no suite, a known id, a new repetition, float seconds) is added here; any
-            # other goes through every check in turn, so a refused line gets the same message.
+            # The common line (no suite, a known id, a new repetition, float seconds) is added here; others via _add.
             if type(item) is dict and "id" in item and "result" in item and keys.issuperset(item) and \
                     item.get("suite") is None:
                 case_id, repetition, elapsed = item["id"], item.get("repetition", 1), item.get("elapsed_seconds")
@@ -111,12 +109,7 @@ class RecordedResults:
                                        usage if isinstance(usage, dict) else None)
 
     async def attempt(self, request: AttemptRequest, timeout: float) -> Observation:
-        """The recorded observation of this attempt.
-
-        A common line was decoded, checked and dropped when the file was read; it is decoded again here
-        (plain orjson: it passed the strict screens as it is), so a run holds the lines, not every result
-        at once, and each result's memory is reused by the next.
-        """
+        """The recorded observation of this attempt (a common line is kept as bytes and decoded again here)."""
         found = self._lines.get((request.suite, request.case_id, request.repetition)) or \
             self._lines.get((None, request.case_id, request.repetition))
         if type(found) is bytes:

@@ -12,6 +12,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+import orjson
+
 from tracegrade._io import JsonProblem, loads
 from tracegrade.errors import ConfigError
 from tracegrade.suites.checking._records import AttemptRequest, Observation
@@ -41,18 +43,17 @@ class Target(Protocol):
         ...
 
 
-def observation_from(body: bytes | Any, elapsed: float, *, parsed: bool = False) -> Observation:
-    """An observation from a response body (or an already-decoded value): only a JSON object is a result."""
-    if not parsed:
-        if len(body) > MAX_RESULT_BYTES:
-            return Observation(None, "result_too_large", elapsed)
-        try:
-            body = loads(body)
-        except JsonProblem:
-            return Observation(None, "invalid_result", elapsed)
-    if not isinstance(body, dict):
+def observation_from(body: bytes, elapsed: float) -> Observation:
+    """An observation from a response body: only a JSON object is a result."""
+    if len(body) > MAX_RESULT_BYTES:
+        return Observation(None, "result_too_large", elapsed)
+    try:
+        value = loads(body)
+    except JsonProblem:
         return Observation(None, "invalid_result", elapsed)
-    return Observation(body, None, elapsed)
+    if not isinstance(value, dict):
+        return Observation(None, "invalid_result", elapsed)
+    return Observation(value, None, elapsed)
 
 
 class CommandTarget:
@@ -72,7 +73,7 @@ class CommandTarget:
     async def attempt(self, request: AttemptRequest, timeout: float) -> Observation:
         """Run the command once."""
         start = time.perf_counter()
-        data = _dumps(request.to_json())
+        data = orjson.dumps(request.to_json())
         try:
             process = await asyncio.create_subprocess_exec(
                 *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -157,12 +158,6 @@ async def _kill(process: asyncio.subprocess.Process) -> None:
     await process.wait()
 
 
-def _dumps(value: Any) -> bytes:
-    import orjson
-
-    return orjson.dumps(value)
-
-
 class HttpTarget:
     """POSTs the request JSON to a URL per attempt; a 2xx JSON-object body is the result."""
 
@@ -184,7 +179,7 @@ class HttpTarget:
             self._session = aiohttp.ClientSession()
         start = time.perf_counter()
         try:
-            async with self._session.post(self.url, data=_dumps(request.to_json()),
+            async with self._session.post(self.url, data=orjson.dumps(request.to_json()),
                                           headers={"Content-Type": "application/json"},
                                           timeout=aiohttp.ClientTimeout(total=timeout)) as response:
                 status = response.status
