@@ -60,3 +60,24 @@ async def test_a_judge_is_what_a_front_door_asks(server: ScriptedJudgeServer, se
 
     async with Judge(settings) as judge:
         assert await scored(judge) == ("judge-model", 1)
+
+
+async def test_the_same_question_asked_twice_at_once_is_paid_once(
+    settings: JudgeSettings, rubric: Rubric, evidence: Evidence, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from tracegrade.judge.testing import ScriptedReply
+
+    answer = {"scores": {"correctness": 0.5, "safety": 1.0}, "rationale": "ok"}
+    with ScriptedJudgeServer(lambda request: ScriptedReply.answer(answer, delay=0.2)) as slow:
+        async with Judge(replace(settings, base_url=slow.base_url), cache=JudgeCache(tmp_path / "c.sqlite3")) as judge:
+            request = score_request(rubric, evidence)
+            first, second = await asyncio.gather(*(judge.ask(request, score_parser(rubric)) for _ in range(2)))
+        assert first.scores == second.scores and slow.count == 1
+        assert (judge.stats.cache_misses, judge.stats.cache_hits) == (1, 1)
+        slow.queue(ScriptedReply.error(400))  # the call the other waits for fails: the other asks for itself
+        async with Judge(replace(settings, base_url=slow.base_url), cache=JudgeCache(tmp_path / "d.sqlite3")) as judge:
+            answers = await asyncio.gather(*(judge.ask(request, score_parser(rubric)) for _ in range(2)),
+                                           return_exceptions=True)
+        assert [type(a).__name__ for a in answers] == ["JudgeError", "ScoreReply"] and slow.count == 3

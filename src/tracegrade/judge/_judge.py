@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Mapping
 from types import TracebackType
@@ -84,6 +85,8 @@ class Judge:
         self._provenance = settings.provenance()
         self._keyed = settings.cache_identity()
         self._keys = CacheKeys(self._keyed)
+        self._asking: dict[str, asyncio.Event] = {}
+        """The cache keys of requests being asked now, each set once its answer is in the cache (or failed)."""
         endpoint = resolve_endpoint(settings, os.environ if environ is None else environ)
         self._client = ChatClient(settings, endpoint, self.stats, self._telemetry, ca_bundle=ca_bundle,
                                   environ=environ)
@@ -108,6 +111,9 @@ class Judge:
     async def ask(self, request: JudgeRequest, parse: Callable[[dict[str, Any]], R]) -> R:
         """The validated answer to ``request``, from the cache or from the judge.
 
+        With a cache, a request asked while the same one is in flight waits for that answer instead of paying
+        for it again (counted as a cache hit); when that call fails, the waiting one asks for itself.
+
         Args:
             request: The question.
             parse: Validator turning the judge's JSON object into a reply; raises a
@@ -117,18 +123,25 @@ class Judge:
             JudgeError: with a transport, budget or protocol code.
         """
         key = self._cache_key(request) if self._cache is not None else None
+        while key is not None and key in self._asking:  # the same question in flight: wait for its cached answer
+            await self._asking[key].wait()
         cached = self._lookup(key, parse)
         if cached is not None:
             return cached
+        if key is not None:
+            self._asking[key] = asyncio.Event()
         try:
             reply = await self._client.complete(request)
             validate = parse if request.top_logprobs is None else _with_logprobs(parse, reply.logprobs)
             result = extract_verdict(reply.content, validate, _same_reply)
+            if key is not None and self._cache is not None:
+                self._cache.put(key, request.purpose, result.to_json(), (reply.input_tokens, reply.output_tokens))
         except JudgeError as error:
             self._count_protocol_error(error)
             raise
-        if key is not None and self._cache is not None:
-            self._cache.put(key, request.purpose, result.to_json(), (reply.input_tokens, reply.output_tokens))
+        finally:
+            if key is not None:
+                self._asking.pop(key).set()
         return result
 
     def request_key(self, request: JudgeRequest) -> str:
