@@ -124,7 +124,7 @@ EVAL_DEFAULTS = {
     "--data-root": None, "--output": None, "--format": "text", "--quiet": False, "--overwrite": False,
     "--mode": "standard",
     "--runs-root": Path("artifacts/runs"), "--lambda": 0.5, "--max-replans": 3, "--baseline": None, "--resamples": 2000,
-}  # fmt: skip
+}
 COMMANDS = {
     "eval-v2": EVAL_DEFAULTS,
     "compare": {"--metric": "final_score", "--strict": False, "--format": "text", "--output": None,
@@ -132,7 +132,7 @@ COMMANDS = {
                 "--fail-on-regression": False, "--fail-on-new-failures": False, "--allow-unhealthy": False},
     "ablation": {"--format": "text", "--output": None, "--runs-root": Path("artifacts/runs")},
     "figures": {"--output": None, "--runs-root": Path("artifacts/runs")},
-}  # fmt: skip
+}
 
 
 def test_every_command_keeps_its_flags_and_defaults() -> None:

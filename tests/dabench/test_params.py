@@ -12,7 +12,7 @@ def test_pipeline_defaults() -> None:
     options = PipelineOptions()
     assert (options.mode, options.baseline, options.resampling, options.figures) == (
         Mode.STANDARD, None, Resampling(), True
-    )  # fmt: skip
+    )
 
 
 def test_a_mode_may_be_named_by_its_value_and_an_unknown_one_is_refused() -> None:
@@ -30,7 +30,7 @@ def test_the_runs_root_default_is_declared_once() -> None:
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "dabench.md"
 MODELS = {"PipelineOptions": PipelineOptions(), "MetricParams": MetricParams(), "Resampling": Resampling(),
-          "RunLocation": RunLocation()}  # fmt: skip
+          "RunLocation": RunLocation()}
 
 
 def test_the_documented_defaults_are_the_models() -> None:

@@ -101,7 +101,7 @@ def test_a_broken_trace_costs_its_task_and_shows_in_health(tmp_path: Path) -> No
     shutil.copytree(EXAMPLE / "runs" / "demo-run", run)
     (run / "task_2" / "trace.json").write_text("{not json")
     result = run_pipeline(EvalOptions(run=str(run), data_root=EXAMPLE / "data", output=tmp_path / "out"),
-                          PipelineOptions(figures=False))  # fmt: skip
+                          PipelineOptions(figures=False))
     assert result.health is not None and result.health.harness.validator_errors == 1
     assert result.health.harness.status == "DEGRADED"  # 5 + 2.5·2/3 + 2.5 = 9.17, but an unreadable part
     replay = TaskReplay.model_validate_json((tmp_path / "out" / "task_2" / "task_replay.json").read_bytes())

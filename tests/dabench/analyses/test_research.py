@@ -61,7 +61,7 @@ def test_statistics_section_names_its_level_resamples_and_seed() -> None:
 
 def test_correlations_need_three_tasks_with_both_values() -> None:
     data = ({"final_score": 1.0, "analyst_score": 0.9}, {"final_score": 0.0, "analyst_score": 0.2},
-            {"final_score": 0.5})  # fmt: skip
+            {"final_score": 0.5})
     assert pairwise_rows(data, ("final_score", "analyst_score")) == {("final_score", "analyst_score"): (None, 2)}
     more = (*data[:2], {"final_score": 0.5, "analyst_score": 0.55})
     r, n = pairwise_rows(more, ("final_score", "analyst_score"))[("final_score", "analyst_score")]

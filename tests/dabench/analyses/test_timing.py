@@ -25,7 +25,7 @@ DATA = (
     {"task_id": "t1", "understanding_time": 3.0, "understanding_calls": 1, "understanding_tokens": 100,
      "execution_stage_time": 1.0, "execution_calls": 2, "execution_time": 20.0},
     {"task_id": "t2", "understanding_time": 1.0, "understanding_calls": 1, "understanding_tokens": 300},
-)  # fmt: skip
+)
 
 
 def test_stages_share_the_step_time_and_stages_without_calls_are_left_out() -> None:

@@ -36,6 +36,6 @@ def test_context_names_why_an_earlier_family_left_a_value_null() -> None:
     context = MetricContext(
         record({"task_id": "task_1", "steps": [tool_step(1, "read_csv")]}), None, "no gold.csv", MetricParams(),
         {"final_score": None}, {"final_score": "no gold.csv"},
-    )  # fmt: skip
+    )
     assert context.reasons_for("final_score") == "no gold.csv"
     assert context.reasons_for("analyst_score") == "not computed"

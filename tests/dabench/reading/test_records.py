@@ -19,7 +19,7 @@ def test_tokens_add_input_and_output_and_are_unknown_only_when_both_are() -> Non
     ("fmt", "has_steps"),
     [(TraceFormat.REACT, True), (TraceFormat.RICH, True), (TraceFormat.FAILURE_PAYLOAD, False),
      (TraceFormat.MISSING, False)],
-)  # fmt: skip
+)
 def test_only_traces_with_step_data_have_steps(fmt: TraceFormat, has_steps: bool) -> None:
     record = TaskRecord("run", "t1", fmt, None, (), None, None, None, None, None, None, TaskInput("t1"))
     assert record.has_steps is has_steps

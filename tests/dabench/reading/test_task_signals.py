@@ -23,7 +23,7 @@ def step(phase: Phase, **fields: object) -> Step:
 
 def test_plans_are_counted_from_planner_steps_unless_the_trace_says() -> None:
     planned = record(rich_trace([rich_step(1, "planner", "PLAN", "plan"), rich_step(2, "planner", "PLAN", "replan"),
-                                 rich_step(3, "executor", "EXECUTE", "run")]))  # fmt: skip
+                                 rich_step(3, "executor", "EXECUTE", "run")]))
     assert plan_attempts(planned) == 2
     assert plan_attempts(dataclasses.replace(planned, plan_attempts=5)) == 5
     assert plan_attempts(record(rich_trace([rich_step(1, "executor", "EXECUTE", "run")]))) is None  # no planner
@@ -42,7 +42,7 @@ def test_execution_attempts_are_the_highest_attempt_unless_the_trace_says() -> N
     ("status", "decision", "verdict"),
     [("passed", None, True), (None, "APPROVE_FINAL", True), (" Retry_Execution ", None, False),
      (None, "replan", False), ("maybe", None, None), (None, None, None), ("failed", "approve", False)],
-)  # fmt: skip
+)
 def test_critic_verdict_reads_the_status_then_the_decision(
     status: str | None, decision: str | None, verdict: bool | None
 ) -> None:
@@ -71,7 +71,7 @@ def test_specialists_by_agent_type_or_selection() -> None:
 
 def test_phase_pattern_names_replans_and_retries() -> None:
     phases = [Phase.UNDERSTAND, Phase.UNDERSTAND, Phase.PLAN, Phase.EXECUTE, Phase.VERIFY, Phase.PLAN,
-              Phase.EXECUTE, Phase.VERIFY, Phase.EXECUTE, Phase.SUMMARIZE]  # fmt: skip
+              Phase.EXECUTE, Phase.VERIFY, Phase.EXECUTE, Phase.SUMMARIZE]
     assert phase_pattern(tuple(step(p) for p in phases)) == (
         "UNDERSTAND→PLAN→EXECUTE→VERIFY→REPLAN→RETRY→VERIFY→RETRY→SUMMARIZE"
     )

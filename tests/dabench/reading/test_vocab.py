@@ -10,7 +10,7 @@ from tracegrade.dabench.reading._vocab import ACTION_COLUMNS, STAGE_PREFIX, acti
     ("tool", "category"),
     [("read_csv", "explore"), ("inspect_sqlite_schema", "explore"), ("execute_python", "execute"),
      ("query_dataframe", "execute"), ("answer", "answer"), ("mark_node_done", "control"), ("web_search", "other")],
-)  # fmt: skip
+)
 def test_tool_categories(tool: str, category: str) -> None:
     assert tool_category(tool) == category
 
@@ -21,7 +21,7 @@ def test_tool_categories(tool: str, category: str) -> None:
      ("replan", None, Phase.PLAN), ("__reflect__", None, Phase.VERIFY), ("critic", None, Phase.VERIFY),
      ("answer", None, Phase.SUMMARIZE), ("execute_python", None, Phase.EXECUTE), ("anything", None, Phase.EXECUTE),
      ("__error__", Phase.PLAN, Phase.PLAN), ("__error__", None, Phase.UNDERSTAND)],
-)  # fmt: skip
+)
 def test_the_phase_of_a_step_without_one_follows_its_action(action: str, previous: Phase | None, phase: Phase) -> None:
     assert inferred_phase(action, previous) is phase
 

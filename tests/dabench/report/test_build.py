@@ -38,7 +38,7 @@ def test_each_mode_adds_sections_to_the_one_before() -> None:
     assert set(verbose) < set(research)
     assert set(research) - set(verbose) == {
         "metric-statistics", "correlations", "ablation-verification", "ablation-replanning", "ablation-efficiency"
-    }  # fmt: skip
+    }
 
 
 def test_standard_mode_shows_the_first_tasks_and_verbose_all_of_them() -> None:

@@ -22,7 +22,7 @@ ROWS = (
      "analyst_score": 0.4, "autonomy_score": 0.5, "outcome_status": "partial", "root_cause": "wrong_join"},
     {"task_id": "t3", "difficulty": "hard", "final_score": 0.0, "execution_success": 0, "task_type": "multi_source",
      "outcome_status": "failed", "root_cause": "timeout"},
-)  # fmt: skip
+)
 RUN = RunRows("run_1", Path("r"), ROWS)
 
 
@@ -79,3 +79,10 @@ def test_latex_escapes_what_tex_would_read_as_commands(tables: dict[int, PaperTa
     assert r"Metric & n & Mean $\pm$ std & 90\% CI \\" in text
     assert r"\footnotesize Answer accuracy: final\_score $\geq$ 0.8." in text
     assert r"\begin{tabular}{lrrrr}" in text and text.count(r"\begin{table}[t]") == 5
+
+
+def test_a_task_without_a_difficulty_is_unknown_as_in_the_report() -> None:
+    rows = ({**ROWS[0], "difficulty": ""}, {**ROWS[1], "difficulty": None}, ROWS[2])
+    run = RunRows("run_1", Path("r"), rows)
+    tables = {t.number: t for t in paper_tables(run, resampling=Resampling(resamples=200, level=0.9, seed=1))}
+    assert [row[:2] for row in tables[2].rows] == [("hard", "1"), ("unknown", "2")]

@@ -65,7 +65,8 @@ def _main(run: RunRows, resampling: Resampling) -> PaperTable:
 def _groups(rows: Sequence[Row], key: str) -> dict[str, list[Row]]:
     out: dict[str, list[Row]] = {}
     for row in rows:
-        out.setdefault(str(row.get(key) if row.get(key) is not None else "unknown"), []).append(row)
+        value = row.get(key)
+        out.setdefault("unknown" if value is None or value == "" else str(value), []).append(row)  # as the report
     return out
 
 
