@@ -272,6 +272,8 @@ HEAVY = (
     "evalhub.adapter",
     "evalhub.client",
     "httpx",
+    "aiohttp",
+    "numpy",
 )
 
 

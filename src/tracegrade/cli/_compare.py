@@ -6,12 +6,12 @@ Its other modes, ``--judges`` (judge against judge) and ``--pairwise`` (which tr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from tracegrade.atif import ComparisonOptions, JudgeTarget
+from tracegrade.atif import ComparisonOptions
 from tracegrade.cli._options import (
     JUDGE_PANEL,
     NO_ENDPOINT,
@@ -23,6 +23,9 @@ from tracegrade.cli._options import (
 )
 from tracegrade.errors import ConfigError, ExitCode
 from tracegrade.judge import JudgeOptions
+
+if TYPE_CHECKING:
+    from tracegrade.atif import JudgeTarget
 from tracegrade.stats import GateOptions
 
 __all__ = ["GATE_OPTIONS", "compare", "compare_judges_command", "compare_pairwise_command"]

@@ -11,14 +11,16 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.atif.asking._replies import Categorization, ScoreReply
 from tracegrade.errors import JudgeError
-from tracegrade.judge import JudgeRequest, MemberAnswer, PanelAggregation, PanelJudge
 from tracegrade.rubric import Rubric
+
+if TYPE_CHECKING:  # the judge's client (aiohttp) stays out of every command that only reads records
+    from tracegrade.judge import JudgeRequest, MemberAnswer, PanelAggregation, PanelJudge
 
 __all__ = ["CONTESTED", "StepPanel", "aggregate", "panel_categorization", "panel_score"]
 
