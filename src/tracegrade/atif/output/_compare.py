@@ -19,7 +19,7 @@ from tracegrade.atif.output._compared import ComparedNode
 from tracegrade.atif.output._pairing import Paired, Pairing, matched_nodes, matched_steps, pair_roots, root_trees
 from tracegrade.atif.output._sides import ComparedRun, Difference, Side, check_allowed, guarded_differences, read_sides
 from tracegrade.atif.reading._records import FrozenRecord
-from tracegrade.atif.scoring._maths import SubagentAggregation
+from tracegrade.atif.scoring._params import SubagentAggregation
 from tracegrade.atif.scoring._records import NodeStatusCode, StepStatus
 from tracegrade.stats import GateOptions, GateVerdict, PairedComparison, PairedUnits, apply_gate, compare_paired
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from tracegrade.atif.reading._records import InputAccount, InputStatus
 from tracegrade.atif.scoring._assemble import summarize
-from tracegrade.atif.scoring._maths import SubagentAggregation
+from tracegrade.atif.scoring._params import SubagentAggregation
 from tracegrade.atif.scoring._records import NodeResult
 from tracegrade.atif.scoring._results import EvaluationResults, InputRecord, RunParameters
 from tracegrade.errors import ConfigError

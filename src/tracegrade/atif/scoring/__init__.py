@@ -13,8 +13,8 @@ from tracegrade._lazy import lazy_attributes
 if TYPE_CHECKING:
     from tracegrade.atif.scoring._engine import RunProgress as RunProgress
     from tracegrade.atif.scoring._engine import ScoringEngine as ScoringEngine
-    from tracegrade.atif.scoring._maths import SubagentAggregation as SubagentAggregation
     from tracegrade.atif.scoring._params import PartialResultPolicy as PartialResultPolicy
+    from tracegrade.atif.scoring._params import SubagentAggregation as SubagentAggregation
     from tracegrade.atif.scoring._records import NodeResult as NodeResult
     from tracegrade.atif.scoring._records import RunSummary as RunSummary
     from tracegrade.atif.scoring._records import StepResult as StepResult

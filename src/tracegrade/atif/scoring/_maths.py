@@ -4,25 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from functools import cache
 from typing import Protocol
 
+from tracegrade.atif.scoring._params import SubagentAggregation
 from tracegrade.atif.scoring._records import CategorizationStatus, NodeResult, NodeStatusCode, StepStatus
 
 __all__ = ["NodeDraft", "NodeRollup", "NodeScores", "StepCoverage", "SubagentAggregation", "collection_score",
            "coverage_rate", "mean", "rollup"]
-
-
-class SubagentAggregation(StrEnum):
-    """How node scores combine into the collection score."""
-
-    FLAT = "flat"
-    """Mean of the own scores of the scored nodes under scored roots (each node counts once, whatever its size)."""
-    HIERARCHICAL = "hierarchical"
-    """Mean of the roots' subtree aggregates."""
-    SEPARATE = "separate"
-    """Mean of the roots' own scores; descendants appear only in the details."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,16 +15,26 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from tracegrade.atif.criteria._params import DEFAULT_REFERENCE_RUBRIC, CriteriaParams, validate_criteria_params
 from tracegrade.atif.reading._options import LoadOptions
-from tracegrade.atif.scoring._maths import SubagentAggregation
 from tracegrade.errors import ConfigError, invalid_parameter
 from tracegrade.judge import JudgeOptions
 from tracegrade.rubric import ScoringMode
 
-__all__ = ["CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "parse_parameters"]
+__all__ = ["CriteriaInputs", "PartialResultPolicy", "ScoringOptions", "SubagentAggregation", "parse_parameters"]
 
 _LOAD: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(LoadOptions)}
 _INT64 = 2**63 - 1
 """Largest integer a parameter takes: what JSON tools, telemetry and Parquet carry (int64)."""
+
+
+class SubagentAggregation(StrEnum):
+    """How node scores combine into the collection score."""
+
+    FLAT = "flat"
+    """Mean of the own scores of the scored nodes under scored roots (each node counts once, whatever its size)."""
+    HIERARCHICAL = "hierarchical"
+    """Mean of the roots' subtree aggregates."""
+    SEPARATE = "separate"
+    """Mean of the roots' own scores; descendants appear only in the details."""
 
 
 class PartialResultPolicy(StrEnum):
