@@ -173,13 +173,10 @@ def _usage(spans: list[Span]) -> Usage | None:
     A wrapper span may record the input and output tokens and the client span the cached and reasoning ones.
     """
     found = [usage for usage in map(_genai.usage, (span.attributes for span in spans)) if usage is not None]
-    if not found:
-        return None
-
-    def first(field: str) -> Any:
-        return next((value for value in (getattr(usage, field) for usage in found) if value is not None), None)
-
-    return Usage(first("prompt"), first("completion"), first("cached"), first("reasoning"), first("cost"))
+    if len(found) < 2:
+        return found[0] if found else None  # the usual case: one span records the usage
+    return Usage(*(next((getattr(u, name) for u in found if getattr(u, name) is not None), None)
+                   for name in ("prompt", "completion", "cached", "reasoning", "cost")))
 
 
 def _first(spans: list[Span], readers: tuple[Reader, ...], tally: Tally) -> list[Message] | None:
