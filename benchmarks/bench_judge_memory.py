@@ -6,7 +6,8 @@ Generates ``max(sizes)`` trajectories of about ``--kib`` KiB with ``--steps`` st
 long observations) into a temp folder (refused when the disk would be left with under 2 GB), in folders
 of the smallest size (every size a multiple of it), and scores the first N of them for each size against
 the scripted judge (latency 0, its own process), each in a fresh child process: ``score_paths`` (the
-``judge`` command's job), then ``write_artifacts`` into a temp run folder. Each child reports its peak RSS
+``judge`` command's job), then ``write_artifacts`` into a temp run folder, under the collector policy the
+command runs under (``tracegrade._io.command_collector``). Each child reports its peak RSS
 after scoring and after writing, and the size of its ``evaluation_results.json`` (the results
 themselves; each root's records are spooled to an unnamed file in the system's temporary folder as
 it finishes, as ``tracegrade judge`` spools them in its run folder); the floor is the peak RSS of a child
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import resource
@@ -87,10 +89,16 @@ def run_child(url: str, paths: list[Path], out: Path | None, concurrency: int) -
         async with Judge(JudgeSettings(base_url=url, model="scripted", options=options)) as judge:
             return await score_paths(paths, options, criteria, judge, JobContext("bench"))
 
-    cpu, wall = time.process_time(), time.perf_counter()
-    results = asyncio.run(score())
-    scored = _rss_mib()
-    write_artifacts(results, out)  # type: ignore[arg-type]
+    try:  # the collector policy `tracegrade judge` runs under (a tree before tracegrade._io tuned it inside)
+        from tracegrade._io import command_collector
+    except ImportError:
+        command_collector = None
+    policy = command_collector() if command_collector is not None else contextlib.nullcontext()
+    with policy:
+        cpu, wall = time.process_time(), time.perf_counter()
+        results = asyncio.run(score())
+        scored = _rss_mib()
+        write_artifacts(results, out)  # type: ignore[arg-type]
     return {
         "rss_scored_mib": scored,
         "rss_written_mib": _rss_mib(),
