@@ -42,6 +42,14 @@ def test_a_bad_panel_file_is_one_line_naming_the_file(tmp_path: Path, text: str,
     assert str(tmp_path) in str(info.value) and "\n" not in str(info.value)
 
 
+def test_a_member_setting_out_of_bounds_is_one_line_naming_the_member_and_the_option(tmp_path: Path) -> None:
+    from tracegrade.errors import ConfigError
+
+    spec = read_panel(_file(tmp_path, "judges:\n  - {name: a, url: 'http://x', model: m, judge_temperature: 5}\n"))
+    with pytest.raises(ConfigError, match=r"^panel judge a: judge_temperature: Input should be less than or equal"):
+        spec.judges[0].settings(JudgeOptions())
+
+
 def _request() -> JudgeRequest:
     return JudgeRequest("check", ({"role": "user", "content": "q"},), {"type": "object"}, "h", "v")
 

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tracegrade.errors import ConfigError, InputError, JudgeError
+from tracegrade.errors import ConfigError, InputError, JudgeError, validation_message
 from tracegrade.judge._cache import JudgeCache
 from tracegrade.judge._judge import Judge
 from tracegrade.judge._request import JudgeRequest, Reply, dumps
@@ -61,8 +61,7 @@ class PanelMember(BaseModel):
             base = {name: getattr(options, name) for name in JudgeOptions.model_fields}
             merged = JudgeOptions.model_validate({**base, **own})
         except ValidationError as exc:
-            error = exc.errors(include_url=False)[0]
-            raise ConfigError(f"panel judge {self.name}: {error['loc'][0]}: {error['msg']}") from None
+            raise ConfigError(f"panel judge {self.name}: {validation_message(exc)}") from None
         return JudgeSettings(base_url=self.url, model=self.model, api_key_env=self.api_key_env,
                              response_format=self.response_format, options=merged)
 
@@ -118,9 +117,7 @@ def read_panel(path: Path, *, aggregation: PanelAggregation | None = None,
     try:
         return PanelSpec.model_validate({**document, **overrides})
     except ValidationError as exc:
-        error = exc.errors(include_url=False, include_input=False)[0]
-        place = ".".join(str(p) for p in error["loc"]) or "(top)"
-        raise InputError(f"{path}: {place}: {error['msg']}") from None
+        raise InputError(f"{path}: {validation_message(exc)}") from None
 
 
 @dataclass(frozen=True, slots=True)
