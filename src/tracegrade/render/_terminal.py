@@ -101,9 +101,11 @@ def fit_table(
     """
     available = console_width() if width is None else width
     rows = list(rows)
-    columns = [_fit_words(column, [_cell(column, row[column.key]) for row in rows]) for column in columns]
+    by_column = [[_cell(column, row[column.key]) for row in rows] for column in columns]
+    columns = [_fit_words(column, texts) for column, texts in zip(columns, by_column, strict=True)]
     shown = _columns_that_fit(columns, available)
-    cells = [[_cell(column, row[column.key]) for column in shown] for row in rows]
+    kept = [by_column[columns.index(column)] for column in shown]
+    cells = [list(row) for row in zip(*kept, strict=True)] if kept else [[] for _ in rows]
     widths = _share_width(shown, cells, available)
     hidden = [column.header for column in columns if column not in shown]
     notes = [caption] if caption else []
